@@ -1,0 +1,119 @@
+/* spate_conf.c - the "spate" section of the libconfig file (spate_conf.h).
+ * One table of integer parameters (name, range, where it goes) so that
+ * adding a limit is one line and every error names the key, its line and
+ * the allowed range. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "spate_conf.h"
+#include "spate_engine.h"
+
+struct int_param {
+	const char *path;  /* relative to the "spate" group */
+	long long min, max;
+	size_t offset;     /* of a uint32_t inside struct spate_conf */
+};
+
+#define CONF_U32(field) offsetof(struct spate_conf, field)
+
+static const struct int_param int_params[] = {
+	{ "limits.max_keywords", 1, SPATE_KW_MAX_HARD, CONF_U32(limits.max_keywords) },
+	{ "limits.max_keyword_len", 1, SPATE_KW_LEN_MAX_HARD, CONF_U32(limits.max_keyword_len) },
+	{ "limits.max_constraints", 1, SPATE_CONS_MAX_HARD, CONF_U32(limits.max_constraints) },
+	{ "limits.max_attrs", 1, SPATE_ATTR_MAX_HARD, CONF_U32(limits.max_attrs) },
+	{ "limits.max_name_len", 1, SPATE_NAME_LEN_MAX_HARD, CONF_U32(limits.max_name_len) },
+	{ "limits.max_messages", 1, 1024, CONF_U32(limits.max_messages) },
+	{ "quotas.max_subs", 0, UINT32_MAX, CONF_U32(matcher.max_subs) },
+	{ "quotas.max_subs_per_client", 0, UINT32_MAX, CONF_U32(matcher.max_subs_per_client) },
+};
+
+void spate_conf_default(struct spate_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	spate_limits_default(&c->limits);
+	snprintf(c->engine, sizeof(c->engine), "%s", spate_engine_find(NULL)->name);
+	c->matcher.engine = c->engine;
+}
+
+static int conf_error(char *err, size_t errlen, const char *path,
+		      const config_setting_t *s, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int conf_error(char *err, size_t errlen, const char *path,
+		      const config_setting_t *s, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s:%u: %s", path, s ? config_setting_source_line(s) : 0, msg);
+	return -1;
+}
+
+int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
+		    char *err, size_t errlen)
+{
+	const config_setting_t *top = config_lookup(cfg, "spate");
+	const config_setting_t *s;
+
+	c->matcher.engine = c->engine;
+	if (top == NULL)
+		return 0;
+	if (!config_setting_is_group(top))
+		return conf_error(err, errlen, path, top, "'spate' must be a group { ... }");
+
+	if ((s = config_setting_lookup(top, "engine")) != NULL) {
+		const char *name = config_setting_get_string(s);
+		if (name == NULL)
+			return conf_error(err, errlen, path, s, "spate.engine must be a string");
+		if (spate_engine_find(name) == NULL || strlen(name) >= sizeof(c->engine)) {
+			char list[256] = "";
+			for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+					 list[0] ? ", " : "", (*e)->name);
+			return conf_error(err, errlen, path, s,
+					  "spate.engine: unknown engine '%s' (known: %s)", name, list);
+		}
+		snprintf(c->engine, sizeof(c->engine), "%s", name);
+	}
+	for (size_t i = 0; i < sizeof(int_params) / sizeof(int_params[0]); i++) {
+		const struct int_param *p = &int_params[i];
+		s = config_setting_lookup(top, p->path);
+		if (s == NULL)
+			continue;
+		int type = config_setting_type(s);
+		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+			return conf_error(err, errlen, path, s, "spate.%s must be an integer",
+					  p->path);
+		long long v = config_setting_get_int64(s);
+		if (v < p->min || v > p->max)
+			return conf_error(err, errlen, path, s,
+					  "spate.%s = %lld is out of range [%lld, %lld]", p->path,
+					  v, p->min, p->max);
+		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
+	}
+	return 0;
+}
+
+int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t errlen)
+{
+	config_t cfg;
+	int rc;
+
+	config_init(&cfg);
+	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
+			snprintf(err, errlen, "%s: cannot read file", path);
+		else
+			snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg),
+				 config_error_text(&cfg));
+		config_destroy(&cfg);
+		return -1;
+	}
+	rc = spate_conf_read(c, &cfg, path, err, errlen);
+	config_destroy(&cfg);
+	return rc;
+}

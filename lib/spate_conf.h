@@ -1,0 +1,36 @@
+/* spate_conf.h - the common "spate" section of a libconfig file: limits,
+ * engine and quotas. Shared by spated and the offline tools; spated reads
+ * its own "spated" section on top (app/).
+ *
+ *   spate: {
+ *     engine = "brute";
+ *     limits: { max_keywords = 16; max_keyword_len = 64;
+ *               max_constraints = 16; max_attrs = 16; max_name_len = 32;
+ *               max_messages = 64; };
+ *     quotas: { max_subs = 0; max_subs_per_client = 0; };  # 0 = unlimited
+ *   };
+ */
+#ifndef SPATE_CONF_H
+#define SPATE_CONF_H
+
+#include <libconfig.h>
+#include <stddef.h>
+
+#include "spate_matcher.h"
+#include "spate_types.h"
+
+struct spate_conf {
+	struct spate_limits limits;
+	struct spate_matcher_conf matcher; /* matcher.engine points into engine[] */
+	char engine[32];
+};
+
+void spate_conf_default(struct spate_conf *c);
+/* Read the "spate" group of a parsed tree (missing group or keys keep their
+ * defaults). 0, or -1 with "file:line: message" in err. */
+int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
+		    char *err, size_t errlen);
+/* Parse `path` and read it. 0, or -1 with "file:line: message" in err. */
+int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t errlen);
+
+#endif

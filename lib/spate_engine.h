@@ -1,0 +1,83 @@
+/* spate_engine.h - the interface every matching engine implements, and the
+ * interned forms of events and subscriptions they work on.
+ *
+ * Engines never own subscription memory: the matcher (spate_matcher.h)
+ * allocates each spate_sub once and hands engines a pointer that stays
+ * valid until the engine's sub_del for that id has returned. An engine
+ * reports matches as those pointers, in any order.
+ */
+#ifndef SPATE_ENGINE_H
+#define SPATE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spate_types.h"
+
+struct spate_constraint {
+	uint32_t attr; /* attribute id from the matcher's name dictionary */
+	uint8_t op;    /* enum spate_op */
+	double value;
+};
+
+struct spate_attr {
+	uint32_t attr;
+	double value;
+};
+
+struct spate_sub {
+	uint64_t id;
+	struct spate_rect rect;
+	uint16_t n_kw, n_cons;
+	const uint32_t *kw;                   /* sorted, unique */
+	const struct spate_constraint *cons;  /* sorted by attr */
+	/* Not used by engines: for whoever sends notifications. */
+	uint32_t owner;
+	struct spate_dest dest;
+	void *user;
+};
+
+struct spate_event {
+	uint64_t id;
+	int32_t lon, lat;
+	uint16_t n_kw, n_attr;
+	const uint32_t *kw;               /* sorted, unique; unknown dropped */
+	const struct spate_attr *attr;    /* sorted by attr, unique; unknown dropped */
+};
+
+/* The match semantics, stated once: point in rect (borders inside), every
+ * sub keyword in the event, every constraint holds on the event's value
+ * (an event lacking a constrained attribute does not match). */
+bool spate_sub_matches(const struct spate_sub *s, const struct spate_event *e);
+
+/* Growable array of matched subscriptions. */
+struct spate_matchvec {
+	const struct spate_sub **v;
+	size_t n, cap;
+};
+/* 0 or -SPATE_E_NO_MEMORY. */
+int spate_matchvec_push(struct spate_matchvec *mv, const struct spate_sub *s);
+void spate_matchvec_free(struct spate_matchvec *mv);
+
+struct spate_engine;
+
+struct spate_engine_ops {
+	const char *name;
+	const char *help;
+	struct spate_engine *(*create)(void);
+	void (*destroy)(struct spate_engine *e);
+	/* 0 or -SPATE_E_NO_MEMORY. The id is new to the engine. */
+	int (*sub_add)(struct spate_engine *e, const struct spate_sub *s);
+	/* The sub was added before and is removed now. */
+	void (*sub_del)(struct spate_engine *e, const struct spate_sub *s);
+	/* Append every matching sub to mv; 0 or -SPATE_E_NO_MEMORY. */
+	int (*match)(struct spate_engine *e, const struct spate_event *ev,
+		     struct spate_matchvec *mv);
+};
+
+/* Registry of engines, by name. NULL name = the default (best) engine. */
+const struct spate_engine_ops *spate_engine_find(const char *name);
+/* NULL-terminated list of all engines. */
+const struct spate_engine_ops *const *spate_engine_list(void);
+
+#endif

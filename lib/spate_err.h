@@ -1,0 +1,54 @@
+/* spate_err.h - every error and NACK code Spate knows, from one table.
+ *
+ * The X-macro below is the single source of the enum, the names and the
+ * human-readable reasons (VPP's foreach_*_error style): adding a reason is
+ * one line, and the counters, NACK codes and docs/protocol.md stay in step.
+ * The numeric value of a code is its wire value in a NACK: never renumber,
+ * only append.
+ */
+#ifndef SPATE_ERR_H
+#define SPATE_ERR_H
+
+/*        name                 value  reason */
+#define SPATE_FOREACH_ERR(X)                                                   \
+	X(OK,                    0, "ok")                                     \
+	X(BAD_LENGTH,            1, "length field disagrees with the data")   \
+	X(BAD_MAGIC,             2, "bad magic")                              \
+	X(BAD_VERSION,           3, "unsupported protocol version")           \
+	X(TRUNCATED,             4, "message truncated")                      \
+	X(BAD_COORD,             5, "coordinate out of range or not a number")\
+	X(INVERTED_RECT,         6, "rectangle min greater than max")         \
+	X(TOO_MANY_KEYWORDS,     7, "too many keywords")                      \
+	X(KEYWORD_TOO_LONG,      8, "keyword too long")                       \
+	X(EMPTY_KEYWORD,         9, "empty keyword")                          \
+	X(BAD_KEYWORD,          10, "keyword is not valid UTF-8 or has a separator") \
+	X(TOO_MANY_CONSTRAINTS, 11, "too many constraints")                   \
+	X(BAD_OP,               12, "unknown constraint operator")            \
+	X(BAD_VALUE,            13, "numeric value is not a finite number")   \
+	X(TOO_MANY_ATTRS,       14, "too many attributes")                    \
+	X(UNKNOWN_TYPE,         15, "unknown message type")                   \
+	X(DUPLICATE_ID,         16, "subscription id already in use")         \
+	X(UNKNOWN_ID,           17, "unknown subscription id")                \
+	X(NOT_OWNER,            18, "subscription belongs to another client") \
+	X(OVER_QUOTA,           19, "client is over its subscription quota")  \
+	X(NO_MEMORY,            20, "server out of memory")                   \
+	X(BAD_FLAGS,            21, "reserved bits or flags set")             \
+	X(TOO_MANY_MESSAGES,    22, "too many messages in one datagram")      \
+	X(BAD_SYNTAX,           23, "syntax error")                           \
+	X(BAD_ID,               24, "bad id")                                 \
+	X(TRAILING_DATA,        25, "trailing bytes after the last message")  \
+	X(NOT_ALLOWED,          26, "message type not accepted here")
+
+enum spate_err {
+#define SPATE_ERR_ENUM(name, val, str) SPATE_E_##name = val,
+	SPATE_FOREACH_ERR(SPATE_ERR_ENUM)
+#undef SPATE_ERR_ENUM
+	SPATE_E__COUNT
+};
+
+/* Short name, e.g. "INVERTED_RECT"; "?" for an unknown code. */
+const char *spate_err_name(int code);
+/* Reason for people, e.g. "rectangle min greater than max". */
+const char *spate_err_reason(int code);
+
+#endif

@@ -1,0 +1,298 @@
+/* spate_matcher.c - raw subscriptions/events to interned ones, ownership,
+ * quotas, and the engine behind them (see spate_matcher.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spate_dict.h"
+#include "spate_err.h"
+#include "spate_idmap.h"
+#include "spate_matcher.h"
+
+struct spate_matcher {
+	const struct spate_engine_ops *ops;
+	struct spate_engine *engine;
+	struct spate_dict *keywords;
+	struct spate_dict *attrs;
+	struct spate_idmap *subs;        /* id -> struct spate_sub (one block) */
+	struct spate_idmap *per_client;  /* owner + 1 -> count (as a pointer) */
+	struct spate_matcher_conf conf;
+	/* Scratch for interning one event: no allocation per event. */
+	uint32_t ev_kw[SPATE_KW_MAX_HARD];
+	struct spate_attr ev_attr[SPATE_ATTR_MAX_HARD];
+};
+
+struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf)
+{
+	const struct spate_engine_ops *ops = spate_engine_find(conf->engine);
+	struct spate_matcher *m;
+
+	if (ops == NULL)
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return NULL;
+	m->ops = ops;
+	m->conf = *conf;
+	m->conf.engine = ops->name;
+	m->engine = ops->create();
+	m->keywords = spate_dict_create();
+	m->attrs = spate_dict_create();
+	m->subs = spate_idmap_create();
+	m->per_client = spate_idmap_create();
+	if (!m->engine || !m->keywords || !m->attrs || !m->subs || !m->per_client) {
+		spate_matcher_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void free_sub(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
+void spate_matcher_destroy(struct spate_matcher *m)
+{
+	if (m == NULL)
+		return;
+	if (m->engine)
+		m->ops->destroy(m->engine);
+	if (m->subs) {
+		spate_idmap_foreach(m->subs, free_sub, NULL);
+		spate_idmap_destroy(m->subs);
+	}
+	spate_idmap_destroy(m->per_client);
+	spate_dict_destroy(m->keywords);
+	spate_dict_destroy(m->attrs);
+	free(m);
+}
+
+const char *spate_matcher_engine_name(const struct spate_matcher *m)
+{
+	return m->ops->name;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sort ascending and drop repeats; returns the new count. */
+static uint16_t sort_unique_u32(uint32_t *v, uint16_t n)
+{
+	uint16_t k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (uint16_t i = 0; i < n; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+static int cmp_constraint(const void *a, const void *b)
+{
+	const struct spate_constraint *x = a, *y = b;
+
+	if (x->attr != y->attr)
+		return (x->attr > y->attr) - (x->attr < y->attr);
+	if (x->op != y->op)
+		return (x->op > y->op) - (x->op < y->op);
+	return (x->value > y->value) - (x->value < y->value);
+}
+
+/* Build the interned subscription in one block: the spate_sub, its
+ * keywords, then its constraints. */
+static struct spate_sub *intern_sub(struct spate_matcher *m,
+				    const struct spate_raw_sub *rs, uint32_t owner)
+{
+	uint32_t kw[SPATE_KW_MAX_HARD];
+	struct spate_constraint cons[SPATE_CONS_MAX_HARD];
+	uint32_t n_kw = rs->n_kw < SPATE_KW_MAX_HARD ? rs->n_kw : SPATE_KW_MAX_HARD;
+	uint32_t n_cons = rs->n_cons < SPATE_CONS_MAX_HARD ? rs->n_cons : SPATE_CONS_MAX_HARD;
+
+	for (uint32_t i = 0; i < n_kw; i++) {
+		kw[i] = spate_dict_intern(m->keywords, rs->kw[i].p, rs->kw[i].len);
+		if (kw[i] == SPATE_DICT_NONE)
+			return NULL;
+	}
+	for (uint32_t i = 0; i < n_cons; i++) {
+		cons[i].attr = spate_dict_intern(m->attrs, rs->cons[i].name.p,
+						 rs->cons[i].name.len);
+		if (cons[i].attr == SPATE_DICT_NONE)
+			return NULL;
+		cons[i].op = rs->cons[i].op;
+		cons[i].value = rs->cons[i].value;
+	}
+	uint16_t nk = sort_unique_u32(kw, (uint16_t)n_kw);
+	qsort(cons, n_cons, sizeof(cons[0]), cmp_constraint);
+
+	size_t kw_bytes = nk * sizeof(uint32_t);
+	size_t cons_off = sizeof(struct spate_sub) + kw_bytes;
+	cons_off = (cons_off + _Alignof(struct spate_constraint) - 1) &
+		   ~(_Alignof(struct spate_constraint) - 1);
+	char *block = malloc(cons_off + n_cons * sizeof(struct spate_constraint));
+	if (block == NULL)
+		return NULL;
+	struct spate_sub *s = (struct spate_sub *)block;
+	uint32_t *skw = (uint32_t *)(block + sizeof(*s));
+	struct spate_constraint *scons = (struct spate_constraint *)(block + cons_off);
+	memcpy(skw, kw, kw_bytes);
+	memcpy(scons, cons, n_cons * sizeof(cons[0]));
+	*s = (struct spate_sub){
+		.id = rs->id,
+		.rect = rs->rect,
+		.n_kw = nk,
+		.n_cons = (uint16_t)n_cons,
+		.kw = skw,
+		.cons = scons,
+		.owner = owner,
+		.dest = rs->dest,
+	};
+	return s;
+}
+
+static bool same_sub(const struct spate_sub *a, const struct spate_sub *b)
+{
+	return a->owner == b->owner && memcmp(&a->rect, &b->rect, sizeof(a->rect)) == 0 &&
+	       a->dest.ipv4 == b->dest.ipv4 && a->dest.port == b->dest.port &&
+	       a->n_kw == b->n_kw && a->n_cons == b->n_cons &&
+	       memcmp(a->kw, b->kw, a->n_kw * sizeof(*a->kw)) == 0 &&
+	       memcmp(a->cons, b->cons, a->n_cons * sizeof(*a->cons)) == 0;
+}
+
+static uintptr_t client_count(const struct spate_matcher *m, uint32_t owner)
+{
+	return (uintptr_t)spate_idmap_get(m->per_client, (uint64_t)owner + 1);
+}
+
+/* Set a client's count; a count of 0 removes the entry (NULL means absent). */
+static int client_count_set(struct spate_matcher *m, uint32_t owner, uintptr_t n)
+{
+	if (n == 0) {
+		spate_idmap_del(m->per_client, (uint64_t)owner + 1);
+		return 0;
+	}
+	return spate_idmap_put(m->per_client, (uint64_t)owner + 1, (void *)n);
+}
+
+int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
+			  uint32_t owner)
+{
+	struct spate_sub *old = spate_idmap_get(m->subs, rs->id);
+	struct spate_sub *s = intern_sub(m, rs, owner);
+	int err;
+
+	if (s == NULL)
+		return -SPATE_E_NO_MEMORY;
+	if (old != NULL) {
+		err = same_sub(old, s) ? 0 : -SPATE_E_DUPLICATE_ID;
+		free(s);
+		return err;
+	}
+	uintptr_t n = client_count(m, owner);
+	if ((m->conf.max_subs && spate_idmap_count(m->subs) >= m->conf.max_subs) ||
+	    (m->conf.max_subs_per_client && n >= m->conf.max_subs_per_client)) {
+		free(s);
+		return -SPATE_E_OVER_QUOTA;
+	}
+	if (spate_idmap_put(m->subs, s->id, s) != 0) {
+		free(s);
+		return -SPATE_E_NO_MEMORY;
+	}
+	if (client_count_set(m, owner, n + 1) != 0) {
+		spate_idmap_del(m->subs, s->id);
+		free(s);
+		return -SPATE_E_NO_MEMORY;
+	}
+	err = m->ops->sub_add(m->engine, s);
+	if (err != 0) {
+		spate_idmap_del(m->subs, s->id);
+		client_count_set(m, owner, n);
+		free(s);
+		return err;
+	}
+	return 0;
+}
+
+int spate_matcher_sub_del(struct spate_matcher *m, uint64_t id, uint32_t owner)
+{
+	struct spate_sub *s = spate_idmap_get(m->subs, id);
+
+	if (s == NULL)
+		return -SPATE_E_UNKNOWN_ID;
+	if (s->owner != owner)
+		return -SPATE_E_NOT_OWNER;
+	m->ops->sub_del(m->engine, s);
+	spate_idmap_del(m->subs, id);
+	client_count_set(m, owner, client_count(m, owner) - 1);
+	free(s);
+	return 0;
+}
+
+const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
+					       uint64_t id)
+{
+	return spate_idmap_get(m->subs, id);
+}
+
+uint64_t spate_matcher_sub_count(const struct spate_matcher *m)
+{
+	return spate_idmap_count(m->subs);
+}
+
+static int cmp_attr(const void *a, const void *b)
+{
+	const struct spate_attr *x = a, *y = b;
+	return (x->attr > y->attr) - (x->attr < y->attr);
+}
+
+static int cmp_sub_id(const void *a, const void *b)
+{
+	const struct spate_sub *x = *(const struct spate_sub *const *)a;
+	const struct spate_sub *y = *(const struct spate_sub *const *)b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *re,
+			struct spate_matchvec *out)
+{
+	uint32_t n_kw = re->n_kw < SPATE_KW_MAX_HARD ? re->n_kw : SPATE_KW_MAX_HARD;
+	uint32_t n_attr = re->n_attr < SPATE_ATTR_MAX_HARD ? re->n_attr : SPATE_ATTR_MAX_HARD;
+	uint16_t nk = 0, na = 0;
+
+	/* Keywords and names no subscription uses cannot matter: drop them. */
+	for (uint32_t i = 0; i < n_kw; i++) {
+		uint32_t id = spate_dict_lookup(m->keywords, re->kw[i].p, re->kw[i].len);
+		if (id != SPATE_DICT_NONE)
+			m->ev_kw[nk++] = id;
+	}
+	nk = sort_unique_u32(m->ev_kw, nk);
+	for (uint32_t i = 0; i < n_attr; i++) {
+		uint32_t id = spate_dict_lookup(m->attrs, re->attr[i].name.p,
+						re->attr[i].name.len);
+		if (id == SPATE_DICT_NONE)
+			continue;
+		/* A repeated attribute: the first value given wins. */
+		bool seen = false;
+		for (uint16_t j = 0; j < na && !seen; j++)
+			seen = m->ev_attr[j].attr == id;
+		if (!seen)
+			m->ev_attr[na++] = (struct spate_attr){ id, re->attr[i].value };
+	}
+	qsort(m->ev_attr, na, sizeof(m->ev_attr[0]), cmp_attr);
+
+	struct spate_event ev = {
+		.id = re->id, .lon = re->lon, .lat = re->lat,
+		.n_kw = nk, .n_attr = na, .kw = m->ev_kw, .attr = m->ev_attr,
+	};
+	out->n = 0;
+	int err = m->ops->match(m->engine, &ev, out);
+	if (err != 0)
+		return err;
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(out->v[0]), cmp_sub_id);
+	return 0;
+}

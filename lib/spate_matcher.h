@@ -1,0 +1,47 @@
+/* spate_matcher.h - subscriptions and events in, matches out.
+ *
+ * The one place that turns raw (string) subscriptions and events into the
+ * interned form, owns subscription memory, enforces ids, ownership and
+ * quotas, and drives an engine. spate-match and spated both use it, so
+ * offline and on-line results come from the same code.
+ */
+#ifndef SPATE_MATCHER_H
+#define SPATE_MATCHER_H
+
+#include <stdint.h>
+
+#include "spate_engine.h"
+#include "spate_types.h"
+
+struct spate_matcher;
+
+struct spate_matcher_conf {
+	const char *engine;           /* NULL = default */
+	uint32_t max_subs;            /* 0 = unlimited */
+	uint32_t max_subs_per_client; /* 0 = unlimited */
+};
+
+/* NULL when the engine name is unknown or memory runs out. */
+struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf);
+void spate_matcher_destroy(struct spate_matcher *m);
+const char *spate_matcher_engine_name(const struct spate_matcher *m);
+
+/* Add a subscription owned by `owner` (a client id). An add whose id exists
+ * with the same owner and content is an idempotent retransmission and
+ * returns 0. Errors: -SPATE_E_{DUPLICATE_ID,OVER_QUOTA,NO_MEMORY}. The raw
+ * sub must already be valid (decoded or parsed). */
+int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
+			  uint32_t owner);
+/* Errors: -SPATE_E_{UNKNOWN_ID,NOT_OWNER}. */
+int spate_matcher_sub_del(struct spate_matcher *m, uint64_t id, uint32_t owner);
+/* The stored sub with this id, or NULL. */
+const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
+					       uint64_t id);
+uint64_t spate_matcher_sub_count(const struct spate_matcher *m);
+
+/* Match one event. The vector is reset, then filled with the matching subs
+ * sorted by id. 0 or -SPATE_E_NO_MEMORY. */
+int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *re,
+			struct spate_matchvec *out);
+
+#endif

@@ -1,0 +1,147 @@
+/* spate_types.c - limits, operators and the validators shared by the wire
+ * codec and the stream parser, so both refuse exactly the same input. */
+#include <math.h>
+
+#include "spate_err.h"
+#include "spate_types.h"
+
+static const char *const op_text[SPATE_OP_MAX + 1] = {
+	[SPATE_OP_GE] = ">=", [SPATE_OP_LE] = "<=", [SPATE_OP_GT] = ">",
+	[SPATE_OP_LT] = "<",  [SPATE_OP_EQ] = "=",  [SPATE_OP_NE] = "!=",
+};
+
+const char *spate_op_str(int op)
+{
+	if (op < 1 || op > SPATE_OP_MAX)
+		return NULL;
+	return op_text[op];
+}
+
+bool spate_op_holds(int op, double value, double bound)
+{
+	switch (op) {
+	case SPATE_OP_GE: return value >= bound;
+	case SPATE_OP_LE: return value <= bound;
+	case SPATE_OP_GT: return value > bound;
+	case SPATE_OP_LT: return value < bound;
+	case SPATE_OP_EQ: return value == bound;
+	case SPATE_OP_NE: return value != bound;
+	}
+	return false;
+}
+
+void spate_limits_default(struct spate_limits *lim)
+{
+	lim->max_keywords = 16;
+	lim->max_keyword_len = 64;
+	lim->max_constraints = 16;
+	lim->max_attrs = 16;
+	lim->max_name_len = 32;
+	lim->max_messages = 64;
+}
+
+int spate_limits_check(const struct spate_limits *lim)
+{
+	if (lim->max_keywords < 1 || lim->max_keywords > SPATE_KW_MAX_HARD ||
+	    lim->max_keyword_len < 1 || lim->max_keyword_len > SPATE_KW_LEN_MAX_HARD ||
+	    lim->max_constraints < 1 || lim->max_constraints > SPATE_CONS_MAX_HARD ||
+	    lim->max_attrs < 1 || lim->max_attrs > SPATE_ATTR_MAX_HARD ||
+	    lim->max_name_len < 1 || lim->max_name_len > SPATE_NAME_LEN_MAX_HARD ||
+	    lim->max_messages < 1 || lim->max_messages > 1024)
+		return -SPATE_E_BAD_VALUE;
+	return 0;
+}
+
+int spate_check_lon(int64_t lon)
+{
+	return (lon < -SPATE_LON_MAX || lon > SPATE_LON_MAX) ? -SPATE_E_BAD_COORD : 0;
+}
+
+int spate_check_lat(int64_t lat)
+{
+	return (lat < -SPATE_LAT_MAX || lat > SPATE_LAT_MAX) ? -SPATE_E_BAD_COORD : 0;
+}
+
+int spate_check_rect(const struct spate_rect *r)
+{
+	if (spate_check_lon(r->min_lon) || spate_check_lon(r->max_lon) ||
+	    spate_check_lat(r->min_lat) || spate_check_lat(r->max_lat))
+		return -SPATE_E_BAD_COORD;
+	if (r->min_lon > r->max_lon || r->min_lat > r->max_lat)
+		return -SPATE_E_INVERTED_RECT;
+	return 0;
+}
+
+/* Length of the UTF-8 sequence starting at p (at most `left` bytes), or 0
+ * if it is not well formed (overlong forms, surrogates and code points
+ * past U+10FFFF are refused). */
+static size_t utf8_seq_len(const unsigned char *p, size_t left)
+{
+	unsigned char c = p[0];
+	size_t n;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n > left)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+int spate_check_keyword(const struct spate_limits *lim, const char *p, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)p;
+
+	if (len == 0)
+		return -SPATE_E_EMPTY_KEYWORD;
+	if (len > lim->max_keyword_len || len > SPATE_KW_LEN_MAX_HARD)
+		return -SPATE_E_KEYWORD_TOO_LONG;
+	/* "-" alone means "no keywords" in the stream format. */
+	if (len == 1 && s[0] == '-')
+		return -SPATE_E_BAD_KEYWORD;
+	for (size_t i = 0; i < len;) {
+		if (s[i] <= 0x20 || s[i] == 0x7f || s[i] == ',')
+			return -SPATE_E_BAD_KEYWORD;
+		size_t n = utf8_seq_len(s + i, len - i);
+		if (n == 0)
+			return -SPATE_E_BAD_KEYWORD;
+		i += n;
+	}
+	return 0;
+}
+
+int spate_check_name(const struct spate_limits *lim, const char *p, size_t len)
+{
+	if (len == 0)
+		return -SPATE_E_EMPTY_KEYWORD;
+	if (len > lim->max_name_len || len > SPATE_NAME_LEN_MAX_HARD)
+		return -SPATE_E_KEYWORD_TOO_LONG;
+	for (size_t i = 0; i < len; i++) {
+		char c = p[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
+		      c == '-'))
+			return -SPATE_E_BAD_KEYWORD;
+	}
+	return 0;
+}

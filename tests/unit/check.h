@@ -1,0 +1,37 @@
+/* check.h - the smallest test harness: CHECK counts failures and says
+ * where; a test's main returns check_summary(). */
+#ifndef SPATE_CHECK_H
+#define SPATE_CHECK_H
+
+#include <stdio.h>
+
+static int check_failures, check_count;
+
+#define CHECK(cond)                                                           \
+	do {                                                                  \
+		check_count++;                                                \
+		if (!(cond)) {                                                \
+			check_failures++;                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #cond);                             \
+		}                                                             \
+	} while (0)
+
+#define CHECK_EQ_INT(a, b)                                                    \
+	do {                                                                  \
+		long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
+		check_count++;                                                \
+		if (check_a_ != check_b_) {                                   \
+			check_failures++;                                     \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", \
+				__FILE__, __LINE__, #a, check_a_, #b, check_b_); \
+		}                                                             \
+	} while (0)
+
+static inline int check_summary(const char *name)
+{
+	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
+	return check_failures ? 1 : 0;
+}
+
+#endif
