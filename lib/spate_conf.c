@@ -56,7 +56,8 @@ static int conf_error(char *err, size_t errlen, const char *path,
 int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 		    char *err, size_t errlen)
 {
-	const config_setting_t *top = config_lookup(cfg, "spate");
+	/* libconfig's lookups take non-const settings; they do not modify. */
+	config_setting_t *top = config_lookup(cfg, "spate");
 	const config_setting_t *s;
 
 	c->matcher.engine = c->engine;

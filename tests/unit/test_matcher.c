@@ -1,0 +1,234 @@
+/* test_matcher.c - the matcher's id, ownership and quota rules, and every
+ * registered engine against a naive matcher written on the raw (string)
+ * forms, over many generated workloads with interleaved deletes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "spate_err.h"
+#include "spate_matcher.h"
+
+static uint64_t rng;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint32_t below(uint32_t n)
+{
+	return (uint32_t)(next_rand() % n);
+}
+
+static const char *const vocab[] = { "a", "b", "c", "d", "e", "f", "g", "h",
+				     "caf\xc3\xa9", "x:y", "long_keyword_here", "z" };
+static const char *const names[] = { "pop", "elev", "t", "q" };
+#define NV (sizeof(vocab) / sizeof(vocab[0]))
+#define NN (sizeof(names) / sizeof(names[0]))
+
+static struct spate_str str_of(const char *s)
+{
+	return (struct spate_str){ s, (uint32_t)strlen(s) };
+}
+
+/* Coordinates on a coarse lattice so borders and equal values are hit. */
+static int32_t coord(int32_t max)
+{
+	int64_t step = max / 8;
+	return (int32_t)((int64_t)below(17) * step - max + (int64_t)below(3) - 1);
+}
+
+static int32_t clamp(int32_t v, int32_t max)
+{
+	return v < -max ? -max : v > max ? max : v;
+}
+
+static double value(void)
+{
+	static const double vals[] = { -1, 0, 0.5, 1, 2, 3, 100, 1e9 };
+	return vals[below(8)];
+}
+
+static void gen_sub(struct spate_raw_sub *s, uint64_t id)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	int32_t a = clamp(coord(SPATE_LON_MAX), SPATE_LON_MAX);
+	int32_t b = clamp(coord(SPATE_LON_MAX), SPATE_LON_MAX);
+	int32_t c = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
+	int32_t d = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
+	s->rect = (struct spate_rect){ a < b ? a : b, c < d ? c : d, a < b ? b : a, c < d ? d : c };
+	if (below(10) == 0)
+		s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+					       SPATE_LAT_MAX };
+	s->n_kw = below(4);
+	for (uint32_t i = 0; i < s->n_kw; i++)
+		s->kw[i] = str_of(vocab[below(NV)]); /* repeats allowed */
+	s->n_cons = below(4) == 0 ? below(3) + 1 : 0;
+	for (uint32_t i = 0; i < s->n_cons; i++)
+		s->cons[i] = (struct spate_raw_constraint){ str_of(names[below(NN)]),
+							    (uint8_t)(below(6) + 1), value() };
+}
+
+static void gen_event(struct spate_raw_event *e, uint64_t id)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->lon = clamp(coord(SPATE_LON_MAX), SPATE_LON_MAX);
+	e->lat = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
+	e->n_kw = below(8);
+	for (uint32_t i = 0; i < e->n_kw; i++)
+		e->kw[i] = str_of(vocab[below(NV)]);
+	/* some keywords no subscription uses */
+	if (below(3) == 0 && e->n_kw < 8)
+		e->kw[e->n_kw++] = str_of("never_subscribed");
+	e->n_attr = below(4);
+	for (uint32_t i = 0; i < e->n_attr; i++)
+		e->attr[i] = (struct spate_raw_attr){ str_of(names[below(NN)]), value() };
+}
+
+static bool str_eq(struct spate_str a, struct spate_str b)
+{
+	return a.len == b.len && memcmp(a.p, b.p, a.len) == 0;
+}
+
+/* The naive reference, straight from the definition. */
+static bool naive_match(const struct spate_raw_sub *s, const struct spate_raw_event *e)
+{
+	if (e->lon < s->rect.min_lon || e->lon > s->rect.max_lon ||
+	    e->lat < s->rect.min_lat || e->lat > s->rect.max_lat)
+		return false;
+	for (uint32_t i = 0; i < s->n_kw; i++) {
+		bool found = false;
+		for (uint32_t j = 0; j < e->n_kw && !found; j++)
+			found = str_eq(s->kw[i], e->kw[j]);
+		if (!found)
+			return false;
+	}
+	for (uint32_t i = 0; i < s->n_cons; i++) {
+		const struct spate_raw_attr *a = NULL;
+		for (uint32_t j = 0; j < e->n_attr && !a; j++)
+			if (str_eq(s->cons[i].name, e->attr[j].name))
+				a = &e->attr[j]; /* the first value wins */
+		if (a == NULL || !spate_op_holds(s->cons[i].op, a->value, s->cons[i].value))
+			return false;
+	}
+	return true;
+}
+
+static void test_rules(void)
+{
+	struct spate_matcher_conf conf = { .engine = "brute", .max_subs = 5,
+					   .max_subs_per_client = 3 };
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	struct spate_raw_sub s;
+
+	gen_sub(&s, 1);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0); /* retransmission */
+	CHECK_EQ_INT(spate_matcher_sub_count(m), 1);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 11), -SPATE_E_DUPLICATE_ID);
+	s.rect.max_lon = s.rect.min_lon;
+	s.rect.max_lat = s.rect.min_lat;
+	s.n_kw = 1;
+	s.kw[0] = str_of("zzz_unique");
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), -SPATE_E_DUPLICATE_ID);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 11), -SPATE_E_NOT_OWNER);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 10), -SPATE_E_UNKNOWN_ID);
+	for (uint64_t id = 2; id <= 3; id++) {
+		gen_sub(&s, id);
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0);
+	}
+	gen_sub(&s, 4);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), -SPATE_E_OVER_QUOTA);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 12), 0);
+	gen_sub(&s, 5);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 12), 0);
+	gen_sub(&s, 6);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 13), -SPATE_E_OVER_QUOTA); /* global */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 10), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 10), -SPATE_E_UNKNOWN_ID);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0); /* room again */
+	CHECK(spate_matcher_sub_find(m, 6) != NULL && spate_matcher_sub_find(m, 1) == NULL);
+	CHECK_EQ_INT(spate_matcher_sub_count(m), 5);
+	spate_matcher_destroy(m);
+
+	conf.engine = "no-such-engine";
+	CHECK(spate_matcher_create(&conf) == NULL);
+}
+
+#define MAX_LIVE 400
+
+static uint64_t total_matches, total_events;
+
+static void run_workload(const char *engine, uint64_t seed, int n_ops)
+{
+	static struct spate_raw_sub live[MAX_LIVE];
+	static bool used[MAX_LIVE];
+	struct spate_matcher_conf conf = { .engine = engine };
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	struct spate_matchvec mv = { 0 };
+	struct spate_raw_event e;
+	uint64_t next_id = 1;
+	int mismatches = 0;
+
+	rng = seed * 2654435761u + 1;
+	memset(used, 0, sizeof(used));
+	for (int op = 0; op < n_ops && mismatches < 5; op++) {
+		uint32_t r = below(10);
+		uint32_t slot = below(MAX_LIVE);
+		if (r < 3 && !used[slot]) {
+			gen_sub(&live[slot], next_id++);
+			CHECK_EQ_INT(spate_matcher_sub_add(m, &live[slot], 0), 0);
+			used[slot] = true;
+		} else if (r < 4 && used[slot]) {
+			CHECK_EQ_INT(spate_matcher_sub_del(m, live[slot].id, 0), 0);
+			used[slot] = false;
+		} else {
+			gen_event(&e, op);
+			CHECK_EQ_INT(spate_matcher_event(m, &e, &mv), 0);
+			/* expected: ids ascending */
+			uint64_t want[MAX_LIVE];
+			size_t nw = 0;
+			for (uint32_t i = 0; i < MAX_LIVE; i++)
+				if (used[i] && naive_match(&live[i], &e))
+					want[nw++] = live[i].id;
+			for (size_t i = 1; i < nw; i++)
+				for (size_t j = i; j > 0 && want[j - 1] > want[j]; j--) {
+					uint64_t t = want[j];
+					want[j] = want[j - 1];
+					want[j - 1] = t;
+				}
+			total_matches += nw;
+			total_events++;
+			bool same = nw == mv.n;
+			for (size_t i = 0; same && i < nw; i++)
+				same = mv.v[i]->id == want[i];
+			if (!same) {
+				mismatches++;
+				fprintf(stderr, "%s seed %llu op %d: engine gave %zu matches, naive %zu\n",
+					engine, (unsigned long long)seed, op, mv.n, nw);
+			}
+			CHECK(same);
+		}
+	}
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
+}
+
+int main(void)
+{
+	rng = 1;
+	test_rules();
+	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
+		for (uint64_t seed = 1; seed <= 40; seed++)
+			run_workload((*e)->name, seed, 3000);
+	/* The workloads must be able to fail: plenty of events match. */
+	printf("matcher: %llu events, %llu matches\n", (unsigned long long)total_events,
+	       (unsigned long long)total_matches);
+	CHECK(total_matches > total_events / 4);
+	return check_summary("matcher");
+}

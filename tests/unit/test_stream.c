@@ -1,0 +1,213 @@
+/* test_stream.c - the stream format parser on good and bad lines. */
+#include <string.h>
+
+#include "check.h"
+#include "spate_err.h"
+#include "spate_stream.h"
+
+static struct spate_limits lim;
+
+static int parse(const char *line, struct spate_stream_op *op)
+{
+	char err[256];
+	return spate_stream_parse_line(line, strlen(line), &lim, op, err, sizeof(err));
+}
+
+static bool str_is(const struct spate_str *s, const char *want)
+{
+	return s->len == strlen(want) && memcmp(s->p, want, s->len) == 0;
+}
+
+static void test_good(void)
+{
+	struct spate_stream_op op;
+
+	CHECK_EQ_INT(parse("", &op), 0);
+	CHECK_EQ_INT(op.kind, SPATE_LINE_NONE);
+	CHECK_EQ_INT(parse("# a comment\tsub\t1", &op), 0);
+	CHECK_EQ_INT(op.kind, SPATE_LINE_NONE);
+
+	CHECK_EQ_INT(parse("sub\t7\t-10.5\t-20\t30.25\t40.0000001\tcafe,bar\tpop>=100,elev<500.5,x!=3\n", &op), 0);
+	CHECK_EQ_INT(op.kind, SPATE_LINE_SUB);
+	CHECK_EQ_INT(op.u.sub.id, 7);
+	CHECK_EQ_INT(op.u.sub.rect.min_lon, -105000000);
+	CHECK_EQ_INT(op.u.sub.rect.min_lat, -200000000);
+	CHECK_EQ_INT(op.u.sub.rect.max_lon, 302500000);
+	CHECK_EQ_INT(op.u.sub.rect.max_lat, 400000001);
+	CHECK_EQ_INT(op.u.sub.n_kw, 2);
+	CHECK(str_is(&op.u.sub.kw[0], "cafe") && str_is(&op.u.sub.kw[1], "bar"));
+	CHECK_EQ_INT(op.u.sub.n_cons, 3);
+	CHECK(str_is(&op.u.sub.cons[0].name, "pop") && op.u.sub.cons[0].op == SPATE_OP_GE &&
+	      op.u.sub.cons[0].value == 100);
+	CHECK(str_is(&op.u.sub.cons[1].name, "elev") && op.u.sub.cons[1].op == SPATE_OP_LT &&
+	      op.u.sub.cons[1].value == 500.5);
+	CHECK(op.u.sub.cons[2].op == SPATE_OP_NE);
+
+	CHECK_EQ_INT(parse("sub\t18446744073709551615\t-180\t-90\t180\t90\t-\r\n", &op), 0);
+	CHECK(op.u.sub.id == UINT64_MAX);
+	CHECK_EQ_INT(op.u.sub.n_kw, 0);
+	CHECK_EQ_INT(op.u.sub.n_cons, 0);
+	CHECK_EQ_INT(parse("sub\t1\t0\t0\t0\t0\tk\t-", &op), 0);
+	CHECK_EQ_INT(op.u.sub.n_cons, 0);
+	CHECK_EQ_INT(parse("sub\t1\t0\t0\t0\t0\tk\ta<=1,b>2,c=3", &op), 0);
+	CHECK(op.u.sub.cons[0].op == SPATE_OP_LE && op.u.sub.cons[1].op == SPATE_OP_GT &&
+	      op.u.sub.cons[2].op == SPATE_OP_EQ && op.u.sub.cons[2].value == 3);
+
+	CHECK_EQ_INT(parse("unsub\t42", &op), 0);
+	CHECK_EQ_INT(op.kind, SPATE_LINE_UNSUB);
+	CHECK_EQ_INT(op.u.unsub_id, 42);
+
+	CHECK_EQ_INT(parse("event\t9\t145.39200\t-6.08169\tiata:gka,n:goroka\taltitude_ft=5282,utc=10", &op), 0);
+	CHECK_EQ_INT(op.kind, SPATE_LINE_EVENT);
+	CHECK_EQ_INT(op.u.ev.lon, 1453920000);
+	CHECK_EQ_INT(op.u.ev.lat, -60816900);
+	CHECK_EQ_INT(op.u.ev.n_kw, 2);
+	CHECK_EQ_INT(op.u.ev.n_attr, 2);
+	CHECK(op.u.ev.attr[0].value == 5282 && str_is(&op.u.ev.attr[1].name, "utc"));
+	CHECK_EQ_INT(parse("event\t9\t0\t0\t-", &op), 0);
+	CHECK_EQ_INT(op.u.ev.n_kw, 0);
+	/* UTF-8 keywords are fine. */
+	CHECK_EQ_INT(parse("event\t9\t0\t0\tcaf\xc3\xa9,\xe5\x8c\x97\xe4\xba\xac", &op), 0);
+	CHECK_EQ_INT(op.u.ev.n_kw, 2);
+	/* exactly the limit of keywords */
+	CHECK_EQ_INT(parse("event\t1\t0\t0\ta,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p", &op), 0);
+	CHECK_EQ_INT(op.u.ev.n_kw, 16);
+}
+
+static void test_coords(void)
+{
+	int32_t v;
+
+	CHECK_EQ_INT(spate_parse_coord("1.00000005", 10, SPATE_LON_MAX, &v), 0);
+	CHECK_EQ_INT(v, 10000001); /* tie rounds away from zero */
+	CHECK_EQ_INT(spate_parse_coord("-1.00000005", 11, SPATE_LON_MAX, &v), 0);
+	CHECK_EQ_INT(v, -10000001);
+	CHECK_EQ_INT(spate_parse_coord("1.000000049999", 14, SPATE_LON_MAX, &v), 0);
+	CHECK_EQ_INT(v, 10000000);
+	CHECK_EQ_INT(spate_parse_coord("180", 3, SPATE_LON_MAX, &v), 0);
+	CHECK_EQ_INT(v, SPATE_LON_MAX);
+	CHECK_EQ_INT(spate_parse_coord("180.00000001", 12, SPATE_LON_MAX, &v), 0);
+	CHECK_EQ_INT(spate_parse_coord("180.00000005", 12, SPATE_LON_MAX, &v), -SPATE_E_BAD_COORD);
+	CHECK_EQ_INT(spate_parse_coord("-90.0000001", 11, SPATE_LAT_MAX, &v), -SPATE_E_BAD_COORD);
+	CHECK_EQ_INT(spate_parse_coord("1e3", 3, SPATE_LON_MAX, &v), -SPATE_E_BAD_SYNTAX);
+	CHECK_EQ_INT(spate_parse_coord("nan", 3, SPATE_LON_MAX, &v), -SPATE_E_BAD_SYNTAX);
+	CHECK_EQ_INT(spate_parse_coord(".", 1, SPATE_LON_MAX, &v), -SPATE_E_BAD_SYNTAX);
+	CHECK_EQ_INT(spate_parse_coord("-", 1, SPATE_LON_MAX, &v), -SPATE_E_BAD_SYNTAX);
+	CHECK_EQ_INT(spate_parse_coord("99999999999", 11, SPATE_LON_MAX, &v), -SPATE_E_BAD_COORD);
+
+	char buf[24];
+	spate_format_coord(-60816900, buf, sizeof(buf));
+	CHECK(strcmp(buf, "-6.0816900") == 0);
+	spate_format_coord(-1, buf, sizeof(buf));
+	CHECK(strcmp(buf, "-0.0000001") == 0);
+	spate_format_coord(SPATE_LON_MAX, buf, sizeof(buf));
+	CHECK(strcmp(buf, "180.0000000") == 0);
+}
+
+static void test_bad(void)
+{
+	static const struct {
+		const char *line;
+		int code;
+	} cases[] = {
+		{ "subscribe\t1", SPATE_E_BAD_SYNTAX },
+		{ "sub\t1\t0\t0\t1\t1", SPATE_E_BAD_SYNTAX },
+		{ "sub\t1\t0\t0\t1\t1\tk\t-\textra", SPATE_E_BAD_SYNTAX },
+		{ "sub\t-1\t0\t0\t1\t1\tk", SPATE_E_BAD_ID },
+		{ "sub\t18446744073709551616\t0\t0\t1\t1\tk", SPATE_E_BAD_ID },
+		{ "sub\tx\t0\t0\t1\t1\tk", SPATE_E_BAD_ID },
+		{ "sub\t1\t0\t0\t1\t1\t", SPATE_E_BAD_SYNTAX },
+		{ "sub\t1\t0\t0\t1\t1\t\tk", SPATE_E_BAD_SYNTAX },
+		{ "sub\t1\t0 \t0\t1\t1\tk", SPATE_E_BAD_COORD },
+		{ "sub\t1\t181\t0\t182\t1\tk", SPATE_E_BAD_COORD },
+		{ "sub\t1\t0\t-91\t1\t1\tk", SPATE_E_BAD_COORD },
+		{ "sub\t1\t5\t0\t1\t1\tk", SPATE_E_INVERTED_RECT },
+		{ "sub\t1\t0\t5\t1\t1\tk", SPATE_E_INVERTED_RECT },
+		{ "sub\t1\t0\t0\t1\t1\ta,,b", SPATE_E_EMPTY_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\ta,", SPATE_E_EMPTY_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\ta b", SPATE_E_BAD_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\ta,-", SPATE_E_BAD_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\t\xff\xfe", SPATE_E_BAD_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\t\xc0\xaf", SPATE_E_BAD_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\ta,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", SPATE_E_TOO_MANY_KEYWORDS },
+		{ "sub\t1\t0\t0\t1\t1\t"
+		  "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+		  SPATE_E_KEYWORD_TOO_LONG },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop", SPATE_E_BAD_OP },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop!100", SPATE_E_BAD_OP },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=", SPATE_E_BAD_VALUE },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=abc", SPATE_E_BAD_VALUE },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=nan", SPATE_E_BAD_VALUE },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=inf", SPATE_E_BAD_VALUE },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=1e999", SPATE_E_BAD_VALUE },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=1,", SPATE_E_BAD_OP },
+		{ "sub\t1\t0\t0\t1\t1\tk\t>=1", SPATE_E_EMPTY_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\tk\tp$p>=1", SPATE_E_BAD_KEYWORD },
+		{ "sub\t1\t0\t0\t1\t1\tk\t"
+		  "a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1",
+		  SPATE_E_TOO_MANY_CONSTRAINTS },
+		{ "unsub", SPATE_E_BAD_SYNTAX },
+		{ "unsub\t1\t2", SPATE_E_BAD_SYNTAX },
+		{ "unsub\t0x10", SPATE_E_BAD_ID },
+		{ "event\t1\t0\t0", SPATE_E_BAD_SYNTAX },
+		{ "event\t1\tNaN\t0\tk", SPATE_E_BAD_COORD },
+		{ "event\t1\t0\t90.0000001\tk", SPATE_E_BAD_COORD },
+		{ "event\t1\t0\t0\tk\tpop>5", SPATE_E_BAD_SYNTAX },
+		{ "event\t1\t0\t0\tk\tpop", SPATE_E_BAD_SYNTAX },
+		{ "event\t1\t0\t0\tk\tpop=", SPATE_E_BAD_VALUE },
+		{ "event\t1\t0\t0\tk\tpop=-inf", SPATE_E_BAD_VALUE },
+		{ "event\t1\t0\t0\tk\t"
+		  "a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1,a=1",
+		  SPATE_E_TOO_MANY_ATTRS },
+		{ "event 1 0 0 k", SPATE_E_BAD_SYNTAX },
+		{ "\tevent\t1\t0\t0\tk", SPATE_E_BAD_SYNTAX },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct spate_stream_op op;
+		char err[256] = "";
+		int rc = spate_stream_parse_line(cases[i].line, strlen(cases[i].line), &lim, &op,
+						 err, sizeof(err));
+		if (rc != -cases[i].code)
+			fprintf(stderr, "case %zu '%s': got %s (%s), want %s\n", i, cases[i].line,
+				spate_err_name(rc), err, spate_err_name(cases[i].code));
+		CHECK_EQ_INT(rc, -cases[i].code);
+		CHECK(err[0] != '\0');
+	}
+}
+
+/* Writing an op and parsing it again gives the same op. */
+static void test_write_roundtrip(void)
+{
+	const char *lines[] = {
+		"sub\t5\t-10.1234567\t-0.0000001\t10\t20\ta,b\tx>=0.1,y!=-3e-7",
+		"event\t6\t1.5\t-2.5\tk\tx=0.30000000000000004",
+		"unsub\t5",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct spate_stream_op a, b;
+		char buf[1024];
+		CHECK_EQ_INT(parse(lines[i], &a), 0);
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		spate_stream_write(f, &a);
+		fclose(f);
+		CHECK_EQ_INT(parse(buf, &b), 0);
+		CHECK_EQ_INT(a.kind, b.kind);
+		if (a.kind == SPATE_LINE_SUB) {
+			CHECK(memcmp(&a.u.sub.rect, &b.u.sub.rect, sizeof(a.u.sub.rect)) == 0);
+			CHECK(a.u.sub.cons[1].value == b.u.sub.cons[1].value);
+		} else if (a.kind == SPATE_LINE_EVENT) {
+			CHECK(a.u.ev.lon == b.u.ev.lon && a.u.ev.lat == b.u.ev.lat);
+			CHECK(a.u.ev.attr[0].value == b.u.ev.attr[0].value);
+		}
+	}
+}
+
+int main(void)
+{
+	spate_limits_default(&lim);
+	test_good();
+	test_coords();
+	test_bad();
+	test_write_roundtrip();
+	return check_summary("stream");
+}

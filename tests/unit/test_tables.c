@@ -1,0 +1,98 @@
+/* test_tables.c - the keyword dictionary and the id map against plain
+ * arrays, under random churn. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "spate_dict.h"
+#include "spate_idmap.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void test_dict(void)
+{
+	struct spate_dict *d = spate_dict_create();
+	char buf[32];
+
+	CHECK(spate_dict_lookup(d, "x", 1) == SPATE_DICT_NONE);
+	for (int i = 0; i < 20000; i++) {
+		int len = snprintf(buf, sizeof(buf), "kw%d", i);
+		CHECK_EQ_INT(spate_dict_intern(d, buf, (size_t)len), i);
+	}
+	for (int i = 0; i < 20000; i++) {
+		int len = snprintf(buf, sizeof(buf), "kw%d", i);
+		uint32_t id = spate_dict_lookup(d, buf, (size_t)len);
+		size_t slen;
+		const char *s = spate_dict_str(d, id, &slen);
+		if (id != (uint32_t)i || slen != (size_t)len || memcmp(s, buf, slen) != 0) {
+			CHECK(0);
+			break;
+		}
+	}
+	CHECK_EQ_INT(spate_dict_intern(d, "kw77", 4), 77);
+	CHECK(spate_dict_lookup(d, "kw", 2) == SPATE_DICT_NONE);
+	CHECK(spate_dict_lookup(d, "kw200000", 8) == SPATE_DICT_NONE);
+	/* the empty string and embedded NULs are just bytes */
+	uint32_t e = spate_dict_intern(d, "", 0);
+	CHECK(spate_dict_lookup(d, "", 0) == e);
+	uint32_t z = spate_dict_intern(d, "a\0b", 3);
+	CHECK(z != spate_dict_lookup(d, "a", 1));
+	CHECK_EQ_INT(spate_dict_count(d), 20002);
+	spate_dict_destroy(d);
+}
+
+static void test_idmap(void)
+{
+	enum { N = 4096 };
+	static uint64_t keys[N];
+	static int present[N];
+	struct spate_idmap *m = spate_idmap_create();
+	size_t count = 0;
+
+	for (int i = 0; i < N; i++)
+		keys[i] = (i % 3 == 0) ? (uint64_t)i : next_rand(); /* sequential and random */
+	for (int step = 0; step < 200000; step++) {
+		int i = (int)(next_rand() % N);
+		switch (next_rand() % 3) {
+		case 0:
+			if (!present[i])
+				count++;
+			CHECK_EQ_INT(spate_idmap_put(m, keys[i], &keys[i]), 0);
+			present[i] = 1;
+			break;
+		case 1: {
+			void *v = spate_idmap_del(m, keys[i]);
+			if ((v != NULL) != present[i] || (v && v != &keys[i]))
+				CHECK(0);
+			if (present[i])
+				count--;
+			present[i] = 0;
+			break;
+		}
+		default:
+			if ((spate_idmap_get(m, keys[i]) != NULL) != present[i])
+				CHECK(0);
+		}
+		if (step % 997 == 0)
+			CHECK_EQ_INT(spate_idmap_count(m), count);
+	}
+	for (int i = 0; i < N; i++)
+		if ((spate_idmap_get(m, keys[i]) == &keys[i]) != present[i])
+			CHECK(0);
+	spate_idmap_destroy(m);
+}
+
+int main(void)
+{
+	test_dict();
+	test_idmap();
+	return check_summary("tables");
+}
