@@ -1,0 +1,33 @@
+#!/bin/sh
+# install-deps.sh - install, through apt-get, every Debian 12 package Spate
+# needs to build, test and run its demo. Idempotent: packages already
+# installed are left alone, and apt-get is not called when none is missing.
+set -eu
+
+PACKAGES="
+  gcc meson ninja-build pkg-config
+  libdpdk-dev dpdk
+  liburcu-dev libconfig-dev
+  python3 iproute2 ethtool iputils-ping procps
+  clang libclang-rt-14-dev
+"
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing:$missing; run as root (or: sudo $0)" >&2
+	exit 1
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
