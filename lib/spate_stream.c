@@ -405,6 +405,21 @@ int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
 	}
 }
 
+int spate_stream_next_reported(struct spate_stream_reader *r, struct spate_stream_op *op,
+			       const char *prog, bool skip_bad, uint64_t *n_bad)
+{
+	char err[512];
+	int rc;
+
+	while ((rc = spate_stream_next(r, op, err, sizeof(err))) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		(*n_bad)++;
+		if (!skip_bad)
+			return -1;
+	}
+	return rc;
+}
+
 static void write_strs(FILE *f, const struct spate_str *s, uint32_t n)
 {
 	if (n == 0) {

@@ -68,6 +68,12 @@ void spate_stream_close(struct spate_stream_reader *r);
 int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
 		      char *err, size_t errlen);
 
+/* spate_stream_next for tools: a bad line is printed to stderr as
+ * "prog: path:line: reason" and counted in *n_bad; with skip_bad the next
+ * line is read, without it -1 is returned. 1 with *op, 0 at end. */
+int spate_stream_next_reported(struct spate_stream_reader *r, struct spate_stream_op *op,
+			       const char *prog, bool skip_bad, uint64_t *n_bad);
+
 /* Write an op back in the stream format, newline included. */
 void spate_stream_write(FILE *f, const struct spate_stream_op *op);
 

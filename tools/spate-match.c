@@ -107,15 +107,10 @@ int main(int argc, char **argv)
 	int rc, status = 0;
 	double t0 = now_s();
 
-	while ((rc = spate_stream_next(&rd, &op, err, sizeof(err))) != 0) {
+	while ((rc = spate_stream_next_reported(&rd, &op, "spate-match", skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
-			fprintf(stderr, "spate-match: %s\n", err);
-			n_bad++;
-			if (!skip_bad) {
-				status = 1;
-				break;
-			}
-			continue;
+			status = 1;
+			break;
 		}
 		n_ops++;
 		int r = 0;

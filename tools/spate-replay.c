@@ -397,15 +397,10 @@ int main(int argc, char **argv)
 	double t0 = now_s();
 
 	ev_begin(&r);
-	while ((rc = spate_stream_next(&rd, &op, err, sizeof(err))) != 0) {
+	while ((rc = spate_stream_next_reported(&rd, &op, "spate-replay", skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
-			fprintf(stderr, "spate-replay: %s\n", err);
-			n_bad++;
-			if (!skip_bad) {
-				status = 1;
-				break;
-			}
-			continue;
+			status = 1;
+			break;
 		}
 		n_ops++;
 		if (op.kind == SPATE_LINE_EVENT) {
