@@ -46,6 +46,13 @@ static int32_t clamp(int32_t v, int32_t max)
 	return v < -max ? -max : v > max ? max : v;
 }
 
+/* A local coordinate: a 0.25-degree lattice over [-3, 3] degrees, plus or
+ * minus one unit, so small rectangles and cell borders of a grid are hit. */
+static int32_t local_coord(void)
+{
+	return ((int32_t)below(25) - 12) * (SPATE_COORD_SCALE / 4) + (int32_t)below(3) - 1;
+}
+
 static double value(void)
 {
 	static const double vals[] = { -1, 0, 0.5, 1, 2, 3, 100, 1e9 };
@@ -61,6 +68,12 @@ static void gen_sub(struct spate_raw_sub *s, uint64_t id)
 	int32_t c = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
 	int32_t d = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
 	s->rect = (struct spate_rect){ a < b ? a : b, c < d ? c : d, a < b ? b : a, c < d ? d : c };
+	if (below(2) == 0) {
+		int32_t x = local_coord(), y = local_coord();
+		int32_t w = (int32_t)below(9) * (SPATE_COORD_SCALE / 4);
+		int32_t h = (int32_t)below(9) * (SPATE_COORD_SCALE / 4);
+		s->rect = (struct spate_rect){ x, y, x + w, y + h };
+	}
 	if (below(10) == 0)
 		s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
 					       SPATE_LAT_MAX };
@@ -79,6 +92,10 @@ static void gen_event(struct spate_raw_event *e, uint64_t id)
 	e->id = id;
 	e->lon = clamp(coord(SPATE_LON_MAX), SPATE_LON_MAX);
 	e->lat = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
+	if (below(2) == 0) {
+		e->lon = local_coord();
+		e->lat = local_coord();
+	}
 	e->n_kw = below(8);
 	for (uint32_t i = 0; i < e->n_kw; i++)
 		e->kw[i] = str_of(vocab[below(NV)]);
