@@ -65,11 +65,13 @@ void spate_matchvec_free(struct spate_matchvec *mv)
 
 extern const struct spate_engine_ops spate_engine_brute;
 extern const struct spate_engine_ops spate_engine_grid;
+extern const struct spate_engine_ops spate_engine_drt;
 
 /* The first entry is the default engine: keep the fastest exact one first. */
 static const struct spate_engine_ops *const engines[] = {
 	&spate_engine_grid,
 	&spate_engine_brute,
+	&spate_engine_drt,
 	NULL,
 };
 
