@@ -14,8 +14,9 @@ struct spate_engine {
 	struct spate_idmap *pos; /* sub id -> index + 1 in subs[] */
 };
 
-static struct spate_engine *brute_create(void)
+static struct spate_engine *brute_create(const struct spate_engine_params *params)
 {
+	(void)params;
 	struct spate_engine *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)

@@ -56,8 +56,9 @@ static void list_remove(struct sub_list *l, const struct spate_sub *s)
 		}
 }
 
-static struct spate_engine *grid_create(void)
+static struct spate_engine *grid_create(const struct spate_engine_params *params)
 {
+	(void)params;
 	struct spate_engine *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)

@@ -32,6 +32,7 @@ void spate_conf_default(struct spate_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	spate_limits_default(&c->limits);
+	spate_matcher_conf_default(&c->matcher);
 	snprintf(c->engine, sizeof(c->engine), "%s", spate_engine_find(NULL)->name);
 	c->matcher.engine = c->engine;
 }
@@ -51,6 +52,37 @@ static int conf_error(char *err, size_t errlen, const char *path,
 	va_end(ap);
 	snprintf(err, errlen, "%s:%u: %s", path, s ? config_setting_source_line(s) : 0, msg);
 	return -1;
+}
+
+/* The "drt" group: every key is a DRt parameter, validated by its setter. */
+static int read_drt(struct spate_conf *c, const config_setting_t *g, const char *path,
+		    char *err, size_t errlen)
+{
+	if (!config_setting_is_group(g))
+		return conf_error(err, errlen, path, g, "spate.drt must be a group { ... }");
+	for (int i = 0; i < config_setting_length(g); i++) {
+		config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+		char text[64], why[160];
+		switch (config_setting_type(s)) {
+		case CONFIG_TYPE_INT:
+		case CONFIG_TYPE_INT64:
+			snprintf(text, sizeof(text), "%lld", config_setting_get_int64(s));
+			break;
+		case CONFIG_TYPE_FLOAT:
+			snprintf(text, sizeof(text), "%.17g", config_setting_get_float(s));
+			break;
+		case CONFIG_TYPE_STRING:
+			snprintf(text, sizeof(text), "%s", config_setting_get_string(s));
+			break;
+		default:
+			return conf_error(err, errlen, path, s, "spate.drt.%s must be a number or a string",
+					  config_setting_name(s));
+		}
+		if (drt_params_set(&c->matcher.params.drt, config_setting_name(s), text, why,
+				   sizeof(why)) != 0)
+			return conf_error(err, errlen, path, s, "spate.drt: %s", why);
+	}
+	return 0;
 }
 
 int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
@@ -96,6 +128,8 @@ int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 					  v, p->min, p->max);
 		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
 	}
+	if ((s = config_setting_lookup(top, "drt")) != NULL)
+		return read_drt(c, s, path, err, errlen);
 	return 0;
 }
 

@@ -63,6 +63,11 @@ void spate_matchvec_free(struct spate_matchvec *mv)
 	memset(mv, 0, sizeof(*mv));
 }
 
+void spate_engine_params_default(struct spate_engine_params *p)
+{
+	drt_params_default(&p->drt);
+}
+
 extern const struct spate_engine_ops spate_engine_brute;
 extern const struct spate_engine_ops spate_engine_grid;
 extern const struct spate_engine_ops spate_engine_drt;

@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
+#include "drt_params.h"
 #include "spate_types.h"
 
 struct spate_constraint {
@@ -61,10 +64,16 @@ void spate_matchvec_free(struct spate_matchvec *mv);
 
 struct spate_engine;
 
+/* Parameters of every engine that has some; each engine reads its own. */
+struct spate_engine_params {
+	struct drt_params drt;
+};
+void spate_engine_params_default(struct spate_engine_params *p);
+
 struct spate_engine_ops {
 	const char *name;
 	const char *help;
-	struct spate_engine *(*create)(void);
+	struct spate_engine *(*create)(const struct spate_engine_params *p);
 	void (*destroy)(struct spate_engine *e);
 	/* 0 or -SPATE_E_NO_MEMORY. The id is new to the engine. */
 	int (*sub_add)(struct spate_engine *e, const struct spate_sub *s);
@@ -73,6 +82,8 @@ struct spate_engine_ops {
 	/* Append every matching sub to mv; 0 or -SPATE_E_NO_MEMORY. */
 	int (*match)(struct spate_engine *e, const struct spate_event *ev,
 		     struct spate_matchvec *mv);
+	/* Optional: the engine's own figures as one JSON object, no newline. */
+	void (*stats)(const struct spate_engine *e, FILE *f);
 };
 
 /* Registry of engines, by name. NULL name = the default (best) engine. */

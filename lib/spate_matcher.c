@@ -21,6 +21,12 @@ struct spate_matcher {
 	struct spate_attr ev_attr[SPATE_ATTR_MAX_HARD];
 };
 
+void spate_matcher_conf_default(struct spate_matcher_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	spate_engine_params_default(&conf->params);
+}
+
 struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf)
 {
 	const struct spate_engine_ops *ops = spate_engine_find(conf->engine);
@@ -34,7 +40,7 @@ struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf
 	m->ops = ops;
 	m->conf = *conf;
 	m->conf.engine = ops->name;
-	m->engine = ops->create();
+	m->engine = ops->create(&m->conf.params);
 	m->keywords = spate_dict_create();
 	m->attrs = spate_dict_create();
 	m->subs = spate_idmap_create();
@@ -72,6 +78,14 @@ void spate_matcher_destroy(struct spate_matcher *m)
 const char *spate_matcher_engine_name(const struct spate_matcher *m)
 {
 	return m->ops->name;
+}
+
+void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f)
+{
+	if (m->ops->stats)
+		m->ops->stats(m->engine, f);
+	else
+		fputs("{}", f);
 }
 
 static int cmp_u32(const void *a, const void *b)

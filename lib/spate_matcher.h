@@ -9,6 +9,7 @@
 #define SPATE_MATCHER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "spate_engine.h"
 #include "spate_types.h"
@@ -19,12 +20,17 @@ struct spate_matcher_conf {
 	const char *engine;           /* NULL = default */
 	uint32_t max_subs;            /* 0 = unlimited */
 	uint32_t max_subs_per_client; /* 0 = unlimited */
+	struct spate_engine_params params;
 };
+/* Defaults: default engine, no quotas, default engine parameters. */
+void spate_matcher_conf_default(struct spate_matcher_conf *conf);
 
 /* NULL when the engine name is unknown or memory runs out. */
 struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf);
 void spate_matcher_destroy(struct spate_matcher *m);
 const char *spate_matcher_engine_name(const struct spate_matcher *m);
+/* The engine's own figures as one JSON object ("{}" if it has none). */
+void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f);
 
 /* Add a subscription owned by `owner` (a client id). An add whose id exists
  * with the same owner and content is an idempotent retransmission and

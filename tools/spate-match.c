@@ -23,6 +23,8 @@ static void usage(FILE *f)
 		"one 'event_id<TAB>sub_id' line per match to stdout, a summary to stderr.\n"
 		"  --engine NAME   matching engine (default: the fastest exact one)\n"
 		"  --conf FILE     libconfig file; its 'spate' group sets limits and engine\n"
+		"  --param N=V     set an engine parameter (drt: alpha, new_th, cmax, ...)\n"
+		"  --stats         print the engine's own figures (JSON) to stderr\n"
 		"  --skip-bad      report bad lines and go on (default: stop, exit 1)\n"
 		"  --quiet         no summary on stderr\n");
 }
@@ -43,12 +45,16 @@ int main(int argc, char **argv)
 		{ "skip-bad", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-engines", no_argument, NULL, 'l' },
+		{ "param", required_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct spate_conf conf;
 	const char *engine = NULL, *conf_path = NULL;
-	bool skip_bad = false, quiet = false;
+	bool skip_bad = false, quiet = false, stats = false;
+	const char *params[32];
+	int n_params = 0;
 	char err[512];
 	int c;
 
@@ -59,6 +65,14 @@ int main(int argc, char **argv)
 		case 'c': conf_path = optarg; break;
 		case 's': skip_bad = true; break;
 		case 'q': quiet = true; break;
+		case 'S': stats = true; break;
+		case 'p':
+			if (n_params == 32) {
+				fprintf(stderr, "spate-match: too many --param\n");
+				return 2;
+			}
+			params[n_params++] = optarg;
+			break;
 		case 'l':
 			for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 				printf("%-10s %s%s\n", (*e)->name, (*e)->help,
@@ -85,6 +99,20 @@ int main(int argc, char **argv)
 		snprintf(conf.engine, sizeof(conf.engine), "%s", engine);
 	}
 	conf.matcher.engine = conf.engine;
+	for (int i = 0; i < n_params; i++) {
+		char name[64];
+		const char *eq = strchr(params[i], '=');
+		if (eq == NULL || (size_t)(eq - params[i]) >= sizeof(name)) {
+			fprintf(stderr, "spate-match: --param wants NAME=VALUE, got '%s'\n", params[i]);
+			return 2;
+		}
+		memcpy(name, params[i], eq - params[i]);
+		name[eq - params[i]] = '\0';
+		if (drt_params_set(&conf.matcher.params.drt, name, eq + 1, err, sizeof(err)) != 0) {
+			fprintf(stderr, "spate-match: --param: %s\n", err);
+			return 2;
+		}
+	}
 
 	struct spate_matcher *m = spate_matcher_create(&conf.matcher);
 	if (m == NULL) {
@@ -155,6 +183,11 @@ int main(int argc, char **argv)
 			spate_matcher_engine_name(m), n_ops, n_events,
 			spate_matcher_sub_count(m), n_matches, n_bad, total, match_time,
 			match_time > 0 ? n_events / match_time : 0.0);
+	if (stats) {
+		fputs("spate-match: engine stats ", stderr);
+		spate_matcher_engine_stats(m, stderr);
+		fputc('\n', stderr);
+	}
 	spate_matchvec_free(&mv);
 	spate_stream_close(&rd);
 	spate_matcher_destroy(m);

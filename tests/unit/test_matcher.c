@@ -138,8 +138,11 @@ static bool naive_match(const struct spate_raw_sub *s, const struct spate_raw_ev
 
 static void test_rules(void)
 {
-	struct spate_matcher_conf conf = { .engine = "brute", .max_subs = 5,
-					   .max_subs_per_client = 3 };
+	struct spate_matcher_conf conf;
+	spate_matcher_conf_default(&conf);
+	conf.engine = "brute";
+	conf.max_subs = 5;
+	conf.max_subs_per_client = 3;
 	struct spate_matcher *m = spate_matcher_create(&conf);
 	struct spate_raw_sub s;
 
@@ -181,11 +184,16 @@ static void test_rules(void)
 
 static uint64_t total_matches, total_events;
 
-static void run_workload(const char *engine, uint64_t seed, int n_ops)
+static void run_workload(const char *engine, const struct drt_params *drt, uint64_t seed,
+			 int n_ops)
 {
 	static struct spate_raw_sub live[MAX_LIVE];
 	static bool used[MAX_LIVE];
-	struct spate_matcher_conf conf = { .engine = engine };
+	struct spate_matcher_conf conf;
+	spate_matcher_conf_default(&conf);
+	conf.engine = engine;
+	if (drt)
+		conf.params.drt = *drt;
 	struct spate_matcher *m = spate_matcher_create(&conf);
 	struct spate_matchvec mv = { 0 };
 	struct spate_raw_event e;
@@ -242,7 +250,21 @@ int main(void)
 	test_rules();
 	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 		for (uint64_t seed = 1; seed <= 40; seed++)
-			run_workload((*e)->name, seed, 3000);
+			run_workload((*e)->name, NULL, seed, 3000);
+	/* DRt under pressure: few categories allowed (many merges), short
+	 * periods (many rebalancing rounds), several workers, every variant. */
+	for (uint32_t variant = DRT_SIM_NONFRE; variant <= DRT_SIM_FRE_CO; variant++)
+		for (uint64_t seed = 1; seed <= 10; seed++) {
+			struct drt_params p;
+			drt_params_default(&p);
+			p.variant = variant;
+			p.cmax = 1 + (uint32_t)(seed % 8);
+			p.lambda = 50 + 20 * (uint32_t)seed;
+			p.workers = 1 + (uint32_t)(seed % 4);
+			p.route_cell = seed % 2 ? 5 : 0.3;
+			p.new_th = 0.3 + 0.1 * (double)(seed % 5);
+			run_workload("drt", &p, seed, 3000);
+		}
 	/* The workloads must be able to fail: plenty of events match. */
 	printf("matcher: %llu events, %llu matches\n", (unsigned long long)total_events,
 	       (unsigned long long)total_matches);

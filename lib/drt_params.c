@@ -1,0 +1,132 @@
+/* drt_params.c - the table behind drt_params.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drt_params.h"
+
+enum param_type { P_DOUBLE, P_U32, P_VARIANT };
+
+struct param {
+	const char *name;
+	enum param_type type;
+	double min, max, def;
+	size_t offset;
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct drt_params, f)
+
+static const char *const variant_names[] = { "nonfre", "fre", "freco" };
+
+static const struct param params[] = {
+	{ "alpha", P_DOUBLE, 0, 1, 0.5, OFF(alpha), "weight of KeySim in Sim (paper: 0.5)" },
+	{ "new_th", P_DOUBLE, 0, 1, 0.5, OFF(new_th), "NewTh: best Sim below it opens a new category (paper: 0.5)" },
+	{ "cmax", P_U32, 1, 1000000, 256, OFF(cmax), "CMaxNumTh: more categories than this triggers a merge" },
+	{ "merge_th", P_DOUBLE, 0, 1e9, 1, OFF(merge_th), "'merge': MergeJudgePara below it makes a cross-worker merge (paper: 1)" },
+	{ "lambda", P_U32, 1, 1000000000, 50000, OFF(lambda), "events per load period (paper: 50000)" },
+	{ "sigma", P_DOUBLE, 0, 10, 0.2, OFF(sigma), "overload tolerance of formula (8)" },
+	{ "route_cell", P_DOUBLE, 0.01, 90, 5, OFF(route_cell), "routing grid interval, degrees (paper: 5)" },
+	{ "workers", P_U32, 1, 1024, 1, OFF(workers), "matching workers categories are spread over" },
+	{ "variant", P_VARIANT, 0, 2, DRT_SIM_FRE_CO, OFF(variant), "nonfre, fre or freco (the paper's ablation)" },
+	{ "c_ins", P_DOUBLE, 0, 1e9, 1, OFF(c_ins), "load of one insert in formula (7) (reconstructed)" },
+	{ "c_del", P_DOUBLE, 0, 1e9, 1, OFF(c_del), "load of one delete in formula (7) (reconstructed)" },
+};
+#define N_PARAMS (sizeof(params) / sizeof(params[0]))
+
+static const struct param *find(const char *name)
+{
+	for (size_t i = 0; i < N_PARAMS; i++)
+		if (strcmp(params[i].name, name) == 0)
+			return &params[i];
+	return NULL;
+}
+
+static void store(struct drt_params *p, const struct param *d, double v)
+{
+	char *at = (char *)p + d->offset;
+
+	if (d->type == P_DOUBLE)
+		*(double *)at = v;
+	else
+		*(uint32_t *)at = (uint32_t)v;
+}
+
+void drt_params_default(struct drt_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < N_PARAMS; i++)
+		store(p, &params[i], params[i].def);
+}
+
+int drt_params_set(struct drt_params *p, const char *name, const char *value,
+		   char *err, size_t errlen)
+{
+	const struct param *d = find(name);
+	char *end;
+	double v;
+
+	if (d == NULL) {
+		snprintf(err, errlen, "unknown drt parameter '%s'", name);
+		return -1;
+	}
+	if (d->type == P_VARIANT) {
+		for (size_t i = 0; i < 3; i++)
+			if (strcmp(value, variant_names[i]) == 0) {
+				store(p, d, (double)i);
+				return 0;
+			}
+		snprintf(err, errlen, "%s: '%s' is not one of nonfre, fre, freco", name, value);
+		return -1;
+	}
+	errno = 0;
+	v = strtod(value, &end);
+	if (end == value || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+		snprintf(err, errlen, "%s: '%s' is not a number", name, value);
+		return -1;
+	}
+	if (d->type == P_U32 && v != floor(v)) {
+		snprintf(err, errlen, "%s: '%s' is not an integer", name, value);
+		return -1;
+	}
+	if (v < d->min || v > d->max) {
+		snprintf(err, errlen, "%s = %s is out of range [%g, %g]", name, value, d->min, d->max);
+		return -1;
+	}
+	store(p, d, v);
+	return 0;
+}
+
+int drt_params_get(const struct drt_params *p, const char *name, char *buf, size_t len)
+{
+	const struct param *d = find(name);
+	const char *at;
+
+	if (d == NULL)
+		return -1;
+	at = (const char *)p + d->offset;
+	if (d->type == P_DOUBLE)
+		snprintf(buf, len, "%.17g", *(const double *)at);
+	else if (d->type == P_U32)
+		snprintf(buf, len, "%u", *(const uint32_t *)at);
+	else
+		snprintf(buf, len, "%s", variant_names[*(const uint32_t *)at % 3]);
+	return 0;
+}
+
+size_t drt_params_count(void)
+{
+	return N_PARAMS;
+}
+
+const char *drt_params_name(size_t i)
+{
+	return i < N_PARAMS ? params[i].name : NULL;
+}
+
+const char *drt_params_help(size_t i)
+{
+	return i < N_PARAMS ? params[i].help : NULL;
+}
