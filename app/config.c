@@ -1,0 +1,210 @@
+/* config.c - reads the "spated" group (see config.h) and the common
+ * "spate" group through spate_conf_read(), so limits and quotas mean the
+ * same thing to the daemon and to the offline tools. */
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libconfig.h>
+
+#include "config.h"
+
+static const char *const default_eal[] = {
+	"--no-huge", "-m", "512", "--no-pci", "--file-prefix=spated",
+};
+
+void spated_conf_default(struct spated_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	spate_conf_default(&c->common);
+	for (size_t i = 0; i < sizeof(default_eal) / sizeof(default_eal[0]); i++)
+		c->eal[c->n_eal++] = strdup(default_eal[i]);
+	snprintf(c->device, sizeof(c->device), "net_af_packet0,iface=spate0");
+	c->ipv4 = 0xc6120001; /* 198.18.0.1 */
+	c->udp_port = 47100;
+	c->mtu = 1500;
+	c->mbufs = 4095;
+	c->rx_desc = 512;
+	c->tx_desc = 512;
+}
+
+void spated_conf_free(struct spated_conf *c)
+{
+	for (int i = 0; i < c->n_eal; i++)
+		free(c->eal[i]);
+	c->n_eal = 0;
+}
+
+static int conf_err(char *err, size_t errlen, const char *path,
+		    const config_setting_t *s, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int conf_err(char *err, size_t errlen, const char *path,
+		    const config_setting_t *s, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s:%u: %s", path, s ? config_setting_source_line(s) : 0, msg);
+	return -1;
+}
+
+/* Integer keys of the "spated" group: name, range, destination. */
+struct uint_key {
+	const char *name;
+	long long min, max;
+	size_t off;   /* offset in struct spated_conf */
+	size_t size;  /* 2 or 4 */
+};
+
+#define UKEY(n, lo, hi, field) \
+	{ n, lo, hi, offsetof(struct spated_conf, field), sizeof(((struct spated_conf *)0)->field) }
+
+static const struct uint_key uint_keys[] = {
+	UKEY("udp_port", 1, 65535, udp_port),
+	/* 576: the IPv4 minimum; 9000: jumbo, needs framesz on af_packet. */
+	UKEY("mtu", 576, 9000, mtu),
+	UKEY("mbufs", 1023, 1 << 20, mbufs),
+	UKEY("rx_desc", 32, 16384, rx_desc),
+	UKEY("tx_desc", 32, 16384, tx_desc),
+	UKEY("stats_interval", 0, 86400, stats_interval),
+	UKEY("idle_sleep_us", 0, 100000, idle_sleep_us),
+};
+
+static int read_uint(struct spated_conf *c, const config_setting_t *s,
+		     const struct uint_key *k, const char *path, char *err, size_t errlen)
+{
+	int type = config_setting_type(s);
+
+	if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+		return conf_err(err, errlen, path, s, "spated.%s must be an integer", k->name);
+	long long v = config_setting_get_int64(s);
+	if (v < k->min || v > k->max)
+		return conf_err(err, errlen, path, s, "spated.%s = %lld is out of range [%lld, %lld]",
+				k->name, v, k->min, k->max);
+	if (k->size == 2)
+		*(uint16_t *)((char *)c + k->off) = (uint16_t)v;
+	else
+		*(uint32_t *)((char *)c + k->off) = (uint32_t)v;
+	return 0;
+}
+
+static int read_eal(struct spated_conf *c, const config_setting_t *s, const char *path,
+		    char *err, size_t errlen)
+{
+	if (!config_setting_is_array(s) && !config_setting_is_list(s))
+		return conf_err(err, errlen, path, s, "spated.eal must be a list of strings [ \"...\", ... ]");
+	int n = config_setting_length(s);
+	if (n > SPATED_EAL_ARGS_MAX)
+		return conf_err(err, errlen, path, s, "spated.eal has %d arguments, at most %d",
+				n, SPATED_EAL_ARGS_MAX);
+	spated_conf_free(c);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, i);
+		const char *v = config_setting_get_string(e);
+		if (v == NULL)
+			return conf_err(err, errlen, path, e, "spated.eal[%d] must be a string", i);
+		c->eal[c->n_eal++] = strdup(v);
+	}
+	return 0;
+}
+
+static int read_port(struct spated_conf *c, const config_setting_t *s, const char *path,
+		     char *err, size_t errlen)
+{
+	if (!config_setting_is_group(s))
+		return conf_err(err, errlen, path, s, "spated.port must be a group { device = \"...\"; }");
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *e = config_setting_get_elem(s, i);
+		const char *name = config_setting_name(e);
+		if (strcmp(name, "device") != 0)
+			return conf_err(err, errlen, path, e, "spated.port: unknown setting '%s' (known: device)", name);
+		const char *v = config_setting_get_string(e);
+		if (v == NULL)
+			return conf_err(err, errlen, path, e, "spated.port.device must be a string");
+		if (strlen(v) >= sizeof(c->device))
+			return conf_err(err, errlen, path, e, "spated.port.device is too long");
+		snprintf(c->device, sizeof(c->device), "%s", v);
+	}
+	return 0;
+}
+
+static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const char *path,
+		     char *err, size_t errlen)
+{
+	const char *v = config_setting_get_string(s);
+	struct in_addr a;
+
+	if (v == NULL || inet_pton(AF_INET, v, &a) != 1)
+		return conf_err(err, errlen, path, s, "spated.ipv4 must be a dotted IPv4 address string");
+	uint32_t ip = ntohl(a.s_addr);
+	/* Our own address must be a unicast one: 0/8, 127/8, 224/4 and up
+	 * cannot be answered for on a link. */
+	if ((ip >> 24) == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14)
+		return conf_err(err, errlen, path, s, "spated.ipv4 = %s is not a unicast address", v);
+	c->ipv4 = ip;
+	return 0;
+}
+
+static int read_spated(struct spated_conf *c, const config_t *cfg, const char *path,
+		       char *err, size_t errlen)
+{
+	/* libconfig lookups take non-const pointers; they do not modify. */
+	config_setting_t *top = config_lookup(cfg, "spated");
+
+	if (top == NULL)
+		return 0;
+	if (!config_setting_is_group(top))
+		return conf_err(err, errlen, path, top, "'spated' must be a group { ... }");
+	for (int i = 0; i < config_setting_length(top); i++) {
+		const config_setting_t *s = config_setting_get_elem(top, i);
+		const char *name = config_setting_name(s);
+		int rc = 1;
+
+		if (strcmp(name, "eal") == 0)
+			rc = read_eal(c, s, path, err, errlen);
+		else if (strcmp(name, "port") == 0)
+			rc = read_port(c, s, path, err, errlen);
+		else if (strcmp(name, "ipv4") == 0)
+			rc = read_ipv4(c, s, path, err, errlen);
+		for (size_t k = 0; rc > 0 && k < sizeof(uint_keys) / sizeof(uint_keys[0]); k++)
+			if (strcmp(name, uint_keys[k].name) == 0)
+				rc = read_uint(c, s, &uint_keys[k], path, err, errlen);
+		if (rc > 0)
+			return conf_err(err, errlen, path, s,
+					"spated: unknown setting '%s' (known: eal, port, ipv4, udp_port, "
+					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us)", name);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t errlen)
+{
+	config_t cfg;
+	int rc;
+
+	if (path == NULL)
+		return 0;
+	config_init(&cfg);
+	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
+			snprintf(err, errlen, "%s:0: cannot read file", path);
+		else
+			snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg),
+				 config_error_text(&cfg));
+		config_destroy(&cfg);
+		return -1;
+	}
+	rc = spate_conf_read(&c->common, &cfg, path, err, errlen);
+	if (rc == 0)
+		rc = read_spated(c, &cfg, path, err, errlen);
+	config_destroy(&cfg);
+	return rc;
+}

@@ -1,0 +1,79 @@
+/* counters.h - every packet spated sees ends in exactly one counter (or
+ * more when it is also answered), so drops are never silent.
+ *
+ * One X-macro lists the scalar counters: the struct and the JSON printer
+ * come from it, so adding a reason is one line. Per-error-code counters
+ * (indexed by enum spate_err) sit next to them.
+ */
+#ifndef SPATED_COUNTERS_H
+#define SPATED_COUNTERS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spate_err.h"
+
+#define SPATED_FOREACH_COUNTER(X)                                            \
+	X(rx)                /* frames received */                           \
+	X(rx_bytes)          /* their bytes (Ethernet header included) */    \
+	X(rx_multiseg)       /* chained mbufs: not handled, dropped */       \
+	X(rx_runt)           /* shorter than an Ethernet header */           \
+	X(rx_other_mac)      /* unicast to another MAC */                    \
+	X(rx_other_ethertype)/* neither ARP nor IPv4 (IPv6, VLAN, ...) */    \
+	X(arp_requests)      /* ARP requests for our address */              \
+	X(arp_replies)       /* ARP replies we sent */                       \
+	X(arp_learned)       /* ARP replies to us (answers to our requests)*/\
+	X(arp_other)         /* ARP not for us, or malformed */              \
+	X(arp_sent)          /* ARP requests we sent (unknown neighbour) */  \
+	X(ip_bad_header)     /* version, IHL or total length wrong */        \
+	X(ip_bad_csum)       /* IPv4 header checksum wrong */                \
+	X(ip_fragment)       /* MF set or offset != 0: not reassembled */    \
+	X(ip_not_ours)       /* destination is not our address */            \
+	X(ip_other_proto)    /* neither ICMP nor UDP */                      \
+	X(icmp_echo)         /* echo requests answered */                    \
+	X(icmp_bad)          /* short or bad ICMP checksum */                \
+	X(icmp_other)        /* ICMP other than echo request */              \
+	X(udp_bad_len)       /* UDP length disagrees with the IP length */   \
+	X(udp_bad_csum)      /* non-zero UDP checksum that does not verify */\
+	X(udp_other_port)    /* UDP to a port we do not serve */             \
+	X(dgrams)            /* Spate datagrams handed to the frame handler*/\
+	X(bad_header)        /* Spate header refused: dropped, no reply */   \
+	X(from_server)       /* datagrams with the server flag: ignored */   \
+	X(messages)          /* messages read */                             \
+	X(bad_messages)      /* messages refused (see bad_msg by code) */    \
+	X(events)            /* EVENT messages matched */                    \
+	X(matches)           /* (event, sub) pairs matched */                \
+	X(sub_adds)          /* SUB_ADD accepted */                          \
+	X(sub_dels)          /* SUB_DEL accepted */                          \
+	X(notifications)     /* (event, sub) pairs put into NOTIFY messages */\
+	X(notify_msgs)       /* NOTIFY messages */                           \
+	X(notify_dgrams)     /* datagrams carrying NOTIFY messages */        \
+	X(reply_dgrams)      /* datagrams carrying ACK/NACK */               \
+	X(acks)              \
+	X(nacks)             \
+	X(receiver_evicted)  /* receiver table full: oldest entry reused */  \
+	X(no_neighbour)      /* datagram dropped: destination MAC unknown */ \
+	X(no_mbuf)           /* mbuf pool empty when building a frame */     \
+	X(tx)                /* frames sent */                               \
+	X(tx_bytes)          \
+	X(tx_drops)          /* frames the port did not take: freed */
+
+struct spated_counters {
+#define SPATED_COUNTER_FIELD(name) uint64_t name;
+	SPATED_FOREACH_COUNTER(SPATED_COUNTER_FIELD)
+#undef SPATED_COUNTER_FIELD
+	/* Spate header refusals and message refusals, by enum spate_err. */
+	uint64_t hdr_err[SPATE_E__COUNT];
+	uint64_t msg_err[SPATE_E__COUNT];
+};
+
+/* The counters of this (single) data-path lcore. Plain globals: one writer,
+ * and the printer runs on the same lcore between bursts. */
+extern struct spated_counters spated_cnt;
+
+/* One JSON object on one line, then flush:
+ * {"spated":"counters","uptime_s":N,"rx":N,...,"hdr_err":{"BAD_MAGIC":N},
+ *  "msg_err":{...}} (error maps list non-zero codes only). */
+void spated_counters_print(FILE *f, const struct spated_counters *c, double uptime_s);
+
+#endif

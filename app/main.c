@@ -1,0 +1,250 @@
+/* main.c - spated: command line, EAL, port, and the poll loop.
+ *
+ *   spated [-c FILE] [--check-config] [-- EAL args]
+ *
+ * The loop is deliberately thin: RX burst -> net_rx (Ethernet/ARP/IP/UDP)
+ * -> frame_handler (Spate) -> notifier/net TX. The protocol side never
+ * sees an mbuf, so it can move to its own lcores behind rings later.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "config.h"
+#include "counters.h"
+#include "frame_handler.h"
+#include "net.h"
+#include "notify.h"
+#include "port.h"
+#include "spate_matcher.h"
+
+#define RX_BURST 32
+#define IPV4_UDP_HDRS 28 /* IPv4 (no options) + UDP headers */
+
+/* Set by signal handlers, read by the loop between bursts: handlers do
+ * nothing else, since almost nothing is async-signal-safe. */
+static volatile sig_atomic_t quit_flag;
+static volatile sig_atomic_t stats_flag;
+
+static void on_quit(int sig)
+{
+	(void)sig;
+	quit_flag = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stats_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: spated [-c FILE] [--check-config] [-- EAL args]\n"
+		"  -c, --config FILE   libconfig file (groups 'spate' and 'spated')\n"
+		"      --check-config  validate the configuration and exit\n"
+		"EAL args after '--' replace spated.eal from the file; when they have no\n"
+		"--vdev, --vdev=<spated.port.device> is added.\n"
+		"SIGUSR1 prints the counters as one JSON line; SIGINT/SIGTERM stop.\n");
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_quit;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void on_udp(void *ctx, const uint8_t *buf, size_t len, struct spate_dest src)
+{
+	frame_handler_datagram(ctx, buf, len, src);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *conf_path = NULL;
+	int check_only = 0, own_argc = argc, c;
+	struct spated_conf conf;
+	char err[512];
+
+	/* Our options end at "--"; what follows belongs to the EAL. */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			own_argc = i;
+			break;
+		}
+	while ((c = getopt_long(own_argc, argv, "c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'C':
+			check_only = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < own_argc) {
+		fprintf(stderr, "spated: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+
+	spated_conf_default(&conf);
+	if (spated_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "spated: %s\n", err);
+		spated_conf_free(&conf);
+		return 1;
+	}
+	if (check_only) {
+		printf("spated: %s: configuration OK\n", conf_path ? conf_path : "(defaults)");
+		spated_conf_free(&conf);
+		return 0;
+	}
+
+	/* EAL argv: ours after "--", else the file's; plus the vdev. */
+	char *eal_argv[SPATED_EAL_ARGS_MAX + 64];
+	char vdev_arg[300];
+	int eal_argc = 0, have_vdev = 0;
+	eal_argv[eal_argc++] = argv[0];
+	if (own_argc < argc) {
+		if (argc - own_argc - 1 > SPATED_EAL_ARGS_MAX + 60) {
+			fprintf(stderr, "spated: too many EAL arguments\n");
+			return 2;
+		}
+		for (int i = own_argc + 1; i < argc; i++)
+			eal_argv[eal_argc++] = argv[i];
+	} else {
+		for (int i = 0; i < conf.n_eal; i++)
+			eal_argv[eal_argc++] = conf.eal[i];
+	}
+	for (int i = 1; i < eal_argc; i++)
+		if (strncmp(eal_argv[i], "--vdev", 6) == 0)
+			have_vdev = 1;
+	if (!have_vdev && conf.device[0] != '\0') {
+		snprintf(vdev_arg, sizeof(vdev_arg), "--vdev=%s", conf.device);
+		eal_argv[eal_argc++] = vdev_arg;
+	}
+	eal_argv[eal_argc] = NULL;
+
+	int rc = rte_eal_init(eal_argc, eal_argv);
+	if (rc < 0)
+		rte_exit(EXIT_FAILURE, "rte_eal_init: err=%d, port=%u\n", rte_errno, 0u);
+	install_signals();
+
+	/* The port: the configured vdev by name, or the first port there is
+	 * (the EAL args brought their own --vdev or a PCI device). */
+	uint16_t port_id = RTE_MAX_ETHPORTS;
+	if (!have_vdev && conf.device[0] != '\0') {
+		char name[256];
+		snprintf(name, sizeof(name), "%s", conf.device);
+		name[strcspn(name, ",")] = '\0';
+		rc = rte_eth_dev_get_port_by_name(name, &port_id);
+		if (rc != 0)
+			rte_exit(EXIT_FAILURE, "no port named '%s': err=%d, port=%u\n", name, rc, 0u);
+	} else {
+		uint16_t p;
+		RTE_ETH_FOREACH_DEV(p) {
+			port_id = p;
+			break;
+		}
+		if (port_id == RTE_MAX_ETHPORTS)
+			rte_exit(EXIT_FAILURE, "no Ethernet port: err=%d, port=%u\n", -ENODEV, 0u);
+	}
+
+	uint32_t room = RTE_MBUF_DEFAULT_DATAROOM;
+	if (conf.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > room)
+		room = conf.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("spated_mbufs", conf.mbufs, 256, 0,
+							 (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+							 rte_socket_id());
+	if (mp == NULL)
+		rte_exit(EXIT_FAILURE, "rte_pktmbuf_pool_create(%u mbufs): err=%d, port=%u\n",
+			 conf.mbufs, rte_errno, port_id);
+
+	struct rte_ether_addr mac;
+	port_start(port_id, mp, (uint16_t)conf.rx_desc, (uint16_t)conf.tx_desc, conf.mtu, &mac);
+
+	struct spate_matcher *matcher = spate_matcher_create(&conf.common.matcher);
+	if (matcher == NULL)
+		rte_exit(EXIT_FAILURE, "spate_matcher_create(engine %s): err=%d, port=%u\n",
+			 conf.common.engine, -ENOMEM, port_id);
+	/* Replies and notifications: a whole datagram in one frame. */
+	size_t max_payload = conf.mtu - IPV4_UDP_HDRS;
+	static struct net net;
+	struct notifier *nt = notifier_create(max_payload, conf.common.limits.max_messages,
+					      net_udp_send, &net);
+	struct frame_handler *fh = nt ? frame_handler_create(matcher, &conf.common.limits, nt,
+							     max_payload) : NULL;
+	if (fh == NULL)
+		rte_exit(EXIT_FAILURE, "frame handler: err=%d, port=%u\n", -ENOMEM, port_id);
+	net_init(&net, port_id, mp, &mac, conf.ipv4, conf.udp_port, on_udp, fh);
+
+	char mac_s[RTE_ETHER_ADDR_FMT_SIZE];
+	rte_ether_format_addr(mac_s, sizeof(mac_s), &mac);
+	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u mac=%s engine=%s mtu=%u\n",
+	       conf.ipv4 >> 24, (conf.ipv4 >> 16) & 0xff, (conf.ipv4 >> 8) & 0xff,
+	       conf.ipv4 & 0xff, conf.udp_port, port_id, mac_s,
+	       spate_matcher_engine_name(matcher), conf.mtu);
+	fflush(stdout);
+
+	uint64_t hz = rte_get_timer_hz(), start = rte_get_timer_cycles();
+	uint64_t stats_every = conf.stats_interval * hz, next_stats = start + stats_every;
+	struct rte_mbuf *pkts[RX_BURST];
+
+	while (!quit_flag) {
+		uint16_t nb = rte_eth_rx_burst(port_id, 0, pkts, RX_BURST);
+
+		for (uint16_t i = 0; i < nb; i++)
+			net_rx(&net, pkts[i]);
+		frame_handler_burst_end(fh);
+		net_tx_flush(&net);
+
+		uint64_t now = rte_get_timer_cycles();
+		if (stats_flag || (stats_every != 0 && now >= next_stats)) {
+			stats_flag = 0;
+			if (stats_every != 0 && now >= next_stats)
+				next_stats = now + stats_every;
+			spated_counters_print(stdout, &spated_cnt, (double)(now - start) / (double)hz);
+		}
+		if (nb == 0 && conf.idle_sleep_us != 0)
+			rte_delay_us_sleep(conf.idle_sleep_us);
+	}
+
+	spated_counters_print(stdout, &spated_cnt,
+			      (double)(rte_get_timer_cycles() - start) / (double)hz);
+	port_close(port_id);
+	frame_handler_destroy(fh);
+	notifier_destroy(nt);
+	spate_matcher_destroy(matcher);
+	rte_mempool_free(mp);
+	rte_eal_cleanup();
+	spated_conf_free(&conf);
+	return 0;
+}

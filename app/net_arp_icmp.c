@@ -1,0 +1,125 @@
+/* net_arp_icmp.c - ARP (answer for our address, learn, ask) and ICMP echo.
+ * Replies are built in the received mbuf: no allocation on these paths. */
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_icmp.h>
+
+#include "counters.h"
+#include "net.h"
+
+void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eth + 1);
+
+	if (len < sizeof(*eth) + sizeof(*a) ||
+	    a->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    a->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    a->arp_hlen != RTE_ETHER_ADDR_LEN || a->arp_plen != 4) {
+		spated_cnt.arp_other++;
+		goto drop;
+	}
+	uint32_t sip = rte_be_to_cpu_32(a->arp_data.arp_sip);
+	uint32_t tip = rte_be_to_cpu_32(a->arp_data.arp_tip);
+	uint16_t op = rte_be_to_cpu_16(a->arp_opcode);
+
+	if (tip != n->ip) {
+		spated_cnt.arp_other++;
+		goto drop;
+	}
+	/* The sender asked us or answered us: either way it is our
+	 * neighbour and about to talk to us. */
+	if (sip != 0 && rte_is_unicast_ether_addr(&a->arp_data.arp_sha))
+		neigh_learn(&n->neigh, sip, &a->arp_data.arp_sha);
+
+	if (op == RTE_ARP_OP_REPLY) {
+		spated_cnt.arp_learned++;
+		goto drop;
+	}
+	if (op != RTE_ARP_OP_REQUEST) {
+		spated_cnt.arp_other++;
+		goto drop;
+	}
+	spated_cnt.arp_requests++;
+	/* Turn the request around: target = the asker, sender = us. */
+	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	a->arp_data.arp_tha = a->arp_data.arp_sha;
+	a->arp_data.arp_tip = a->arp_data.arp_sip;
+	a->arp_data.arp_sha = n->mac;
+	a->arp_data.arp_sip = rte_cpu_to_be_32(n->ip);
+	eth->dst_addr = a->arp_data.arp_tha;
+	eth->src_addr = n->mac;
+	spated_cnt.arp_replies++;
+	net_tx_queue(n, m);
+	return;
+drop:
+	rte_pktmbuf_free(m);
+}
+
+void net_arp_request(struct net *n, uint32_t ip)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(n->mp);
+	struct rte_ether_hdr *eth;
+	struct rte_arp_hdr *a;
+
+	if (m == NULL) {
+		spated_cnt.no_mbuf++;
+		return;
+	}
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eth) + sizeof(*a));
+	if (eth == NULL) {
+		spated_cnt.no_mbuf++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	a = (struct rte_arp_hdr *)(eth + 1);
+	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
+	eth->src_addr = n->mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = RTE_ETHER_ADDR_LEN;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	a->arp_data.arp_sha = n->mac;
+	a->arp_data.arp_sip = rte_cpu_to_be_32(n->ip);
+	memset(&a->arp_data.arp_tha, 0, sizeof(a->arp_data.arp_tha));
+	a->arp_data.arp_tip = rte_cpu_to_be_32(ip);
+	spated_cnt.arp_sent++;
+	net_tx_queue(n, m);
+}
+
+void net_icmp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, size_t ip_len)
+{
+	size_t ihl = rte_ipv4_hdr_len(ip), icmp_len = ip_len - ihl;
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)((uint8_t *)ip + ihl);
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	if (icmp_len < sizeof(*icmp) || rte_raw_cksum(icmp, icmp_len) != 0xffff) {
+		spated_cnt.icmp_bad++;
+		goto drop;
+	}
+	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0) {
+		spated_cnt.icmp_other++;
+		goto drop;
+	}
+	/* Echo reply in place: same identifier, sequence and data. */
+	eth->dst_addr = eth->src_addr;
+	eth->src_addr = n->mac;
+	ip->dst_addr = ip->src_addr;
+	ip->src_addr = rte_cpu_to_be_32(n->ip);
+	ip->time_to_live = 64;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	icmp->icmp_cksum = 0;
+	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, icmp_len);
+	/* Drop Ethernet padding the request may have carried. */
+	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - sizeof(*eth) - ip_len));
+	spated_cnt.icmp_echo++;
+	net_tx_queue(n, m);
+	return;
+drop:
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,159 @@
+/* net_rx.c - Ethernet and IPv4/UDP input (net.h). */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_udp.h>
+
+#include "counters.h"
+#include "net.h"
+
+void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
+	      const struct rte_ether_addr *mac, uint32_t ip, uint16_t udp_port,
+	      net_udp_fn on_udp, void *ctx)
+{
+	memset(n, 0, sizeof(*n));
+	n->port_id = port_id;
+	n->mp = mp;
+	n->mac = *mac;
+	n->ip = ip;
+	n->udp_port = udp_port;
+	n->on_udp = on_udp;
+	n->ctx = ctx;
+	n->arp_gap = rte_get_tsc_hz(); /* one request a second per address */
+}
+
+static int is_unicast_ipv4(uint32_t ip)
+{
+	return ip != 0 && (ip >> 28) < 14; /* not 0.0.0.0, not multicast/class E */
+}
+
+/* Does the UDP checksum verify? Sum of pseudo-header and datagram,
+ * checksum field included, is 0xffff when it does. (Done by hand: the
+ * DPDK helper for this is still experimental API in 22.11.) */
+static int udp_cksum_ok(const struct rte_ipv4_hdr *ip, const struct rte_udp_hdr *udp,
+			size_t udp_len)
+{
+	uint32_t sum = (uint32_t)rte_raw_cksum(udp, udp_len) + rte_ipv4_phdr_cksum(ip, 0);
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+		      size_t ip_len)
+{
+	size_t ihl = rte_ipv4_hdr_len(ip);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)((uint8_t *)ip + ihl);
+
+	/* The UDP length must be the IP payload length exactly: the
+	 * checksum (pseudo-header) and the Spate header both rely on it. */
+	if (ip_len - ihl < sizeof(*udp) || rte_be_to_cpu_16(udp->dgram_len) != ip_len - ihl) {
+		spated_cnt.udp_bad_len++;
+		goto drop;
+	}
+	if (rte_be_to_cpu_16(udp->dst_port) != n->udp_port) {
+		spated_cnt.udp_other_port++;
+		goto drop;
+	}
+	/* 0 = the sender did not compute one (allowed for UDP over IPv4). */
+	if (udp->dgram_cksum != 0 && !udp_cksum_ok(ip, udp, ip_len - ihl)) {
+		spated_cnt.udp_bad_csum++;
+		goto drop;
+	}
+	struct spate_dest src = {
+		.ipv4 = rte_be_to_cpu_32(ip->src_addr),
+		.port = rte_be_to_cpu_16(udp->src_port),
+	};
+	n->on_udp(n->ctx, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
+drop:
+	rte_pktmbuf_free(m);
+}
+
+static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *eth,
+		       size_t len)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	size_t l3 = len - sizeof(*eth), ihl, tot;
+
+	if (l3 < sizeof(*ip) || (ip->version_ihl >> 4) != 4 ||
+	    (ihl = rte_ipv4_hdr_len(ip)) < sizeof(*ip) || ihl > l3) {
+		spated_cnt.ip_bad_header++;
+		goto drop;
+	}
+	/* A header with a correct checksum sums to 0xffff, itself included. */
+	if (rte_raw_cksum(ip, ihl) != 0xffff) {
+		spated_cnt.ip_bad_csum++;
+		goto drop;
+	}
+	/* Shorter than the frame is fine (Ethernet pads to 60 bytes). */
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (tot < ihl || tot > l3) {
+		spated_cnt.ip_bad_header++;
+		goto drop;
+	}
+	/* No reassembly: a Spate datagram always fits one frame. */
+	if (rte_be_to_cpu_16(ip->fragment_offset) & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
+		spated_cnt.ip_fragment++;
+		goto drop;
+	}
+	if (rte_be_to_cpu_32(ip->dst_addr) != n->ip) {
+		spated_cnt.ip_not_ours++;
+		goto drop;
+	}
+	/* Everyone is on our link (no routing, no gateway): the frame's
+	 * source MAC is how to reach its source address. */
+	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+	if (is_unicast_ipv4(src) && rte_is_unicast_ether_addr(&eth->src_addr))
+		neigh_learn(&n->neigh, src, &eth->src_addr);
+
+	switch (ip->next_proto_id) {
+	case IPPROTO_ICMP:
+		net_icmp_input(n, m, ip, tot);
+		return;
+	case IPPROTO_UDP:
+		udp_input(n, m, ip, tot);
+		return;
+	default:
+		spated_cnt.ip_other_proto++;
+	}
+drop:
+	rte_pktmbuf_free(m);
+}
+
+void net_rx(struct net *n, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth;
+	size_t len = rte_pktmbuf_data_len(m);
+
+	spated_cnt.rx++;
+	spated_cnt.rx_bytes += rte_pktmbuf_pkt_len(m);
+	/* Chains only come with jumbo frames and scattered RX, which we do
+	 * not configure; parsing assumes one contiguous segment. */
+	if (m->nb_segs != 1) {
+		spated_cnt.rx_multiseg++;
+		goto drop;
+	}
+	if (len < sizeof(*eth)) {
+		spated_cnt.rx_runt++;
+		goto drop;
+	}
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (rte_is_unicast_ether_addr(&eth->dst_addr) &&
+	    !rte_is_same_ether_addr(&eth->dst_addr, &n->mac)) {
+		spated_cnt.rx_other_mac++;
+		goto drop;
+	}
+	switch (rte_be_to_cpu_16(eth->ether_type)) {
+	case RTE_ETHER_TYPE_ARP:
+		net_arp_input(n, m, len);
+		return;
+	case RTE_ETHER_TYPE_IPV4:
+		ipv4_input(n, m, eth, len);
+		return;
+	default:
+		spated_cnt.rx_other_ethertype++;
+	}
+drop:
+	rte_pktmbuf_free(m);
+}
