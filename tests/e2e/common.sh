@@ -1,0 +1,81 @@
+# common.sh - sourced by every e2e test: paths, root check (exit 77 =
+# skipped), namespaces with cleanup on any exit, and small helpers.
+# meson passes SPATE_SRC and SPATE_BUILD; by hand they default to the
+# checkout and its build/ directory.
+set -u
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SPATE_SRC=${SPATE_SRC:-$(cd "$E2E_DIR/../.." && pwd)}
+SPATE_BUILD=${SPATE_BUILD:-$SPATE_SRC/build}
+SPATE_CONF=$SPATE_SRC/conf/spated.conf
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs root (network namespaces, af_packet)"
+	exit 77
+fi
+for t in ip ethtool python3 ping timeout; do
+	command -v "$t" >/dev/null || { echo "FAIL: $t not installed (tools/install-deps.sh)"; exit 1; }
+done
+for b in app/spated tools/spate-match tools/spate-replay; do
+	[ -x "$SPATE_BUILD/$b" ] || { echo "FAIL: $SPATE_BUILD/$b not built"; exit 1; }
+done
+
+NETNS_SPATED=$SPATE_BUILD/app/spated
+# shellcheck source=../../tools/netns.sh
+. "$SPATE_SRC/tools/netns.sh"
+E2E_TMP=$(mktemp -d /tmp/spate-e2e.XXXXXX)
+SPATED_LOG=$E2E_TMP/spated.log
+
+e2e_cleanup() {
+	netns_cleanup
+	rm -rf "$E2E_TMP"
+}
+trap e2e_cleanup EXIT
+trap 'e2e_cleanup; exit 130' INT
+trap 'e2e_cleanup; exit 143' TERM
+
+fail() {
+	echo "FAIL: $*"
+	if [ -f "$SPATED_LOG" ]; then
+		echo "--- last lines of the spated log:"
+		tail -n 15 "$SPATED_LOG"
+	fi
+	exit 1
+}
+
+# Namespaces up and spated ready.
+e2e_start() {
+	netns_create || fail "cannot create the namespaces"
+	netns_spated_start "$SPATED_LOG" -c "$SPATE_CONF" "$@" || fail "spated did not start"
+}
+
+# e2e_ping COUNT: COUNT echo replies or fail.
+e2e_ping() {
+	netns_cli ping -c "$1" -i 0.2 -W 2 -w 15 "$NETNS_SRV_IP" >"$E2E_TMP/ping.out" 2>&1 ||
+		{ cat "$E2E_TMP/ping.out"; fail "ping $NETNS_SRV_IP"; }
+	grep -q " $1 received" "$E2E_TMP/ping.out" || { cat "$E2E_TMP/ping.out"; fail "ping: replies lost"; }
+}
+
+# e2e_counter JSON NAME: one counter from a counters line.
+e2e_counter() {
+	python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], 0))' "$1" "$2"
+}
+
+# e2e_replay_check STREAM NAME: replay STREAM from the client namespace and
+# compare (sorted) with spate-match --engine brute on the same stream.
+e2e_replay_check() {
+	local stream=$1 name=$2 exp=$E2E_TMP/$2.expected got=$E2E_TMP/$2.got
+	"$SPATE_BUILD/tools/spate-match" --engine brute --conf "$SPATE_CONF" "$stream" \
+		2>"$E2E_TMP/$name.match.err" | sort >"$exp" || fail "spate-match $stream"
+	netns_cli timeout 300 "$SPATE_BUILD/tools/spate-replay" --conf "$SPATE_CONF" \
+		--server "$NETNS_SRV_IP:$NETNS_PORT" --stream "$stream" --out "$got.raw" \
+		2>"$E2E_TMP/$name.replay.err" ||
+		{ cat "$E2E_TMP/$name.replay.err"; fail "spate-replay $stream"; }
+	sort "$got.raw" >"$got"
+	if ! cmp -s "$exp" "$got"; then
+		echo "--- diff expected got (first lines):"
+		diff "$exp" "$got" | head -n 20
+		cat "$E2E_TMP/$name.replay.err"
+		fail "$name: spated's matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
+	fi
+	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$E2E_TMP/$name.replay.err"))"
+}
