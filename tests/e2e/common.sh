@@ -48,6 +48,12 @@ e2e_start() {
 	netns_spated_start "$SPATED_LOG" -c "$SPATE_CONF" "$@" || fail "spated did not start"
 }
 
+# Stop spated (must exit 0) and start a fresh one in the same namespaces.
+e2e_restart() {
+	netns_spated_stop || fail "spated did not exit cleanly"
+	netns_spated_start "$SPATED_LOG" -c "$SPATE_CONF" || fail "spated did not restart"
+}
+
 # e2e_ping COUNT: COUNT echo replies or fail.
 e2e_ping() {
 	netns_cli ping -c "$1" -i 0.2 -W 2 -w 15 "$NETNS_SRV_IP" >"$E2E_TMP/ping.out" 2>&1 ||
