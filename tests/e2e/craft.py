@@ -154,7 +154,7 @@ def main():
     want = [(NACK, SUB_ADD, E["INVERTED_RECT"], seq, 900000001),
             (NACK, SUB_DEL, E["UNKNOWN_ID"], seq, 900000002),
             (NACK, NOTIFY, E["NOT_ALLOWED"], seq, None),
-            (NACK, 99, E["UNKNOWN_TYPE"], seq, 900000003),
+            (NACK, 99, E["UNKNOWN_TYPE"], seq, None),  # no id in an unknown body
             (ACK, SUB_ADD, 0, seq, 900000004),
             (ACK, SUB_DEL, 0, seq, 900000004)]
     try:
