@@ -132,9 +132,12 @@ static int decode_event(struct cur *c, const struct spate_limits *lim, struct sp
 	struct spate_raw_event *e = &m->u.ev;
 	int rc;
 
-	if (!need(c, 20))
+	/* The id first, on its own: even a short body can then be NACKed by id. */
+	if (!need(c, 8))
 		return -SPATE_E_BAD_LENGTH;
 	e->id = m->id = get64(c->p);
+	if (!need(c, 20))
+		return -SPATE_E_BAD_LENGTH;
 	e->lon = (int32_t)get32(c->p + 8);
 	e->lat = (int32_t)get32(c->p + 12);
 	e->n_kw = c->p[16];
@@ -160,9 +163,11 @@ static int decode_sub_add(struct cur *c, const struct spate_limits *lim, struct 
 	struct spate_raw_sub *s = &m->u.sub;
 	int rc;
 
-	if (!need(c, 32))
+	if (!need(c, 8))
 		return -SPATE_E_BAD_LENGTH;
 	s->id = m->id = get64(c->p);
+	if (!need(c, 32))
+		return -SPATE_E_BAD_LENGTH;
 	s->rect.min_lon = (int32_t)get32(c->p + 8);
 	s->rect.min_lat = (int32_t)get32(c->p + 12);
 	s->rect.max_lon = (int32_t)get32(c->p + 16);
@@ -239,6 +244,9 @@ static int decode_body(struct cur *c, const struct spate_limits *lim, struct spa
 int spate_reader_next(struct spate_reader *r, const struct spate_limits *lim,
 		      struct spate_msg *msg)
 {
+	/* Never leave a previous message's type or id for a NACK to name. */
+	msg->type = 0;
+	msg->id = 0;
 	if (r->broken)
 		return 0;
 	size_t room = (size_t)(r->end - r->p);
@@ -248,8 +256,6 @@ int spate_reader_next(struct spate_reader *r, const struct spate_limits *lim,
 		r->broken = 1;
 		return -SPATE_E_TRAILING_DATA;
 	}
-	msg->type = 0;
-	msg->id = 0;
 	if (room < SPATE_MSG_HDR_LEN) {
 		r->broken = 1;
 		return -SPATE_E_TRUNCATED;
@@ -285,9 +291,16 @@ void spate_writer_init(struct spate_writer *w, void *buf, size_t cap, uint8_t fl
 		       uint32_t client_id, uint32_t seq)
 {
 	w->buf = buf;
+	/* The header's length is a u16: a bigger buffer cannot be used. */
 	w->cap = cap > 65535 ? 65535 : cap;
 	w->len = SPATE_HDR_LEN;
 	w->count = 0;
+	if (cap < SPATE_HDR_LEN) {
+		/* Too small for even the header: every put fails, finish
+		 * writes nothing and returns 0. */
+		w->cap = 0;
+		return;
+	}
 	put16(w->buf, SPATE_MAGIC);
 	w->buf[2] = SPATE_VERSION;
 	w->buf[3] = flags;
@@ -441,6 +454,9 @@ int spate_put_nack(struct spate_writer *w, uint8_t req_type, uint8_t code, uint3
 int spate_put_notify(struct spate_writer *w, uint64_t event_id, const uint64_t *sub_ids,
 		     uint16_t n)
 {
+	/* mlength is a u16: more ids cannot be encoded in one message. */
+	if (SPATE_MSG_HDR_LEN + 12 + (size_t)n * 8 > 65535)
+		return -SPATE_E_BAD_LENGTH;
 	uint8_t *p = msg_begin(w, SPATE_MSG_NOTIFY, 12 + (size_t)n * 8);
 
 	if (p == NULL)
@@ -466,6 +482,8 @@ uint16_t spate_notify_room(const struct spate_writer *w)
 
 size_t spate_writer_finish(struct spate_writer *w)
 {
+	if (w->cap < SPATE_HDR_LEN)
+		return 0;
 	put16(w->buf + 4, (uint16_t)w->len);
 	put16(w->buf + 6, w->count);
 	return w->len;
