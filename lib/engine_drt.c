@@ -37,6 +37,11 @@ struct cat_list {
 	uint32_t n, cap;
 };
 
+struct sub_list {
+	const struct spate_sub **v;
+	uint32_t n, cap;
+};
+
 struct drt_cat {
 	uint32_t id;      /* stable, never reused */
 	uint32_t slot;    /* index in engine->cats */
@@ -47,6 +52,13 @@ struct drt_cat {
 	uint32_t n_nokw;
 	const struct spate_sub **subs;
 	uint32_t n, cap;
+	/* Second level: each subscription sits in one bucket, under the
+	 * keyword of its own that was rarest in the category when it came
+	 * (keyword-less ones in `nokw`). An event visits the buckets of its
+	 * own keywords only: a matching sub carries its bucket keyword, so it
+	 * is always found, and exactly once. */
+	struct spate_idmap *buckets; /* keyword id + 1 -> struct sub_list */
+	struct sub_list *nokw;
 	/* the cells it is listed in */
 	uint32_t x0, x1, y0, y1;
 	bool wide;
@@ -66,6 +78,7 @@ struct spate_engine {
 	uint32_t n_cats, cap_cats, next_id;
 	struct spate_idmap *by_id;  /* category id -> category */
 	struct spate_idmap *home;   /* sub id -> category */
+	struct spate_idmap *bucket_of; /* sub id -> bucket keyword + 2 (1 = no keyword) */
 	struct spate_idmap *corr;   /* (lo id << 32 | hi id) -> count */
 	uint32_t next_worker;
 	/* figures */
@@ -254,8 +267,97 @@ static int grow_mbr(struct spate_engine *e, struct drt_cat *c, const struct spat
 
 /* ---- categories ---- */
 
+static int sub_list_push(struct sub_list *l, const struct spate_sub *q)
+{
+	if (l->n == l->cap) {
+		uint32_t ncap = l->cap ? l->cap * 2 : 4;
+		const struct spate_sub **nv = realloc(l->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return -1;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = q;
+	return 0;
+}
+
+static void sub_list_remove(struct sub_list *l, const struct spate_sub *q)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i] == q) {
+			l->v[i] = l->v[--l->n];
+			return;
+		}
+}
+
+static void free_bucket(uint64_t key, void *val, void *ctx)
+{
+	struct sub_list *l = val;
+
+	(void)key;
+	(void)ctx;
+	free(l->v);
+	free(l);
+}
+
+/* The bucket of key (1 = keyword-less, else keyword + 2), made if asked. */
+static struct sub_list *cat_bucket(struct drt_cat *c, uint64_t key, bool create)
+{
+	if (key == 1)
+		return c->nokw;
+	struct sub_list *l = spate_idmap_get(c->buckets, key);
+	if (l == NULL && create) {
+		l = calloc(1, sizeof(*l));
+		if (l == NULL || spate_idmap_put(c->buckets, key, l) != 0) {
+			free(l);
+			return NULL;
+		}
+	}
+	return l;
+}
+
+/* Put q into its bucket in c: `key` if non-zero (a merge keeps it), else
+ * its rarest keyword in c now. Returns the key, or 0 on no memory. */
+static uint64_t cat_bucket_add(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
+{
+	if (key == 0) {
+		key = 1;
+		uintptr_t best = UINTPTR_MAX;
+		for (uint16_t i = 0; i < q->n_kw; i++) {
+			uintptr_t k = kw_count(c, q->kw[i]);
+			if (k < best) {
+				best = k;
+				key = (uint64_t)q->kw[i] + 2;
+			}
+		}
+	}
+	struct sub_list *l = cat_bucket(c, key, true);
+	if (l == NULL || sub_list_push(l, q) != 0)
+		return 0;
+	return key;
+}
+
+static void cat_bucket_remove(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
+{
+	struct sub_list *l = cat_bucket(c, key, false);
+
+	if (l == NULL)
+		return;
+	sub_list_remove(l, q);
+	if (l->n == 0 && key != 1) {
+		spate_idmap_del(c->buckets, key);
+		free_bucket(key, l, NULL);
+	}
+}
+
 static void cat_free(struct drt_cat *c)
 {
+	if (c->buckets) {
+		spate_idmap_foreach(c->buckets, free_bucket, NULL);
+		spate_idmap_destroy(c->buckets);
+	}
+	if (c->nokw)
+		free_bucket(0, c->nokw, NULL);
 	spate_idmap_destroy(c->kw_count);
 	free(c->subs);
 	free(c);
@@ -273,8 +375,13 @@ static struct drt_cat *cat_new(struct spate_engine *e, const struct spate_rect *
 		e->cap_cats = ncap;
 	}
 	struct drt_cat *c = calloc(1, sizeof(*c));
-	if (c == NULL || (c->kw_count = spate_idmap_create()) == NULL) {
-		free(c);
+	if (c == NULL)
+		return NULL;
+	c->kw_count = spate_idmap_create();
+	c->buckets = spate_idmap_create();
+	c->nokw = calloc(1, sizeof(*c->nokw));
+	if (!c->kw_count || !c->buckets || !c->nokw) {
+		cat_free(c);
 		return NULL;
 	}
 	c->id = e->next_id++;
@@ -331,10 +438,20 @@ static int cat_count_keywords(struct drt_cat *c, const struct spate_sub *q, intp
 
 static int cat_add(struct spate_engine *e, struct drt_cat *c, const struct spate_sub *q)
 {
-	if (cat_reserve(c, 1) != 0 || cat_count_keywords(c, q, 1) != 0)
+	/* the bucket is chosen before q's own keywords are counted */
+	uint64_t key = cat_reserve(c, 1) == 0 ? cat_bucket_add(c, q, 0) : 0;
+
+	if (key == 0)
 		return -1;
-	if (grow_mbr(e, c, &q->rect) != 0 || spate_idmap_put(e->home, q->id, c) != 0) {
+	if (cat_count_keywords(c, q, 1) != 0) {
+		cat_bucket_remove(c, q, key);
+		return -1;
+	}
+	if (grow_mbr(e, c, &q->rect) != 0 || spate_idmap_put(e->home, q->id, c) != 0 ||
+	    spate_idmap_put(e->bucket_of, q->id, (void *)(uintptr_t)key) != 0) {
+		spate_idmap_del(e->home, q->id);
 		cat_count_keywords(c, q, -1);
+		cat_bucket_remove(c, q, key);
 		return -1;
 	}
 	c->subs[c->n++] = q;
@@ -442,13 +559,16 @@ static int cat_merge(struct spate_engine *e, struct drt_cat *into, struct drt_ca
 		return -1;
 	for (uint32_t i = 0; i < from->n; i++) {
 		const struct spate_sub *q = from->subs[i];
-		if (cat_count_keywords(into, q, 1) != 0) {
+		uint64_t key = (uintptr_t)spate_idmap_get(e->bucket_of, q->id);
+		if (cat_bucket_add(into, q, key) == 0 || cat_count_keywords(into, q, 1) != 0) {
+			cat_bucket_remove(into, q, key);
 			/* keep both consistent: from keeps the ones not moved */
 			memmove(from->subs, from->subs + i, (from->n - i) * sizeof(*from->subs));
 			from->n -= i;
 			return -1;
 		}
 		cat_count_keywords(from, q, -1);
+		cat_bucket_remove(from, q, key);
 		spate_idmap_put(e->home, q->id, into); /* existing key: cannot fail */
 		into->subs[into->n++] = q;
 		from->subs[i] = NULL;
@@ -616,7 +736,9 @@ static struct spate_engine *drt_create(const struct spate_engine_params *params)
 	e->by_id = spate_idmap_create();
 	e->home = spate_idmap_create();
 	e->corr = spate_idmap_create();
-	if (!e->cells || !e->by_id || !e->home || !e->corr) {
+	e->bucket_of = spate_idmap_create();
+	if (!e->cells || !e->by_id || !e->home || !e->corr || !e->bucket_of) {
+		spate_idmap_destroy(e->bucket_of);
 		spate_idmap_destroy(e->cells);
 		spate_idmap_destroy(e->by_id);
 		spate_idmap_destroy(e->home);
@@ -650,6 +772,7 @@ static void drt_destroy(struct spate_engine *e)
 	spate_idmap_destroy(e->by_id);
 	spate_idmap_destroy(e->home);
 	spate_idmap_destroy(e->corr);
+	spate_idmap_destroy(e->bucket_of);
 	free(e);
 }
 
@@ -701,6 +824,7 @@ static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 			break;
 		}
 	cat_count_keywords(c, q, -1); /* lowering counts never allocates */
+	cat_bucket_remove(c, q, (uintptr_t)spate_idmap_del(e->bucket_of, q->id));
 	c->n_del++;
 	if (c->n == 0)
 		cat_drop(e, c); /* an empty category goes away */
@@ -728,10 +852,16 @@ static int match_in(struct spate_engine *e, struct drt_cat *c, const struct spat
 		return 0;
 	e->routed++;
 	c->t_num++;
-	e->candidates += c->n;
-	for (uint32_t j = 0; j < c->n; j++)
-		if (spate_sub_matches(c->subs[j], ev) && spate_matchvec_push(mv, c->subs[j]) != 0)
-			return -SPATE_E_NO_MEMORY;
+	for (int32_t k = -1; k < (int32_t)ev->n_kw; k++) {
+		const struct sub_list *l =
+			k < 0 ? c->nokw : cat_bucket(c, (uint64_t)ev->kw[k] + 2, false);
+		if (l == NULL)
+			continue;
+		e->candidates += l->n;
+		for (uint32_t j = 0; j < l->n; j++)
+			if (spate_sub_matches(l->v[j], ev) && spate_matchvec_push(mv, l->v[j]) != 0)
+				return -SPATE_E_NO_MEMORY;
+	}
 	if (mv->n > before && *n_hit < DRT_MAX_CORR_CATS)
 		hit[(*n_hit)++] = c;
 	return 0;
