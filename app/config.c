@@ -37,23 +37,6 @@ void spated_conf_free(struct spated_conf *c)
 	c->n_eal = 0;
 }
 
-static int conf_err(char *err, size_t errlen, const char *path,
-		    const config_setting_t *s, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int conf_err(char *err, size_t errlen, const char *path,
-		    const config_setting_t *s, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(err, errlen, "%s:%u: %s", path, s ? config_setting_source_line(s) : 0, msg);
-	return -1;
-}
-
 /* Integer keys of the "spated" group: name, range, destination. */
 struct uint_key {
 	const char *name;
@@ -82,10 +65,10 @@ static int read_uint(struct spated_conf *c, const config_setting_t *s,
 	int type = config_setting_type(s);
 
 	if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-		return conf_err(err, errlen, path, s, "spated.%s must be an integer", k->name);
+		return spate_conf_error(err, errlen, path, s, "spated.%s must be an integer", k->name);
 	long long v = config_setting_get_int64(s);
 	if (v < k->min || v > k->max)
-		return conf_err(err, errlen, path, s, "spated.%s = %lld is out of range [%lld, %lld]",
+		return spate_conf_error(err, errlen, path, s, "spated.%s = %lld is out of range [%lld, %lld]",
 				k->name, v, k->min, k->max);
 	if (k->size == 2)
 		*(uint16_t *)((char *)c + k->off) = (uint16_t)v;
@@ -98,17 +81,17 @@ static int read_eal(struct spated_conf *c, const config_setting_t *s, const char
 		    char *err, size_t errlen)
 {
 	if (!config_setting_is_array(s) && !config_setting_is_list(s))
-		return conf_err(err, errlen, path, s, "spated.eal must be a list of strings [ \"...\", ... ]");
+		return spate_conf_error(err, errlen, path, s, "spated.eal must be a list of strings [ \"...\", ... ]");
 	int n = config_setting_length(s);
 	if (n > SPATED_EAL_ARGS_MAX)
-		return conf_err(err, errlen, path, s, "spated.eal has %d arguments, at most %d",
+		return spate_conf_error(err, errlen, path, s, "spated.eal has %d arguments, at most %d",
 				n, SPATED_EAL_ARGS_MAX);
 	spated_conf_free(c);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, i);
 		const char *v = config_setting_get_string(e);
 		if (v == NULL)
-			return conf_err(err, errlen, path, e, "spated.eal[%d] must be a string", i);
+			return spate_conf_error(err, errlen, path, e, "spated.eal[%d] must be a string", i);
 		c->eal[c->n_eal++] = strdup(v);
 	}
 	return 0;
@@ -118,17 +101,17 @@ static int read_port(struct spated_conf *c, const config_setting_t *s, const cha
 		     char *err, size_t errlen)
 {
 	if (!config_setting_is_group(s))
-		return conf_err(err, errlen, path, s, "spated.port must be a group { device = \"...\"; }");
+		return spate_conf_error(err, errlen, path, s, "spated.port must be a group { device = \"...\"; }");
 	for (int i = 0; i < config_setting_length(s); i++) {
 		const config_setting_t *e = config_setting_get_elem(s, i);
 		const char *name = config_setting_name(e);
 		if (strcmp(name, "device") != 0)
-			return conf_err(err, errlen, path, e, "spated.port: unknown setting '%s' (known: device)", name);
+			return spate_conf_error(err, errlen, path, e, "spated.port: unknown setting '%s' (known: device)", name);
 		const char *v = config_setting_get_string(e);
 		if (v == NULL)
-			return conf_err(err, errlen, path, e, "spated.port.device must be a string");
+			return spate_conf_error(err, errlen, path, e, "spated.port.device must be a string");
 		if (strlen(v) >= sizeof(c->device))
-			return conf_err(err, errlen, path, e, "spated.port.device is too long");
+			return spate_conf_error(err, errlen, path, e, "spated.port.device is too long");
 		snprintf(c->device, sizeof(c->device), "%s", v);
 	}
 	return 0;
@@ -141,12 +124,12 @@ static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const cha
 	struct in_addr a;
 
 	if (v == NULL || inet_pton(AF_INET, v, &a) != 1)
-		return conf_err(err, errlen, path, s, "spated.ipv4 must be a dotted IPv4 address string");
+		return spate_conf_error(err, errlen, path, s, "spated.ipv4 must be a dotted IPv4 address string");
 	uint32_t ip = ntohl(a.s_addr);
 	/* Our own address must be a unicast one: 0/8, 127/8, 224/4 and up
 	 * cannot be answered for on a link. */
 	if ((ip >> 24) == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14)
-		return conf_err(err, errlen, path, s, "spated.ipv4 = %s is not a unicast address", v);
+		return spate_conf_error(err, errlen, path, s, "spated.ipv4 = %s is not a unicast address", v);
 	c->ipv4 = ip;
 	return 0;
 }
@@ -160,7 +143,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 	if (top == NULL)
 		return 0;
 	if (!config_setting_is_group(top))
-		return conf_err(err, errlen, path, top, "'spated' must be a group { ... }");
+		return spate_conf_error(err, errlen, path, top, "'spated' must be a group { ... }");
 	for (int i = 0; i < config_setting_length(top); i++) {
 		const config_setting_t *s = config_setting_get_elem(top, i);
 		const char *name = config_setting_name(s);
@@ -176,7 +159,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			if (strcmp(name, uint_keys[k].name) == 0)
 				rc = read_uint(c, s, &uint_keys[k], path, err, errlen);
 		if (rc > 0)
-			return conf_err(err, errlen, path, s,
+			return spate_conf_error(err, errlen, path, s,
 					"spated: unknown setting '%s' (known: eal, port, ipv4, udp_port, "
 					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us)", name);
 		if (rc < 0)

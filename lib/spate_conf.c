@@ -37,12 +37,8 @@ void spate_conf_default(struct spate_conf *c)
 	c->matcher.engine = c->engine;
 }
 
-static int conf_error(char *err, size_t errlen, const char *path,
-		      const config_setting_t *s, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int conf_error(char *err, size_t errlen, const char *path,
-		      const config_setting_t *s, const char *fmt, ...)
+int spate_conf_error(char *err, size_t errlen, const char *path,
+		     const config_setting_t *s, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -59,7 +55,7 @@ static int read_drt(struct spate_conf *c, const config_setting_t *g, const char 
 		    char *err, size_t errlen)
 {
 	if (!config_setting_is_group(g))
-		return conf_error(err, errlen, path, g, "spate.drt must be a group { ... }");
+		return spate_conf_error(err, errlen, path, g, "spate.drt must be a group { ... }");
 	for (int i = 0; i < config_setting_length(g); i++) {
 		config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		char text[64], why[160];
@@ -75,12 +71,12 @@ static int read_drt(struct spate_conf *c, const config_setting_t *g, const char 
 			snprintf(text, sizeof(text), "%s", config_setting_get_string(s));
 			break;
 		default:
-			return conf_error(err, errlen, path, s, "spate.drt.%s must be a number or a string",
+			return spate_conf_error(err, errlen, path, s, "spate.drt.%s must be a number or a string",
 					  config_setting_name(s));
 		}
 		if (drt_params_set(&c->matcher.params.drt, config_setting_name(s), text, why,
 				   sizeof(why)) != 0)
-			return conf_error(err, errlen, path, s, "spate.drt: %s", why);
+			return spate_conf_error(err, errlen, path, s, "spate.drt: %s", why);
 	}
 	return 0;
 }
@@ -96,18 +92,18 @@ int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 	if (top == NULL)
 		return 0;
 	if (!config_setting_is_group(top))
-		return conf_error(err, errlen, path, top, "'spate' must be a group { ... }");
+		return spate_conf_error(err, errlen, path, top, "'spate' must be a group { ... }");
 
 	if ((s = config_setting_lookup(top, "engine")) != NULL) {
 		const char *name = config_setting_get_string(s);
 		if (name == NULL)
-			return conf_error(err, errlen, path, s, "spate.engine must be a string");
+			return spate_conf_error(err, errlen, path, s, "spate.engine must be a string");
 		if (spate_engine_find(name) == NULL || strlen(name) >= sizeof(c->engine)) {
 			char list[256] = "";
 			for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 					 list[0] ? ", " : "", (*e)->name);
-			return conf_error(err, errlen, path, s,
+			return spate_conf_error(err, errlen, path, s,
 					  "spate.engine: unknown engine '%s' (known: %s)", name, list);
 		}
 		snprintf(c->engine, sizeof(c->engine), "%s", name);
@@ -119,11 +115,11 @@ int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 			continue;
 		int type = config_setting_type(s);
 		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-			return conf_error(err, errlen, path, s, "spate.%s must be an integer",
+			return spate_conf_error(err, errlen, path, s, "spate.%s must be an integer",
 					  p->path);
 		long long v = config_setting_get_int64(s);
 		if (v < p->min || v > p->max)
-			return conf_error(err, errlen, path, s,
+			return spate_conf_error(err, errlen, path, s,
 					  "spate.%s = %lld is out of range [%lld, %lld]", p->path,
 					  v, p->min, p->max);
 		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;

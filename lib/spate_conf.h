@@ -30,6 +30,12 @@ void spate_conf_default(struct spate_conf *c);
  * defaults). 0, or -1 with "file:line: message" in err. */
 int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 		    char *err, size_t errlen);
+/* Format "path:line: message" (line of setting s, 0 if NULL) into err;
+ * returns -1 so callers can `return spate_conf_error(...)`. */
+int spate_conf_error(char *err, size_t errlen, const char *path,
+		     const config_setting_t *s, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* Parse `path` and read it. 0, or -1 with "file:line: message" in err. */
 int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t errlen);
 
