@@ -1,0 +1,203 @@
+/* spate-bench - engines side by side on one stream, in one run (the
+ * machine is shared and noisy: ratios hold, absolute times drift). For
+ * each engine the stream is applied in order and the time spent in
+ * subscription operations and in matching is measured separately; one
+ * JSON line per engine and round on stdout. The engines' results are
+ * compared (count and a hash of every event_id/sub_id pair): a difference
+ * is reported and the exit status is 1. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spate_conf.h"
+#include "spate_err.h"
+#include "spate_matcher.h"
+#include "spate_stream.h"
+
+/* The stream, parsed once, so parsing is not timed. */
+struct loaded {
+	struct spate_stream_op *ops;
+	char **lines; /* the ops' strings point into these */
+	size_t n;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int load(const char *path, const struct spate_limits *lim, struct loaded *L)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, err[256];
+	size_t cap = 0, alloc = 0;
+	unsigned long no = 0;
+	ssize_t n;
+
+	if (f == NULL) {
+		perror(path);
+		return -1;
+	}
+	memset(L, 0, sizeof(*L));
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		no++;
+		if (L->n == alloc) {
+			alloc = alloc ? alloc * 2 : 1024;
+			L->ops = realloc(L->ops, alloc * sizeof(*L->ops));
+			L->lines = realloc(L->lines, alloc * sizeof(*L->lines));
+			if (!L->ops || !L->lines) {
+				fprintf(stderr, "spate-bench: out of memory\n");
+				return -1;
+			}
+		}
+		char *copy = strdup(line);
+		if (copy == NULL ||
+		    spate_stream_parse_line(copy, (size_t)n, lim, &L->ops[L->n], err, sizeof(err))) {
+			fprintf(stderr, "spate-bench: %s:%lu: %s\n", path, no, copy ? err : "no memory");
+			free(copy);
+			return -1;
+		}
+		if (L->ops[L->n].kind == SPATE_LINE_NONE) {
+			free(copy);
+			continue;
+		}
+		L->lines[L->n++] = copy;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+struct result {
+	uint64_t matches, hash, subs, events, sub_ops;
+	double sub_time, match_time;
+};
+
+static int run(const char *engine, const struct spate_matcher_conf *base, const struct loaded *L,
+	       struct result *r)
+{
+	struct spate_matcher_conf conf = *base;
+	struct spate_matchvec mv = { 0 };
+
+	conf.engine = engine;
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	if (m == NULL) {
+		fprintf(stderr, "spate-bench: cannot create engine '%s'\n", engine);
+		return -1;
+	}
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < L->n; i++) {
+		const struct spate_stream_op *op = &L->ops[i];
+		double t = now_s();
+		int rc;
+		if (op->kind == SPATE_LINE_EVENT) {
+			rc = spate_matcher_event(m, &op->u.ev, &mv);
+			r->match_time += now_s() - t;
+			r->events++;
+			r->matches += mv.n;
+			for (size_t j = 0; j < mv.n; j++)
+				r->hash += (op->u.ev.id * 0x9e3779b97f4a7c15ull) ^ mv.v[j]->id;
+		} else {
+			rc = op->kind == SPATE_LINE_SUB ? spate_matcher_sub_add(m, &op->u.sub, 0)
+							 : spate_matcher_sub_del(m, op->u.unsub_id, 0);
+			r->sub_time += now_s() - t;
+			r->sub_ops++;
+		}
+		if (rc != 0) {
+			fprintf(stderr, "spate-bench: %s: op %zu: %s\n", engine, i, spate_err_reason(rc));
+			spate_matcher_destroy(m);
+			spate_matchvec_free(&mv);
+			return -1;
+		}
+	}
+	r->subs = spate_matcher_sub_count(m);
+	printf("{\"bench\":\"engines\",\"engine\":\"%s\",\"sub_ops\":%" PRIu64 ",\"subs\":%" PRIu64
+	       ",\"events\":%" PRIu64 ",\"matches\":%" PRIu64
+	       ",\"sub_op_us\":%.3f,\"match_us_per_event\":%.3f,\"events_per_s\":%.0f,\"engine_stats\":",
+	       engine, r->sub_ops, r->subs, r->events, r->matches,
+	       r->sub_ops ? r->sub_time * 1e6 / r->sub_ops : 0.0,
+	       r->events ? r->match_time * 1e6 / r->events : 0.0,
+	       r->match_time > 0 ? r->events / r->match_time : 0.0);
+	spate_matcher_engine_stats(m, stdout);
+	printf("}\n");
+	fflush(stdout);
+	spate_matcher_destroy(m);
+	spate_matchvec_free(&mv);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "engines", required_argument, NULL, 'e' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "conf", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char engines[256] = "", err[512];
+	const char *conf_path = NULL;
+	int rounds = 1, c;
+	struct spate_conf conf;
+
+	spate_conf_default(&conf);
+	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
+		snprintf(engines + strlen(engines), sizeof(engines) - strlen(engines), "%s%s",
+			 engines[0] ? "," : "", (*e)->name);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': snprintf(engines, sizeof(engines), "%s", optarg); break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'c': conf_path = optarg; break;
+		case 'h':
+			printf("usage: spate-bench [--engines a,b,...] [--rounds N] [--conf FILE] STREAM.tsv\n"
+			       "Runs every engine (default: all) on the stream, one JSON line each.\n");
+			return 0;
+		default: return 2;
+		}
+	}
+	if (optind != argc - 1 || rounds < 1) {
+		fprintf(stderr, "usage: spate-bench [--engines a,b,...] [--rounds N] STREAM.tsv\n");
+		return 2;
+	}
+	if (conf_path && spate_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "spate-bench: %s\n", err);
+		return 2;
+	}
+	struct loaded L;
+	if (load(argv[optind], &conf.limits, &L) != 0)
+		return 2;
+	struct result first = { 0 };
+	int status = 0, have_first = 0;
+	for (int round = 0; round < rounds; round++) {
+		char list[256], *save = NULL;
+		snprintf(list, sizeof(list), "%s", engines);
+		for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+			struct result r;
+			if (spate_engine_find(name) == NULL) {
+				fprintf(stderr, "spate-bench: unknown engine '%s'\n", name);
+				return 2;
+			}
+			if (run(name, &conf.matcher, &L, &r) != 0)
+				return 1;
+			if (!have_first) {
+				first = r;
+				have_first = 1;
+			} else if (r.matches != first.matches || r.hash != first.hash) {
+				fprintf(stderr, "spate-bench: engine %s gives different matches\n", name);
+				status = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < L.n; i++)
+		free(L.lines[i]);
+	free(L.lines);
+	free(L.ops);
+	return status;
+}
