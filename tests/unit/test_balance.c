@@ -1,0 +1,82 @@
+/* test_balance.c - the DRt load-balancing plan (formulas 7-9) and the
+ * parameter table's validation. */
+#include <string.h>
+
+#include "check.h"
+#include "drt_balance.h"
+#include "drt_params.h"
+
+/* Category 0 is correlated with worker 2 only. */
+static double cor(size_t i, uint32_t w, void *ctx)
+{
+	(void)ctx;
+	return (i == 0 && w == 2) ? 10 : 0;
+}
+
+static void test_plan(void)
+{
+	/* worker 0 holds everything: 6 categories of load 10 */
+	struct drt_balance_cat c[6];
+	struct drt_move mv[8];
+	double load[3];
+
+	for (int i = 0; i < 6; i++)
+		c[i] = (struct drt_balance_cat){ 10, 5, 0, 1, 1 };
+	c[0].cd = 100; /* highest DiviPara: moves first */
+	size_t n = drt_balance_plan(c, 6, 3, 0.2, cor, NULL, mv, 8);
+	drt_balance_worker_load(c, 6, 3, load);
+	double bound = 1.2 * 60 / 3;
+	CHECK(n >= 2);
+	CHECK(load[0] <= bound && load[1] <= bound && load[2] <= bound);
+	CHECK_EQ_INT(mv[0].cat, 0);   /* DiviPara order */
+	CHECK_EQ_INT(mv[0].to, 2);    /* to its correlated worker */
+	CHECK_EQ_INT(mv[0].from, 0);
+	for (size_t i = 0; i < n; i++)
+		CHECK_EQ_INT(c[mv[i].cat].worker, mv[i].to);
+
+	/* balanced already: no move */
+	struct drt_balance_cat b[3] = { { 10, 1, 0, 0, 0 }, { 10, 1, 1, 0, 0 }, { 11, 1, 2, 0, 0 } };
+	CHECK_EQ_INT(drt_balance_plan(b, 3, 3, 0.2, cor, NULL, mv, 8), 0);
+	/* one worker: nothing to do */
+	CHECK_EQ_INT(drt_balance_plan(c, 6, 1, 0.2, cor, NULL, mv, 8), 0);
+	/* a single category bigger than the bound cannot go anywhere */
+	struct drt_balance_cat big[2] = { { 100, 1, 0, 0, 0 }, { 1, 1, 1, 0, 0 } };
+	CHECK_EQ_INT(drt_balance_plan(big, 2, 2, 0.2, NULL, NULL, mv, 8), 0);
+}
+
+static void test_params(void)
+{
+	struct drt_params p;
+	char err[200], buf[64];
+
+	drt_params_default(&p);
+	CHECK(p.alpha == 0.5 && p.new_th == 0.5 && p.lambda == 50000 && p.variant == DRT_SIM_FRE_CO);
+	CHECK_EQ_INT(drt_params_set(&p, "alpha", "0.25", err, sizeof(err)), 0);
+	CHECK(p.alpha == 0.25);
+	CHECK_EQ_INT(drt_params_set(&p, "alpha", "1.5", err, sizeof(err)), -1);
+	CHECK(strstr(err, "out of range [0, 1]") != NULL);
+	CHECK(p.alpha == 0.25); /* unchanged on error */
+	CHECK_EQ_INT(drt_params_set(&p, "cmax", "2.5", err, sizeof(err)), -1);
+	CHECK(strstr(err, "not an integer") != NULL);
+	CHECK_EQ_INT(drt_params_set(&p, "cmax", "nan", err, sizeof(err)), -1);
+	CHECK_EQ_INT(drt_params_set(&p, "lambda", "0", err, sizeof(err)), -1);
+	CHECK_EQ_INT(drt_params_set(&p, "nope", "1", err, sizeof(err)), -1);
+	CHECK(strstr(err, "unknown") != NULL);
+	CHECK_EQ_INT(drt_params_set(&p, "variant", "fre", err, sizeof(err)), 0);
+	CHECK_EQ_INT(p.variant, DRT_SIM_FRE);
+	CHECK_EQ_INT(drt_params_set(&p, "variant", "frec", err, sizeof(err)), -1);
+	CHECK_EQ_INT(drt_params_get(&p, "variant", buf, sizeof(buf)), 0);
+	CHECK(strcmp(buf, "fre") == 0);
+	CHECK_EQ_INT(drt_params_get(&p, "alpha", buf, sizeof(buf)), 0);
+	CHECK(strcmp(buf, "0.25") == 0);
+	for (size_t i = 0; i < drt_params_count(); i++)
+		CHECK(drt_params_get(&p, drt_params_name(i), buf, sizeof(buf)) == 0 &&
+		      drt_params_help(i) != NULL);
+}
+
+int main(void)
+{
+	test_plan();
+	test_params();
+	return check_summary("balance");
+}
