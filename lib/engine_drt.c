@@ -31,6 +31,12 @@
 #define DRT_MIN_AREA_CELLS 1.0 /* A(c) clamped to one routing cell (reconstructed) */
 #define DRT_WIDE_CELLS 1024    /* categories over more cells go on the wide list */
 #define DRT_MAX_CORR_CATS 32   /* co-matching categories counted per event */
+#define DRT_CAT_CELL (2 * SPATE_COORD_SCALE) /* second-level cell (paper: 2) */
+#define DRT_CAT_NX 180
+#define DRT_CAT_NY 90
+#define DRT_CAT_WIDE 16        /* subs over more cells go in the wide row */
+#define DRT_CAT_WIDE_ROW 0xffffffffull
+#define DRT_KW_NONE 1          /* kwkey of keyword-less subs; else keyword + 2 */
 
 struct cat_list {
 	struct drt_cat **v;
@@ -52,13 +58,15 @@ struct drt_cat {
 	uint32_t n_nokw;
 	const struct spate_sub **subs;
 	uint32_t n, cap;
-	/* Second level: each subscription sits in one bucket, under the
-	 * keyword of its own that was rarest in the category when it came
-	 * (keyword-less ones in `nokw`). An event visits the buckets of its
-	 * own keywords only: a matching sub carries its bucket keyword, so it
-	 * is always found, and exactly once. */
-	struct spate_idmap *buckets; /* keyword id + 1 -> struct sub_list */
-	struct sub_list *nokw;
+	/* Second level: a grid of DRT_CAT_CELL cells (paper: 2 degrees) by
+	 * keyword. A subscription is filed under one keyword of its own (the
+	 * rarest in the category when it came; "none" for keyword-less ones)
+	 * in every cell its rectangle overlaps, or once in the category's wide
+	 * row when that is more than DRT_CAT_WIDE cells. An event visits, in
+	 * its own cell and in the wide row, the buckets of its own keywords
+	 * and "none": a matching sub carries its bucket keyword and covers the
+	 * event's cell, so it is found, and exactly once. */
+	struct spate_idmap *buckets; /* cell << 32 | kwkey -> struct sub_list */
 	/* the cells it is listed in */
 	uint32_t x0, x1, y0, y1;
 	bool wide;
@@ -300,12 +308,10 @@ static void free_bucket(uint64_t key, void *val, void *ctx)
 	free(l);
 }
 
-/* The bucket of key (1 = keyword-less, else keyword + 2), made if asked. */
 static struct sub_list *cat_bucket(struct drt_cat *c, uint64_t key, bool create)
 {
-	if (key == 1)
-		return c->nokw;
 	struct sub_list *l = spate_idmap_get(c->buckets, key);
+
 	if (l == NULL && create) {
 		l = calloc(1, sizeof(*l));
 		if (l == NULL || spate_idmap_put(c->buckets, key, l) != 0) {
@@ -316,38 +322,85 @@ static struct sub_list *cat_bucket(struct drt_cat *c, uint64_t key, bool create)
 	return l;
 }
 
-/* Put q into its bucket in c: `key` if non-zero (a merge keeps it), else
- * its rarest keyword in c now. Returns the key, or 0 on no memory. */
-static uint64_t cat_bucket_add(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
+static uint32_t cat_cell_x(int32_t lon)
 {
-	if (key == 0) {
-		key = 1;
+	uint32_t x = (uint32_t)(((int64_t)lon + SPATE_LON_MAX) / DRT_CAT_CELL);
+	return x < DRT_CAT_NX ? x : DRT_CAT_NX - 1;
+}
+
+static uint32_t cat_cell_y(int32_t lat)
+{
+	uint32_t y = (uint32_t)(((int64_t)lat + SPATE_LAT_MAX) / DRT_CAT_CELL);
+	return y < DRT_CAT_NY ? y : DRT_CAT_NY - 1;
+}
+
+/* Call fn for every bucket key q is filed under with keyword key kwkey;
+ * stops at the first non-zero return. */
+static int for_each_cell_key(const struct spate_sub *q, uint64_t kwkey,
+			     int (*fn)(struct drt_cat *c, const struct spate_sub *q, uint64_t key),
+			     struct drt_cat *c)
+{
+	uint32_t x0 = cat_cell_x(q->rect.min_lon), x1 = cat_cell_x(q->rect.max_lon);
+	uint32_t y0 = cat_cell_y(q->rect.min_lat), y1 = cat_cell_y(q->rect.max_lat);
+
+	if ((uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1) > DRT_CAT_WIDE)
+		return fn(c, q, DRT_CAT_WIDE_ROW << 32 | kwkey);
+	for (uint32_t y = y0; y <= y1; y++)
+		for (uint32_t x = x0; x <= x1; x++) {
+			int rc = fn(c, q, (uint64_t)(y * DRT_CAT_NX + x) << 32 | kwkey);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+static int bucket_push(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
+{
+	struct sub_list *l = cat_bucket(c, key, true);
+
+	return (l == NULL || sub_list_push(l, q) != 0) ? -1 : 0;
+}
+
+static int bucket_pull(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
+{
+	struct sub_list *l = cat_bucket(c, key, false);
+
+	if (l != NULL) {
+		sub_list_remove(l, q);
+		if (l->n == 0) {
+			spate_idmap_del(c->buckets, key);
+			free_bucket(key, l, NULL);
+		}
+	}
+	return 0;
+}
+
+static void cat_bucket_remove(struct drt_cat *c, const struct spate_sub *q, uint64_t kwkey)
+{
+	if (kwkey != 0)
+		for_each_cell_key(q, kwkey, bucket_pull, c);
+}
+
+/* File q in c under kwkey if non-zero (a merge keeps it), else under its
+ * rarest keyword in c now. Returns the kwkey, or 0 on no memory. */
+static uint64_t cat_bucket_add(struct drt_cat *c, const struct spate_sub *q, uint64_t kwkey)
+{
+	if (kwkey == 0) {
+		kwkey = DRT_KW_NONE;
 		uintptr_t best = UINTPTR_MAX;
 		for (uint16_t i = 0; i < q->n_kw; i++) {
 			uintptr_t k = kw_count(c, q->kw[i]);
 			if (k < best) {
 				best = k;
-				key = (uint64_t)q->kw[i] + 2;
+				kwkey = (uint64_t)q->kw[i] + 2;
 			}
 		}
 	}
-	struct sub_list *l = cat_bucket(c, key, true);
-	if (l == NULL || sub_list_push(l, q) != 0)
+	if (for_each_cell_key(q, kwkey, bucket_push, c) != 0) {
+		cat_bucket_remove(c, q, kwkey); /* pulls only what was pushed */
 		return 0;
-	return key;
-}
-
-static void cat_bucket_remove(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
-{
-	struct sub_list *l = cat_bucket(c, key, false);
-
-	if (l == NULL)
-		return;
-	sub_list_remove(l, q);
-	if (l->n == 0 && key != 1) {
-		spate_idmap_del(c->buckets, key);
-		free_bucket(key, l, NULL);
 	}
+	return kwkey;
 }
 
 static void cat_free(struct drt_cat *c)
@@ -356,8 +409,6 @@ static void cat_free(struct drt_cat *c)
 		spate_idmap_foreach(c->buckets, free_bucket, NULL);
 		spate_idmap_destroy(c->buckets);
 	}
-	if (c->nokw)
-		free_bucket(0, c->nokw, NULL);
 	spate_idmap_destroy(c->kw_count);
 	free(c->subs);
 	free(c);
@@ -379,8 +430,7 @@ static struct drt_cat *cat_new(struct spate_engine *e, const struct spate_rect *
 		return NULL;
 	c->kw_count = spate_idmap_create();
 	c->buckets = spate_idmap_create();
-	c->nokw = calloc(1, sizeof(*c->nokw));
-	if (!c->kw_count || !c->buckets || !c->nokw) {
+	if (!c->kw_count || !c->buckets) {
 		cat_free(c);
 		return NULL;
 	}
@@ -852,15 +902,20 @@ static int match_in(struct spate_engine *e, struct drt_cat *c, const struct spat
 		return 0;
 	e->routed++;
 	c->t_num++;
+	uint64_t cell = (uint64_t)(cat_cell_y(ev->lat) * DRT_CAT_NX + cat_cell_x(ev->lon)) << 32;
 	for (int32_t k = -1; k < (int32_t)ev->n_kw; k++) {
-		const struct sub_list *l =
-			k < 0 ? c->nokw : cat_bucket(c, (uint64_t)ev->kw[k] + 2, false);
-		if (l == NULL)
-			continue;
-		e->candidates += l->n;
-		for (uint32_t j = 0; j < l->n; j++)
-			if (spate_sub_matches(l->v[j], ev) && spate_matchvec_push(mv, l->v[j]) != 0)
-				return -SPATE_E_NO_MEMORY;
+		uint64_t kwkey = k < 0 ? DRT_KW_NONE : (uint64_t)ev->kw[k] + 2;
+		for (int row = 0; row < 2; row++) {
+			const struct sub_list *l =
+				cat_bucket(c, (row ? DRT_CAT_WIDE_ROW << 32 : cell) | kwkey, false);
+			if (l == NULL)
+				continue;
+			e->candidates += l->n;
+			for (uint32_t j = 0; j < l->n; j++)
+				if (spate_sub_matches(l->v[j], ev) &&
+				    spate_matchvec_push(mv, l->v[j]) != 0)
+					return -SPATE_E_NO_MEMORY;
+		}
 	}
 	if (mv->n > before && *n_hit < DRT_MAX_CORR_CATS)
 		hit[(*n_hit)++] = c;
