@@ -191,10 +191,10 @@ static int decode_sub_add(struct cur *c, const struct spate_limits *lim, struct 
 			return -SPATE_E_BAD_LENGTH;
 		k->op = c->p[0];
 		c->p++;
-		if ((rc = get_value(c, &k->value)))
-			return rc;
 		if (k->op < 1 || k->op > SPATE_OP_MAX)
 			return -SPATE_E_BAD_OP;
+		if ((rc = get_value(c, &k->value)))
+			return rc;
 	}
 	return 0;
 }
