@@ -462,6 +462,36 @@ SUB_CASE(c_sub_17cons, s.n_cons = 17;
 		 s.cons[i] = (struct spate_raw_constraint){ S("a"), SPATE_OP_EQ, i })
 SUB_CASE(c_cons_name, s.cons[0].name = S("a=b"))
 
+/* A string whose length byte runs past its message's end, into the next
+ * message: must be BAD_LENGTH, not whatever the next bytes look like. */
+static size_t string_overrun(uint8_t *b, int name)
+{
+	struct spate_writer w;
+	struct spate_raw_event e;
+
+	sample_event(&e);
+	e.n_kw = name ? 0 : 1;
+	e.kw[0] = S("abc");
+	e.n_attr = name ? 1 : 0;
+	e.attr[0] = (struct spate_raw_attr){ S("abc"), 1 };
+	spate_writer_init(&w, b, SPATE_DGRAM_MAX, 0, 7, 1);
+	T_EQ(spate_put_event(&w, &e), 0);
+	T_EQ(spate_put_sub_del(&w, 77), 0);
+	size_t n = spate_writer_finish(&w);
+	b[O_BODY + 20] = 20;
+	return n;
+}
+
+static size_t c_kw_overrun(uint8_t *b)
+{
+	return string_overrun(b, 0);
+}
+
+static size_t c_name_overrun(uint8_t *b)
+{
+	return string_overrun(b, 1);
+}
+
 struct bad_case {
 	const char *name;
 	size_t (*build)(uint8_t *b);
@@ -523,6 +553,8 @@ static const struct bad_case bad_cases[] = {
 	{ "keyword with a comma", c_kw_comma, SPATE_E_BAD_KEYWORD, 0 },
 	{ "keyword with a space", c_kw_space, SPATE_E_BAD_KEYWORD, 0 },
 	{ "keyword with a control char", c_kw_ctrl, SPATE_E_BAD_KEYWORD, 0 },
+	{ "keyword runs past mlength", c_kw_overrun, SPATE_E_BAD_LENGTH, 1 },
+	{ "name runs past mlength", c_name_overrun, SPATE_E_BAD_LENGTH, 1 },
 	{ "attr value NaN", c_attr_nan, SPATE_E_BAD_VALUE, 0 },
 	{ "attr value +inf", c_attr_inf, SPATE_E_BAD_VALUE, 0 },
 	{ "attr value -inf", c_attr_ninf, SPATE_E_BAD_VALUE, 0 },

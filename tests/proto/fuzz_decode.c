@@ -1,0 +1,214 @@
+/* fuzz_decode.c - libFuzzer target for the wire decoder.
+ *
+ * For any input: the header decode and the reader loop must terminate
+ * without reading out of bounds (ASan/UBSan say so), and every message
+ * they accept must re-encode to exactly its original bytes (the format
+ * has one encoding per value: reserved fields are 0 and lengths exact)
+ * and decode again to the same fields. Runs twice, with the default
+ * limits and with limits above the hard maxima, so the decoder's caps on
+ * its fixed arrays are exercised too. A mismatch aborts.
+ *
+ * Built with -DSPATE_FUZZ_SEEDS instead, it is a plain program writing a
+ * seed corpus of valid datagrams (every type) into the directory argv[1]. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto_cmp.h"
+#include "spate_proto.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint8_t enc[65535];
+static uint64_t ids[65535 / 8];
+static struct spate_msg m1, m2; /* a few KB each: static */
+
+static void fail(const char *what, const struct spate_msg *m)
+{
+	fprintf(stderr, "fuzz_decode: %s (type %u, id %llu)\n", what, m->type,
+		(unsigned long long)m->id);
+	abort();
+}
+
+/* Encode m as the only message of a datagram; its length, or 0. */
+static size_t reencode(const struct spate_hdr *h, const struct spate_msg *m)
+{
+	struct spate_writer w;
+	int rc = -1;
+
+	spate_writer_init(&w, enc, sizeof(enc), h->flags, h->client_id, h->seq);
+	switch (m->type) {
+	case SPATE_MSG_EVENT:
+		rc = spate_put_event(&w, &m->u.ev);
+		break;
+	case SPATE_MSG_SUB_ADD:
+		rc = spate_put_sub_add(&w, &m->u.sub);
+		break;
+	case SPATE_MSG_SUB_DEL:
+		rc = spate_put_sub_del(&w, m->id);
+		break;
+	case SPATE_MSG_ACK:
+		rc = spate_put_ack(&w, m->u.ack.req_type, m->u.ack.req_seq, m->u.ack.id);
+		break;
+	case SPATE_MSG_NACK:
+		rc = spate_put_nack(&w, m->u.ack.req_type, m->u.ack.code, m->u.ack.req_seq,
+				    m->u.ack.id);
+		break;
+	case SPATE_MSG_NOTIFY:
+		for (uint16_t i = 0; i < m->u.notify.n_subs; i++)
+			ids[i] = spate_notify_id(&m->u.notify, i);
+		rc = spate_put_notify(&w, m->u.notify.event_id, ids, m->u.notify.n_subs);
+		break;
+	}
+	if (rc != 0)
+		fail("accepted message does not re-encode", m);
+	return spate_writer_finish(&w);
+}
+
+static void check_round_trip(const struct spate_hdr *h, const struct spate_limits *lim,
+			     const uint8_t *orig, size_t orig_len)
+{
+	size_t n = reencode(h, &m1);
+	struct spate_hdr h2;
+	struct spate_reader r;
+
+	if (n != SPATE_HDR_LEN + orig_len ||
+	    memcmp(enc + SPATE_HDR_LEN, orig, orig_len) != 0)
+		fail("re-encoding differs from the original bytes", &m1);
+	if (spate_hdr_decode(enc, n, lim, &h2) != 0 || h2.count != 1 ||
+	    h2.flags != h->flags || h2.client_id != h->client_id || h2.seq != h->seq)
+		fail("re-encoded header does not decode", &m1);
+	spate_reader_init(&r, enc, n, &h2);
+	if (spate_reader_next(&r, lim, &m2) != 1)
+		fail("re-encoded message does not decode", &m1);
+	if (!cmp_msg(&m1, &m2))
+		fail("decoded fields differ after a round trip", &m1);
+	if (spate_reader_next(&r, lim, &m2) != 0)
+		fail("re-encoded datagram has more than one message", &m1);
+}
+
+static void run(const uint8_t *data, size_t size, const struct spate_limits *lim)
+{
+	struct spate_hdr h;
+	struct spate_reader r;
+	int rc;
+
+	if (spate_hdr_decode(data, size, lim, &h) != 0)
+		return;
+	spate_reader_init(&r, data, size, &h);
+	for (uint32_t steps = 0;; steps++) {
+		const uint8_t *start = r.p;
+
+		/* each call consumes a message or ends: count+1 calls at most */
+		if (steps > (uint32_t)h.count + 1)
+			fail("reader does not end", &m1);
+		rc = spate_reader_next(&r, lim, &m1);
+		if (r.p < start || r.p > r.end)
+			fail("reader cursor left the datagram", &m1);
+		if (rc == 0)
+			break;
+		if (rc == 1)
+			check_round_trip(&h, lim, start, (size_t)(r.p - start));
+		else if (rc >= 0 || -rc >= SPATE_E__COUNT)
+			fail("reader returned an unknown code", &m1);
+	}
+	if (spate_reader_next(&r, lim, &m1) != 0)
+		fail("reader restarted after its end", &m1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct spate_limits def, big = { 1000, 1000, 1000, 1000, 1000, 1024 };
+
+	if (def.max_messages == 0)
+		spate_limits_default(&def);
+	run(data, size, &def);
+	run(data, size, &big);
+	return 0;
+}
+
+#ifdef SPATE_FUZZ_SEEDS
+/* ---- the seed corpus ---- */
+
+static struct spate_str S(const char *s)
+{
+	return (struct spate_str){ s, (uint32_t)strlen(s) };
+}
+
+static int write_seed(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t buf[SPATE_DGRAM_MAX];
+	static struct spate_raw_event ev;
+	static struct spate_raw_sub sub;
+	struct spate_writer w;
+	uint64_t few[5] = { 1, 2, 3, 1ull << 40, UINT64_MAX };
+	int bad = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+		return 2;
+	}
+	ev = (struct spate_raw_event){ .id = 42, .lon = 1453920000, .lat = -60816900,
+				       .n_kw = 2, .n_attr = 2 };
+	ev.kw[0] = S("iata:gka");
+	ev.kw[1] = S("caf\xc3\xa9");
+	ev.attr[0] = (struct spate_raw_attr){ S("altitude_ft"), 5282 };
+	ev.attr[1] = (struct spate_raw_attr){ S("x.y"), -0.5 };
+	sub = (struct spate_raw_sub){ .id = 1001,
+				      .rect = { -1800000000, -900000000, 1800000000, 900000000 },
+				      .dest = { 0xc0000207, 47200 }, .n_kw = 1, .n_cons = 2 };
+	sub.kw[0] = S("type:airport");
+	sub.cons[0] = (struct spate_raw_constraint){ S("altitude_ft"), SPATE_OP_GE, 5000 };
+	sub.cons[1] = (struct spate_raw_constraint){ S("r"), SPATE_OP_NE, 1e300 };
+
+	for (int t = 0; t <= SPATE_MSG_TYPE_MAX; t++) {
+		char name[32];
+
+		spate_writer_init(&w, buf, sizeof(buf), t >= SPATE_MSG_ACK ? SPATE_FLAG_SERVER : 0,
+				  7, (uint32_t)t);
+		if (t == 0 || t == SPATE_MSG_EVENT)
+			spate_put_event(&w, &ev);
+		if (t == 0 || t == SPATE_MSG_SUB_ADD)
+			spate_put_sub_add(&w, &sub);
+		if (t == 0 || t == SPATE_MSG_SUB_DEL)
+			spate_put_sub_del(&w, 1001);
+		if (t == 0 || t == SPATE_MSG_ACK)
+			spate_put_ack(&w, SPATE_MSG_SUB_ADD, 2, 1001);
+		if (t == 0 || t == SPATE_MSG_NACK)
+			spate_put_nack(&w, SPATE_MSG_SUB_ADD, SPATE_E_INVERTED_RECT, 4, 1004);
+		if (t == 0 || t == SPATE_MSG_NOTIFY)
+			spate_put_notify(&w, 42, few, 5);
+		snprintf(name, sizeof(name), "type-%d", t);
+		bad |= write_seed(argv[1], t ? name : "all-types", buf, spate_writer_finish(&w));
+	}
+
+	/* a full datagram of NOTIFY ids */
+	static uint64_t many[SPATE_DGRAM_MAX / 8];
+	spate_writer_init(&w, buf, sizeof(buf), SPATE_FLAG_SERVER, 0, 9);
+	spate_put_notify(&w, 1, many, spate_notify_room(&w));
+	bad |= write_seed(argv[1], "notify-full", buf, spate_writer_finish(&w));
+
+	/* an unknown type (99) before a valid EVENT */
+	spate_writer_init(&w, buf, sizeof(buf), 0, 7, 10);
+	spate_put_sub_del(&w, 5);
+	spate_put_event(&w, &ev);
+	size_t n = spate_writer_finish(&w);
+	buf[SPATE_HDR_LEN] = 99;
+	bad |= write_seed(argv[1], "unknown-type", buf, n);
+	return bad ? 1 : 0;
+}
+#endif
