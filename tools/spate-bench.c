@@ -79,13 +79,45 @@ struct result {
 	double sub_time, match_time;
 };
 
-static int run(const char *engine, const struct spate_matcher_conf *base, const struct loaded *L,
+/* An engine spec is NAME[:param=value[:param=value...]], e.g.
+ * "drt:variant=fre:cmax=64": the paper's variants side by side. */
+static int apply_spec(char *spec, struct spate_matcher_conf *conf)
+{
+	char *save = NULL, err[256];
+	char *name = strtok_r(spec, ":", &save);
+
+	if (name == NULL || spate_engine_find(name) == NULL) {
+		fprintf(stderr, "spate-bench: unknown engine '%s'\n", name ? name : "");
+		return -1;
+	}
+	conf->engine = name;
+	for (char *kv = strtok_r(NULL, ":", &save); kv; kv = strtok_r(NULL, ":", &save)) {
+		char *eq = strchr(kv, '=');
+		if (eq == NULL) {
+			fprintf(stderr, "spate-bench: '%s': want param=value\n", kv);
+			return -1;
+		}
+		*eq = '\0';
+		if (drt_params_set(&conf->params.drt, kv, eq + 1, err, sizeof(err)) != 0) {
+			fprintf(stderr, "spate-bench: %s\n", err);
+			return -1;
+		}
+		*eq = '=';
+	}
+	return 0;
+}
+
+static int run(const char *spec, const struct spate_matcher_conf *base, const struct loaded *L,
 	       struct result *r)
 {
 	struct spate_matcher_conf conf = *base;
 	struct spate_matchvec mv = { 0 };
+	char buf[256];
 
-	conf.engine = engine;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	if (apply_spec(buf, &conf) != 0)
+		return -1;
+	const char *engine = conf.engine;
 	struct spate_matcher *m = spate_matcher_create(&conf);
 	if (m == NULL) {
 		fprintf(stderr, "spate-bench: cannot create engine '%s'\n", engine);
@@ -117,10 +149,10 @@ static int run(const char *engine, const struct spate_matcher_conf *base, const 
 		}
 	}
 	r->subs = spate_matcher_sub_count(m);
-	printf("{\"bench\":\"engines\",\"engine\":\"%s\",\"sub_ops\":%" PRIu64 ",\"subs\":%" PRIu64
+	printf("{\"bench\":\"engines\",\"engine\":\"%s\",\"spec\":\"%s\",\"sub_ops\":%" PRIu64 ",\"subs\":%" PRIu64
 	       ",\"events\":%" PRIu64 ",\"matches\":%" PRIu64
 	       ",\"sub_op_us\":%.3f,\"match_us_per_event\":%.3f,\"events_per_s\":%.0f,\"engine_stats\":",
-	       engine, r->sub_ops, r->subs, r->events, r->matches,
+	       engine, spec, r->sub_ops, r->subs, r->events, r->matches,
 	       r->sub_ops ? r->sub_time * 1e6 / r->sub_ops : 0.0,
 	       r->events ? r->match_time * 1e6 / r->events : 0.0,
 	       r->match_time > 0 ? r->events / r->match_time : 0.0);
@@ -157,7 +189,8 @@ int main(int argc, char **argv)
 		case 'c': conf_path = optarg; break;
 		case 'h':
 			printf("usage: spate-bench [--engines a,b,...] [--rounds N] [--conf FILE] STREAM.tsv\n"
-			       "Runs every engine (default: all) on the stream, one JSON line each.\n");
+			       "Runs every engine (default: all) on the stream, one JSON line each.\n"
+			       "An engine is NAME[:param=value...], e.g. drt:variant=fre:cmax=64.\n");
 			return 0;
 		default: return 2;
 		}
@@ -180,10 +213,6 @@ int main(int argc, char **argv)
 		snprintf(list, sizeof(list), "%s", engines);
 		for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 			struct result r;
-			if (spate_engine_find(name) == NULL) {
-				fprintf(stderr, "spate-bench: unknown engine '%s'\n", name);
-				return 2;
-			}
 			if (run(name, &conf.matcher, &L, &r) != 0)
 				return 1;
 			if (!have_first) {
