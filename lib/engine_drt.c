@@ -27,6 +27,7 @@
 #include "spate_engine.h"
 #include "spate_err.h"
 #include "spate_idmap.h"
+#include "spate_ptrvec.h"
 
 #define DRT_MIN_AREA_CELLS 1.0 /* A(c) clamped to one routing cell (reconstructed) */
 #define DRT_WIDE_CELLS 1024    /* categories over more cells go on the wide list */
@@ -38,15 +39,6 @@
 #define DRT_CAT_WIDE_ROW 0xffffffffull
 #define DRT_KW_NONE 1          /* kwkey of keyword-less subs; else keyword + 2 */
 
-struct cat_list {
-	struct drt_cat **v;
-	uint32_t n, cap;
-};
-
-struct sub_list {
-	const struct spate_sub **v;
-	uint32_t n, cap;
-};
 
 struct drt_cat {
 	uint32_t id;      /* stable, never reused */
@@ -66,7 +58,7 @@ struct drt_cat {
 	 * its own cell and in the wide row, the buckets of its own keywords
 	 * and "none": a matching sub carries its bucket keyword and covers the
 	 * event's cell, so it is found, and exactly once. */
-	struct spate_idmap *buckets; /* cell << 32 | kwkey -> struct sub_list */
+	struct spate_idmap *buckets; /* cell << 32 | kwkey -> struct spate_ptrvec */
 	/* the cells it is listed in */
 	uint32_t x0, x1, y0, y1;
 	bool wide;
@@ -80,8 +72,8 @@ struct spate_engine {
 	struct drt_params p;
 	int64_t cell_units;       /* routing cell side, 1e-7 degree */
 	uint32_t nx, ny;
-	struct spate_idmap *cells; /* cell index + 1 -> struct cat_list */
-	struct cat_list wide;
+	struct spate_idmap *cells; /* cell index + 1 -> struct spate_ptrvec */
+	struct spate_ptrvec wide;
 	struct drt_cat **cats;
 	uint32_t n_cats, cap_cats, next_id;
 	struct spate_idmap *by_id;  /* category id -> category */
@@ -182,33 +174,10 @@ static uint32_t cell_y(const struct spate_engine *e, int32_t lat)
 	return y < e->ny ? y : e->ny - 1;
 }
 
-static int list_push(struct cat_list *l, struct drt_cat *c)
-{
-	if (l->n == l->cap) {
-		uint32_t ncap = l->cap ? l->cap * 2 : 4;
-		struct drt_cat **nv = realloc(l->v, ncap * sizeof(*nv));
-		if (nv == NULL)
-			return -1;
-		l->v = nv;
-		l->cap = ncap;
-	}
-	l->v[l->n++] = c;
-	return 0;
-}
-
-static void list_remove(struct cat_list *l, const struct drt_cat *c)
-{
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->v[i] == c) {
-			l->v[i] = l->v[--l->n];
-			return;
-		}
-}
-
-static struct cat_list *cell_list(struct spate_engine *e, uint32_t x, uint32_t y, bool create)
+static struct spate_ptrvec *cell_list(struct spate_engine *e, uint32_t x, uint32_t y, bool create)
 {
 	uint64_t key = (uint64_t)y * e->nx + x + 1;
-	struct cat_list *l = spate_idmap_get(e->cells, key);
+	struct spate_ptrvec *l = spate_idmap_get(e->cells, key);
 
 	if (l == NULL && create) {
 		l = calloc(1, sizeof(*l));
@@ -223,15 +192,15 @@ static struct cat_list *cell_list(struct spate_engine *e, uint32_t x, uint32_t y
 static void grid_unlist(struct spate_engine *e, struct drt_cat *c)
 {
 	if (c->wide) {
-		list_remove(&e->wide, c);
+		spate_ptrvec_remove(&e->wide, c);
 		return;
 	}
 	for (uint32_t y = c->y0; y <= c->y1; y++)
 		for (uint32_t x = c->x0; x <= c->x1; x++) {
-			struct cat_list *l = cell_list(e, x, y, false);
+			struct spate_ptrvec *l = cell_list(e, x, y, false);
 			if (l == NULL)
 				continue;
-			list_remove(l, c);
+			spate_ptrvec_remove(l, c);
 			if (l->n == 0) {
 				spate_idmap_del(e->cells, (uint64_t)y * e->nx + x + 1);
 				free(l->v);
@@ -249,11 +218,11 @@ static int grid_list(struct spate_engine *e, struct drt_cat *c)
 	c->y1 = cell_y(e, c->mbr.max_lat);
 	c->wide = (uint64_t)(c->x1 - c->x0 + 1) * (c->y1 - c->y0 + 1) > DRT_WIDE_CELLS;
 	if (c->wide)
-		return list_push(&e->wide, c);
+		return spate_ptrvec_push(&e->wide, c);
 	for (uint32_t y = c->y0; y <= c->y1; y++)
 		for (uint32_t x = c->x0; x <= c->x1; x++) {
-			struct cat_list *l = cell_list(e, x, y, true);
-			if (l == NULL || list_push(l, c) != 0) {
+			struct spate_ptrvec *l = cell_list(e, x, y, true);
+			if (l == NULL || spate_ptrvec_push(l, c) != 0) {
 				grid_unlist(e, c);
 				return -1;
 			}
@@ -275,32 +244,9 @@ static int grow_mbr(struct spate_engine *e, struct drt_cat *c, const struct spat
 
 /* ---- categories ---- */
 
-static int sub_list_push(struct sub_list *l, const struct spate_sub *q)
-{
-	if (l->n == l->cap) {
-		uint32_t ncap = l->cap ? l->cap * 2 : 4;
-		const struct spate_sub **nv = realloc(l->v, ncap * sizeof(*nv));
-		if (nv == NULL)
-			return -1;
-		l->v = nv;
-		l->cap = ncap;
-	}
-	l->v[l->n++] = q;
-	return 0;
-}
-
-static void sub_list_remove(struct sub_list *l, const struct spate_sub *q)
-{
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->v[i] == q) {
-			l->v[i] = l->v[--l->n];
-			return;
-		}
-}
-
 static void free_bucket(uint64_t key, void *val, void *ctx)
 {
-	struct sub_list *l = val;
+	struct spate_ptrvec *l = val;
 
 	(void)key;
 	(void)ctx;
@@ -308,9 +254,9 @@ static void free_bucket(uint64_t key, void *val, void *ctx)
 	free(l);
 }
 
-static struct sub_list *cat_bucket(struct drt_cat *c, uint64_t key, bool create)
+static struct spate_ptrvec *cat_bucket(struct drt_cat *c, uint64_t key, bool create)
 {
-	struct sub_list *l = spate_idmap_get(c->buckets, key);
+	struct spate_ptrvec *l = spate_idmap_get(c->buckets, key);
 
 	if (l == NULL && create) {
 		l = calloc(1, sizeof(*l));
@@ -356,17 +302,17 @@ static int for_each_cell_key(const struct spate_sub *q, uint64_t kwkey,
 
 static int bucket_push(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
 {
-	struct sub_list *l = cat_bucket(c, key, true);
+	struct spate_ptrvec *l = cat_bucket(c, key, true);
 
-	return (l == NULL || sub_list_push(l, q) != 0) ? -1 : 0;
+	return (l == NULL || spate_ptrvec_push(l, q) != 0) ? -1 : 0;
 }
 
 static int bucket_pull(struct drt_cat *c, const struct spate_sub *q, uint64_t key)
 {
-	struct sub_list *l = cat_bucket(c, key, false);
+	struct spate_ptrvec *l = cat_bucket(c, key, false);
 
 	if (l != NULL) {
-		sub_list_remove(l, q);
+		spate_ptrvec_remove(l, q);
 		if (l->n == 0) {
 			spate_idmap_del(c->buckets, key);
 			free_bucket(key, l, NULL);
@@ -801,7 +747,7 @@ static struct spate_engine *drt_create(const struct spate_engine_params *params)
 
 static void free_cell(uint64_t key, void *val, void *ctx)
 {
-	struct cat_list *l = val;
+	struct spate_ptrvec *l = val;
 
 	(void)key;
 	(void)ctx;
@@ -906,7 +852,7 @@ static int match_in(struct spate_engine *e, struct drt_cat *c, const struct spat
 	for (int32_t k = -1; k < (int32_t)ev->n_kw; k++) {
 		uint64_t kwkey = k < 0 ? DRT_KW_NONE : (uint64_t)ev->kw[k] + 2;
 		for (int row = 0; row < 2; row++) {
-			const struct sub_list *l =
+			const struct spate_ptrvec *l =
 				cat_bucket(c, (row ? DRT_CAT_WIDE_ROW << 32 : cell) | kwkey, false);
 			if (l == NULL)
 				continue;
@@ -928,7 +874,7 @@ static int drt_match(struct spate_engine *e, const struct spate_event *ev,
 	struct drt_cat *hit[DRT_MAX_CORR_CATS];
 	uint32_t n_hit = 0;
 	int rc = 0;
-	struct cat_list *l = cell_list(e, cell_x(e, ev->lon), cell_y(e, ev->lat), false);
+	struct spate_ptrvec *l = cell_list(e, cell_x(e, ev->lon), cell_y(e, ev->lat), false);
 
 	e->events++;
 	for (uint32_t i = 0; l && rc == 0 && i < l->n; i++)

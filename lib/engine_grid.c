@@ -8,20 +8,16 @@
 
 #include "spate_engine.h"
 #include "spate_err.h"
+#include "spate_ptrvec.h"
 
 #define GRID_CELL_UNITS (1 * SPATE_COORD_SCALE) /* 1 degree */
 #define GRID_NX 360 /* cells of GRID_CELL_UNITS over 360 degrees */
 #define GRID_NY 180
 #define GRID_WIDE_CELLS 64
 
-struct sub_list {
-	const struct spate_sub **v;
-	uint32_t n, cap;
-};
-
 struct spate_engine {
-	struct sub_list *cells; /* GRID_NX * GRID_NY */
-	struct sub_list wide;
+	struct spate_ptrvec *cells; /* GRID_NX * GRID_NY */
+	struct spate_ptrvec wide;
 };
 
 /* Cell of a coordinate; the upper border (180 or 90) folds into the last
@@ -31,29 +27,6 @@ static uint32_t cell_of(int32_t v, int32_t max, uint32_t n)
 {
 	uint32_t c = (uint32_t)(((int64_t)v + max) / GRID_CELL_UNITS);
 	return c < n ? c : n - 1;
-}
-
-static int list_push(struct sub_list *l, const struct spate_sub *s)
-{
-	if (l->n == l->cap) {
-		uint32_t ncap = l->cap ? l->cap * 2 : 4;
-		const struct spate_sub **nv = realloc(l->v, ncap * sizeof(*nv));
-		if (nv == NULL)
-			return -SPATE_E_NO_MEMORY;
-		l->v = nv;
-		l->cap = ncap;
-	}
-	l->v[l->n++] = s;
-	return 0;
-}
-
-static void list_remove(struct sub_list *l, const struct spate_sub *s)
-{
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->v[i] == s) {
-			l->v[i] = l->v[--l->n];
-			return;
-		}
 }
 
 static struct spate_engine *grid_create(const struct spate_engine_params *params)
@@ -104,12 +77,12 @@ static void grid_sub_del(struct spate_engine *e, const struct spate_sub *s)
 	struct cell_span c = span_of(&s->rect);
 
 	if (is_wide(&c)) {
-		list_remove(&e->wide, s);
+		spate_ptrvec_remove(&e->wide, s);
 		return;
 	}
 	for (uint32_t y = c.y0; y <= c.y1; y++)
 		for (uint32_t x = c.x0; x <= c.x1; x++)
-			list_remove(&e->cells[(size_t)y * GRID_NX + x], s);
+			spate_ptrvec_remove(&e->cells[(size_t)y * GRID_NX + x], s);
 }
 
 static int grid_sub_add(struct spate_engine *e, const struct spate_sub *s)
@@ -117,10 +90,10 @@ static int grid_sub_add(struct spate_engine *e, const struct spate_sub *s)
 	struct cell_span c = span_of(&s->rect);
 
 	if (is_wide(&c))
-		return list_push(&e->wide, s);
+		return spate_ptrvec_push(&e->wide, s) ? -SPATE_E_NO_MEMORY : 0;
 	for (uint32_t y = c.y0; y <= c.y1; y++)
 		for (uint32_t x = c.x0; x <= c.x1; x++)
-			if (list_push(&e->cells[(size_t)y * GRID_NX + x], s) != 0) {
+			if (spate_ptrvec_push(&e->cells[(size_t)y * GRID_NX + x], s) != 0) {
 				/* undo the cells done so far: remove is a no-op
 				 * where the sub was not pushed */
 				grid_sub_del(e, s);
@@ -129,12 +102,14 @@ static int grid_sub_add(struct spate_engine *e, const struct spate_sub *s)
 	return 0;
 }
 
-static int match_list(const struct sub_list *l, const struct spate_event *ev,
+static int match_list(const struct spate_ptrvec *l, const struct spate_event *ev,
 		      struct spate_matchvec *mv)
 {
-	for (uint32_t i = 0; i < l->n; i++)
-		if (spate_sub_matches(l->v[i], ev) && spate_matchvec_push(mv, l->v[i]) != 0)
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct spate_sub *s = l->v[i];
+		if (spate_sub_matches(s, ev) && spate_matchvec_push(mv, s) != 0)
 			return -SPATE_E_NO_MEMORY;
+	}
 	return 0;
 }
 
