@@ -71,12 +71,14 @@ void spate_engine_params_default(struct spate_engine_params *p)
 extern const struct spate_engine_ops spate_engine_brute;
 extern const struct spate_engine_ops spate_engine_grid;
 extern const struct spate_engine_ops spate_engine_drt;
+extern const struct spate_engine_ops spate_engine_kdtree;
 
 /* The first entry is the default engine: keep the fastest exact one first. */
 static const struct spate_engine_ops *const engines[] = {
 	&spate_engine_grid,
 	&spate_engine_brute,
 	&spate_engine_drt,
+	&spate_engine_kdtree,
 	NULL,
 };
 
