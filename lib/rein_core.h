@@ -1,0 +1,91 @@
+/* rein_core.h - what the REIN and MP-REIN engines share: the value domain
+ * and its cells, the interval of a subscription on one attribute, dense
+ * subscription slots with free-list reuse, and candidate confirmation.
+ */
+#ifndef REIN_CORE_H
+#define REIN_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spate_engine.h"
+#include "spate_idmap.h"
+
+/* The value domain of every attribute and its number of cells, as in the
+ * usual REIN setup ([0, 10^6), c = 1000). Spate values are unbounded
+ * doubles: a value below REIN_LO falls in cell 0, one at or above REIN_HI
+ * in cell REIN_CELLS - 1. That stays exact because the cell of a value is
+ * monotone in the value and the comparison bucket compares bounds. */
+#define REIN_LO 0.0
+#define REIN_HI 1e6
+#define REIN_CELLS 1000
+
+/* The cell of a value (not NaN): monotone non-decreasing in x. */
+static inline uint32_t rein_cell(double x)
+{
+	if (!(x > REIN_LO))
+		return 0;
+	if (x >= REIN_HI)
+		return REIN_CELLS - 1;
+	double c = (x - REIN_LO) * ((double)REIN_CELLS / (REIN_HI - REIN_LO));
+	if (c >= REIN_CELLS - 1)
+		return REIN_CELLS - 1;
+	return (uint32_t)c;
+}
+
+/* The interval a subscription asks of one attribute: every constraint of
+ * the sub on that attribute except != (and NaN bounds), intersected.
+ * Constraints left out are checked when candidates are confirmed. */
+struct rein_iv {
+	uint32_t attr;
+	double lo, hi;
+	bool lo_strict, hi_strict;
+};
+
+/* Fill iv (room for s->n_cons entries) with one interval per attribute
+ * that has an indexable constraint; returns how many. Deterministic, so a
+ * delete recomputes exactly what the add indexed. */
+uint32_t rein_intervals(const struct spate_sub *s, struct rein_iv *iv);
+
+/* Does v (not NaN) pass the low end lo? the high end hi? */
+static inline bool rein_lo_ok(double v, double lo, bool strict)
+{
+	return strict ? v > lo : v >= lo;
+}
+static inline bool rein_hi_ok(double v, double hi, bool strict)
+{
+	return strict ? v < hi : v <= hi;
+}
+
+/* Dense slots for subscriptions, reused through a free list; `used` and
+ * `mark` are bit sets over the slots (mark is cleared by each event). */
+struct rein_slots {
+	const struct spate_sub **sub;
+	uint64_t *used, *mark;
+	uint32_t n, cap;           /* slots in use or freed: [0, n) */
+	uint32_t *free_v;
+	uint32_t n_free, cap_free;
+	struct spate_idmap *pos;   /* sub id -> slot + 1 */
+};
+
+int rein_slots_init(struct rein_slots *sl);
+void rein_slots_fini(struct rein_slots *sl);
+/* The slot for a new sub, or -SPATE_E_NO_MEMORY. */
+int64_t rein_slots_alloc(struct rein_slots *sl, const struct spate_sub *s);
+/* The slot of a known sub (freed), or -1 if unknown. */
+int64_t rein_slots_free(struct rein_slots *sl, const struct spate_sub *s);
+static inline uint32_t rein_slots_words(const struct rein_slots *sl)
+{
+	return (sl->n + 63) / 64;
+}
+/* Push every used, unmarked slot whose sub really matches. */
+int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
+		       struct spate_matchvec *mv);
+
+/* Mark slot i (plain, single thread). */
+static inline void rein_mark(uint64_t *mark, uint32_t i)
+{
+	mark[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+#endif

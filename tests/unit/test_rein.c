@@ -1,0 +1,311 @@
+/* test_rein.c - the rein and mprein engines against brute, through
+ * spate_matcher, on what the generic matcher test does not stress: values
+ * on the domain edges, on cell borders and outside the domain (infinities
+ * and NaN too), = and !=, events lacking attributes, many constraints per
+ * sub, interleaved inserts and deletes reusing slots, and 20,000+ subs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "rein_core.h"
+#include "spate_err.h"
+#include "spate_matcher.h"
+
+static uint64_t rng = 1;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint32_t below(uint32_t n)
+{
+	return (uint32_t)(next_rand() % n);
+}
+
+static double unit(void)
+{
+	return (double)(next_rand() >> 11) / 9007199254740992.0;
+}
+
+static const char *const names[] = { "a0", "a1", "a2", "a3", "a4", "a5",
+				     "a6", "a7", "a8", "a9", "a10", "a11" };
+#define NN (sizeof(names) / sizeof(names[0]))
+static const char *const vocab[] = { "k1", "k2", "k3" };
+
+static struct spate_str str_of(const char *s)
+{
+	return (struct spate_str){ s, (uint32_t)strlen(s) };
+}
+
+#define CELLW ((REIN_HI - REIN_LO) / REIN_CELLS)
+
+static double edge_value(void)
+{
+	double b = REIN_LO + CELLW * (double)below(REIN_CELLS + 1);
+	switch (below(18)) {
+	case 0: return REIN_LO;
+	case 1: return REIN_HI;
+	case 2: return nextafter(REIN_LO, -INFINITY);
+	case 3: return nextafter(REIN_HI, -INFINITY);
+	case 4: return nextafter(REIN_HI, INFINITY);
+	case 5: return b;
+	case 6: return nextafter(b, -INFINITY);
+	case 7: return nextafter(b, INFINITY);
+	case 8: return -1;
+	case 9: return -1e12;
+	case 10: return 2 * REIN_HI;
+	case 11: return INFINITY;
+	case 12: return -INFINITY;
+	case 13: return NAN;
+	case 14: return -0.0;
+	case 15: return REIN_LO + CELLW * 0.5;
+	case 16: return REIN_HI - CELLW * 0.5;
+	default: return b;
+	}
+}
+
+static double gen_value(void)
+{
+	switch (below(4)) {
+	case 0: return edge_value();
+	case 1: return REIN_LO + CELLW * (double)below(REIN_CELLS + 1); /* borders */
+	default: return REIN_LO - 0.05 * (REIN_HI - REIN_LO) +
+			1.1 * (REIN_HI - REIN_LO) * unit();
+	}
+}
+
+#define N_ENG 3
+static const char *const engine_names[N_ENG] = { "brute", "rein", "mprein" };
+
+struct trio {
+	struct spate_matcher *m[N_ENG];
+	struct spate_matchvec mv[N_ENG];
+};
+
+static void trio_init(struct trio *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < N_ENG; i++) {
+		struct spate_matcher_conf conf;
+		spate_matcher_conf_default(&conf);
+		conf.engine = engine_names[i];
+		t->m[i] = spate_matcher_create(&conf);
+		CHECK(t->m[i] != NULL);
+	}
+}
+
+static void trio_fini(struct trio *t)
+{
+	for (int i = 0; i < N_ENG; i++) {
+		spate_matcher_destroy(t->m[i]);
+		spate_matchvec_free(&t->mv[i]);
+	}
+}
+
+static void trio_add(struct trio *t, const struct spate_raw_sub *s)
+{
+	for (int i = 0; i < N_ENG; i++)
+		CHECK_EQ_INT(spate_matcher_sub_add(t->m[i], s, 0), 0);
+}
+
+static void trio_del(struct trio *t, uint64_t id)
+{
+	for (int i = 0; i < N_ENG; i++)
+		CHECK_EQ_INT(spate_matcher_sub_del(t->m[i], id, 0), 0);
+}
+
+static uint64_t n_events, n_matches;
+static int n_mismatch;
+
+static void trio_event(struct trio *t, const struct spate_raw_event *e, const char *what)
+{
+	for (int i = 0; i < N_ENG; i++)
+		CHECK_EQ_INT(spate_matcher_event(t->m[i], e, &t->mv[i]), 0);
+	n_events++;
+	n_matches += t->mv[0].n;
+	for (int i = 1; i < N_ENG; i++) {
+		bool same = t->mv[i].n == t->mv[0].n;
+		for (size_t k = 0; same && k < t->mv[0].n; k++)
+			same = t->mv[i].v[k]->id == t->mv[0].v[k]->id;
+		if (!same && n_mismatch++ < 10)
+			fprintf(stderr, "%s: %s gave %zu matches, brute %zu (event %llu)\n", what,
+				engine_names[i], t->mv[i].n, t->mv[0].n,
+				(unsigned long long)e->id);
+		CHECK(same);
+	}
+}
+
+static void whole_world(struct spate_raw_sub *s, uint64_t id)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+				       SPATE_LAT_MAX };
+}
+
+/* Every operator on every edge value, one constraint per sub, against
+ * every edge value and an event without the attribute. */
+static void test_edges(void)
+{
+	static const double vals[] = { REIN_LO, REIN_HI, CELLW, 2 * CELLW, -1, 2 * REIN_HI,
+				       REIN_LO + CELLW / 2, REIN_HI - CELLW / 2, -0.0 };
+	enum { NV = sizeof(vals) / sizeof(vals[0]) };
+	double evals[NV * 3 + 4];
+	uint32_t ne = 0;
+	struct trio t;
+	struct spate_raw_sub s;
+	uint64_t id = 1;
+
+	trio_init(&t);
+	for (uint32_t i = 0; i < NV; i++) {
+		evals[ne++] = vals[i];
+		evals[ne++] = nextafter(vals[i], -INFINITY);
+		evals[ne++] = nextafter(vals[i], INFINITY);
+	}
+	evals[ne++] = INFINITY;
+	evals[ne++] = -INFINITY;
+	evals[ne++] = NAN;
+	evals[ne++] = 1e300;
+	for (uint32_t i = 0; i < ne; i++)
+		for (uint8_t op = 1; op <= SPATE_OP_MAX; op++) {
+			whole_world(&s, id++);
+			s.n_cons = 1;
+			s.cons[0] = (struct spate_raw_constraint){ str_of("a0"), op, evals[i] };
+			trio_add(&t, &s);
+			/* the same on a second attribute, and a pair on both */
+			whole_world(&s, id++);
+			s.n_cons = 2;
+			s.cons[0] = (struct spate_raw_constraint){ str_of("a1"), op, evals[i] };
+			s.cons[1] = (struct spate_raw_constraint){ str_of("a0"), SPATE_OP_GE,
+								   evals[(i * 7) % ne] };
+			trio_add(&t, &s);
+		}
+	/* a sub with only !=, and one with no constraint at all */
+	whole_world(&s, id++);
+	s.n_cons = 1;
+	s.cons[0] = (struct spate_raw_constraint){ str_of("a0"), SPATE_OP_NE, REIN_LO };
+	trio_add(&t, &s);
+	whole_world(&s, id++);
+	trio_add(&t, &s);
+
+	struct spate_raw_event e;
+	uint64_t before = n_matches;
+	for (uint32_t i = 0; i < ne; i++)
+		for (uint32_t k = 0; k < ne + 1; k++) {
+			memset(&e, 0, sizeof(e));
+			e.id = i * 1000 + k;
+			e.attr[e.n_attr++] = (struct spate_raw_attr){ str_of("a0"), evals[i] };
+			if (k < ne)
+				e.attr[e.n_attr++] = (struct spate_raw_attr){ str_of("a1"), evals[k] };
+			trio_event(&t, &e, "edges");
+		}
+	memset(&e, 0, sizeof(e));
+	e.id = 999999; /* no attribute at all: only the unconstrained sub */
+	trio_event(&t, &e, "edges-none");
+	CHECK_EQ_INT(t.mv[1].n, 1);
+	CHECK(n_matches - before > 1000);
+	trio_fini(&t);
+}
+
+static void gen_sub(struct spate_raw_sub *s, uint64_t id, bool heavy)
+{
+	whole_world(s, id);
+	if (below(8) == 0) {
+		int32_t x = (int32_t)below(3) * SPATE_COORD_SCALE;
+		s->rect = (struct spate_rect){ x, 0, x + SPATE_COORD_SCALE, SPATE_COORD_SCALE };
+	}
+	if (below(8) == 0)
+		s->kw[s->n_kw++] = str_of(vocab[below(3)]);
+	uint32_t nc = heavy ? 3 + below(14) : below(4);
+	while (s->n_cons < nc) {
+		const char *a = names[below(NN)];
+		uint32_t r = below(10);
+		if (r < 5 && s->n_cons + 2 <= nc) { /* an interval */
+			double lo = gen_value(), w = (REIN_HI - REIN_LO) * unit() * 0.6;
+			if (below(3) == 0)
+				w = CELLW * below(3);
+			s->cons[s->n_cons++] = (struct spate_raw_constraint){
+				str_of(a), (uint8_t)(below(2) ? SPATE_OP_GE : SPATE_OP_GT), lo };
+			s->cons[s->n_cons++] = (struct spate_raw_constraint){
+				str_of(a), (uint8_t)(below(2) ? SPATE_OP_LE : SPATE_OP_LT), lo + w };
+		} else {
+			s->cons[s->n_cons++] = (struct spate_raw_constraint){
+				str_of(a), (uint8_t)(below(SPATE_OP_MAX) + 1), gen_value() };
+		}
+	}
+}
+
+static void gen_event(struct spate_raw_event *e, uint64_t id)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->lon = (int32_t)below(3) * SPATE_COORD_SCALE;
+	e->lat = (int32_t)below(2) * SPATE_COORD_SCALE;
+	if (below(4) == 0)
+		e->kw[e->n_kw++] = str_of(vocab[below(3)]);
+	bool skip_some = below(3) == 0;
+	for (uint32_t i = 0; i < NN; i++)
+		if (!skip_some || below(4) != 0)
+			e->attr[e->n_attr++] = (struct spate_raw_attr){ str_of(names[i]),
+									gen_value() };
+}
+
+/* n_subs subs (heavy: 3..16 constraints), then events interleaved with
+ * deletes and re-adds so that slots are freed and reused. */
+static void test_random(uint64_t seed, uint32_t n_subs, bool heavy, uint32_t n_ev)
+{
+	struct trio t;
+	struct spate_raw_sub *live = calloc(n_subs, sizeof(*live));
+	struct spate_raw_event e;
+	uint64_t id = 1;
+
+	rng = seed * 0x9e3779b97f4a7c15ull + 7;
+	trio_init(&t);
+	for (uint32_t i = 0; i < n_subs; i++) {
+		gen_sub(&live[i], id++, heavy ? below(5) != 0 : false);
+		trio_add(&t, &live[i]);
+	}
+	for (uint32_t k = 0; k < n_ev; k++) {
+		for (uint32_t d = below(n_subs / 50 + 2); d > 0; d--) {
+			uint32_t i = below(n_subs);
+			trio_del(&t, live[i].id);
+			gen_sub(&live[i], id++, heavy ? below(5) != 0 : false);
+			trio_add(&t, &live[i]);
+		}
+		if (k % 16 == 0) { /* shrink and grow back: many free slots */
+			uint32_t from = below(n_subs / 2);
+			for (uint32_t i = from; i < from + n_subs / 8; i++)
+				trio_del(&t, live[i].id);
+			gen_event(&e, k);
+			trio_event(&t, &e, "random-shrunk");
+			for (uint32_t i = from; i < from + n_subs / 8; i++) {
+				gen_sub(&live[i], id++, heavy ? below(5) != 0 : false);
+				trio_add(&t, &live[i]);
+			}
+		}
+		gen_event(&e, k);
+		trio_event(&t, &e, "random");
+	}
+	trio_fini(&t);
+	free(live);
+}
+
+int main(void)
+{
+	test_edges();
+	for (uint64_t seed = 1; seed <= 6; seed++)
+		test_random(seed, 300, false, 400);
+	uint64_t before = n_matches;
+	test_random(11, 20000, false, 150);
+	test_random(12, 24000, true, 150);
+	printf("rein: %llu events, %llu matches (%llu in the big runs)\n",
+	       (unsigned long long)n_events, (unsigned long long)n_matches,
+	       (unsigned long long)(n_matches - before));
+	CHECK(n_matches - before > 1000);
+	return check_summary("rein");
+}
