@@ -303,6 +303,30 @@ int main(void)
 	uint64_t before = n_matches;
 	test_random(11, 20000, false, 150);
 	test_random(12, 24000, true, 150);
+	/* Past MPREIN_PAR_MIN slots mprein marks with its thread pool. */
+	test_random(13, 36000, true, 60);
+	struct spate_matcher_conf conf;
+	spate_matcher_conf_default(&conf);
+	conf.engine = "mprein";
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	struct spate_raw_sub s;
+	struct spate_raw_event e;
+	struct spate_matchvec mv = { 0 };
+	for (uint64_t id = 1; id <= 40000; id++) {
+		gen_sub(&s, id, true);
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
+	}
+	gen_event(&e, 1);
+	CHECK_EQ_INT(spate_matcher_event(m, &e, &mv), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	spate_matcher_engine_stats(m, f);
+	fclose(f);
+	CHECK(strstr(buf, "\"parallel_events\":1") != NULL);
+	free(buf);
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
 	printf("rein: %llu events, %llu matches (%llu in the big runs)\n",
 	       (unsigned long long)n_events, (unsigned long long)n_matches,
 	       (unsigned long long)(n_matches - before));
