@@ -60,7 +60,7 @@ struct mp_task {
 
 struct spate_engine {
 	struct rein_slots sl;
-	struct mp_attr **attrs;
+	void **attrs; /* struct mp_attr *, by attribute id (rein_attr_get) */
 	uint32_t n_attrs;
 	struct rein_iv *iv;
 	uint32_t iv_cap;
@@ -311,20 +311,7 @@ static void mp_destroy(struct spate_engine *e)
 
 static struct mp_attr *attr_get(struct spate_engine *e, uint32_t a)
 {
-	if (a >= e->n_attrs) {
-		uint32_t nn = e->n_attrs ? e->n_attrs : 8;
-		while (nn <= a)
-			nn *= 2;
-		struct mp_attr **na = realloc(e->attrs, nn * sizeof(*na));
-		if (na == NULL)
-			return NULL;
-		memset(na + e->n_attrs, 0, (nn - e->n_attrs) * sizeof(*na));
-		e->attrs = na;
-		e->n_attrs = nn;
-	}
-	if (e->attrs[a] == NULL)
-		e->attrs[a] = calloc(1, sizeof(struct mp_attr));
-	return e->attrs[a];
+	return rein_attr_get(&e->attrs, &e->n_attrs, a, sizeof(struct mp_attr));
 }
 
 static int mp_sub_add(struct spate_engine *e, const struct spate_sub *s)
@@ -424,7 +411,7 @@ static void mp_stats(const struct spate_engine *e, FILE *f)
 	uint32_t used_attrs = 0;
 
 	for (uint32_t a = 0; a < e->n_attrs; a++)
-		used_attrs += e->attrs[a] && e->attrs[a]->n;
+		used_attrs += e->attrs[a] && ((const struct mp_attr *)e->attrs[a])->n;
 	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"cells\":%u,\"threads\":%u,"
 		"\"events\":%llu,\"parallel_events\":%llu}",
 		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, REIN_CELLS, e->n_th,

@@ -33,7 +33,7 @@ struct rein_attr {
 
 struct spate_engine {
 	struct rein_slots sl;
-	struct rein_attr **attrs;
+	void **attrs; /* struct rein_attr *, by attribute id (rein_attr_get) */
 	uint32_t n_attrs;
 	struct rein_iv *iv;
 	uint32_t iv_cap;
@@ -89,20 +89,7 @@ static int vec_reserve(struct rein_vec *v)
 
 static struct rein_attr *attr_get(struct spate_engine *e, uint32_t a)
 {
-	if (a >= e->n_attrs) {
-		uint32_t nn = e->n_attrs ? e->n_attrs : 8;
-		while (nn <= a)
-			nn *= 2;
-		struct rein_attr **na = realloc(e->attrs, nn * sizeof(*na));
-		if (na == NULL)
-			return NULL;
-		memset(na + e->n_attrs, 0, (nn - e->n_attrs) * sizeof(*na));
-		e->attrs = na;
-		e->n_attrs = nn;
-	}
-	if (e->attrs[a] == NULL)
-		e->attrs[a] = calloc(1, sizeof(struct rein_attr));
-	return e->attrs[a];
+	return rein_attr_get(&e->attrs, &e->n_attrs, a, sizeof(struct rein_attr));
 }
 
 static uint32_t intervals(struct spate_engine *e, const struct spate_sub *s)
@@ -218,7 +205,7 @@ static void rein_stats(const struct spate_engine *e, FILE *f)
 	uint32_t used_attrs = 0;
 
 	for (uint32_t a = 0; a < e->n_attrs; a++)
-		used_attrs += e->attrs[a] && e->attrs[a]->n;
+		used_attrs += e->attrs[a] && ((const struct rein_attr *)e->attrs[a])->n;
 	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"cells\":%u,\"events\":%llu}",
 		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, REIN_CELLS,
 		(unsigned long long)e->n_events);

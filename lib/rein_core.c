@@ -143,3 +143,21 @@ int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev
 	}
 	return 0;
 }
+
+void *rein_attr_get(void ***table, uint32_t *n, uint32_t a, size_t size)
+{
+	if (a >= *n) {
+		uint32_t nn = *n ? *n : 8;
+		while (nn <= a)
+			nn *= 2;
+		void **nt = realloc(*table, nn * sizeof(*nt));
+		if (nt == NULL)
+			return NULL;
+		memset(nt + *n, 0, (nn - *n) * sizeof(*nt));
+		*table = nt;
+		*n = nn;
+	}
+	if ((*table)[a] == NULL)
+		(*table)[a] = calloc(1, size);
+	return (*table)[a];
+}

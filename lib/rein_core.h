@@ -88,4 +88,9 @@ static inline void rein_mark(uint64_t *mark, uint32_t i)
 	mark[i >> 6] |= (uint64_t)1 << (i & 63);
 }
 
+/* The per-attribute record at index a of a lazily grown table of
+ * pointers (*n entries), allocated zeroed (`size` bytes) on first use;
+ * NULL on no memory. Shared by rein and mprein. */
+void *rein_attr_get(void ***table, uint32_t *n, uint32_t a, size_t size);
+
 #endif
