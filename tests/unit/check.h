@@ -3,6 +3,7 @@
 #ifndef SPATE_CHECK_H
 #define SPATE_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 static int check_failures, check_count;
@@ -27,6 +28,24 @@ static int check_failures, check_count;
 				__FILE__, __LINE__, #a, check_a_, #b, check_b_); \
 		}                                                             \
 	} while (0)
+
+/* The tests' random source: xorshift64, seeded by assigning check_rng
+ * (never 0), so every run draws the same workloads. */
+static uint64_t check_rng = 1;
+
+static inline uint64_t check_rand(void)
+{
+	check_rng ^= check_rng << 13;
+	check_rng ^= check_rng >> 7;
+	check_rng ^= check_rng << 17;
+	return check_rng;
+}
+
+/* Uniform-ish in [0, n), n > 0. */
+static inline uint32_t check_below(uint32_t n)
+{
+	return (uint32_t)(check_rand() % n);
+}
 
 static inline int check_summary(const char *name)
 {

@@ -8,20 +8,6 @@
 #include "spate_err.h"
 #include "spate_matcher.h"
 
-static uint64_t rng;
-
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static uint32_t below(uint32_t n)
-{
-	return (uint32_t)(next_rand() % n);
-}
 
 static const char *const vocab[] = { "a", "b", "c", "d", "e", "f", "g", "h",
 				     "caf\xc3\xa9", "x:y", "long_keyword_here", "z" };
@@ -38,7 +24,7 @@ static struct spate_str str_of(const char *s)
 static int32_t coord(int32_t max)
 {
 	int64_t step = max / 8;
-	return (int32_t)((int64_t)below(17) * step - max + (int64_t)below(3) - 1);
+	return (int32_t)((int64_t)check_below(17) * step - max + (int64_t)check_below(3) - 1);
 }
 
 static int32_t clamp(int32_t v, int32_t max)
@@ -50,13 +36,13 @@ static int32_t clamp(int32_t v, int32_t max)
  * minus one unit, so small rectangles and cell borders of a grid are hit. */
 static int32_t local_coord(void)
 {
-	return ((int32_t)below(25) - 12) * (SPATE_COORD_SCALE / 4) + (int32_t)below(3) - 1;
+	return ((int32_t)check_below(25) - 12) * (SPATE_COORD_SCALE / 4) + (int32_t)check_below(3) - 1;
 }
 
 static double value(void)
 {
 	static const double vals[] = { -1, 0, 0.5, 1, 2, 3, 100, 1e9 };
-	return vals[below(8)];
+	return vals[check_below(8)];
 }
 
 static void gen_sub(struct spate_raw_sub *s, uint64_t id)
@@ -68,22 +54,22 @@ static void gen_sub(struct spate_raw_sub *s, uint64_t id)
 	int32_t c = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
 	int32_t d = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
 	s->rect = (struct spate_rect){ a < b ? a : b, c < d ? c : d, a < b ? b : a, c < d ? d : c };
-	if (below(2) == 0) {
+	if (check_below(2) == 0) {
 		int32_t x = local_coord(), y = local_coord();
-		int32_t w = (int32_t)below(9) * (SPATE_COORD_SCALE / 4);
-		int32_t h = (int32_t)below(9) * (SPATE_COORD_SCALE / 4);
+		int32_t w = (int32_t)check_below(9) * (SPATE_COORD_SCALE / 4);
+		int32_t h = (int32_t)check_below(9) * (SPATE_COORD_SCALE / 4);
 		s->rect = (struct spate_rect){ x, y, x + w, y + h };
 	}
-	if (below(10) == 0)
+	if (check_below(10) == 0)
 		s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
 					       SPATE_LAT_MAX };
-	s->n_kw = below(4);
+	s->n_kw = check_below(4);
 	for (uint32_t i = 0; i < s->n_kw; i++)
-		s->kw[i] = str_of(vocab[below(NV)]); /* repeats allowed */
-	s->n_cons = below(4) == 0 ? below(3) + 1 : 0;
+		s->kw[i] = str_of(vocab[check_below(NV)]); /* repeats allowed */
+	s->n_cons = check_below(4) == 0 ? check_below(3) + 1 : 0;
 	for (uint32_t i = 0; i < s->n_cons; i++)
-		s->cons[i] = (struct spate_raw_constraint){ str_of(names[below(NN)]),
-							    (uint8_t)(below(6) + 1), value() };
+		s->cons[i] = (struct spate_raw_constraint){ str_of(names[check_below(NN)]),
+							    (uint8_t)(check_below(6) + 1), value() };
 }
 
 static void gen_event(struct spate_raw_event *e, uint64_t id)
@@ -92,19 +78,19 @@ static void gen_event(struct spate_raw_event *e, uint64_t id)
 	e->id = id;
 	e->lon = clamp(coord(SPATE_LON_MAX), SPATE_LON_MAX);
 	e->lat = clamp(coord(SPATE_LAT_MAX), SPATE_LAT_MAX);
-	if (below(2) == 0) {
+	if (check_below(2) == 0) {
 		e->lon = local_coord();
 		e->lat = local_coord();
 	}
-	e->n_kw = below(8);
+	e->n_kw = check_below(8);
 	for (uint32_t i = 0; i < e->n_kw; i++)
-		e->kw[i] = str_of(vocab[below(NV)]);
+		e->kw[i] = str_of(vocab[check_below(NV)]);
 	/* some keywords no subscription uses */
-	if (below(3) == 0 && e->n_kw < 8)
+	if (check_below(3) == 0 && e->n_kw < 8)
 		e->kw[e->n_kw++] = str_of("never_subscribed");
-	e->n_attr = below(4);
+	e->n_attr = check_below(4);
 	for (uint32_t i = 0; i < e->n_attr; i++)
-		e->attr[i] = (struct spate_raw_attr){ str_of(names[below(NN)]), value() };
+		e->attr[i] = (struct spate_raw_attr){ str_of(names[check_below(NN)]), value() };
 }
 
 static bool str_eq(struct spate_str a, struct spate_str b)
@@ -200,11 +186,11 @@ static void run_workload(const char *engine, const struct drt_params *drt, uint6
 	uint64_t next_id = 1;
 	int mismatches = 0;
 
-	rng = seed * 2654435761u + 1;
+	check_rng = seed * 2654435761u + 1;
 	memset(used, 0, sizeof(used));
 	for (int op = 0; op < n_ops && mismatches < 5; op++) {
-		uint32_t r = below(10);
-		uint32_t slot = below(MAX_LIVE);
+		uint32_t r = check_below(10);
+		uint32_t slot = check_below(MAX_LIVE);
 		if (r < 3 && !used[slot]) {
 			gen_sub(&live[slot], next_id++);
 			CHECK_EQ_INT(spate_matcher_sub_add(m, &live[slot], 0), 0);
@@ -246,7 +232,7 @@ static void run_workload(const char *engine, const struct drt_params *drt, uint6
 
 int main(void)
 {
-	rng = 1;
+	check_rng = 1;
 	test_rules();
 	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 		for (uint64_t seed = 1; seed <= 40; seed++)

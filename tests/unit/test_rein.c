@@ -12,24 +12,10 @@
 #include "spate_err.h"
 #include "spate_matcher.h"
 
-static uint64_t rng = 1;
-
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static uint32_t below(uint32_t n)
-{
-	return (uint32_t)(next_rand() % n);
-}
 
 static double unit(void)
 {
-	return (double)(next_rand() >> 11) / 9007199254740992.0;
+	return (double)(check_rand() >> 11) / 9007199254740992.0;
 }
 
 static const char *const names[] = { "a0", "a1", "a2", "a3", "a4", "a5",
@@ -46,8 +32,8 @@ static struct spate_str str_of(const char *s)
 
 static double edge_value(void)
 {
-	double b = REIN_LO + CELLW * (double)below(REIN_CELLS + 1);
-	switch (below(18)) {
+	double b = REIN_LO + CELLW * (double)check_below(REIN_CELLS + 1);
+	switch (check_below(18)) {
 	case 0: return REIN_LO;
 	case 1: return REIN_HI;
 	case 2: return nextafter(REIN_LO, -INFINITY);
@@ -71,9 +57,9 @@ static double edge_value(void)
 
 static double gen_value(void)
 {
-	switch (below(4)) {
+	switch (check_below(4)) {
 	case 0: return edge_value();
-	case 1: return REIN_LO + CELLW * (double)below(REIN_CELLS + 1); /* borders */
+	case 1: return REIN_LO + CELLW * (double)check_below(REIN_CELLS + 1); /* borders */
 	default: return REIN_LO - 0.05 * (REIN_HI - REIN_LO) +
 			1.1 * (REIN_HI - REIN_LO) * unit();
 	}
@@ -215,27 +201,27 @@ static void test_edges(void)
 static void gen_sub(struct spate_raw_sub *s, uint64_t id, bool heavy)
 {
 	whole_world(s, id);
-	if (below(8) == 0) {
-		int32_t x = (int32_t)below(3) * SPATE_COORD_SCALE;
+	if (check_below(8) == 0) {
+		int32_t x = (int32_t)check_below(3) * SPATE_COORD_SCALE;
 		s->rect = (struct spate_rect){ x, 0, x + SPATE_COORD_SCALE, SPATE_COORD_SCALE };
 	}
-	if (below(8) == 0)
-		s->kw[s->n_kw++] = str_of(vocab[below(3)]);
-	uint32_t nc = heavy ? 3 + below(14) : below(4);
+	if (check_below(8) == 0)
+		s->kw[s->n_kw++] = str_of(vocab[check_below(3)]);
+	uint32_t nc = heavy ? 3 + check_below(14) : check_below(4);
 	while (s->n_cons < nc) {
-		const char *a = names[below(NN)];
-		uint32_t r = below(10);
+		const char *a = names[check_below(NN)];
+		uint32_t r = check_below(10);
 		if (r < 5 && s->n_cons + 2 <= nc) { /* an interval */
 			double lo = gen_value(), w = (REIN_HI - REIN_LO) * unit() * 0.6;
-			if (below(3) == 0)
-				w = CELLW * below(3);
+			if (check_below(3) == 0)
+				w = CELLW * check_below(3);
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
-				str_of(a), (uint8_t)(below(2) ? SPATE_OP_GE : SPATE_OP_GT), lo };
+				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_GE : SPATE_OP_GT), lo };
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
-				str_of(a), (uint8_t)(below(2) ? SPATE_OP_LE : SPATE_OP_LT), lo + w };
+				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_LE : SPATE_OP_LT), lo + w };
 		} else {
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
-				str_of(a), (uint8_t)(below(SPATE_OP_MAX) + 1), gen_value() };
+				str_of(a), (uint8_t)(check_below(SPATE_OP_MAX) + 1), gen_value() };
 		}
 	}
 }
@@ -244,13 +230,13 @@ static void gen_event(struct spate_raw_event *e, uint64_t id)
 {
 	memset(e, 0, sizeof(*e));
 	e->id = id;
-	e->lon = (int32_t)below(3) * SPATE_COORD_SCALE;
-	e->lat = (int32_t)below(2) * SPATE_COORD_SCALE;
-	if (below(4) == 0)
-		e->kw[e->n_kw++] = str_of(vocab[below(3)]);
-	bool skip_some = below(3) == 0;
+	e->lon = (int32_t)check_below(3) * SPATE_COORD_SCALE;
+	e->lat = (int32_t)check_below(2) * SPATE_COORD_SCALE;
+	if (check_below(4) == 0)
+		e->kw[e->n_kw++] = str_of(vocab[check_below(3)]);
+	bool skip_some = check_below(3) == 0;
 	for (uint32_t i = 0; i < NN; i++)
-		if (!skip_some || below(4) != 0)
+		if (!skip_some || check_below(4) != 0)
 			e->attr[e->n_attr++] = (struct spate_raw_attr){ str_of(names[i]),
 									gen_value() };
 }
@@ -264,27 +250,27 @@ static void test_random(uint64_t seed, uint32_t n_subs, bool heavy, uint32_t n_e
 	struct spate_raw_event e;
 	uint64_t id = 1;
 
-	rng = seed * 0x9e3779b97f4a7c15ull + 7;
+	check_rng = seed * 0x9e3779b97f4a7c15ull + 7;
 	trio_init(&t);
 	for (uint32_t i = 0; i < n_subs; i++) {
-		gen_sub(&live[i], id++, heavy ? below(5) != 0 : false);
+		gen_sub(&live[i], id++, heavy ? check_below(5) != 0 : false);
 		trio_add(&t, &live[i]);
 	}
 	for (uint32_t k = 0; k < n_ev; k++) {
-		for (uint32_t d = below(n_subs / 50 + 2); d > 0; d--) {
-			uint32_t i = below(n_subs);
+		for (uint32_t d = check_below(n_subs / 50 + 2); d > 0; d--) {
+			uint32_t i = check_below(n_subs);
 			trio_del(&t, live[i].id);
-			gen_sub(&live[i], id++, heavy ? below(5) != 0 : false);
+			gen_sub(&live[i], id++, heavy ? check_below(5) != 0 : false);
 			trio_add(&t, &live[i]);
 		}
 		if (k % 16 == 0) { /* shrink and grow back: many free slots */
-			uint32_t from = below(n_subs / 2);
+			uint32_t from = check_below(n_subs / 2);
 			for (uint32_t i = from; i < from + n_subs / 8; i++)
 				trio_del(&t, live[i].id);
 			gen_event(&e, k);
 			trio_event(&t, &e, "random-shrunk");
 			for (uint32_t i = from; i < from + n_subs / 8; i++) {
-				gen_sub(&live[i], id++, heavy ? below(5) != 0 : false);
+				gen_sub(&live[i], id++, heavy ? check_below(5) != 0 : false);
 				trio_add(&t, &live[i]);
 			}
 		}

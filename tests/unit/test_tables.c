@@ -7,15 +7,6 @@
 #include "spate_dict.h"
 #include "spate_idmap.h"
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static void test_dict(void)
 {
@@ -58,10 +49,10 @@ static void test_idmap(void)
 	size_t count = 0;
 
 	for (int i = 0; i < N; i++)
-		keys[i] = (i % 3 == 0) ? (uint64_t)i : next_rand(); /* sequential and random */
+		keys[i] = (i % 3 == 0) ? (uint64_t)i : check_rand(); /* sequential and random */
 	for (int step = 0; step < 200000; step++) {
-		int i = (int)(next_rand() % N);
-		switch (next_rand() % 3) {
+		int i = (int)(check_rand() % N);
+		switch (check_rand() % 3) {
 		case 0:
 			if (!present[i])
 				count++;
@@ -92,6 +83,7 @@ static void test_idmap(void)
 
 int main(void)
 {
+	check_rng = 88172645463325252ull;
 	test_dict();
 	test_idmap();
 	return check_summary("tables");
