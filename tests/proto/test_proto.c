@@ -10,31 +10,9 @@
 #include <string.h>
 #include <math.h>
 
+#include "check.h"
 #include "proto_cmp.h"
 #include "spate_proto.h"
-
-static int n_fail, n_check;
-
-#define T(cond)                                                               \
-	do {                                                                  \
-		n_check++;                                                    \
-		if (!(cond)) {                                                \
-			n_fail++;                                             \
-			fprintf(stderr, "%s:%d: failed: %s\n", __FILE__,      \
-				__LINE__, #cond);                             \
-		}                                                             \
-	} while (0)
-
-#define T_EQ(a, b)                                                            \
-	do {                                                                  \
-		long long t_a_ = (long long)(a), t_b_ = (long long)(b);       \
-		n_check++;                                                    \
-		if (t_a_ != t_b_) {                                           \
-			n_fail++;                                             \
-			fprintf(stderr, "%s:%d: %s is %lld, expected %s = %lld\n", \
-				__FILE__, __LINE__, #a, t_a_, #b, t_b_);      \
-		}                                                             \
-	} while (0)
 
 static struct spate_limits lim;
 static struct spate_msg msg;     /* a few KB: not on the stack */
@@ -100,17 +78,17 @@ static void put_sample(struct spate_writer *w, int type)
 	sample_event(&e);
 	sample_sub(&s);
 	if (type == 0 || type == SPATE_MSG_EVENT)
-		T_EQ(spate_put_event(w, &e), 0);
+		CHECK_EQ_INT(spate_put_event(w, &e), 0);
 	if (type == 0 || type == SPATE_MSG_SUB_ADD)
-		T_EQ(spate_put_sub_add(w, &s), 0);
+		CHECK_EQ_INT(spate_put_sub_add(w, &s), 0);
 	if (type == 0 || type == SPATE_MSG_SUB_DEL)
-		T_EQ(spate_put_sub_del(w, 77), 0);
+		CHECK_EQ_INT(spate_put_sub_del(w, 77), 0);
 	if (type == 0 || type == SPATE_MSG_ACK)
-		T_EQ(spate_put_ack(w, SPATE_MSG_SUB_ADD, 9, 77), 0);
+		CHECK_EQ_INT(spate_put_ack(w, SPATE_MSG_SUB_ADD, 9, 77), 0);
 	if (type == 0 || type == SPATE_MSG_NACK)
-		T_EQ(spate_put_nack(w, SPATE_MSG_SUB_DEL, SPATE_E_UNKNOWN_ID, 10, 78), 0);
+		CHECK_EQ_INT(spate_put_nack(w, SPATE_MSG_SUB_DEL, SPATE_E_UNKNOWN_ID, 10, 78), 0);
 	if (type == 0 || type == SPATE_MSG_NOTIFY)
-		T_EQ(spate_put_notify(w, 42, sample_ids, 3), 0);
+		CHECK_EQ_INT(spate_put_notify(w, 42, sample_ids, 3), 0);
 }
 
 static size_t frame(uint8_t *buf, size_t cap, int type)
@@ -186,7 +164,7 @@ static int first_err(const uint8_t *in, size_t len, int *n_ok)
 			else if (first == 0)
 				first = rc;
 			if (++steps > 70000) {
-				T(!"reader does not end");
+				CHECK(!"reader does not end");
 				break;
 			}
 		}
@@ -217,17 +195,17 @@ static void test_golden(void)
 	size_t n = frame(buf, sizeof(buf), SPATE_MSG_EVENT);
 	int ok;
 
-	T_EQ(n, sizeof(golden_event));
-	T(n == sizeof(golden_event) && memcmp(buf, golden_event, n) == 0);
-	T_EQ(first_err(golden_event, sizeof(golden_event), &ok), 0);
-	T_EQ(ok, 1);
+	CHECK_EQ_INT(n, sizeof(golden_event));
+	CHECK(n == sizeof(golden_event) && memcmp(buf, golden_event, n) == 0);
+	CHECK_EQ_INT(first_err(golden_event, sizeof(golden_event), &ok), 0);
+	CHECK_EQ_INT(ok, 1);
 	/* first_err's copy is gone: decode in place to look at the strings */
 	struct spate_hdr h;
 	struct spate_reader r;
-	T_EQ(spate_hdr_decode(golden_event, sizeof(golden_event), &lim, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(golden_event, sizeof(golden_event), &lim, &h), 0);
 	spate_reader_init(&r, golden_event, sizeof(golden_event), &h);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 1);
-	T(is_sample(&msg));
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
+	CHECK(is_sample(&msg));
 }
 
 /* ---- round trips ---- */
@@ -248,37 +226,37 @@ static void test_round_trip(void)
 				  0xfffffffe);
 		put_sample(&w, types[t]);
 		size_t n = spate_writer_finish(&w);
-		T_EQ(spate_hdr_decode(buf, n, &lim, &h), 0);
-		T_EQ(h.version, SPATE_VERSION);
-		T_EQ(h.flags, SPATE_FLAG_SERVER);
-		T_EQ(h.length, n);
-		T_EQ(h.count, want);
-		T_EQ(h.client_id, 0xdeadbeef);
-		T_EQ(h.seq, 0xfffffffe);
+		CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
+		CHECK_EQ_INT(h.version, SPATE_VERSION);
+		CHECK_EQ_INT(h.flags, SPATE_FLAG_SERVER);
+		CHECK_EQ_INT(h.length, n);
+		CHECK_EQ_INT(h.count, want);
+		CHECK_EQ_INT(h.client_id, 0xdeadbeef);
+		CHECK_EQ_INT(h.seq, 0xfffffffe);
 		spate_reader_init(&r, buf, n, &h);
 		while ((rc = spate_reader_next(&r, &lim, &msg)) == 1) {
 			seen++;
-			T(is_sample(&msg));
-			T(types[t] == 0 || msg.type == types[t]);
+			CHECK(is_sample(&msg));
+			CHECK(types[t] == 0 || msg.type == types[t]);
 		}
-		T_EQ(rc, 0);
-		T_EQ(seen, want);
-		T_EQ(spate_reader_next(&r, &lim, &msg), 0); /* stays done */
+		CHECK_EQ_INT(rc, 0);
+		CHECK_EQ_INT(seen, want);
+		CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0); /* stays done */
 	}
 }
 
 static void test_type_names(void)
 {
-	T(strcmp(spate_msg_type_name(SPATE_MSG_EVENT), "EVENT") == 0);
-	T(strcmp(spate_msg_type_name(SPATE_MSG_SUB_ADD), "SUB_ADD") == 0);
-	T(strcmp(spate_msg_type_name(SPATE_MSG_SUB_DEL), "SUB_DEL") == 0);
-	T(strcmp(spate_msg_type_name(SPATE_MSG_ACK), "ACK") == 0);
-	T(strcmp(spate_msg_type_name(SPATE_MSG_NACK), "NACK") == 0);
-	T(strcmp(spate_msg_type_name(SPATE_MSG_NOTIFY), "NOTIFY") == 0);
-	T(strcmp(spate_msg_type_name(0), "?") == 0);
-	T(strcmp(spate_msg_type_name(7), "?") == 0);
-	T(strcmp(spate_msg_type_name(99), "?") == 0);
-	T(strcmp(spate_msg_type_name(-1), "?") == 0);
+	CHECK(strcmp(spate_msg_type_name(SPATE_MSG_EVENT), "EVENT") == 0);
+	CHECK(strcmp(spate_msg_type_name(SPATE_MSG_SUB_ADD), "SUB_ADD") == 0);
+	CHECK(strcmp(spate_msg_type_name(SPATE_MSG_SUB_DEL), "SUB_DEL") == 0);
+	CHECK(strcmp(spate_msg_type_name(SPATE_MSG_ACK), "ACK") == 0);
+	CHECK(strcmp(spate_msg_type_name(SPATE_MSG_NACK), "NACK") == 0);
+	CHECK(strcmp(spate_msg_type_name(SPATE_MSG_NOTIFY), "NOTIFY") == 0);
+	CHECK(strcmp(spate_msg_type_name(0), "?") == 0);
+	CHECK(strcmp(spate_msg_type_name(7), "?") == 0);
+	CHECK(strcmp(spate_msg_type_name(99), "?") == 0);
+	CHECK(strcmp(spate_msg_type_name(-1), "?") == 0);
 }
 
 /* ---- truncations ---- */
@@ -290,19 +268,19 @@ static void truncations_of(const uint8_t *buf, size_t n)
 
 	for (size_t len = 0; len < n; len++) {
 		/* The header still announces the full length. */
-		T(first_err(buf, len, &ok) != 0);
+		CHECK(first_err(buf, len, &ok) != 0);
 		if (len < SPATE_HDR_LEN) {
-			T_EQ(first_err(buf, len, &ok), -SPATE_E_TRUNCATED);
+			CHECK_EQ_INT(first_err(buf, len, &ok), -SPATE_E_TRUNCATED);
 			continue;
 		}
-		T_EQ(first_err(buf, len, &ok), -SPATE_E_BAD_LENGTH);
+		CHECK_EQ_INT(first_err(buf, len, &ok), -SPATE_E_BAD_LENGTH);
 		/* The header agrees with the truncation: the messages must
 		 * still be found short. */
 		memcpy(tmp, buf, len);
 		set16(tmp + 4, (uint16_t)len);
 		int rc = first_err(tmp, len, &ok);
-		T(rc != 0);
-		T(ok < get16(buf + 6));
+		CHECK(rc != 0);
+		CHECK(ok < get16(buf + 6));
 		if (rc == 0)
 			fprintf(stderr, "  truncation to %zu of %zu accepted\n", len, n);
 	}
@@ -333,7 +311,7 @@ static size_t put_one_event(uint8_t *b, const struct spate_raw_event *e)
 	struct spate_writer w;
 
 	spate_writer_init(&w, b, SPATE_DGRAM_MAX, 0, 7, 1);
-	T_EQ(spate_put_event(&w, e), 0);
+	CHECK_EQ_INT(spate_put_event(&w, e), 0);
 	return spate_writer_finish(&w);
 }
 
@@ -342,7 +320,7 @@ static size_t put_one_sub(uint8_t *b, const struct spate_raw_sub *s)
 	struct spate_writer w;
 
 	spate_writer_init(&w, b, SPATE_DGRAM_MAX, 0, 7, 1);
-	T_EQ(spate_put_sub_add(&w, s), 0);
+	CHECK_EQ_INT(spate_put_sub_add(&w, s), 0);
 	return spate_writer_finish(&w);
 }
 
@@ -475,8 +453,8 @@ static size_t string_overrun(uint8_t *b, int name)
 	e.n_attr = name ? 1 : 0;
 	e.attr[0] = (struct spate_raw_attr){ S("abc"), 1 };
 	spate_writer_init(&w, b, SPATE_DGRAM_MAX, 0, 7, 1);
-	T_EQ(spate_put_event(&w, &e), 0);
-	T_EQ(spate_put_sub_del(&w, 77), 0);
+	CHECK_EQ_INT(spate_put_event(&w, &e), 0);
+	CHECK_EQ_INT(spate_put_sub_del(&w, 77), 0);
 	size_t n = spate_writer_finish(&w);
 	b[O_BODY + 20] = 20;
 	return n;
@@ -586,9 +564,9 @@ static void test_bad_table(void)
 		size_t n = c->build(buf);
 		int ok, rc = first_err(buf, n, &ok);
 
-		n_check++;
+		check_count++;
 		if (rc != -c->want || ok != c->n_ok) {
-			n_fail++;
+			check_failures++;
 			fprintf(stderr, "%s:%d: case '%s': got %s with %d valid, want %s with %d\n",
 				__FILE__, __LINE__, c->name, spate_err_name(rc), ok,
 				spate_err_name(c->want), c->n_ok);
@@ -612,52 +590,52 @@ static void test_skip_and_ids(void)
 	put_sample(&w, SPATE_MSG_EVENT);
 	size_t n = spate_writer_finish(&w);
 	buf[O_TYPE] = 99;
-	T_EQ(spate_hdr_decode(buf, n, &lim, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
 	spate_reader_init(&r, buf, n, &h);
-	T_EQ(spate_reader_next(&r, &lim, &msg), -SPATE_E_UNKNOWN_TYPE);
-	T_EQ(msg.type, 99);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 1);
-	T(msg.type == SPATE_MSG_EVENT && is_sample(&msg));
-	T_EQ(spate_reader_next(&r, &lim, &msg), 0);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), -SPATE_E_UNKNOWN_TYPE);
+	CHECK_EQ_INT(msg.type, 99);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
+	CHECK(msg.type == SPATE_MSG_EVENT && is_sample(&msg));
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);
 
 	/* an inverted SUB_ADD names its id; the SUB_DEL after it decodes */
 	sample_sub(&s);
 	s.rect.min_lon = s.rect.max_lon + 1;
 	spate_writer_init(&w, buf, sizeof(buf), 0, 1, 2);
-	T_EQ(spate_put_sub_add(&w, &s), 0);
+	CHECK_EQ_INT(spate_put_sub_add(&w, &s), 0);
 	put_sample(&w, SPATE_MSG_SUB_DEL);
 	n = spate_writer_finish(&w);
-	T_EQ(spate_hdr_decode(buf, n, &lim, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
 	spate_reader_init(&r, buf, n, &h);
-	T_EQ(spate_reader_next(&r, &lim, &msg), -SPATE_E_INVERTED_RECT);
-	T_EQ(msg.type, SPATE_MSG_SUB_ADD);
-	T(msg.id == s.id);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 1);
-	T(msg.type == SPATE_MSG_SUB_DEL && msg.id == 77);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 0);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), -SPATE_E_INVERTED_RECT);
+	CHECK_EQ_INT(msg.type, SPATE_MSG_SUB_ADD);
+	CHECK(msg.id == s.id);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
+	CHECK(msg.type == SPATE_MSG_SUB_DEL && msg.id == 77);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);
 
 	/* a SUB_ADD cut to its id still names it */
 	spate_writer_init(&w, buf, sizeof(buf), 0, 1, 2);
-	T_EQ(spate_put_sub_add(&w, &s), 0);
+	CHECK_EQ_INT(spate_put_sub_add(&w, &s), 0);
 	set16(buf + O_MLEN, 4 + 8);
 	set16(buf + O_COUNT, 1);
 	set16(buf + O_LEN, O_BODY + 8);
-	T_EQ(spate_hdr_decode(buf, O_BODY + 8, &lim, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, O_BODY + 8, &lim, &h), 0);
 	spate_reader_init(&r, buf, O_BODY + 8, &h);
-	T_EQ(spate_reader_next(&r, &lim, &msg), -SPATE_E_BAD_LENGTH);
-	T(msg.type == SPATE_MSG_SUB_ADD && msg.id == s.id);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 0);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), -SPATE_E_BAD_LENGTH);
+	CHECK(msg.type == SPATE_MSG_SUB_ADD && msg.id == s.id);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);
 
 	/* framing lost: the error once, then done, with no stale id */
 	n = frame(buf, sizeof(buf), 0);
 	set16(buf + O_MLEN, 2);
-	T_EQ(spate_hdr_decode(buf, n, &lim, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
 	spate_reader_init(&r, buf, n, &h);
 	msg.id = 12345;
-	T_EQ(spate_reader_next(&r, &lim, &msg), -SPATE_E_BAD_LENGTH);
-	T_EQ(msg.id, 0);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 0);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 0);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(msg.id, 0);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);
 }
 
 /* Limits set above the hard maxima must not let the decoder write past
@@ -677,31 +655,31 @@ static void test_limits_above_hard(void)
 	e.n_attr = 0;
 	n = put_one_event(buf, &e);
 	buf[O_EV_NKW] = SPATE_KW_MAX_HARD + 1;
-	T_EQ(spate_hdr_decode(buf, n, &big, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &big, &h), 0);
 	spate_reader_init(&r, buf, n, &h);
-	T_EQ(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_KEYWORDS);
+	CHECK_EQ_INT(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_KEYWORDS);
 	buf[O_EV_NKW] = 0;
 	buf[O_EV_NKW + 1] = SPATE_ATTR_MAX_HARD + 1;
 	spate_reader_init(&r, buf, n, &h);
-	T_EQ(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_ATTRS);
+	CHECK_EQ_INT(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_ATTRS);
 
 	sample_sub(&s);
 	s.n_kw = 0;
 	s.n_cons = 0;
 	n = put_one_sub(buf, &s);
 	buf[O_SUB_NCONS] = SPATE_CONS_MAX_HARD + 1;
-	T_EQ(spate_hdr_decode(buf, n, &big, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &big, &h), 0);
 	spate_reader_init(&r, buf, n, &h);
-	T_EQ(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_CONSTRAINTS);
+	CHECK_EQ_INT(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_CONSTRAINTS);
 
 	/* 255-byte keyword: the hard maximum, accepted under big limits */
 	sample_event(&e);
 	e.kw[0] = A(255);
 	n = put_one_event(buf, &e);
-	T_EQ(spate_hdr_decode(buf, n, &big, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &big, &h), 0);
 	spate_reader_init(&r, buf, n, &h);
-	T_EQ(spate_reader_next(&r, &big, &msg), 1);
-	T(cmp_event(&msg.u.ev, &e));
+	CHECK_EQ_INT(spate_reader_next(&r, &big, &msg), 1);
+	CHECK(cmp_event(&msg.u.ev, &e));
 }
 
 /* ---- the writer ---- */
@@ -719,24 +697,24 @@ static void test_writer_full(void)
 	spate_writer_init(&w, buf, 300, 0, 1, 1);
 	while ((rc = spate_put_event(&w, &e)) == 0)
 		puts++;
-	T_EQ(rc, -SPATE_E_NO_MEMORY);
-	T_EQ(puts, (300 - 16) / 66);
+	CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+	CHECK_EQ_INT(puts, (300 - 16) / 66);
 	memcpy(snap, buf, sizeof(buf));
 	wsnap = w;
-	T_EQ(spate_put_event(&w, &e), -SPATE_E_NO_MEMORY);
-	T_EQ(spate_put_notify(&w, 1, sample_ids, 3), -SPATE_E_NO_MEMORY);
+	CHECK_EQ_INT(spate_put_event(&w, &e), -SPATE_E_NO_MEMORY);
+	CHECK_EQ_INT(spate_put_notify(&w, 1, sample_ids, 3), -SPATE_E_NO_MEMORY);
 	/* a SUB_DEL (12 bytes) still fits in the 20 left */
-	T_EQ(300 - w.len, 20);
-	T_EQ(spate_put_sub_del(&w, 77), 0);
-	T_EQ(spate_put_sub_del(&w, 77), -SPATE_E_NO_MEMORY);
-	T_EQ(w.len, wsnap.len + 12);
-	T_EQ(w.count, wsnap.count + 1);
-	T(memcmp(buf + w.len, snap + w.len, sizeof(buf) - w.len) == 0);
-	T(buf[300] == 0xaa);
+	CHECK_EQ_INT(300 - w.len, 20);
+	CHECK_EQ_INT(spate_put_sub_del(&w, 77), 0);
+	CHECK_EQ_INT(spate_put_sub_del(&w, 77), -SPATE_E_NO_MEMORY);
+	CHECK_EQ_INT(w.len, wsnap.len + 12);
+	CHECK_EQ_INT(w.count, wsnap.count + 1);
+	CHECK(memcmp(buf + w.len, snap + w.len, sizeof(buf) - w.len) == 0);
+	CHECK(buf[300] == 0xaa);
 	size_t n = spate_writer_finish(&w);
 	int ok;
-	T_EQ(first_err(buf, n, &ok), 0);
-	T_EQ(ok, puts + 1);
+	CHECK_EQ_INT(first_err(buf, n, &ok), 0);
+	CHECK_EQ_INT(ok, puts + 1);
 
 	/* refused puts leave writer and buffer alone */
 	struct spate_raw_sub s;
@@ -744,47 +722,47 @@ static void test_writer_full(void)
 	spate_writer_init(&w, buf, 60, 0, 1, 1);
 	memcpy(snap, buf, sizeof(buf));
 	wsnap = w;
-	T_EQ(spate_put_sub_add(&w, &s), -SPATE_E_NO_MEMORY);
-	T_EQ(spate_put_event(&w, &e), -SPATE_E_NO_MEMORY);
-	T(memcmp(&w, &wsnap, sizeof(w)) == 0 && memcmp(buf, snap, sizeof(buf)) == 0);
+	CHECK_EQ_INT(spate_put_sub_add(&w, &s), -SPATE_E_NO_MEMORY);
+	CHECK_EQ_INT(spate_put_event(&w, &e), -SPATE_E_NO_MEMORY);
+	CHECK(memcmp(&w, &wsnap, sizeof(w)) == 0 && memcmp(buf, snap, sizeof(buf)) == 0);
 
 	/* unencodable: refused with BAD_LENGTH, nothing written */
 	spate_writer_init(&w, buf, sizeof(buf), 0, 1, 1);
 	memcpy(snap, buf, sizeof(buf));
 	wsnap = w;
 	e.kw[0] = A(256);
-	T_EQ(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
 	sample_event(&e);
 	e.attr[0].name = A(256);
-	T_EQ(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
 	e.n_attr = SPATE_ATTR_MAX_HARD + 1;
-	T_EQ(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
 	sample_event(&e);
 	e.n_kw = SPATE_KW_MAX_HARD + 1;
-	T_EQ(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_put_event(&w, &e), -SPATE_E_BAD_LENGTH);
 	s.n_cons = SPATE_CONS_MAX_HARD + 1;
-	T_EQ(spate_put_sub_add(&w, &s), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_put_sub_add(&w, &s), -SPATE_E_BAD_LENGTH);
 	sample_sub(&s);
 	s.cons[1].name = A(256);
-	T_EQ(spate_put_sub_add(&w, &s), -SPATE_E_BAD_LENGTH);
-	T(memcmp(&w, &wsnap, sizeof(w)) == 0 && memcmp(buf, snap, sizeof(buf)) == 0);
+	CHECK_EQ_INT(spate_put_sub_add(&w, &s), -SPATE_E_BAD_LENGTH);
+	CHECK(memcmp(&w, &wsnap, sizeof(w)) == 0 && memcmp(buf, snap, sizeof(buf)) == 0);
 
 	/* a buffer smaller than a header: nothing is ever written */
 	memset(buf, 0xaa, sizeof(buf));
 	spate_writer_init(&w, buf, 15, 0, 1, 1);
-	T_EQ(spate_put_sub_del(&w, 1), -SPATE_E_NO_MEMORY);
-	T_EQ(spate_notify_room(&w), 0);
-	T_EQ(spate_writer_finish(&w), 0);
+	CHECK_EQ_INT(spate_put_sub_del(&w, 1), -SPATE_E_NO_MEMORY);
+	CHECK_EQ_INT(spate_notify_room(&w), 0);
+	CHECK_EQ_INT(spate_writer_finish(&w), 0);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		if (buf[i] != 0xaa) {
-			T(!"tiny writer wrote");
+			CHECK(!"tiny writer wrote");
 			break;
 		}
 
 	/* a header only fits exactly */
 	spate_writer_init(&w, buf, 16, 0, 1, 1);
-	T_EQ(spate_put_sub_del(&w, 1), -SPATE_E_NO_MEMORY);
-	T_EQ(spate_writer_finish(&w), 16);
+	CHECK_EQ_INT(spate_put_sub_del(&w, 1), -SPATE_E_NO_MEMORY);
+	CHECK_EQ_INT(spate_writer_finish(&w), 16);
 }
 
 static uint64_t ids[8200];
@@ -804,12 +782,12 @@ static void test_notify_room(void)
 			size_t want = cap >= used + 16 ? (cap - used - 16) / 8 : 0;
 			if (cap < 16)
 				want = 0;
-			T_EQ(room, want);
-			T_EQ(spate_put_notify(&w, 1, ids, (uint16_t)(room + 1)),
+			CHECK_EQ_INT(room, want);
+			CHECK_EQ_INT(spate_put_notify(&w, 1, ids, (uint16_t)(room + 1)),
 			     -SPATE_E_NO_MEMORY);
 			if (room > 0) {
-				T_EQ(spate_put_notify(&w, 1, ids, room), 0);
-				T_EQ(spate_notify_room(&w), 0);
+				CHECK_EQ_INT(spate_put_notify(&w, 1, ids, room), 0);
+				CHECK_EQ_INT(spate_notify_room(&w), 0);
 			}
 		}
 	}
@@ -817,19 +795,19 @@ static void test_notify_room(void)
 	for (uint16_t i = 0; i < 8200; i++)
 		ids[i] = i;
 	spate_writer_init(&w, buf, sizeof(buf), 0, 1, 1);
-	T_EQ(spate_notify_room(&w), (65535 - 32) / 8);
-	T_EQ(spate_put_notify(&w, 1, ids, 8190), -SPATE_E_BAD_LENGTH);
-	T_EQ(spate_put_notify(&w, 1, ids, spate_notify_room(&w)), 0);
+	CHECK_EQ_INT(spate_notify_room(&w), (65535 - 32) / 8);
+	CHECK_EQ_INT(spate_put_notify(&w, 1, ids, 8190), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_put_notify(&w, 1, ids, spate_notify_room(&w)), 0);
 	size_t n = spate_writer_finish(&w);
-	T_EQ(n, 32 + 8 * ((65535 - 32) / 8));
+	CHECK_EQ_INT(n, 32 + 8 * ((65535 - 32) / 8));
 	struct spate_hdr h;
 	struct spate_reader r;
-	T_EQ(spate_hdr_decode(buf, n, &lim, &h), 0);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
 	spate_reader_init(&r, buf, n, &h);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 1);
-	T_EQ(msg.u.notify.n_subs, (65535 - 32) / 8);
-	T_EQ(spate_notify_id(&msg.u.notify, 8000), 8000);
-	T_EQ(spate_reader_next(&r, &lim, &msg), 0);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
+	CHECK_EQ_INT(msg.u.notify.n_subs, (65535 - 32) / 8);
+	CHECK_EQ_INT(spate_notify_id(&msg.u.notify, 8000), 8000);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);
 }
 
 /* ---- many random messages ---- */
@@ -1020,21 +998,21 @@ static void check_random_dgram(const uint8_t *buf, size_t n, int count, uint32_t
 	struct spate_reader r;
 	int i = 0, rc;
 
-	T_EQ(spate_hdr_decode(buf, n, &lim, &h), 0);
-	T_EQ(h.count, count);
-	T_EQ(h.seq, seq);
+	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
+	CHECK_EQ_INT(h.count, count);
+	CHECK_EQ_INT(h.seq, seq);
 	spate_reader_init(&r, buf, n, &h);
 	while ((rc = spate_reader_next(&r, &lim, &msg)) == 1) {
 		if (i >= count || !gen_matches(&gens[i], &msg)) {
-			T(!"random message did not round trip");
+			CHECK(!"random message did not round trip");
 			fprintf(stderr, "  datagram seq %u, message %d, type %d\n", seq, i,
 				msg.type);
 			return;
 		}
 		i++;
 	}
-	T_EQ(rc, 0);
-	T_EQ(i, count);
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(i, count);
 }
 
 static void test_random(void)
@@ -1049,7 +1027,7 @@ static void test_random(void)
 	while (total < 20000) {
 		/* One datagram's strings use at most a few KB of the arena. */
 		if (arena_used > sizeof(arena) - 8192) {
-			T(!"arena full");
+			CHECK(!"arena full");
 			break;
 		}
 		int rc = put_random(&w, &gens[count]);
@@ -1071,12 +1049,12 @@ static void test_random(void)
 			if (rc == -SPATE_E_NO_MEMORY)
 				continue; /* that message is dropped, not retried */
 		} else {
-			T_EQ(rc, 0);
+			CHECK_EQ_INT(rc, 0);
 		}
 	}
 	if (count > 0)
 		check_random_dgram(buf, spate_writer_finish(&w), count, seq);
-	T(skipped < total / 10);
+	CHECK(skipped < total / 10);
 	printf("random: %d messages in %u datagrams (%d too big skipped)\n", total, seq,
 	       skipped);
 }
@@ -1097,6 +1075,5 @@ int main(void)
 	test_notify_room();
 	test_random();
 
-	printf("%d checks, %d failed\n", n_check, n_fail);
-	return n_fail ? 1 : 0;
+	return check_summary("proto");
 }
