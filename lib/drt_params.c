@@ -29,6 +29,7 @@ static const struct param params[] = {
 	{ "lambda", P_U32, 1, 1000000000, 50000, OFF(lambda), "events per load period (paper: 50000)" },
 	{ "sigma", P_DOUBLE, 0, 10, 0.2, OFF(sigma), "overload tolerance of formula (8)" },
 	{ "route_cell", P_DOUBLE, 0.01, 90, 5, OFF(route_cell), "routing grid interval, degrees (paper: 5)" },
+	{ "cat_cell", P_DOUBLE, 0.01, 90, 2, OFF(cat_cell), "grid interval inside a category, degrees (paper: 2)" },
 	{ "workers", P_U32, 1, 1024, 1, OFF(workers), "matching workers categories are spread over" },
 	{ "variant", P_VARIANT, 0, 2, DRT_SIM_FRE_CO, OFF(variant), "nonfre, fre or freco (the paper's ablation)" },
 	{ "c_ins", P_DOUBLE, 0, 1e9, 1, OFF(c_ins), "load of one insert in formula (7) (reconstructed)" },

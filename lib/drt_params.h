@@ -27,6 +27,7 @@ struct drt_params {
 	uint32_t workers;   /* matching workers the categories are spread over */
 	uint32_t variant;   /* enum drt_variant */
 	double c_ins, c_del;/* load constants of formula (7) */
+	double cat_cell;    /* degrees, the grid inside a category (paper: 2) */
 };
 
 void drt_params_default(struct drt_params *p);

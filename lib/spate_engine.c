@@ -22,13 +22,13 @@ static bool sorted_subset(const uint32_t *need, uint16_t n_need,
 	return true;
 }
 
-bool spate_sub_matches(const struct spate_sub *s, const struct spate_event *e)
+bool spate_sub_keywords_in(const struct spate_sub *s, const struct spate_event *e)
 {
-	if (e->lon < s->rect.min_lon || e->lon > s->rect.max_lon ||
-	    e->lat < s->rect.min_lat || e->lat > s->rect.max_lat)
-		return false;
-	if (!sorted_subset(s->kw, s->n_kw, e->kw, e->n_kw))
-		return false;
+	return sorted_subset(s->kw, s->n_kw, e->kw, e->n_kw);
+}
+
+bool spate_sub_constraints_hold(const struct spate_sub *s, const struct spate_event *e)
+{
 	/* Constraints and attributes are both sorted by attribute id. */
 	uint16_t j = 0;
 	for (uint16_t i = 0; i < s->n_cons; i++) {
@@ -41,6 +41,14 @@ bool spate_sub_matches(const struct spate_sub *s, const struct spate_event *e)
 			return false;
 	}
 	return true;
+}
+
+bool spate_sub_matches(const struct spate_sub *s, const struct spate_event *e)
+{
+	if (e->lon < s->rect.min_lon || e->lon > s->rect.max_lon ||
+	    e->lat < s->rect.min_lat || e->lat > s->rect.max_lat)
+		return false;
+	return spate_sub_keywords_in(s, e) && spate_sub_constraints_hold(s, e);
 }
 
 int spate_matchvec_push(struct spate_matchvec *mv, const struct spate_sub *s)

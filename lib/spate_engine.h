@@ -52,6 +52,11 @@ struct spate_event {
  * sub keyword in the event, every constraint holds on the event's value
  * (an event lacking a constrained attribute does not match). */
 bool spate_sub_matches(const struct spate_sub *s, const struct spate_event *e);
+/* Its two non-spatial halves, for engines that test the rectangle (or
+ * some keywords) on their own: every sub keyword in the event; every
+ * constraint holds. */
+bool spate_sub_keywords_in(const struct spate_sub *s, const struct spate_event *e);
+bool spate_sub_constraints_hold(const struct spate_sub *s, const struct spate_event *e);
 
 /* Growable array of matched subscriptions. */
 struct spate_matchvec {

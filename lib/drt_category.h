@@ -1,0 +1,63 @@
+/* drt_category.h - the matching side of DRt-Cluster: one category's
+ * subscription index (the paper's second level), exact.
+ *
+ * A category holds subscriptions and answers "which of mine match this
+ * event". It knows nothing of routing, similarity or workers: the
+ * clustering side (drt_cluster.h) decides which category a subscription
+ * goes to and which categories an event visits. There are no globals, so
+ * each matching worker (lcore, host) owns its own instances; a category is
+ * shipped to another worker by iterating its subscriptions
+ * (drt_category_sub) and adding them to a fresh instance there.
+ *
+ * Subscriptions are borrowed: the pointer passed to add must stay valid
+ * until del (or until the category is destroyed or merged away).
+ * Not thread-safe: one owner at a time.
+ */
+#ifndef DRT_CATEGORY_H
+#define DRT_CATEGORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spate_engine.h"
+
+struct drt_category;
+
+/* Second-level cells of cell_deg degrees (the paper: 2); the same value
+ * on every worker. NULL on no memory or cell_deg outside [0.01, 90]. */
+struct drt_category *drt_category_create(double cell_deg);
+void drt_category_destroy(struct drt_category *c);
+
+/* Add s (its id must not be in c). 0, or -SPATE_E_NO_MEMORY with c
+ * unchanged. */
+int drt_category_add(struct drt_category *c, const struct spate_sub *s);
+/* Remove the subscription with s's id; false if c does not hold it.
+ * Never allocates. */
+bool drt_category_del(struct drt_category *c, const struct spate_sub *s);
+bool drt_category_has(const struct drt_category *c, uint64_t sub_id);
+
+/* Append every subscription of c that matches ev (spate_sub_matches) to
+ * mv, each once, in no particular order. 0 or -SPATE_E_NO_MEMORY. */
+int drt_category_match(struct drt_category *c, const struct spate_event *ev,
+		       struct spate_matchvec *mv);
+
+/* Move every subscription of `from` into `into`; `from` is left empty.
+ * 0, or -SPATE_E_NO_MEMORY with every subscription still in exactly one
+ * of the two. */
+int drt_category_merge(struct drt_category *into, struct drt_category *from);
+
+uint32_t drt_category_size(const struct drt_category *c);
+/* The i-th subscription, 0 <= i < size (to ship a category). Positions
+ * change on add and del. */
+const struct spate_sub *drt_category_sub(const struct drt_category *c, uint32_t i);
+
+struct drt_category_stats {
+	uint64_t events;     /* match calls */
+	uint64_t candidates; /* index entries looked at by match */
+	uint64_t matches;
+	size_t bytes;        /* memory the index owns (not the subscriptions) */
+};
+void drt_category_stats(const struct drt_category *c, struct drt_category_stats *st);
+
+#endif

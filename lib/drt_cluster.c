@@ -1,0 +1,1034 @@
+/* drt_cluster.c - the clustering side of DRt-Cluster (drt_cluster.h).
+ *
+ * Summaries. Each category keeps its MBR (grown on insert and merge, never
+ * shrunk), its keyword multiset (kw -> count), its count of keyword-less
+ * subscriptions, its size, owner and period counters.
+ *
+ * Routing index (the paper's "grid plus inverted keyword index", made
+ * precise). Every subscription is filed under one routing keyword (the
+ * globally rarest of its keywords when it arrives; "none" if it has none)
+ * in every routing cell (route_cell degrees) its rectangle overlaps, or in
+ * a wide row past CL_WIDE_CELLS cells. The index maps (cell, keyword) to
+ * the categories holding such a subscription; each category counts its
+ * own keys (rkeys) so removal and merging keep the lists exact. An event
+ * visits (its cell and the wide row) x (its keywords and "none") and keeps
+ * the categories whose MBR holds its point. Exactness: a subscription
+ * matching the event has its routing keyword in the event and overlaps the
+ * event's cell (or is wide), and lies in its category's MBR, so its
+ * category is listed. The same lists under the key "any" give, per cell,
+ * the categories with subscriptions there: the placement candidates.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drt_balance.h"
+#include "drt_cluster.h"
+#include "spate_err.h"
+#include "spate_idmap.h"
+
+#define CL_WIDE_CELLS 64        /* subs over more routing cells: wide row */
+#define CL_WIDE_ROW 0xffffffffull
+#define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
+#define KW_ANY 0xffffffffu      /* the per-cell footprint key */
+#define MAX_CANDIDATES 32       /* categories a placement compares */
+#define MAX_PLACE_CELLS 16      /* cells of q a placement looks in */
+#define MAX_CORR_CATS 32        /* co-matching categories counted per event */
+#define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
+
+struct cat {
+	uint32_t id, worker, size, slot;
+	struct spate_rect mbr;
+	struct spate_idmap *kw;    /* kw + 1 -> count */
+	uint64_t kw_total;
+	uint32_t n_nokw;
+	struct spate_idmap *rkeys; /* routing key -> count of its subs there */
+	uint64_t t_num, n_ins, n_del;
+	double cs, cd;
+	uint32_t stamp;
+};
+
+/* The categories under one routing key; one inline, more in an array. */
+struct rlist {
+	uint64_t key;
+	uint32_t n, cap;
+	union {
+		struct cat *one;
+		struct cat **many;
+	} u;
+};
+
+struct drt_cluster {
+	struct drt_params p;
+	int64_t cell_units;
+	uint32_t nx, ny;
+	struct cat **cats;
+	uint32_t n_cats, cap_cats, next_id, next_worker;
+	struct spate_idmap *by_id;   /* id -> struct cat */
+	struct spate_idmap *fwd;     /* merged-away id -> the id it went into */
+	struct spate_idmap *home;    /* sub id -> cat id << 32 | routing kwkey */
+	struct spate_idmap *kw_all;  /* kw + 1 -> count over every category */
+	struct spate_idmap *rl_at;   /* routing key -> rlist index + 1 */
+	struct rlist *rl;
+	uint32_t n_rl, cap_rl;
+	uint64_t n_wide, n_nokw;     /* subs in the wide row, keyword-less subs */
+	struct spate_idmap *corr;    /* lo id << 32 | hi id -> count */
+	struct drt_action *act;
+	size_t n_act, cap_act;
+	struct drt_route *out;
+	size_t cap_out;
+	uint32_t epoch;
+	uint64_t period_events;
+	struct drt_cluster_stats st;
+};
+
+/* ---- small helpers ---- */
+
+static uintptr_t map_count(const struct spate_idmap *m, uint64_t key)
+{
+	return (uintptr_t)spate_idmap_get(m, key);
+}
+
+/* Add delta to a count kept as a pointer value; 0 or -1 on no memory.
+ * Lowering a count never allocates. */
+static int map_adjust(struct spate_idmap *m, uint64_t key, intptr_t delta)
+{
+	uintptr_t n = map_count(m, key) + (uintptr_t)delta;
+
+	if (n == 0) {
+		spate_idmap_del(m, key);
+		return 0;
+	}
+	return spate_idmap_put(m, key, (void *)n);
+}
+
+static struct cat *cat_by_id(const struct drt_cluster *cl, uint32_t id)
+{
+	return spate_idmap_get(cl->by_id, id);
+}
+
+static double area_deg2(const struct spate_rect *r)
+{
+	return ((double)r->max_lon - r->min_lon) / SPATE_COORD_SCALE *
+	       (((double)r->max_lat - r->min_lat) / SPATE_COORD_SCALE);
+}
+
+static struct spate_rect rect_union(const struct spate_rect *a, const struct spate_rect *b)
+{
+	return (struct spate_rect){
+		a->min_lon < b->min_lon ? a->min_lon : b->min_lon,
+		a->min_lat < b->min_lat ? a->min_lat : b->min_lat,
+		a->max_lon > b->max_lon ? a->max_lon : b->max_lon,
+		a->max_lat > b->max_lat ? a->max_lat : b->max_lat,
+	};
+}
+
+static bool in_rect(const struct spate_rect *r, int32_t lon, int32_t lat)
+{
+	return lon >= r->min_lon && lon <= r->max_lon && lat >= r->min_lat && lat <= r->max_lat;
+}
+
+/* A fresh stamp for "seen in this pass" marks. */
+static uint32_t next_epoch(struct drt_cluster *cl)
+{
+	if (++cl->epoch == 0) {
+		for (uint32_t i = 0; i < cl->n_cats; i++)
+			cl->cats[i]->stamp = 0;
+		cl->epoch = 1;
+	}
+	return cl->epoch;
+}
+
+static int queue_action(struct drt_cluster *cl, const struct drt_action *a)
+{
+	if (cl->n_act == cl->cap_act) {
+		size_t ncap = cl->cap_act ? cl->cap_act * 2 : 16;
+		struct drt_action *na = realloc(cl->act, ncap * sizeof(*na));
+		if (na == NULL)
+			return -1;
+		cl->act = na;
+		cl->cap_act = ncap;
+	}
+	cl->act[cl->n_act++] = *a;
+	return 0;
+}
+
+/* ---- similarity ---- */
+
+/* KeySim: with frequencies, the mean over q's keywords of their share of
+ * c's multiset; without (Sim-NonFre), the share of q's keywords c has. A
+ * keyword-less q: c's share of keyword-less subscriptions. */
+static double key_sim(const struct drt_cluster *cl, const struct cat *c, const struct spate_sub *q)
+{
+	if (q->n_kw == 0)
+		return c->size ? (double)c->n_nokw / c->size : 0;
+	double sum = 0;
+	for (uint16_t i = 0; i < q->n_kw; i++) {
+		uintptr_t k = map_count(c->kw, (uint64_t)q->kw[i] + 1);
+		if (cl->p.variant == DRT_SIM_NONFRE)
+			sum += k > 0;
+		else if (c->kw_total)
+			sum += (double)k / (double)c->kw_total;
+	}
+	return sum / q->n_kw;
+}
+
+/* SpatialSim = A(c) / (A(c) + ex); ex = how much c's MBR grows to cover r. */
+static double spatial_sim(const struct drt_cluster *cl, const struct spate_rect *cm,
+			  const struct spate_rect *r)
+{
+	struct spate_rect u = rect_union(cm, r);
+	double a = area_deg2(cm), ex = area_deg2(&u) - a;
+	double min_a = MIN_AREA_CELLS * cl->p.route_cell * cl->p.route_cell;
+
+	if (a < min_a)
+		a = min_a;
+	return a / (a + ex);
+}
+
+/* ---- routing index ---- */
+
+struct span {
+	uint32_t x0, x1, y0, y1;
+	bool wide;
+};
+
+static uint32_t cell_of(int64_t v, int64_t max, int64_t units, uint32_t n)
+{
+	uint32_t c = (uint32_t)((v + max) / units);
+	return c < n ? c : n - 1;
+}
+
+static struct span span_of(const struct drt_cluster *cl, const struct spate_rect *r)
+{
+	struct span s = {
+		cell_of(r->min_lon, SPATE_LON_MAX, cl->cell_units, cl->nx),
+		cell_of(r->max_lon, SPATE_LON_MAX, cl->cell_units, cl->nx),
+		cell_of(r->min_lat, SPATE_LAT_MAX, cl->cell_units, cl->ny),
+		cell_of(r->max_lat, SPATE_LAT_MAX, cl->cell_units, cl->ny),
+		false,
+	};
+	s.wide = (uint64_t)(s.x1 - s.x0 + 1) * (s.y1 - s.y0 + 1) > CL_WIDE_CELLS;
+	return s;
+}
+
+static uint64_t key_of(uint64_t cell, uint32_t kwkey)
+{
+	return cell << 32 | kwkey;
+}
+
+static struct rlist *rlist_find(const struct drt_cluster *cl, uint64_t key)
+{
+	uintptr_t i = map_count(cl->rl_at, key);
+	return i ? &cl->rl[i - 1] : NULL;
+}
+
+static struct cat *const *rlist_cats(const struct rlist *l)
+{
+	return l->cap ? l->u.many : &l->u.one;
+}
+
+/* List c under key (it is not there yet). 0 or -1 (nothing changed). */
+static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
+{
+	struct rlist *l = rlist_find(cl, key);
+
+	if (l == NULL) {
+		if (cl->n_rl == cl->cap_rl) {
+			uint32_t ncap = cl->cap_rl ? cl->cap_rl * 2 : 64;
+			struct rlist *nl = realloc(cl->rl, ncap * sizeof(*nl));
+			if (nl == NULL)
+				return -1;
+			cl->rl = nl;
+			cl->cap_rl = ncap;
+		}
+		if (spate_idmap_put(cl->rl_at, key, (void *)(uintptr_t)(cl->n_rl + 1)) != 0)
+			return -1;
+		cl->rl[cl->n_rl++] = (struct rlist){ key, 1, 0, { .one = c } };
+		return 0;
+	}
+	if (l->cap == 0) { /* one inline: go to an array */
+		struct cat **v = malloc(4 * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		v[0] = l->u.one;
+		l->u.many = v;
+		l->cap = 4;
+	} else if (l->n == l->cap) {
+		struct cat **v = realloc(l->u.many, 2 * l->cap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		l->u.many = v;
+		l->cap *= 2;
+	}
+	l->u.many[l->n++] = c;
+	return 0;
+}
+
+/* Unlist c from key; an emptied list goes (the last moves into its place). */
+static void rlist_remove(struct drt_cluster *cl, uint64_t key, const struct cat *c)
+{
+	struct rlist *l = rlist_find(cl, key);
+
+	if (l == NULL)
+		return;
+	if (l->cap) {
+		for (uint32_t i = 0; i < l->n; i++)
+			if (l->u.many[i] == c) {
+				l->u.many[i] = l->u.many[--l->n];
+				break;
+			}
+		if (l->n > 0)
+			return;
+		free(l->u.many);
+	} else if (l->u.one != c) {
+		return;
+	}
+	spate_idmap_del(cl->rl_at, key);
+	uint32_t at = (uint32_t)(l - cl->rl);
+	if (at != --cl->n_rl) {
+		cl->rl[at] = cl->rl[cl->n_rl];
+		spate_idmap_put(cl->rl_at, cl->rl[at].key, (void *)(uintptr_t)(at + 1)); /* existing */
+	}
+}
+
+/* Count one more (delta 1) or one fewer (-1) subscription of c under key,
+ * listing or unlisting c when the count leaves or reaches 0. Lowering
+ * never allocates. */
+static int rkey_adjust(struct drt_cluster *cl, struct cat *c, uint64_t key, intptr_t delta)
+{
+	uintptr_t n = map_count(c->rkeys, key);
+
+	if (delta > 0 && n == 0) {
+		if (rlist_add(cl, key, c) != 0)
+			return -1;
+		if (spate_idmap_put(c->rkeys, key, (void *)1) != 0) {
+			rlist_remove(cl, key, c);
+			return -1;
+		}
+		return 0;
+	}
+	if (delta < 0 && n == 1) {
+		spate_idmap_del(c->rkeys, key);
+		rlist_remove(cl, key, c);
+		return 0;
+	}
+	return map_adjust(c->rkeys, key, delta);
+}
+
+/* Every routing key of a subscription with rectangle r and routing
+ * keyword kwkey: its keyword keys and its footprint ("any") keys. */
+static int for_each_rkey(struct drt_cluster *cl, struct cat *c, const struct spate_rect *r,
+			 uint32_t kwkey, intptr_t delta)
+{
+	struct span sp = span_of(cl, r);
+	uint64_t done = 0;
+	int rc = 0;
+
+	if (sp.wide) {
+		rc = rkey_adjust(cl, c, key_of(CL_WIDE_ROW, kwkey), delta);
+		if (rc == 0 && (rc = rkey_adjust(cl, c, key_of(CL_WIDE_ROW, KW_ANY), delta)) != 0)
+			rkey_adjust(cl, c, key_of(CL_WIDE_ROW, kwkey), -delta);
+		return rc;
+	}
+	for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++) {
+			uint64_t cell = (uint64_t)y * cl->nx + x;
+			rc = rkey_adjust(cl, c, key_of(cell, kwkey), delta);
+			if (rc == 0 && (rc = rkey_adjust(cl, c, key_of(cell, KW_ANY), delta)) != 0)
+				rkey_adjust(cl, c, key_of(cell, kwkey), -delta);
+			done += rc == 0;
+		}
+	if (rc != 0) /* undo the cells done (only raising can fail) */
+		for (uint32_t y = sp.y0; y <= sp.y1 && done; y++)
+			for (uint32_t x = sp.x0; x <= sp.x1 && done; x++, done--) {
+				uint64_t cell = (uint64_t)y * cl->nx + x;
+				rkey_adjust(cl, c, key_of(cell, kwkey), -delta);
+				rkey_adjust(cl, c, key_of(cell, KW_ANY), -delta);
+			}
+	return rc;
+}
+
+/* The routing keyword of q: its globally rarest keyword. */
+static uint32_t choose_kwkey(const struct drt_cluster *cl, const struct spate_sub *q)
+{
+	uint32_t best = KW_NONE;
+	uintptr_t best_n = UINTPTR_MAX;
+
+	for (uint16_t i = 0; i < q->n_kw; i++) {
+		uintptr_t n = map_count(cl->kw_all, (uint64_t)q->kw[i] + 1);
+		if (n < best_n) {
+			best_n = n;
+			best = q->kw[i] + 1;
+		}
+	}
+	return best;
+}
+
+/* ---- categories ---- */
+
+static void cat_free(struct cat *c)
+{
+	spate_idmap_destroy(c->kw);
+	spate_idmap_destroy(c->rkeys);
+	free(c);
+}
+
+static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, uint32_t worker)
+{
+	if (cl->n_cats == cl->cap_cats) {
+		uint32_t ncap = cl->cap_cats ? cl->cap_cats * 2 : 16;
+		struct cat **nc = realloc(cl->cats, ncap * sizeof(*nc));
+		struct drt_route *no = realloc(cl->out, ncap * sizeof(*no));
+		if (nc)
+			cl->cats = nc;
+		if (no)
+			cl->out = no;
+		if (nc == NULL || no == NULL)
+			return NULL;
+		cl->cap_cats = ncap;
+		cl->cap_out = ncap;
+	}
+	struct cat *c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->kw = spate_idmap_create();
+	c->rkeys = spate_idmap_create();
+	if (c->kw == NULL || c->rkeys == NULL || spate_idmap_put(cl->by_id, cl->next_id, c) != 0) {
+		spate_idmap_destroy(c->kw);
+		spate_idmap_destroy(c->rkeys);
+		free(c);
+		return NULL;
+	}
+	c->id = cl->next_id++;
+	c->worker = worker;
+	c->mbr = *r;
+	c->slot = cl->n_cats;
+	cl->cats[cl->n_cats++] = c;
+	cl->st.created++;
+	return c;
+}
+
+/* Drop an empty (or merged-away) category; its routing keys are gone. */
+static void cat_drop(struct drt_cluster *cl, struct cat *c)
+{
+	spate_idmap_del(cl->by_id, c->id);
+	cl->cats[c->slot] = cl->cats[--cl->n_cats];
+	cl->cats[c->slot]->slot = c->slot;
+	cat_free(c);
+}
+
+/* Take q's keywords into (delta 1) or out of (-1) c's multiset and the
+ * global counts. 0 or -1 (nothing changed). Lowering never allocates. */
+static int count_keywords(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q,
+			  intptr_t delta)
+{
+	for (uint16_t i = 0; i < q->n_kw; i++) {
+		uint64_t k = (uint64_t)q->kw[i] + 1;
+		if (map_adjust(c->kw, k, delta) != 0) {
+			while (i-- > 0)
+				map_adjust(c->kw, (uint64_t)q->kw[i] + 1, -delta);
+			return -1;
+		}
+		if (map_adjust(cl->kw_all, k, delta) != 0) {
+			map_adjust(c->kw, k, -delta);
+			while (i-- > 0) {
+				map_adjust(c->kw, (uint64_t)q->kw[i] + 1, -delta);
+				map_adjust(cl->kw_all, (uint64_t)q->kw[i] + 1, -delta);
+			}
+			return -1;
+		}
+	}
+	c->kw_total += (uint64_t)((intptr_t)q->n_kw * delta);
+	c->n_nokw += (uint32_t)(q->n_kw == 0 ? delta : 0);
+	cl->n_nokw += (uint64_t)(q->n_kw == 0 ? delta : 0);
+	return 0;
+}
+
+/* Record q in c. 0 or -1 (nothing changed). */
+static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q)
+{
+	uint32_t kwkey = choose_kwkey(cl, q);
+
+	if (count_keywords(cl, c, q, 1) != 0)
+		return -1;
+	if (for_each_rkey(cl, c, &q->rect, kwkey, 1) != 0) {
+		count_keywords(cl, c, q, -1);
+		return -1;
+	}
+	if (spate_idmap_put(cl->home, q->id, (void *)((uintptr_t)c->id << 32 | kwkey)) != 0) {
+		for_each_rkey(cl, c, &q->rect, kwkey, -1);
+		count_keywords(cl, c, q, -1);
+		return -1;
+	}
+	c->mbr = rect_union(&c->mbr, &q->rect);
+	c->size++;
+	c->n_ins++;
+	cl->n_wide += span_of(cl, &q->rect).wide;
+	return 0;
+}
+
+/* ---- correlation ---- */
+
+static uint64_t pair_key(uint32_t a, uint32_t b)
+{
+	return a < b ? ((uint64_t)a << 32 | b) : ((uint64_t)b << 32 | a);
+}
+
+void drt_cluster_feedback(struct drt_cluster *cl, const uint32_t *ids, size_t n)
+{
+	struct cat *c[MAX_CORR_CATS];
+	size_t k = 0;
+
+	if (cl->p.variant != DRT_SIM_FRE_CO && cl->p.workers < 2)
+		return; /* nobody reads the counts */
+	for (size_t i = 0; i < n && k < MAX_CORR_CATS; i++)
+		if ((c[k] = cat_by_id(cl, ids[i])) != NULL)
+			k++;
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = i + 1; j < k; j++) {
+			/* out of memory: the count is a hint, skip it */
+			if (map_adjust(cl->corr, pair_key(c[i]->id, c[j]->id), 1) != 0)
+				continue;
+			double *ai = c[i]->worker == c[j]->worker ? &c[i]->cs : &c[i]->cd;
+			double *aj = c[i]->worker == c[j]->worker ? &c[j]->cs : &c[j]->cd;
+			*ai += 1;
+			*aj += 1;
+		}
+}
+
+struct corr_entry {
+	uint64_t key;
+	uintptr_t val;
+};
+
+struct corr_buf {
+	struct corr_entry *v;
+	size_t n;
+};
+
+static void corr_collect(uint64_t key, void *val, void *ctx)
+{
+	struct corr_buf *b = ctx;
+
+	b->v[b->n++] = (struct corr_entry){ key, (uintptr_t)val };
+}
+
+/* Snapshot of all pairs (free .v); .v NULL on no memory. */
+static struct corr_buf corr_snapshot(const struct drt_cluster *cl)
+{
+	struct corr_buf b = { malloc((spate_idmap_count(cl->corr) + 1) * sizeof(*b.v)), 0 };
+
+	if (b.v != NULL)
+		spate_idmap_foreach(cl->corr, corr_collect, &b);
+	return b;
+}
+
+/* CS and CD of every category from the pairs (workers may have changed). */
+static void corr_recount(struct drt_cluster *cl, const struct corr_buf *b)
+{
+	for (uint32_t i = 0; i < cl->n_cats; i++)
+		cl->cats[i]->cs = cl->cats[i]->cd = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		struct cat *a = cat_by_id(cl, (uint32_t)(b->v[i].key >> 32));
+		struct cat *c = cat_by_id(cl, (uint32_t)b->v[i].key);
+		if (a == NULL || c == NULL)
+			continue;
+		double w = (double)b->v[i].val;
+		if (a->worker == c->worker) {
+			a->cs += w;
+			c->cs += w;
+		} else {
+			a->cd += w;
+			c->cd += w;
+		}
+	}
+}
+
+/* ---- merging ---- */
+
+static void transfer_kw(uint64_t key, void *val, void *ctx)
+{
+	struct cat *into = ctx;
+	/* can fail only on no memory; then the multiset undercounts, which
+	 * only affects similarity, never routing */
+	map_adjust(into->kw, key, (intptr_t)(uintptr_t)val);
+}
+
+struct rkey_ctx {
+	struct drt_cluster *cl;
+	struct cat *into, *from;
+	int rc;
+};
+
+static void transfer_rkey(uint64_t key, void *val, void *ctx)
+{
+	struct rkey_ctx *x = ctx;
+	uintptr_t have = map_count(x->into->rkeys, key);
+
+	if (x->rc)
+		return;
+	if (have == 0 && rlist_add(x->cl, key, x->into) != 0) {
+		x->rc = -1;
+		return;
+	}
+	if (spate_idmap_put(x->into->rkeys, key, (void *)(have + (uintptr_t)val)) != 0) {
+		if (have == 0)
+			rlist_remove(x->cl, key, x->into);
+		x->rc = -1;
+	}
+}
+
+static void unlist_rkey(uint64_t key, void *val, void *ctx)
+{
+	struct rkey_ctx *x = ctx;
+
+	(void)val;
+	rlist_remove(x->cl, key, x->from);
+}
+
+/* Merge `from` into `into` in the summaries and queue the action. 0 or -1
+ * (then `into` may list more keys than it needs: still exact). */
+static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from)
+{
+	struct rkey_ctx x = { cl, into, from, 0 };
+
+	spate_idmap_foreach(from->rkeys, transfer_rkey, &x);
+	struct drt_action a = { DRT_ACTION_MERGE, from->id, into->id, from->worker, into->worker,
+				from->size };
+	if (x.rc != 0 || spate_idmap_put(cl->fwd, from->id, (void *)(uintptr_t)into->id) != 0 ||
+	    queue_action(cl, &a) != 0) {
+		spate_idmap_del(cl->fwd, from->id);
+		return -1; /* from stays; into's extra keys only cost routing */
+	}
+	spate_idmap_foreach(from->rkeys, unlist_rkey, &x);
+	spate_idmap_foreach(from->kw, transfer_kw, into);
+	into->kw_total += from->kw_total;
+	into->n_nokw += from->n_nokw;
+	into->size += from->size;
+	into->mbr = rect_union(&into->mbr, &from->mbr);
+	into->t_num += from->t_num;
+	into->n_ins += from->n_ins;
+	into->n_del += from->n_del;
+	/* keep from's co-match counts, now as into's */
+	struct corr_buf b = corr_snapshot(cl);
+	for (size_t i = 0; b.v && i < b.n; i++) {
+		uint32_t lo = (uint32_t)(b.v[i].key >> 32), hi = (uint32_t)b.v[i].key;
+		if (lo != from->id && hi != from->id)
+			continue;
+		spate_idmap_del(cl->corr, b.v[i].key);
+		uint32_t other = lo == from->id ? hi : lo;
+		if (other != into->id)
+			map_adjust(cl->corr, pair_key(other, into->id), (intptr_t)b.v[i].val);
+	}
+	if (into->worker != from->worker) {
+		cl->st.merges_between_nodes++;
+		cl->st.data_moved += from->size;
+	} else {
+		cl->st.merges_in_node++;
+	}
+	cat_drop(cl, from);
+	free(b.v);
+	b = corr_snapshot(cl);
+	if (b.v)
+		corr_recount(cl, &b);
+	free(b.v);
+	return 0;
+}
+
+/* One merge (Sim-Fre-Co): the category with the largest MergeJudgePara =
+ * CS/CD merges with its most correlated category on its own worker
+ * (InNode); below `merge_th`, with its most correlated one anywhere
+ * (InAndBetNode). With no correlation seen yet, `newest` merges into its
+ * spatially nearest category. The smaller side moves. */
+static int merge_once(struct drt_cluster *cl, struct cat *newest)
+{
+	struct cat *c = NULL, *partner = NULL;
+	double best = -1;
+
+	for (uint32_t i = 0; i < cl->n_cats; i++) {
+		struct cat *x = cl->cats[i];
+		if (x->cs + x->cd == 0)
+			continue;
+		double mjp = x->cd > 0 ? x->cs / x->cd : INFINITY;
+		if (mjp > best || (mjp == best && c && x->id < c->id)) {
+			best = mjp;
+			c = x;
+		}
+	}
+	if (c != NULL) {
+		bool same_worker = best >= cl->p.merge_th;
+		uintptr_t best_w = 0;
+		struct corr_buf b = corr_snapshot(cl);
+		for (size_t i = 0; b.v && i < b.n; i++) {
+			uint32_t lo = (uint32_t)(b.v[i].key >> 32), hi = (uint32_t)b.v[i].key;
+			if (lo != c->id && hi != c->id)
+				continue;
+			struct cat *o = cat_by_id(cl, lo == c->id ? hi : lo);
+			if (o == NULL || (same_worker && o->worker != c->worker))
+				continue;
+			if (b.v[i].val > best_w || (b.v[i].val == best_w && partner && o->id < partner->id)) {
+				best_w = b.v[i].val;
+				partner = o;
+			}
+		}
+		free(b.v);
+	}
+	if (partner == NULL) {
+		c = newest ? newest : cl->cats[cl->n_cats - 1];
+		double best_s = -1;
+		for (uint32_t i = 0; i < cl->n_cats; i++) {
+			struct cat *x = cl->cats[i];
+			if (x == c)
+				continue;
+			double s = spatial_sim(cl, &x->mbr, &c->mbr);
+			if (s > best_s) {
+				best_s = s;
+				partner = x;
+			}
+		}
+		if (partner == NULL)
+			return 0;
+	}
+	struct cat *into = partner->size >= c->size ? partner : c;
+	return merge_pair(cl, into, into == partner ? c : partner);
+}
+
+/* ---- the interface ---- */
+
+struct drt_cluster *drt_cluster_create(const struct drt_params *p)
+{
+	if (p->workers == 0 || p->cmax == 0 || p->lambda == 0 || !(p->route_cell >= 0.01) ||
+	    !(p->route_cell <= 90) || p->variant > DRT_SIM_FRE_CO || !(p->alpha >= 0) ||
+	    !(p->alpha <= 1))
+		return NULL;
+	struct drt_cluster *cl = calloc(1, sizeof(*cl));
+	if (cl == NULL)
+		return NULL;
+	cl->p = *p;
+	cl->cell_units = (int64_t)llround(p->route_cell * SPATE_COORD_SCALE);
+	cl->nx = (uint32_t)((2 * (int64_t)SPATE_LON_MAX + cl->cell_units - 1) / cl->cell_units);
+	cl->ny = (uint32_t)((2 * (int64_t)SPATE_LAT_MAX + cl->cell_units - 1) / cl->cell_units);
+	cl->next_id = 1;
+	cl->by_id = spate_idmap_create();
+	cl->fwd = spate_idmap_create();
+	cl->home = spate_idmap_create();
+	cl->kw_all = spate_idmap_create();
+	cl->rl_at = spate_idmap_create();
+	cl->corr = spate_idmap_create();
+	if (!cl->by_id || !cl->fwd || !cl->home || !cl->kw_all || !cl->rl_at || !cl->corr) {
+		drt_cluster_destroy(cl);
+		return NULL;
+	}
+	return cl;
+}
+
+void drt_cluster_destroy(struct drt_cluster *cl)
+{
+	if (cl == NULL)
+		return;
+	for (uint32_t i = 0; i < cl->n_cats; i++)
+		cat_free(cl->cats[i]);
+	for (uint32_t i = 0; i < cl->n_rl; i++)
+		if (cl->rl[i].cap)
+			free(cl->rl[i].u.many);
+	free(cl->rl);
+	free(cl->cats);
+	free(cl->out);
+	free(cl->act);
+	spate_idmap_destroy(cl->by_id);
+	spate_idmap_destroy(cl->fwd);
+	spate_idmap_destroy(cl->home);
+	spate_idmap_destroy(cl->kw_all);
+	spate_idmap_destroy(cl->rl_at);
+	spate_idmap_destroy(cl->corr);
+	free(cl);
+}
+
+/* The most similar category among those with subscriptions in q's cells
+ * (at most MAX_CANDIDATES), or NULL. */
+static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, double *best_sim)
+{
+	struct span sp = span_of(cl, &q->rect);
+	uint32_t epoch = next_epoch(cl), seen = 0, cells = 0;
+	struct cat *best = NULL;
+	double a = cl->p.alpha;
+
+	*best_sim = -1;
+	for (int row = 0; row < 2 && seen < MAX_CANDIDATES; row++)
+		for (uint32_t y = sp.y0; y <= sp.y1 && seen < MAX_CANDIDATES; y++)
+			for (uint32_t x = sp.x0; x <= sp.x1 && seen < MAX_CANDIDATES; x++) {
+				uint64_t cell = row ? CL_WIDE_ROW : (uint64_t)y * cl->nx + x;
+				if (!row && (sp.wide || cells++ >= MAX_PLACE_CELLS))
+					break;
+				const struct rlist *l = rlist_find(cl, key_of(cell, KW_ANY));
+				for (uint32_t i = 0; l && i < l->n && seen < MAX_CANDIDATES; i++) {
+					struct cat *c = rlist_cats(l)[i];
+					if (c->stamp == epoch)
+						continue;
+					c->stamp = epoch;
+					seen++;
+					double s = (1 - a) * spatial_sim(cl, &c->mbr, &q->rect);
+					if (s + a <= *best_sim)
+						continue; /* KeySim <= 1 cannot lift it */
+					s += a * key_sim(cl, c, q);
+					if (s > *best_sim) {
+						*best_sim = s;
+						best = c;
+					}
+				}
+				if (row)
+					goto done;
+			}
+done:
+	return best;
+}
+
+static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub *q)
+{
+	struct cat *best = NULL;
+	double best_sim = -1;
+
+	for (uint32_t i = 0; i < cl->n_cats; i++) {
+		struct cat *c = cl->cats[i];
+		double s = cl->p.alpha * key_sim(cl, c, q) +
+			   (1 - cl->p.alpha) * spatial_sim(cl, &c->mbr, &q->rect);
+		if (s > best_sim) {
+			best_sim = s;
+			best = c;
+		}
+	}
+	return best;
+}
+
+int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct drt_placement *out)
+{
+	double best_sim;
+	struct cat *best = best_near(cl, q, &best_sim), *fresh = NULL;
+	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
+	bool full = cl->n_cats >= cl->p.cmax;
+
+	if (best == NULL || best_sim < cl->p.new_th) {
+		if (merging || !full) {
+			/* on the worker of the most similar category, as the paper does */
+			uint32_t w = best ? best->worker : cl->next_worker++ % cl->p.workers;
+			fresh = cat_new(cl, &q->rect, w);
+			if (fresh == NULL)
+				return -SPATE_E_NO_MEMORY;
+			best = fresh;
+		} else if (best == NULL) {
+			best = best_anywhere(cl, q);
+		}
+	}
+	if (cat_take(cl, best, q) != 0) {
+		if (fresh)
+			cat_drop(cl, fresh);
+		return -SPATE_E_NO_MEMORY;
+	}
+	*out = (struct drt_placement){ best->id, best->worker, fresh != NULL };
+	while (merging && cl->n_cats > cl->p.cmax)
+		if (merge_once(cl, fresh) != 0)
+			break; /* out of memory: stay over the bound, still exact */
+		else
+			fresh = NULL;
+	return 0;
+}
+
+int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct drt_removal *out)
+{
+	uintptr_t v = (uintptr_t)spate_idmap_del(cl->home, q->id);
+
+	if (v == 0)
+		return -SPATE_E_UNKNOWN_ID;
+	uint32_t id = (uint32_t)(v >> 32), kwkey = (uint32_t)v;
+	struct cat *c;
+	while ((c = cat_by_id(cl, id)) == NULL)
+		id = (uint32_t)map_count(cl->fwd, id); /* merged away: follow */
+	for_each_rkey(cl, c, &q->rect, kwkey, -1);
+	count_keywords(cl, c, q, -1);
+	cl->n_wide -= span_of(cl, &q->rect).wide;
+	c->size--;
+	c->n_del++;
+	*out = (struct drt_removal){ c->id, c->worker, c->size == 0 };
+	if (c->size == 0)
+		cat_drop(cl, c);
+	return 0;
+}
+
+size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
+			 const struct drt_route **out)
+{
+	uint32_t epoch = next_epoch(cl);
+	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, cl->cell_units, cl->ny) * cl->nx +
+			cell_of(ev->lon, SPATE_LON_MAX, cl->cell_units, cl->nx);
+	size_t n = 0;
+
+	cl->st.events++;
+	cl->period_events++;
+	for (int32_t k = cl->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
+		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
+		for (int row = 0; row < 2; row++) {
+			if (row && cl->n_wide == 0)
+				break;
+			const struct rlist *l = rlist_find(cl, key_of(row ? CL_WIDE_ROW : cell, kwkey));
+			if (l == NULL)
+				continue;
+			struct cat *const *v = rlist_cats(l);
+			for (uint32_t i = 0; i < l->n; i++) {
+				struct cat *c = v[i];
+				if (c->stamp == epoch)
+					continue;
+				c->stamp = epoch;
+				if (!in_rect(&c->mbr, ev->lon, ev->lat))
+					continue;
+				c->t_num++;
+				cl->out[n++] = (struct drt_route){ c->id, c->worker };
+			}
+		}
+	}
+	cl->st.routed += n;
+	*out = cl->out;
+	return n;
+}
+
+size_t drt_cluster_take_actions(struct drt_cluster *cl, struct drt_action *out, size_t max)
+{
+	size_t n = cl->n_act < max ? cl->n_act : max;
+
+	memcpy(out, cl->act, n * sizeof(*out));
+	memmove(cl->act, cl->act + n, (cl->n_act - n) * sizeof(*cl->act));
+	cl->n_act -= n;
+	return n;
+}
+
+bool drt_cluster_period_due(const struct drt_cluster *cl)
+{
+	return cl->period_events >= cl->p.lambda;
+}
+
+struct worker_cor_ctx {
+	uint32_t m;
+	double *cor; /* n_cats x m */
+};
+
+static double cor_to_worker(size_t i, uint32_t w, void *ctx)
+{
+	struct worker_cor_ctx *x = ctx;
+	return x->cor[i * x->m + w];
+}
+
+/* Formula (7) loads, the (8)/(9) plan, the moves queued and applied. */
+static int rebalance(struct drt_cluster *cl, const struct corr_buf *b)
+{
+	uint32_t m = cl->p.workers, n = cl->n_cats;
+	struct drt_balance_cat *bc = malloc(n * sizeof(*bc));
+	struct drt_move *mv = malloc(n * sizeof(*mv));
+	struct worker_cor_ctx ctx = { m, calloc((size_t)n * m, sizeof(double)) };
+	int rc = -1;
+
+	if (bc == NULL || mv == NULL || ctx.cor == NULL)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		struct cat *c = cl->cats[i];
+		bc[i] = (struct drt_balance_cat){
+			(double)c->t_num * c->size + cl->p.c_ins * (double)c->n_ins +
+				cl->p.c_del * (double)c->n_del,
+			c->size, c->worker, c->cs, c->cd };
+	}
+	for (size_t k = 0; k < b->n; k++) {
+		struct cat *a = cat_by_id(cl, (uint32_t)(b->v[k].key >> 32));
+		struct cat *c = cat_by_id(cl, (uint32_t)b->v[k].key);
+		if (a == NULL || c == NULL)
+			continue;
+		ctx.cor[(size_t)a->slot * m + c->worker] += (double)b->v[k].val;
+		ctx.cor[(size_t)c->slot * m + a->worker] += (double)b->v[k].val;
+	}
+	size_t k = drt_balance_plan(bc, n, m, cl->p.sigma, cor_to_worker, &ctx, mv, n);
+	rc = 0;
+	for (size_t i = 0; i < k; i++) {
+		struct cat *c = cl->cats[mv[i].cat];
+		struct drt_action a = { DRT_ACTION_MOVE, c->id, 0, mv[i].from, mv[i].to, c->size };
+		if (queue_action(cl, &a) != 0) {
+			rc = -1;
+			break;
+		}
+		c->worker = mv[i].to;
+		cl->st.moves++;
+	}
+out:
+	free(ctx.cor);
+	free(bc);
+	free(mv);
+	return rc;
+}
+
+int drt_cluster_period_end(struct drt_cluster *cl)
+{
+	struct corr_buf b = corr_snapshot(cl);
+	int rc = b.v ? 0 : -SPATE_E_NO_MEMORY;
+
+	cl->st.periods++;
+	if (b.v && cl->p.workers > 1 && cl->n_cats > 1 && rebalance(cl, &b) != 0)
+		rc = -SPATE_E_NO_MEMORY;
+	/* age the co-match counts: halve, forget pairs of removed categories */
+	for (size_t i = 0; b.v && i < b.n; i++) {
+		uint64_t k = b.v[i].key;
+		bool stale = !cat_by_id(cl, (uint32_t)(k >> 32)) || !cat_by_id(cl, (uint32_t)k);
+		if (stale || b.v[i].val / 2 == 0)
+			spate_idmap_del(cl->corr, k);
+		else
+			spate_idmap_put(cl->corr, k, (void *)(b.v[i].val / 2)); /* existing key */
+	}
+	free(b.v);
+	b = corr_snapshot(cl);
+	if (b.v)
+		corr_recount(cl, &b);
+	free(b.v);
+	for (uint32_t i = 0; i < cl->n_cats; i++)
+		cl->cats[i]->t_num = cl->cats[i]->n_ins = cl->cats[i]->n_del = 0;
+	cl->period_events = 0;
+	return rc;
+}
+
+uint32_t drt_cluster_count(const struct drt_cluster *cl)
+{
+	return cl->n_cats;
+}
+
+void drt_cluster_cat_at(const struct drt_cluster *cl, uint32_t i, struct drt_cat_info *info)
+{
+	const struct cat *c = cl->cats[i];
+
+	*info = (struct drt_cat_info){ c->id, c->worker, c->size, c->mbr, c->t_num, c->n_ins,
+				       c->n_del };
+}
+
+/* Bytes of an idmap holding n keys (load at most 1/2, 16-byte slots). */
+static size_t idmap_bytes(size_t n)
+{
+	size_t slots = 64;
+
+	while (slots < 2 * n)
+		slots *= 2;
+	return slots * 16;
+}
+
+void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *st)
+{
+	size_t bytes = sizeof(*cl) + cl->cap_cats * (sizeof(*cl->cats) + sizeof(*cl->out)) +
+		       cl->cap_rl * sizeof(*cl->rl) + idmap_bytes(cl->n_rl) +
+		       idmap_bytes(spate_idmap_count(cl->home)) +
+		       idmap_bytes(spate_idmap_count(cl->kw_all)) +
+		       idmap_bytes(spate_idmap_count(cl->corr)) +
+		       idmap_bytes(spate_idmap_count(cl->fwd));
+
+	for (uint32_t i = 0; i < cl->n_rl; i++)
+		bytes += cl->rl[i].cap * sizeof(struct cat *);
+	for (uint32_t i = 0; i < cl->n_cats; i++)
+		bytes += sizeof(struct cat) + idmap_bytes(spate_idmap_count(cl->cats[i]->kw)) +
+			 idmap_bytes(spate_idmap_count(cl->cats[i]->rkeys));
+	*st = cl->st;
+	st->categories = cl->n_cats;
+	st->corr_pairs = spate_idmap_count(cl->corr);
+	st->bytes = bytes;
+}
