@@ -275,11 +275,6 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 	return true;
 }
 
-bool drt_category_has(const struct drt_category *c, uint64_t sub_id)
-{
-	return spate_idmap_get(c->member_at, sub_id) != NULL;
-}
-
 /* The numeric-constraint stage of matching, in one place: an interval
  * index over the category's subscriptions (REIN, issue 4) can replace this
  * per-candidate check without touching the rest. */
@@ -350,9 +345,11 @@ uint32_t drt_category_size(const struct drt_category *c)
 	return c->nm;
 }
 
-const struct spate_sub *drt_category_sub(const struct drt_category *c, uint32_t i)
+void drt_category_foreach(const struct drt_category *c,
+			  void (*fn)(const struct spate_sub *s, void *ctx), void *ctx)
 {
-	return i < c->nm ? c->m[i].s : NULL;
+	for (uint32_t i = 0; i < c->nm; i++)
+		fn(c->m[i].s, ctx);
 }
 
 /* Slots of an idmap holding n keys (it keeps its load at most 1/2). */

@@ -7,7 +7,7 @@
  * goes to and which categories an event visits. There are no globals, so
  * each matching worker (lcore, host) owns its own instances; a category is
  * shipped to another worker by iterating its subscriptions
- * (drt_category_sub) and adding them to a fresh instance there.
+ * (drt_category_foreach) and adding them to a fresh instance there.
  *
  * Subscriptions are borrowed: the pointer passed to add must stay valid
  * until del (or until the category is destroyed or merged away).
@@ -32,10 +32,9 @@ void drt_category_destroy(struct drt_category *c);
 /* Add s (its id must not be in c). 0, or -SPATE_E_NO_MEMORY with c
  * unchanged. */
 int drt_category_add(struct drt_category *c, const struct spate_sub *s);
-/* Remove the subscription with s's id; false if c does not hold it.
+/* Remove s (the pointer given to add); false if c does not hold it.
  * Never allocates. */
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s);
-bool drt_category_has(const struct drt_category *c, uint64_t sub_id);
 
 /* Append every subscription of c that matches ev (spate_sub_matches) to
  * mv, each once, in no particular order. 0 or -SPATE_E_NO_MEMORY. */
@@ -48,9 +47,10 @@ int drt_category_match(struct drt_category *c, const struct spate_event *ev,
 int drt_category_merge(struct drt_category *into, struct drt_category *from);
 
 uint32_t drt_category_size(const struct drt_category *c);
-/* The i-th subscription, 0 <= i < size (to ship a category). Positions
- * change on add and del. */
-const struct spate_sub *drt_category_sub(const struct drt_category *c, uint32_t i);
+/* Call fn once for every subscription of c (to ship a category); c must
+ * not change meanwhile. */
+void drt_category_foreach(const struct drt_category *c,
+			  void (*fn)(const struct spate_sub *s, void *ctx), void *ctx);
 
 struct drt_category_stats {
 	uint64_t events;     /* match calls */

@@ -235,12 +235,13 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 	drt_cluster_stats(e->cl, &cs);
 	spate_idmap_foreach(e->cats, sum_cat, &x);
 	double ev = cs.events ? (double)cs.events : 1;
-	fprintf(f, "{\"categories\":%u,\"events\":%" PRIu64 ",\"routed_per_event\":%.3f,"
+	fprintf(f, "{\"categories\":%u,\"events\":%" PRIu64 ",\"routed\":%" PRIu64
+		   ",\"candidates\":%" PRIu64 ",\"routed_per_event\":%.3f,"
 		   "\"candidates_per_event\":%.3f,\"created\":%" PRIu64 ",\"merges_in_node\":%" PRIu64
 		   ",\"merges_between_nodes\":%" PRIu64 ",\"data_moved\":%" PRIu64
 		   ",\"periods\":%" PRIu64 ",\"rebalance_moves\":%" PRIu64 ",\"corr_pairs\":%zu"
 		   ",\"cluster_bytes\":%zu,\"category_bytes\":%zu}",
-		cs.categories, cs.events, (double)cs.routed / ev, (double)x.sum.candidates / ev,
+		cs.categories, cs.events, cs.routed, x.sum.candidates, (double)cs.routed / ev, (double)x.sum.candidates / ev,
 		cs.created, cs.merges_in_node, cs.merges_between_nodes, cs.data_moved, cs.periods,
 		cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_common.h"
 #include "spate_conf.h"
 #include "spate_err.h"
 #include "spate_matcher.h"
@@ -23,14 +24,6 @@ struct loaded {
 	char **lines; /* the ops' strings point into these */
 	size_t n;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int load(const char *path, const struct spate_limits *lim, struct loaded *L)
 {
@@ -79,34 +72,6 @@ struct result {
 	double sub_time, match_time;
 };
 
-/* An engine spec is NAME[:param=value[:param=value...]], e.g.
- * "drt:variant=fre:cmax=64": the paper's variants side by side. */
-static int apply_spec(char *spec, struct spate_matcher_conf *conf)
-{
-	char *save = NULL, err[256];
-	char *name = strtok_r(spec, ":", &save);
-
-	if (name == NULL || spate_engine_find(name) == NULL) {
-		fprintf(stderr, "spate-bench: unknown engine '%s'\n", name ? name : "");
-		return -1;
-	}
-	conf->engine = name;
-	for (char *kv = strtok_r(NULL, ":", &save); kv; kv = strtok_r(NULL, ":", &save)) {
-		char *eq = strchr(kv, '=');
-		if (eq == NULL) {
-			fprintf(stderr, "spate-bench: '%s': want param=value\n", kv);
-			return -1;
-		}
-		*eq = '\0';
-		if (drt_params_set(&conf->params.drt, kv, eq + 1, err, sizeof(err)) != 0) {
-			fprintf(stderr, "spate-bench: %s\n", err);
-			return -1;
-		}
-		*eq = '=';
-	}
-	return 0;
-}
-
 static int run(const char *spec, const struct spate_matcher_conf *base, const struct loaded *L,
 	       struct result *r)
 {
@@ -115,7 +80,7 @@ static int run(const char *spec, const struct spate_matcher_conf *base, const st
 	char buf[256];
 
 	snprintf(buf, sizeof(buf), "%s", spec);
-	if (apply_spec(buf, &conf) != 0)
+	if (bench_apply_spec(buf, &conf) != 0)
 		return -1;
 	const char *engine = conf.engine;
 	struct spate_matcher *m = spate_matcher_create(&conf);
@@ -126,11 +91,11 @@ static int run(const char *spec, const struct spate_matcher_conf *base, const st
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < L->n; i++) {
 		const struct spate_stream_op *op = &L->ops[i];
-		double t = now_s();
+		double t = bench_now_s();
 		int rc;
 		if (op->kind == SPATE_LINE_EVENT) {
 			rc = spate_matcher_event(m, &op->u.ev, &mv);
-			r->match_time += now_s() - t;
+			r->match_time += bench_now_s() - t;
 			r->events++;
 			r->matches += mv.n;
 			for (size_t j = 0; j < mv.n; j++)
@@ -138,7 +103,7 @@ static int run(const char *spec, const struct spate_matcher_conf *base, const st
 		} else {
 			rc = op->kind == SPATE_LINE_SUB ? spate_matcher_sub_add(m, &op->u.sub, 0)
 							 : spate_matcher_sub_del(m, op->u.unsub_id, 0);
-			r->sub_time += now_s() - t;
+			r->sub_time += bench_now_s() - t;
 			r->sub_ops++;
 		}
 		if (rc != 0) {
@@ -178,6 +143,8 @@ int main(int argc, char **argv)
 	int rounds = 1, c;
 	struct spate_conf conf;
 
+	if (argc > 1 && strcmp(argv[1], "drt") == 0)
+		return bench_drt_main(argc - 1, argv + 1); /* tools/bench_drt.c */
 	spate_conf_default(&conf);
 	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 		snprintf(engines + strlen(engines), sizeof(engines) - strlen(engines), "%s%s",

@@ -1,0 +1,360 @@
+/* test_drt.c - the two halves of DRt-Cluster on their own: the category
+ * index (drt_category.h) against a plain list, and the cluster
+ * (drt_cluster.h): every category holding a match is routed to, the
+ * actions it hands out keep a caller's view consistent, and merges and
+ * moves happen when they should. Workloads cover Zipf keywords, tiny and
+ * huge rectangles, cell borders and the +-180/+-90 edges. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "drt_category.h"
+#include "drt_cluster.h"
+#include "spate_err.h"
+#include "spate_idmap.h"
+
+#define N_SUBS 600
+#define VOCAB 40
+
+static struct spate_sub subs[N_SUBS];
+static uint32_t sub_kw[N_SUBS][4];
+static struct spate_constraint sub_cons[N_SUBS][2];
+static bool live[N_SUBS];
+
+/* Zipf-like: keyword k with weight about 1/(k+1). */
+static uint32_t zipf_kw(void)
+{
+	double u = check_below(1u << 20) / (double)(1u << 20);
+	uint32_t k = (uint32_t)exp(u * log(VOCAB + 1.0)) - 1;
+	return k < VOCAB ? k : VOCAB - 1;
+}
+
+/* A coordinate that often sits on a grid border (multiples of 0.25 and
+ * 1, 2, 5 degrees, +-1 unit) or on the world's edge. */
+static int32_t edge_coord(int32_t max)
+{
+	switch (check_below(5)) {
+	case 0: return check_below(2) ? max : -max;
+	case 1: return ((int32_t)check_below(9) - 4) * 5 * SPATE_COORD_SCALE + (int32_t)check_below(3) - 1;
+	case 2: return ((int32_t)check_below(17) - 8) * (SPATE_COORD_SCALE / 4);
+	default: return (int32_t)((int64_t)check_below(2 * (uint32_t)(max / 1000) + 1) * 1000 - max);
+	}
+}
+
+static int32_t clampc(int64_t v, int32_t max)
+{
+	return (int32_t)(v < -max ? -max : v > max ? max : v);
+}
+
+static void sort_u32(uint32_t *v, uint16_t *n)
+{
+	for (uint16_t i = 1; i < *n; i++)
+		for (uint16_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint32_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	uint16_t k = 0;
+	for (uint16_t i = 0; i < *n; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	*n = k;
+}
+
+static void gen_sub(uint32_t i, uint64_t id)
+{
+	struct spate_sub *s = &subs[i];
+	int32_t x = edge_coord(SPATE_LON_MAX), y = edge_coord(SPATE_LAT_MAX);
+	int64_t w, h;
+
+	memset(s, 0, sizeof(*s));
+	switch (check_below(4)) {
+	case 0: w = h = 0; break;                                        /* a point */
+	case 1: w = check_below(4) * (SPATE_COORD_SCALE / 4); h = check_below(4) * (SPATE_COORD_SCALE / 4); break;
+	case 2: w = (int64_t)check_below(30) * SPATE_COORD_SCALE; h = (int64_t)check_below(20) * SPATE_COORD_SCALE; break;
+	default: w = 2LL * SPATE_LON_MAX; h = 2LL * SPATE_LAT_MAX; break;  /* huge */
+	}
+	s->id = id;
+	s->rect = (struct spate_rect){ x, y, clampc(x + w, SPATE_LON_MAX), clampc(y + h, SPATE_LAT_MAX) };
+	s->n_kw = (uint16_t)check_below(4);
+	for (uint16_t k = 0; k < s->n_kw; k++)
+		sub_kw[i][k] = zipf_kw();
+	sort_u32(sub_kw[i], &s->n_kw);
+	s->kw = sub_kw[i];
+	if (check_below(5) == 0) {
+		s->n_cons = 1;
+		sub_cons[i][0] = (struct spate_constraint){ 1, (uint8_t)(1 + check_below(6)), (double)check_below(3) };
+		s->cons = sub_cons[i];
+	}
+}
+
+static uint32_t ev_kw[16];
+static struct spate_attr ev_attr[1];
+
+static void gen_event(struct spate_event *e, uint64_t id)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->lon = edge_coord(SPATE_LON_MAX);
+	e->lat = edge_coord(SPATE_LAT_MAX);
+	if (check_below(3) == 0) { /* inside a live rectangle, often a corner */
+		const struct spate_sub *s = &subs[check_below(N_SUBS)];
+		e->lon = check_below(2) ? s->rect.min_lon : s->rect.max_lon;
+		e->lat = check_below(2) ? s->rect.min_lat : s->rect.max_lat;
+	}
+	e->n_kw = (uint16_t)check_below(12);
+	for (uint16_t k = 0; k < e->n_kw; k++)
+		ev_kw[k] = zipf_kw();
+	sort_u32(ev_kw, &e->n_kw);
+	e->kw = ev_kw;
+	if (check_below(2)) {
+		ev_attr[0] = (struct spate_attr){ 1, (double)check_below(3) };
+		e->attr = ev_attr;
+		e->n_attr = 1;
+	}
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const void *x = *(const void *const *)a, *y = *(const void *const *)b;
+	return (x > y) - (x < y);
+}
+
+/* mv holds exactly the live subs in [lo, hi) matching e, each once. */
+static bool same_as_brute(struct spate_matchvec *mv, const struct spate_event *e, uint32_t lo,
+			  uint32_t hi, const bool *in)
+{
+	size_t want = 0;
+
+	qsort(mv->v, mv->n, sizeof(*mv->v), cmp_ptr);
+	for (size_t i = 1; i < mv->n; i++)
+		if (mv->v[i] == mv->v[i - 1])
+			return false;
+	for (uint32_t i = lo; i < hi; i++)
+		if (in[i] && spate_sub_matches(&subs[i], e)) {
+			want++;
+			if (bsearch(&(const struct spate_sub *){ &subs[i] }, mv->v, mv->n, sizeof(*mv->v),
+				    cmp_ptr) == NULL)
+				return false;
+		}
+	return want == mv->n;
+}
+
+static void count_sub(const struct spate_sub *s, void *ctx)
+{
+	(void)s;
+	(*(uint32_t *)ctx)++;
+}
+
+static void test_category(uint64_t seed, double cell)
+{
+	struct drt_category *a = drt_category_create(cell), *b = drt_category_create(cell);
+	static bool in_a[N_SUBS], in_b[N_SUBS];
+	struct spate_matchvec mv = { 0 };
+	struct spate_event e;
+
+	check_rng = seed;
+	memset(in_a, 0, sizeof(in_a));
+	memset(in_b, 0, sizeof(in_b));
+	for (uint32_t i = 0; i < N_SUBS; i++)
+		gen_sub(i, i + 1);
+	for (int op = 0; op < 3000; op++) {
+		uint32_t i = check_below(N_SUBS);
+		bool *in = i % 2 ? in_b : in_a;
+		struct drt_category *c = i % 2 ? b : a;
+		if (check_below(3) == 0) {
+			if (in[i])
+				CHECK(drt_category_del(c, &subs[i]));
+			else
+				CHECK_EQ_INT(drt_category_add(c, &subs[i]), 0);
+			in[i] = !in[i];
+			continue;
+		}
+		gen_event(&e, (uint64_t)op);
+		mv.n = 0;
+		CHECK_EQ_INT(drt_category_match(a, &e, &mv), 0);
+		CHECK(same_as_brute(&mv, &e, 0, N_SUBS, in_a));
+		if (op % 500 == 499) { /* merge b into a, then keep going with one */
+			CHECK_EQ_INT(drt_category_merge(a, b), 0);
+			CHECK_EQ_INT(drt_category_size(b), 0);
+			uint32_t n = 0, want = 0;
+			for (uint32_t k = 0; k < N_SUBS; k++) {
+				in_a[k] |= in_b[k];
+				in_b[k] = false;
+				want += in_a[k];
+			}
+			drt_category_foreach(a, count_sub, &n);
+			CHECK_EQ_INT(n, want);
+			CHECK_EQ_INT(drt_category_size(a), want);
+			/* b now holds nothing: odd subs re-enter b only */
+			for (uint32_t k = 1; k < N_SUBS; k += 2)
+				if (in_a[k]) {
+					CHECK(drt_category_del(a, &subs[k]));
+					CHECK_EQ_INT(drt_category_add(b, &subs[k]), 0);
+					in_a[k] = false;
+					in_b[k] = true;
+				}
+		}
+	}
+	CHECK(!drt_category_del(a, &subs[1])); /* odd subs are never in a here */
+	spate_matchvec_free(&mv);
+	drt_category_destroy(a);
+	drt_category_destroy(b);
+	CHECK(drt_category_create(0.001) == NULL);
+	CHECK(drt_category_create(91) == NULL);
+}
+
+/* The caller's view of the cluster: sub -> category id, category id ->
+ * worker, kept up to date only from placements and actions. */
+struct view {
+	uint32_t cat_of[N_SUBS];
+	struct spate_idmap *worker_of; /* cat id -> worker + 1 */
+	uint64_t merges, moves;
+};
+
+static void take_actions(struct drt_cluster *cl, struct view *v)
+{
+	struct drt_action a[4];
+	size_t n;
+
+	while ((n = drt_cluster_take_actions(cl, a, 4)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			uintptr_t w = (uintptr_t)spate_idmap_get(v->worker_of, a[i].cat);
+			CHECK(w != 0);
+			CHECK_EQ_INT(w - 1, a[i].from_worker);
+			if (a[i].kind == DRT_ACTION_MERGE) {
+				CHECK((uintptr_t)spate_idmap_get(v->worker_of, a[i].into) == a[i].to_worker + 1);
+				for (uint32_t k = 0; k < N_SUBS; k++)
+					if (live[k] && v->cat_of[k] == a[i].cat)
+						v->cat_of[k] = a[i].into;
+				spate_idmap_del(v->worker_of, a[i].cat);
+				v->merges++;
+			} else {
+				CHECK_EQ_INT(a[i].kind, DRT_ACTION_MOVE);
+				spate_idmap_put(v->worker_of, a[i].cat, (void *)(uintptr_t)(a[i].to_worker + 1));
+				v->moves++;
+			}
+		}
+}
+
+static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_t workers,
+			 double route_cell, struct view *v)
+{
+	struct drt_params p;
+	struct spate_event e;
+	const struct drt_route *r;
+
+	drt_params_default(&p);
+	p.variant = variant;
+	p.cmax = cmax;
+	p.workers = workers;
+	p.lambda = 40;
+	p.route_cell = route_cell;
+	p.sigma = 0.05;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	check_rng = seed;
+	memset(live, 0, sizeof(live));
+	for (uint32_t i = 0; i < N_SUBS; i++)
+		gen_sub(i, i + 1);
+	for (int op = 0; op < 2500; op++) {
+		uint32_t i = check_below(N_SUBS);
+		if (check_below(2) == 0) {
+			if (live[i]) {
+				struct drt_removal rm;
+				CHECK_EQ_INT(drt_cluster_remove(cl, &subs[i], &rm), 0);
+				CHECK_EQ_INT(rm.cat, v->cat_of[i]);
+				live[i] = false;
+				bool still = false;
+				for (uint32_t k = 0; k < N_SUBS; k++)
+					still |= live[k] && v->cat_of[k] == rm.cat;
+				CHECK(rm.emptied == !still);
+				if (rm.emptied)
+					spate_idmap_del(v->worker_of, rm.cat);
+			} else {
+				struct drt_placement pl;
+				CHECK_EQ_INT(drt_cluster_place(cl, &subs[i], &pl), 0);
+				if (pl.created)
+					CHECK(spate_idmap_get(v->worker_of, pl.cat) == NULL);
+				else
+					CHECK((uintptr_t)spate_idmap_get(v->worker_of, pl.cat) == pl.worker + 1);
+				spate_idmap_put(v->worker_of, pl.cat, (void *)(uintptr_t)(pl.worker + 1));
+				v->cat_of[i] = pl.cat;
+				live[i] = true;
+				take_actions(cl, v);
+			}
+			continue;
+		}
+		gen_event(&e, (uint64_t)op);
+		size_t n = drt_cluster_route(cl, &e, &r);
+		uint32_t hit[N_SUBS];
+		size_t n_hit = 0;
+		for (uint32_t k = 0; k < N_SUBS; k++) {
+			if (!live[k] || !spate_sub_matches(&subs[k], &e))
+				continue;
+			bool routed = false;
+			for (size_t j = 0; j < n && !routed; j++)
+				routed = r[j].cat == v->cat_of[k];
+			CHECK(routed); /* never miss a category holding a match */
+			bool dup = false;
+			for (size_t j = 0; j < n_hit; j++)
+				dup |= hit[j] == v->cat_of[k];
+			if (!dup)
+				hit[n_hit++] = v->cat_of[k];
+		}
+		for (size_t j = 0; j < n; j++) {
+			CHECK((uintptr_t)spate_idmap_get(v->worker_of, r[j].cat) == r[j].worker + 1);
+			for (size_t k = j + 1; k < n; k++)
+				CHECK(r[j].cat != r[k].cat);
+		}
+		drt_cluster_feedback(cl, hit, n_hit);
+		if (drt_cluster_period_due(cl)) {
+			CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+			take_actions(cl, v);
+		}
+	}
+	struct drt_cluster_stats st;
+	drt_cluster_stats(cl, &st);
+	CHECK(st.categories == drt_cluster_count(cl));
+	if (variant == DRT_SIM_FRE_CO)
+		CHECK(st.categories <= cmax);
+	for (uint32_t i = 0; i < drt_cluster_count(cl); i++) {
+		struct drt_cat_info info;
+		drt_cluster_cat_at(cl, i, &info);
+		uint32_t size = 0;
+		for (uint32_t k = 0; k < N_SUBS; k++)
+			size += live[k] && v->cat_of[k] == info.id;
+		CHECK_EQ_INT(info.size, size);
+		CHECK((uintptr_t)spate_idmap_get(v->worker_of, info.id) == info.worker + 1);
+	}
+	struct drt_removal rm;
+	for (uint32_t k = 0; k < N_SUBS; k++)
+		if (!live[k])
+			CHECK_EQ_INT(drt_cluster_remove(cl, &subs[k], &rm), -SPATE_E_UNKNOWN_ID);
+	drt_cluster_destroy(cl);
+}
+
+int main(void)
+{
+	for (uint64_t seed = 1; seed <= 6; seed++)
+		test_category(seed * 7919, seed % 2 ? 2 : 0.25);
+	uint64_t merges = 0, moves = 0;
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct view v = { .worker_of = spate_idmap_create() };
+		test_cluster(seed, (uint32_t)(seed % 3), 1 + (uint32_t)(seed % 5) * 3,
+			     1 + (uint32_t)(seed % 4), seed % 2 ? 5 : 0.5, &v);
+		merges += v.merges;
+		moves += v.moves;
+		spate_idmap_destroy(v.worker_of);
+	}
+	printf("drt: %llu merges, %llu moves seen\n", (unsigned long long)merges,
+	       (unsigned long long)moves);
+	CHECK(merges > 15); /* the runs do exercise merging and balancing */
+	CHECK(moves > 10);
+	struct drt_params p;
+	drt_params_default(&p);
+	p.route_cell = 0;
+	CHECK(drt_cluster_create(&p) == NULL);
+	return check_summary("drt");
+}

@@ -1,0 +1,20 @@
+/* bench_common.h - what the spate-bench modes share: engine specs with
+ * parameters, the clock. Each mode lives in its own file (bench_drt.c,
+ * ...) and spate-bench.c dispatches on the first word. */
+#ifndef SPATE_BENCH_COMMON_H
+#define SPATE_BENCH_COMMON_H
+
+#include "spate_matcher.h"
+
+/* An engine spec is NAME[:param=value[:param=value...]], e.g.
+ * "drt:variant=fre:cmax=64": the paper's variants side by side. Sets
+ * conf->engine (pointing into spec, which is modified) and the
+ * parameters. 0, or -1 with a message on stderr. */
+int bench_apply_spec(char *spec, struct spate_matcher_conf *conf);
+/* Monotonic seconds. */
+double bench_now_s(void);
+
+/* spate-bench drt ...: DRt-Cluster's benchmarks (tools/bench_drt.c). */
+int bench_drt_main(int argc, char **argv);
+
+#endif

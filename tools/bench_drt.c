@@ -1,0 +1,750 @@
+/* bench_drt.c - `spate-bench drt`: the DRt-Cluster benchmarks (issue 3),
+ * on workloads generated in-process from a seed, so millions of
+ * subscriptions need no stream file and no parsing is timed.
+ *
+ *   paper: the DRt-Cluster paper's method. Events cluster around places
+ *     (a place keyword plus Zipf words); subscriptions = --ratio x events,
+ *     each made from a random event (a random subset of its keywords, a
+ *     rectangle centred on it extended by a random amount). Training:
+ *     the subscriptions arrive spread over the first half of the events;
+ *     after training: the second half, events only. Gives Fig. 4
+ *     (categories per event of the three variants, in both phases) and
+ *     Fig. 6 (events/s of drt, kdtree and brute after training).
+ *   scale: FAST-style (Mahmood et al., ICDE 2018): a US-sized extent,
+ *     subscriptions of 1-3 keywords from a Zipf vocabulary of 20,000
+ *     words, squares of side uniform up to 1% of the extent; events of 10
+ *     keywords. All inserts, then the events, then deletes of a sample;
+ *     each phase timed as a whole.
+ *
+ * One JSON object per line on stdout; with --out DIR also CSV files and,
+ * when gnuplot is installed, PNG plots. Every engine's matches are
+ * compared (count and a hash of every event/sub pair); a difference is
+ * reported and the exit status is 1.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+#include "spate_engine.h"
+
+#define VOCAB 20000
+#define EVENT_KW 10
+#define MAX_SPECS 16
+
+/* ---- seeded generation ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static double unif(double lo, double hi)
+{
+	return lo + (hi - lo) * ((double)(rnd() >> 11) * 0x1.0p-53);
+}
+
+static uint32_t below(uint32_t n)
+{
+	return (uint32_t)(rnd() % n);
+}
+
+/* Zipf over ranks 0..n-1 with exponent 1: a cumulative table, searched. */
+struct zipf {
+	double *cum;
+	uint32_t n;
+};
+
+static int zipf_init(struct zipf *z, uint32_t n)
+{
+	z->cum = malloc(n * sizeof(*z->cum));
+	z->n = n;
+	if (z->cum == NULL)
+		return -1;
+	double t = 0;
+	for (uint32_t i = 0; i < n; i++)
+		z->cum[i] = t += 1.0 / (i + 1);
+	return 0;
+}
+
+static uint32_t zipf_draw(const struct zipf *z)
+{
+	double u = unif(0, z->cum[z->n - 1]);
+	uint32_t lo = 0, hi = z->n - 1;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (z->cum[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sort and drop repeats; returns the new count. */
+static uint16_t sort_unique(uint32_t *v, uint16_t n)
+{
+	uint16_t k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (uint16_t i = 0; i < n; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+static int32_t fix(double deg)
+{
+	return (int32_t)llround(deg * SPATE_COORD_SCALE);
+}
+
+static int32_t clampi(int32_t v, int32_t max)
+{
+	return v < -max ? -max : v > max ? max : v;
+}
+
+struct workload {
+	struct spate_sub *subs;
+	struct spate_event *events;
+	uint32_t *sub_kw, *ev_kw; /* keyword pools the two point into */
+	size_t n_subs, n_events;
+	size_t train_events;      /* paper: events of the training phase */
+};
+
+static void workload_free(struct workload *w)
+{
+	free(w->subs);
+	free(w->events);
+	free(w->sub_kw);
+	free(w->ev_kw);
+	memset(w, 0, sizeof(*w));
+}
+
+static int workload_alloc(struct workload *w, size_t n_subs, size_t n_events)
+{
+	memset(w, 0, sizeof(*w));
+	w->subs = calloc(n_subs ? n_subs : 1, sizeof(*w->subs));
+	w->events = calloc(n_events ? n_events : 1, sizeof(*w->events));
+	w->sub_kw = malloc((n_subs * 3 + 1) * sizeof(uint32_t));
+	w->ev_kw = malloc((n_events * EVENT_KW + 1) * sizeof(uint32_t));
+	w->n_subs = n_subs;
+	w->n_events = n_events;
+	if (!w->subs || !w->events || !w->sub_kw || !w->ev_kw) {
+		workload_free(w);
+		return -1;
+	}
+	return 0;
+}
+
+#define US_LON0 -125.0
+#define US_LON1 -66.0
+#define US_LAT0 24.0
+#define US_LAT1 50.0
+
+/* FAST-style: see the file comment. side: largest square side, fraction
+ * of the extent. */
+static int gen_fast(struct workload *w, size_t n_subs, size_t n_events, double side)
+{
+	struct zipf z = { 0 };
+	double W = US_LON1 - US_LON0, H = US_LAT1 - US_LAT0;
+
+	if (zipf_init(&z, VOCAB) != 0 || workload_alloc(w, n_subs, n_events) != 0) {
+		free(z.cum);
+		return -1;
+	}
+	for (size_t i = 0; i < n_subs; i++) {
+		struct spate_sub *s = &w->subs[i];
+		uint32_t *kw = &w->sub_kw[i * 3];
+		uint16_t n = (uint16_t)(1 + below(3));
+		for (uint16_t k = 0; k < n; k++)
+			kw[k] = zipf_draw(&z);
+		double f = unif(0, side);
+		double x = unif(US_LON0, US_LON1 - f * W), y = unif(US_LAT0, US_LAT1 - f * H);
+		s->id = i + 1;
+		s->rect = (struct spate_rect){ fix(x), fix(y), fix(x + f * W), fix(y + f * H) };
+		s->kw = kw;
+		s->n_kw = sort_unique(kw, n);
+	}
+	for (size_t i = 0; i < n_events; i++) {
+		struct spate_event *e = &w->events[i];
+		uint32_t *kw = &w->ev_kw[i * EVENT_KW];
+		for (uint16_t k = 0; k < EVENT_KW; k++)
+			kw[k] = zipf_draw(&z);
+		e->id = i + 1;
+		e->lon = fix(unif(US_LON0, US_LON1));
+		e->lat = fix(unif(US_LAT0, US_LAT1));
+		e->kw = kw;
+		e->n_kw = sort_unique(kw, EVENT_KW);
+	}
+	w->train_events = 0;
+	free(z.cum);
+	return 0;
+}
+
+#define PLACES 400
+
+/* The paper's method (see the file comment). Events: around PLACES places
+ * spread over the inhabited latitudes, Zipf-popular, each carrying its
+ * place's keyword (ids past the vocabulary) and 2-7 Zipf words.
+ * max_extent: largest half-side of a rectangle, degrees. */
+static int gen_paper(struct workload *w, size_t n_events, double ratio, double max_extent)
+{
+	struct zipf z = { 0 }, zp = { 0 };
+	double plon[PLACES], plat[PLACES];
+	size_t n_subs = (size_t)llround((double)n_events * ratio);
+
+	if (zipf_init(&z, VOCAB) != 0 || zipf_init(&zp, PLACES) != 0 ||
+	    workload_alloc(w, n_subs, n_events) != 0) {
+		free(z.cum);
+		free(zp.cum);
+		return -1;
+	}
+	for (int p = 0; p < PLACES; p++) {
+		plon[p] = unif(-170, 170);
+		plat[p] = unif(-50, 65);
+	}
+	for (size_t i = 0; i < n_events; i++) {
+		struct spate_event *e = &w->events[i];
+		uint32_t *kw = &w->ev_kw[i * EVENT_KW];
+		uint32_t p = zipf_draw(&zp);
+		uint16_t n = (uint16_t)(3 + below(6));
+		kw[0] = VOCAB + p;
+		for (uint16_t k = 1; k < n; k++)
+			kw[k] = zipf_draw(&z);
+		/* spread about a degree around the place (sum of uniforms) */
+		double dx = unif(-1, 1) + unif(-1, 1), dy = unif(-1, 1) + unif(-1, 1);
+		e->id = i + 1;
+		e->lon = clampi(fix(plon[p] + dx), SPATE_LON_MAX);
+		e->lat = clampi(fix(plat[p] + dy), SPATE_LAT_MAX);
+		e->kw = kw;
+		e->n_kw = sort_unique(kw, n);
+	}
+	for (size_t i = 0; i < n_subs; i++) {
+		const struct spate_event *e = &w->events[below((uint32_t)n_events)];
+		struct spate_sub *s = &w->subs[i];
+		uint32_t *kw = &w->sub_kw[i * 3];
+		uint16_t n = 0;
+		for (uint16_t k = 0; k < e->n_kw && n < 3; k++)
+			if (below(3) == 0)
+				kw[n++] = e->kw[k];
+		if (n == 0)
+			kw[n++] = e->kw[below(e->n_kw)];
+		double hx = unif(0, max_extent), hy = unif(0, max_extent);
+		s->id = i + 1;
+		s->rect = (struct spate_rect){
+			clampi(e->lon - fix(hx), SPATE_LON_MAX), clampi(e->lat - fix(hy), SPATE_LAT_MAX),
+			clampi(e->lon + fix(hx), SPATE_LON_MAX), clampi(e->lat + fix(hy), SPATE_LAT_MAX) };
+		s->kw = kw;
+		s->n_kw = sort_unique(kw, n);
+	}
+	w->train_events = n_events / 2;
+	free(z.cum);
+	free(zp.cum);
+	return 0;
+}
+
+/* ---- running an engine ---- */
+
+struct spec {
+	char text[128];
+	const struct spate_engine_ops *ops;
+	struct spate_engine_params params;
+};
+
+static int parse_spec(const char *text, struct spec *sp)
+{
+	struct spate_matcher_conf conf;
+	char buf[128];
+
+	spate_matcher_conf_default(&conf);
+	snprintf(sp->text, sizeof(sp->text), "%s", text);
+	snprintf(buf, sizeof(buf), "%s", text);
+	if (bench_apply_spec(buf, &conf) != 0)
+		return -1;
+	sp->ops = spate_engine_find(conf.engine);
+	sp->params = conf.params;
+	return 0;
+}
+
+/* The engine's own raw counters, from its stats JSON. */
+struct figures {
+	double routed, candidates, categories;
+	bool have;
+};
+
+static double json_num(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+static struct figures figures_of(const struct spec *sp, const struct spate_engine *e)
+{
+	struct figures f = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (sp->ops->stats == NULL)
+		return f;
+	FILE *m = open_memstream(&buf, &len);
+	if (m == NULL)
+		return f;
+	sp->ops->stats(e, m);
+	fclose(m);
+	f.routed = json_num(buf, "routed");
+	f.candidates = json_num(buf, "candidates");
+	f.categories = json_num(buf, "categories");
+	f.have = !isnan(f.routed);
+	free(buf);
+	return f;
+}
+
+struct tally {
+	uint64_t matches, hash;
+};
+
+static int match_one(const struct spec *sp, struct spate_engine *e, const struct spate_event *ev,
+		     struct spate_matchvec *mv, struct tally *t)
+{
+	mv->n = 0;
+	if (sp->ops->match(e, ev, mv) != 0)
+		return -1;
+	t->matches += mv->n;
+	for (size_t j = 0; j < mv->n; j++) /* order-free: a sum */
+		t->hash += (ev->id * 0x9e3779b97f4a7c15ull) ^ (mv->v[j]->id * 0xbf58476d1ce4e5b9ull);
+	return 0;
+}
+
+static size_t heap_bytes(void)
+{
+	return mallinfo2().uordblks;
+}
+
+static void print_fig(const struct figures *a, const struct figures *b, double events)
+{
+	if (a->have && b->have && events > 0)
+		printf(",\"categories_per_event\":%.3f,\"candidates_per_event\":%.3f,\"categories\":%.0f",
+		       (b->routed - a->routed) / events, (b->candidates - a->candidates) / events,
+		       b->categories);
+	else
+		printf(",\"categories_per_event\":null,\"candidates_per_event\":null");
+}
+
+/* ---- the paper's figures ---- */
+
+struct paper_row {
+	char spec[128];
+	double cat_train, cat_after, eps_after;
+};
+
+static int run_paper(const struct spec *sp, const struct workload *w, struct tally *t,
+		     struct paper_row *row)
+{
+	struct spate_engine *e = sp->ops->create(&sp->params);
+	struct spate_matchvec mv = { 0 };
+	size_t next_sub = 0, te = w->train_events;
+	double t_ins = 0, t_ev = 0;
+
+	if (e == NULL)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	/* training: the subscriptions spread evenly over the first te events */
+	struct figures f0 = figures_of(sp, e);
+	for (size_t i = 0; i < te; i++) {
+		size_t due = te ? (w->n_subs * (i + 1)) / te : w->n_subs;
+		double t0 = bench_now_s();
+		for (; next_sub < due; next_sub++)
+			if (sp->ops->sub_add(e, &w->subs[next_sub]) != 0)
+				goto fail;
+		double t1 = bench_now_s();
+		if (match_one(sp, e, &w->events[i], &mv, t) != 0)
+			goto fail;
+		t_ins += t1 - t0;
+		t_ev += bench_now_s() - t1;
+	}
+	struct figures f1 = figures_of(sp, e);
+	printf("{\"bench\":\"fig4\",\"workload\":\"paper\",\"engine\":\"%s\",\"spec\":\"%s\","
+	       "\"phase\":\"training\",\"subs\":%zu,\"events\":%zu,\"events_per_s\":%.0f,"
+	       "\"insert_us\":%.3f,\"delete_us\":null,\"bytes_per_sub\":null",
+	       sp->ops->name, sp->text, w->n_subs, te, t_ev > 0 ? te / t_ev : 0,
+	       w->n_subs ? t_ins * 1e6 / w->n_subs : 0);
+	print_fig(&f0, &f1, (double)te);
+	printf("}\n");
+	double t0 = bench_now_s();
+	for (size_t i = te; i < w->n_events; i++)
+		if (match_one(sp, e, &w->events[i], &mv, t) != 0)
+			goto fail;
+	double dt = bench_now_s() - t0;
+	size_t after = w->n_events - te;
+	struct figures f2 = figures_of(sp, e);
+	printf("{\"bench\":\"fig6\",\"workload\":\"paper\",\"engine\":\"%s\",\"spec\":\"%s\","
+	       "\"phase\":\"after\",\"subs\":%zu,\"events\":%zu,\"events_per_s\":%.0f,"
+	       "\"insert_us\":null,\"delete_us\":null,\"bytes_per_sub\":null",
+	       sp->ops->name, sp->text, w->n_subs, after, dt > 0 ? after / dt : 0);
+	print_fig(&f1, &f2, (double)after);
+	printf(",\"matches\":%" PRIu64 "}\n", t->matches);
+	fflush(stdout);
+	snprintf(row->spec, sizeof(row->spec), "%.127s", sp->text);
+	row->cat_train = f1.have && te ? (f1.routed - f0.routed) / te : NAN;
+	row->cat_after = f2.have && after ? (f2.routed - f1.routed) / after : NAN;
+	row->eps_after = dt > 0 ? after / dt : 0;
+	sp->ops->destroy(e);
+	spate_matchvec_free(&mv);
+	return 0;
+fail:
+	fprintf(stderr, "spate-bench drt: %s: out of memory\n", sp->text);
+	sp->ops->destroy(e);
+	spate_matchvec_free(&mv);
+	return -1;
+}
+
+/* ---- scale ---- */
+
+struct scale_row {
+	char spec[128];
+	size_t subs;
+	double eps, ins_us, del_us, bytes, cats;
+};
+
+/* Deletes: every k-th subscription, k so that about n_del are deleted. */
+static int run_scale(const struct spec *sp, const struct workload *w, size_t n_del, int repeat,
+		     struct tally *t, struct scale_row *row)
+{
+	struct tally spare;
+	size_t h0 = heap_bytes();
+	struct spate_engine *e = sp->ops->create(&sp->params);
+	struct spate_matchvec mv = { 0 };
+
+	if (e == NULL)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	double t0 = bench_now_s();
+	for (size_t i = 0; i < w->n_subs; i++)
+		if (sp->ops->sub_add(e, &w->subs[i]) != 0)
+			goto fail;
+	double t_ins = bench_now_s() - t0;
+	size_t bytes = heap_bytes() - h0;
+	struct figures f0 = figures_of(sp, e);
+	t0 = bench_now_s();
+	for (int r = 0; r < repeat; r++)
+		for (size_t i = 0; i < w->n_events; i++)
+			if (match_one(sp, e, &w->events[i], &mv, r ? &spare : t) != 0)
+				goto fail;
+	double t_ev = (bench_now_s() - t0) / repeat;
+	struct figures f1 = figures_of(sp, e);
+	size_t step = n_del && w->n_subs > n_del ? w->n_subs / n_del : 1, dels = 0;
+	t0 = bench_now_s();
+	for (size_t i = 0; n_del && i < w->n_subs && dels < n_del; i += step, dels++)
+		sp->ops->sub_del(e, &w->subs[i]);
+	double t_del = bench_now_s() - t0;
+	printf("{\"bench\":\"scale\",\"workload\":\"fast\",\"engine\":\"%s\",\"spec\":\"%s\","
+	       "\"subs\":%zu,\"events\":%zu,\"events_per_s\":%.0f,\"insert_us\":%.3f,"
+	       "\"delete_us\":%.3f,\"bytes_per_sub\":%.1f,\"sub_record_bytes\":%.1f",
+	       sp->ops->name, sp->text, w->n_subs, w->n_events, t_ev > 0 ? w->n_events / t_ev : 0,
+	       t_ins * 1e6 / (double)w->n_subs, dels ? t_del * 1e6 / (double)dels : 0,
+	       (double)bytes / (double)w->n_subs,
+	       sizeof(struct spate_sub) + 4.0 * 2); /* 1-3 keywords: 2 on average */
+	print_fig(&f0, &f1, (double)w->n_events * repeat);
+	printf(",\"matches\":%" PRIu64 "}\n", t->matches);
+	fflush(stdout);
+	*row = (struct scale_row){ "", w->n_subs, t_ev > 0 ? w->n_events / t_ev : 0,
+				   t_ins * 1e6 / (double)w->n_subs,
+				   dels ? t_del * 1e6 / (double)dels : 0,
+				   (double)bytes / (double)w->n_subs, f1.have ? f1.categories : NAN };
+	snprintf(row->spec, sizeof(row->spec), "%.127s", sp->text);
+	sp->ops->destroy(e);
+	spate_matchvec_free(&mv);
+	return 0;
+fail:
+	fprintf(stderr, "spate-bench drt: %s: out of memory\n", sp->text);
+	sp->ops->destroy(e);
+	spate_matchvec_free(&mv);
+	return -1;
+}
+
+/* ---- output files ---- */
+
+static FILE *open_out(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		perror(path);
+	return f;
+}
+
+static void plot(const char *dir, const char *name)
+{
+	char cmd[8192];
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "spate-bench drt: gnuplot not installed, no PNG for %s\n", name);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot '%s.gp'", dir, name);
+	if (system(cmd) != 0)
+		fprintf(stderr, "spate-bench drt: gnuplot failed on %s/%s.gp\n", dir, name);
+}
+
+static void write_paper_files(const char *dir, const struct paper_row *r, size_t n)
+{
+	FILE *f = open_out(dir, "fig4.csv"), *g;
+
+	if (f == NULL)
+		return;
+	fprintf(f, "spec,training,after\n");
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(r[i].cat_train))
+			fprintf(f, "%s,%.4f,%.4f\n", r[i].spec, r[i].cat_train, r[i].cat_after);
+	fclose(f);
+	if ((f = open_out(dir, "fig6.csv")) == NULL)
+		return;
+	fprintf(f, "spec,events_per_s\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s,%.0f\n", r[i].spec, r[i].eps_after);
+	fclose(f);
+	if ((g = open_out(dir, "fig4.gp")) != NULL) {
+		fprintf(g, "set terminal png size 800,500\nset output 'fig4.png'\n"
+			   "set datafile separator ','\nset style data histograms\n"
+			   "set style fill solid 0.8 border -1\nset key top right\n"
+			   "set title 'Fig. 4: categories an event is routed to'\n"
+			   "set ylabel 'categories per event'\nset yrange [0:*]\n"
+			   "plot 'fig4.csv' using 2:xtic(1) title 'during training', "
+			   "'' using 3 title 'after training'\n");
+		fclose(g);
+		plot(dir, "fig4");
+	}
+	if ((g = open_out(dir, "fig6.gp")) != NULL) {
+		fprintf(g, "set terminal png size 800,500\nset output 'fig6.png'\n"
+			   "set datafile separator ','\nset style data histograms\n"
+			   "set style fill solid 0.8 border -1\nset logscale y\n"
+			   "set title 'Fig. 6: event throughput after training (one core)'\n"
+			   "set ylabel 'events/s'\n"
+			   "plot 'fig6.csv' using 2:xtic(1) notitle\n");
+		fclose(g);
+		plot(dir, "fig6");
+	}
+}
+
+static void write_scale_files(const char *dir, const struct scale_row *r, size_t n)
+{
+	FILE *f = open_out(dir, "scale.csv"), *g;
+
+	if (f == NULL)
+		return;
+	fprintf(f, "spec,subs,events_per_s,insert_us,delete_us,bytes_per_sub\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s,%zu,%.0f,%.3f,%.3f,%.1f\n", r[i].spec, r[i].subs, r[i].eps, r[i].ins_us,
+			r[i].del_us, r[i].bytes);
+	fclose(f);
+	if ((g = open_out(dir, "scale.gp")) == NULL)
+		return;
+	fprintf(g, "set terminal png size 800,500\nset output 'scale.png'\n"
+		   "set datafile separator ','\nset logscale xy\nset key top right\n"
+		   "set title 'FAST-style workload: events/s against subscriptions (one core)'\n"
+		   "set xlabel 'subscriptions'\nset ylabel 'events/s'\n"
+		   "specs = system(\"tail -n +2 scale.csv | cut -d, -f1 | sort -u | tr '\\\\n' ' '\")\n"
+		   "plot for [s in specs] sprintf(\"< grep '^%%s,' scale.csv\", s) "
+		   "using 2:3 with linespoints title s\n");
+	fclose(g);
+	plot(dir, "scale");
+}
+
+/* ---- main ---- */
+
+static int split_specs(const char *list, struct spec *sp, size_t *n)
+{
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	*n = 0;
+	for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_SPECS || parse_spec(s, &sp[*n]) != 0)
+			return -1;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Same answers as the first engine run on this workload? */
+static int same(const char *what, const struct tally *first, const struct tally *t,
+		const char *spec)
+{
+	if (first->matches == t->matches && first->hash == t->hash)
+		return 0;
+	fprintf(stderr, "spate-bench drt: %s: %s gives different matches (%" PRIu64 " against %" PRIu64 ")\n",
+		what, spec, t->matches, first->matches);
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: spate-bench drt [paper|scale|all] [options]\n"
+		"  paper: Fig. 4 and Fig. 6 on the paper's workload method\n"
+		"    --events N        events (default 100000); subs = --ratio x N\n"
+		"    --ratio R         subscriptions per event (default 0.01)\n"
+		"    --max-extent D    largest half-side of a rectangle, degrees (default 1)\n"
+		"    --paper-engines S specs (default drt:variant=nonfre,drt:variant=fre,\n"
+		"                      drt:variant=freco,kdtree,brute)\n"
+		"  scale: FAST-style workload\n"
+		"    --sizes N,N,...   subscriptions (default 100000,1000000)\n"
+		"    --scale-events N  events per size (default 20000)\n"
+		"    --deletes N       deletes timed per size (default 100000)\n"
+		"    --side F          largest square side, fraction of the extent (default 0.01)\n"
+		"    --engines S       specs (default drt,grid,kdtree,brute; brute only up to\n"
+		"                      --brute-max subscriptions, default 200000)\n"
+		"    --repeat K        match the events K times (steadier; for profiling)\n"
+		"  --seed N  --out DIR (CSV, gnuplot scripts and PNG)\n");
+}
+
+int bench_drt_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "ratio", required_argument, NULL, 'r' },
+		{ "max-extent", required_argument, NULL, 'x' },
+		{ "paper-engines", required_argument, NULL, 'p' },
+		{ "sizes", required_argument, NULL, 'z' },
+		{ "scale-events", required_argument, NULL, 'E' },
+		{ "deletes", required_argument, NULL, 'd' },
+		{ "side", required_argument, NULL, 'S' },
+		{ "engines", required_argument, NULL, 'g' },
+		{ "brute-max", required_argument, NULL, 'b' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "repeat", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t paper_events = 100000, scale_events = 20000, n_del = 100000, brute_max = 200000;
+	double ratio = 0.01, max_extent = 1, side = 0.01;
+	const char *paper_engines = "drt:variant=nonfre,drt:variant=fre,drt:variant=freco,kdtree,brute";
+	const char *engines = "drt,grid,kdtree,brute", *sizes = "100000,1000000", *out = NULL;
+	uint64_t seed = 1;
+	int c, status = 0, repeat = 1;
+	bool do_paper = true, do_scale = true;
+
+	optind = 1;
+	if (argc > 1 && argv[1][0] != '-') {
+		do_paper = strcmp(argv[1], "paper") == 0 || strcmp(argv[1], "all") == 0;
+		do_scale = strcmp(argv[1], "scale") == 0 || strcmp(argv[1], "all") == 0;
+		if (!do_paper && !do_scale) {
+			usage(stderr);
+			return 2;
+		}
+		optind = 2;
+	}
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': paper_events = strtoull(optarg, NULL, 10); break;
+		case 'r': ratio = strtod(optarg, NULL); break;
+		case 'x': max_extent = strtod(optarg, NULL); break;
+		case 'p': paper_engines = optarg; break;
+		case 'z': sizes = optarg; break;
+		case 'E': scale_events = strtoull(optarg, NULL, 10); break;
+		case 'd': n_del = strtoull(optarg, NULL, 10); break;
+		case 'S': side = strtod(optarg, NULL); break;
+		case 'g': engines = optarg; break;
+		case 'b': brute_max = strtoull(optarg, NULL, 10); break;
+		case 's': seed = strtoull(optarg, NULL, 10); break;
+		case 'o': out = optarg; break;
+		case 'R': repeat = atoi(optarg); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || repeat < 1 || paper_events < 2 || !(ratio > 0) || !(side > 0 && side <= 1) ||
+	    !(max_extent >= 0)) {
+		usage(stderr);
+		return 2;
+	}
+	if (out && mkdir(out, 0755) != 0 && access(out, W_OK) != 0) {
+		perror(out);
+		return 2;
+	}
+	struct spec sp[MAX_SPECS];
+	size_t n_sp;
+	if (do_paper) {
+		struct workload w;
+		struct paper_row rows[MAX_SPECS];
+		struct tally first = { 0 }, t;
+		if (split_specs(paper_engines, sp, &n_sp) != 0)
+			return 2;
+		rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+		if (gen_paper(&w, paper_events, ratio, max_extent) != 0) {
+			fprintf(stderr, "spate-bench drt: out of memory\n");
+			return 1;
+		}
+		for (size_t i = 0; i < n_sp; i++) {
+			if (run_paper(&sp[i], &w, &t, &rows[i]) != 0)
+				return 1;
+			if (i == 0)
+				first = t;
+			status |= same("paper", &first, &t, sp[i].text);
+		}
+		if (out)
+			write_paper_files(out, rows, n_sp);
+		workload_free(&w);
+	}
+	if (do_scale) {
+		struct scale_row rows[64];
+		size_t n_rows = 0;
+		char buf[256], *save = NULL;
+		if (split_specs(engines, sp, &n_sp) != 0)
+			return 2;
+		snprintf(buf, sizeof(buf), "%s", sizes);
+		for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+			size_t n = strtoull(s, NULL, 10);
+			struct workload w;
+			struct tally first = { 0 }, t;
+			bool have_first = false;
+			rng_state = seed * 0x9e3779b97f4a7c15ull + n;
+			if (n == 0 || gen_fast(&w, n, scale_events, side) != 0) {
+				fprintf(stderr, "spate-bench drt: cannot make %s subscriptions\n", s);
+				return 1;
+			}
+			for (size_t i = 0; i < n_sp; i++) {
+				if (strcmp(sp[i].ops->name, "brute") == 0 && n > brute_max)
+					continue;
+				if (run_scale(&sp[i], &w, n_del, repeat, &t, &rows[n_rows]) != 0)
+					return 1;
+				if (n_rows < 63)
+					n_rows++;
+				if (!have_first) {
+					first = t;
+					have_first = true;
+				}
+				status |= same("scale", &first, &t, sp[i].text);
+			}
+			workload_free(&w);
+		}
+		if (out)
+			write_scale_files(out, rows, n_rows);
+	}
+	return status;
+}
