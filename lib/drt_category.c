@@ -10,46 +10,55 @@
  * event's cell, so it is found, and exactly once (one filing keyword, one
  * cell per event, event keywords unique).
  *
- * Buckets keep each entry's rectangle beside the subscription pointer so
- * most candidates are rejected without touching the subscription.
+ * Layout for the cache: buckets live in a flat table (drt_ftab.h), a
+ * bucket of one subscription holds its entry inline, and every entry keeps
+ * the rectangle beside the pointer, so most candidates are rejected
+ * without touching the subscription. A 1024-bit filter of the filing
+ * keywords (bits set on add, cleared only when the category empties)
+ * skips most lookups of keywords the category does not have, and the
+ * remaining lookups are prefetched together.
+ *
+ * No per-subscription map: delete finds the filing keyword by looking for
+ * the pointer in the buckets of the subscription's own keywords at its
+ * first cell.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "drt_category.h"
+#include "drt_ftab.h"
 #include "spate_err.h"
-#include "spate_idmap.h"
 
 #define CAT_WIDE_CELLS 16         /* subs over more cells go in the wide row */
-#define CAT_WIDE_ROW 0xffffffffull
+#define CAT_WIDE_ROW 0xfffffffeull
 #define KW_NONE 0                 /* kwkey of keyword-less subs; else keyword + 1 */
+#define FILTER_BITS 1024
+#define MAX_KEYS (2 * (SPATE_KW_MAX_HARD + 1))
 
 struct entry {
 	struct spate_rect r;
 	const struct spate_sub *s;
 };
 
+/* A bucket's payload in the table: one entry inline (one != NULL), or an
+ * array. */
 struct bucket {
-	uint64_t key; /* cell << 32 | kwkey */
-	uint32_t n, cap;
-	struct entry *e;
-};
-
-struct member {
-	const struct spate_sub *s;
-	uint32_t kwkey; /* the filing keyword */
+	union {
+		struct spate_rect r;
+		struct {
+			struct entry *e;
+			uint32_t n, cap;
+		} m;
+	} u;
+	const struct spate_sub *one;
 };
 
 struct drt_category {
 	int64_t cell_units;
 	uint32_t nx, ny;
-	struct spate_idmap *bucket_at; /* key -> bucket index + 1 */
-	struct bucket *b;
-	uint32_t nb, capb;
-	struct spate_idmap *member_at; /* sub id -> member index + 1 */
-	struct member *m;
-	uint32_t nm, capm;
-	uint32_t n_nokw, n_wide;
+	struct drt_ftab buckets; /* cell << 32 | kwkey -> struct bucket */
+	uint32_t n, n_nokw, n_wide;
+	uint64_t filter[FILTER_BITS / 64];
 	uint64_t events, candidates, matches;
 };
 
@@ -79,9 +88,26 @@ static struct span span_of(const struct drt_category *c, const struct spate_rect
 	return s;
 }
 
+/* The row a subscription's first (or only) bucket is in. */
+static uint64_t first_cell(const struct drt_category *c, const struct span *sp)
+{
+	return sp->wide ? CAT_WIDE_ROW : (uint64_t)sp->y0 * c->nx + sp->x0;
+}
+
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
 {
 	return cell << 32 | kwkey;
+}
+
+static uint32_t filter_bit(uint32_t kwkey)
+{
+	return (uint32_t)(((uint64_t)kwkey * 0x9e3779b97f4a7c15ull) >> (64 - 10));
+}
+
+static bool filter_has(const struct drt_category *c, uint32_t kwkey)
+{
+	uint32_t b = filter_bit(kwkey);
+	return c->filter[b / 64] >> (b % 64) & 1;
 }
 
 struct drt_category *drt_category_create(double cell_deg)
@@ -94,136 +120,120 @@ struct drt_category *drt_category_create(double cell_deg)
 	c->cell_units = (int64_t)(cell_deg * SPATE_COORD_SCALE + 0.5);
 	c->nx = (uint32_t)((2 * (int64_t)SPATE_LON_MAX + c->cell_units - 1) / c->cell_units);
 	c->ny = (uint32_t)((2 * (int64_t)SPATE_LAT_MAX + c->cell_units - 1) / c->cell_units);
-	c->bucket_at = spate_idmap_create();
-	c->member_at = spate_idmap_create();
-	if (c->bucket_at == NULL || c->member_at == NULL) {
-		drt_category_destroy(c);
+	if (drt_ftab_init(&c->buckets, sizeof(struct bucket)) != 0) {
+		free(c);
 		return NULL;
 	}
 	return c;
+}
+
+static void free_arrays(struct drt_category *c)
+{
+	uint64_t key;
+
+	for (size_t i = 0; i <= c->buckets.mask; i++) {
+		struct bucket *b = drt_ftab_at(&c->buckets, i, &key);
+		if (b && !b->one)
+			free(b->u.m.e);
+	}
 }
 
 void drt_category_destroy(struct drt_category *c)
 {
 	if (c == NULL)
 		return;
-	for (uint32_t i = 0; i < c->nb; i++)
-		free(c->b[i].e);
-	free(c->b);
-	free(c->m);
-	spate_idmap_destroy(c->bucket_at);
-	spate_idmap_destroy(c->member_at);
+	free_arrays(c);
+	drt_ftab_free(&c->buckets);
 	free(c);
-}
-
-static struct bucket *bucket_find(const struct drt_category *c, uint64_t key)
-{
-	uintptr_t i = (uintptr_t)spate_idmap_get(c->bucket_at, key);
-	return i ? &c->b[i - 1] : NULL;
 }
 
 static uint32_t bucket_size(const struct drt_category *c, uint64_t key)
 {
-	const struct bucket *b = bucket_find(c, key);
-	return b ? b->n : 0;
+	const struct bucket *b = drt_ftab_get(&c->buckets, key);
+	return b == NULL ? 0 : b->one ? 1 : b->u.m.n;
 }
 
 /* Append s to the bucket of key, creating it. 0 or -1 (nothing changed). */
 static int bucket_push(struct drt_category *c, uint64_t key, const struct spate_sub *s)
 {
-	struct bucket *b = bucket_find(c, key);
+	struct bucket *b = drt_ftab_get(&c->buckets, key);
 
 	if (b == NULL) {
-		if (c->nb == c->capb) {
-			uint32_t ncap = c->capb ? c->capb * 2 : 8;
-			struct bucket *nb = realloc(c->b, ncap * sizeof(*nb));
-			if (nb == NULL)
-				return -1;
-			c->b = nb;
-			c->capb = ncap;
-		}
-		if (spate_idmap_put(c->bucket_at, key, (void *)(uintptr_t)(c->nb + 1)) != 0)
+		if ((b = drt_ftab_add(&c->buckets, key)) == NULL)
 			return -1;
-		b = &c->b[c->nb++];
-		*b = (struct bucket){ key, 0, 0, NULL };
+		b->u.r = s->rect;
+		b->one = s;
+		return 0;
 	}
-	if (b->n == b->cap) {
-		uint32_t ncap = b->cap ? b->cap * 2 : 1;
-		struct entry *ne = realloc(b->e, ncap * sizeof(*ne));
-		if (ne == NULL) {
-			if (b->n == 0) { /* just made: take it back */
-				spate_idmap_del(c->bucket_at, key);
-				c->nb--;
-			}
+	if (b->one) { /* one inline: go to an array */
+		struct entry *e = malloc(2 * sizeof(*e));
+		if (e == NULL)
 			return -1;
-		}
-		b->e = ne;
-		b->cap = ncap;
+		e[0] = (struct entry){ b->u.r, b->one };
+		b->u.m.e = e;
+		b->u.m.n = 1;
+		b->u.m.cap = 2;
+		b->one = NULL;
+	} else if (b->u.m.n == b->u.m.cap) {
+		struct entry *e = realloc(b->u.m.e, 2 * b->u.m.cap * sizeof(*e));
+		if (e == NULL)
+			return -1;
+		b->u.m.e = e;
+		b->u.m.cap *= 2;
 	}
-	b->e[b->n++] = (struct entry){ s->rect, s };
+	b->u.m.e[b->u.m.n++] = (struct entry){ s->rect, s };
 	return 0;
 }
 
-/* Take s out of the bucket of key if it is there; an emptied bucket goes,
- * the last bucket moving into its place. */
-static void bucket_pull(struct drt_category *c, uint64_t key, const struct spate_sub *s)
+/* Take s out of the bucket of key; false if it is not there. An emptied
+ * bucket goes; one left with one entry takes it inline. Never allocates. */
+static bool bucket_pull(struct drt_category *c, uint64_t key, const struct spate_sub *s)
 {
-	struct bucket *b = bucket_find(c, key);
+	struct bucket *b = drt_ftab_get(&c->buckets, key);
 
 	if (b == NULL)
-		return;
-	for (uint32_t i = 0; i < b->n; i++)
-		if (b->e[i].s == s) {
-			b->e[i] = b->e[--b->n];
-			break;
-		}
-	if (b->n > 0)
-		return;
-	free(b->e);
-	spate_idmap_del(c->bucket_at, key);
-	uint32_t at = (uint32_t)(b - c->b);
-	if (at != --c->nb) {
-		c->b[at] = c->b[c->nb];
-		spate_idmap_put(c->bucket_at, c->b[at].key, (void *)(uintptr_t)(at + 1)); /* existing key: no allocation */
+		return false;
+	if (b->one) {
+		if (b->one != s)
+			return false;
+		drt_ftab_del(&c->buckets, key);
+		return true;
 	}
+	uint32_t i = 0;
+	while (i < b->u.m.n && b->u.m.e[i].s != s)
+		i++;
+	if (i == b->u.m.n)
+		return false;
+	b->u.m.e[i] = b->u.m.e[--b->u.m.n];
+	if (b->u.m.n == 1) {
+		struct entry *e = b->u.m.e;
+		b->u.r = e[0].r;
+		b->one = e[0].s;
+		free(e);
+	}
+	return true;
 }
 
-/* Every bucket key s is (or would be) filed under with kwkey: fn for each;
- * stops at the first non-zero return and passes it on. */
-static int for_each_key(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey,
-			int (*fn)(struct drt_category *c, uint64_t key, const struct spate_sub *s))
+/* Pull s from every cell of its span with kwkey (where it is). */
+static void pull_all(struct drt_category *c, const struct spate_sub *s, const struct span *sp,
+		     uint32_t kwkey)
 {
-	struct span sp = span_of(c, &s->rect);
-
-	if (sp.wide)
-		return fn(c, key_of(CAT_WIDE_ROW, kwkey), s);
-	for (uint32_t y = sp.y0; y <= sp.y1; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
-			int rc = fn(c, key_of((uint64_t)y * c->nx + x, kwkey), s);
-			if (rc)
-				return rc;
-		}
-	return 0;
-}
-
-static int push_fn(struct drt_category *c, uint64_t key, const struct spate_sub *s)
-{
-	return bucket_push(c, key, s);
-}
-
-static int pull_fn(struct drt_category *c, uint64_t key, const struct spate_sub *s)
-{
-	bucket_pull(c, key, s);
-	return 0;
+	if (sp->wide) {
+		bucket_pull(c, key_of(CAT_WIDE_ROW, kwkey), s);
+		return;
+	}
+	for (uint32_t y = sp->y0; y <= sp->y1; y++)
+		for (uint32_t x = sp->x0; x <= sp->x1; x++)
+			bucket_pull(c, key_of((uint64_t)y * c->nx + x, kwkey), s);
 }
 
 /* The filing keyword: the one of s's keywords with the smallest bucket at
  * s's first cell (rarest here, so events carrying frequent keywords see
  * few candidates). */
-static uint32_t choose_kwkey(const struct drt_category *c, const struct spate_sub *s)
+static uint32_t choose_kwkey(const struct drt_category *c, const struct spate_sub *s,
+			     const struct span *sp)
 {
-	struct span sp = span_of(c, &s->rect);
-	uint64_t cell = sp.wide ? CAT_WIDE_ROW : (uint64_t)sp.y0 * c->nx + sp.x0;
+	uint64_t cell = first_cell(c, sp);
 	uint32_t best = KW_NONE, best_n = UINT32_MAX;
 
 	for (uint16_t i = 0; i < s->n_kw; i++) {
@@ -238,40 +248,51 @@ static uint32_t choose_kwkey(const struct drt_category *c, const struct spate_su
 
 int drt_category_add(struct drt_category *c, const struct spate_sub *s)
 {
-	if (c->nm == c->capm) {
-		uint32_t ncap = c->capm ? c->capm * 2 : 8;
-		struct member *nm = realloc(c->m, ncap * sizeof(*nm));
-		if (nm == NULL)
-			return -SPATE_E_NO_MEMORY;
-		c->m = nm;
-		c->capm = ncap;
+	struct span sp = span_of(c, &s->rect);
+	uint32_t kwkey = choose_kwkey(c, s, &sp);
+	int rc = 0;
+
+	if (sp.wide) {
+		rc = bucket_push(c, key_of(CAT_WIDE_ROW, kwkey), s);
+	} else {
+		for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
+			for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++)
+				rc = bucket_push(c, key_of((uint64_t)y * c->nx + x, kwkey), s);
 	}
-	uint32_t kwkey = choose_kwkey(c, s);
-	if (for_each_key(c, s, kwkey, push_fn) != 0 ||
-	    spate_idmap_put(c->member_at, s->id, (void *)(uintptr_t)(c->nm + 1)) != 0) {
-		for_each_key(c, s, kwkey, pull_fn); /* pulls only what was pushed */
+	if (rc != 0) {
+		pull_all(c, s, &sp, kwkey); /* pulls only what was pushed */
 		return -SPATE_E_NO_MEMORY;
 	}
-	c->m[c->nm++] = (struct member){ s, kwkey };
+	uint32_t b = filter_bit(kwkey);
+	c->filter[b / 64] |= 1ull << (b % 64);
+	c->n++;
 	c->n_nokw += s->n_kw == 0;
-	c->n_wide += span_of(c, &s->rect).wide;
+	c->n_wide += sp.wide;
 	return 0;
 }
 
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 {
-	uintptr_t i = (uintptr_t)spate_idmap_del(c->member_at, s->id);
+	struct span sp = span_of(c, &s->rect);
+	uint64_t cell = first_cell(c, &sp);
+	uint32_t kwkey = KW_NONE;
+	bool found = false;
 
-	if (i == 0)
-		return false;
-	struct member mb = c->m[i - 1];
-	for_each_key(c, mb.s, mb.kwkey, pull_fn);
-	c->n_nokw -= mb.s->n_kw == 0;
-	c->n_wide -= span_of(c, &mb.s->rect).wide;
-	if (i - 1 != --c->nm) {
-		c->m[i - 1] = c->m[c->nm];
-		spate_idmap_put(c->member_at, c->m[i - 1].s->id, (void *)i); /* existing key */
+	/* its filing keyword is the one whose first-cell bucket holds it */
+	if (s->n_kw == 0)
+		found = bucket_pull(c, key_of(cell, KW_NONE), s);
+	for (uint16_t i = 0; i < s->n_kw && !found; i++) {
+		kwkey = s->kw[i] + 1;
+		found = filter_has(c, kwkey) && bucket_pull(c, key_of(cell, kwkey), s);
 	}
+	if (!found)
+		return false;
+	pull_all(c, s, &sp, kwkey); /* the other cells */
+	c->n--;
+	c->n_nokw -= s->n_kw == 0;
+	c->n_wide -= sp.wide;
+	if (c->n == 0)
+		memset(c->filter, 0, sizeof(c->filter));
 	return true;
 }
 
@@ -285,25 +306,36 @@ static bool constraints_hold(const struct drt_category *c, const struct spate_su
 	return s->n_cons == 0 || spate_sub_constraints_hold(s, ev);
 }
 
+/* The rest of the match once the point is in s's rectangle: the filing
+ * keyword is the event's, so one keyword needs no check. */
+static int confirm(struct drt_category *c, const struct spate_sub *s,
+		   const struct spate_event *ev, struct spate_matchvec *mv)
+{
+	if (s->n_kw > 1 && !spate_sub_keywords_in(s, ev))
+		return 0;
+	if (!constraints_hold(c, s, ev))
+		return 0;
+	c->matches++;
+	return spate_matchvec_push(mv, s);
+}
+
+static bool point_in(const struct spate_rect *r, const struct spate_event *ev)
+{
+	return ev->lon >= r->min_lon && ev->lon <= r->max_lon && ev->lat >= r->min_lat &&
+	       ev->lat <= r->max_lat;
+}
+
 static int scan(struct drt_category *c, const struct bucket *b, const struct spate_event *ev,
 		struct spate_matchvec *mv)
 {
-	c->candidates += b->n;
-	for (uint32_t i = 0; i < b->n; i++) {
-		const struct entry *en = &b->e[i];
-		if (ev->lon < en->r.min_lon || ev->lon > en->r.max_lon ||
-		    ev->lat < en->r.min_lat || ev->lat > en->r.max_lat)
-			continue;
-		const struct spate_sub *s = en->s;
-		/* the filing keyword is the event's: one keyword needs no check */
-		if (s->n_kw > 1 && !spate_sub_keywords_in(s, ev))
-			continue;
-		if (!constraints_hold(c, s, ev))
-			continue;
-		if (spate_matchvec_push(mv, s) != 0)
-			return -SPATE_E_NO_MEMORY;
-		c->matches++;
+	if (b->one) {
+		c->candidates++;
+		return point_in(&b->u.r, ev) ? confirm(c, b->one, ev, mv) : 0;
 	}
+	c->candidates += b->u.m.n;
+	for (uint32_t i = 0; i < b->u.m.n; i++)
+		if (point_in(&b->u.m.e[i].r, ev) && confirm(c, b->u.m.e[i].s, ev, mv) != 0)
+			return -SPATE_E_NO_MEMORY;
 	return 0;
 }
 
@@ -312,62 +344,104 @@ int drt_category_match(struct drt_category *c, const struct spate_event *ev,
 {
 	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, c->cell_units, c->ny) * c->nx +
 			cell_of(ev->lon, SPATE_LON_MAX, c->cell_units, c->nx);
+	uint64_t keys[MAX_KEYS];
+	size_t n = 0;
 
 	c->events++;
+	/* the keys worth a lookup, prefetched together, then read */
 	for (int32_t k = c->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
-		const struct bucket *b = bucket_find(c, key_of(cell, kwkey));
-		if (b != NULL && scan(c, b, ev, mv) != 0)
-			return -SPATE_E_NO_MEMORY;
-		if (c->n_wide == 0)
+		if (!filter_has(c, kwkey))
 			continue;
-		b = bucket_find(c, key_of(CAT_WIDE_ROW, kwkey));
+		keys[n++] = key_of(cell, kwkey);
+		if (c->n_wide)
+			keys[n++] = key_of(CAT_WIDE_ROW, kwkey);
+	}
+	for (size_t i = 0; i < n; i++)
+		drt_ftab_prefetch(&c->buckets, keys[i]);
+	for (size_t i = 0; i < n; i++) {
+		const struct bucket *b = drt_ftab_get(&c->buckets, keys[i]);
 		if (b != NULL && scan(c, b, ev, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
 	}
 	return 0;
 }
 
-int drt_category_merge(struct drt_category *into, struct drt_category *from)
+/* Every subscription once: in the bucket of its first cell. */
+static void foreach_sub(const struct drt_category *c,
+			void (*fn)(const struct spate_sub *s, void *ctx), void *ctx)
 {
-	while (from->nm > 0) {
-		const struct spate_sub *s = from->m[from->nm - 1].s;
-		int rc = drt_category_add(into, s);
-		if (rc != 0)
-			return rc;
-		drt_category_del(from, s);
-	}
-	return 0;
-}
+	uint64_t key;
 
-uint32_t drt_category_size(const struct drt_category *c)
-{
-	return c->nm;
+	for (size_t i = 0; i <= c->buckets.mask; i++) {
+		const struct bucket *b = drt_ftab_at(&c->buckets, i, &key);
+		if (b == NULL)
+			continue;
+		uint32_t n = b->one ? 1 : b->u.m.n;
+		for (uint32_t j = 0; j < n; j++) {
+			const struct spate_sub *s = b->one ? b->one : b->u.m.e[j].s;
+			struct span sp = span_of(c, &s->rect);
+			if (first_cell(c, &sp) == key >> 32)
+				fn(s, ctx);
+		}
+	}
 }
 
 void drt_category_foreach(const struct drt_category *c,
 			  void (*fn)(const struct spate_sub *s, void *ctx), void *ctx)
 {
-	for (uint32_t i = 0; i < c->nm; i++)
-		fn(c->m[i].s, ctx);
+	foreach_sub(c, fn, ctx);
 }
 
-/* Slots of an idmap holding n keys (it keeps its load at most 1/2). */
-static size_t idmap_bytes(size_t n)
-{
-	size_t slots = 64;
+struct collect {
+	const struct spate_sub **v;
+	uint32_t n;
+};
 
-	while (slots < 2 * n)
-		slots *= 2;
-	return slots * 16;
+static void collect_sub(const struct spate_sub *s, void *ctx)
+{
+	struct collect *x = ctx;
+	x->v[x->n++] = s;
+}
+
+int drt_category_merge(struct drt_category *into, struct drt_category *from)
+{
+	struct collect x = { malloc((from->n + 1) * sizeof(*x.v)), 0 };
+
+	if (x.v == NULL)
+		return -SPATE_E_NO_MEMORY;
+	foreach_sub(from, collect_sub, &x);
+	for (uint32_t i = 0; i < x.n; i++) {
+		if (drt_category_add(into, x.v[i]) != 0) {
+			while (i-- > 0) /* all stay in from */
+				drt_category_del(into, x.v[i]);
+			free(x.v);
+			return -SPATE_E_NO_MEMORY;
+		}
+	}
+	free(x.v);
+	/* from is emptied wholesale */
+	free_arrays(from);
+	drt_ftab_clear(&from->buckets);
+	from->n = from->n_nokw = from->n_wide = 0;
+	memset(from->filter, 0, sizeof(from->filter));
+	return 0;
+}
+
+uint32_t drt_category_size(const struct drt_category *c)
+{
+	return c->n;
 }
 
 void drt_category_stats(const struct drt_category *c, struct drt_category_stats *st)
 {
-	size_t bytes = sizeof(*c) + c->capb * sizeof(*c->b) + c->capm * sizeof(*c->m) +
-		       idmap_bytes(c->nb) + idmap_bytes(c->nm);
+	size_t bytes = sizeof(*c) + drt_ftab_bytes(&c->buckets);
+	uint64_t key;
 
-	for (uint32_t i = 0; i < c->nb; i++)
-		bytes += c->b[i].cap * sizeof(struct entry);
+	for (size_t i = 0; i <= c->buckets.mask; i++) {
+		const struct bucket *b = drt_ftab_at(&c->buckets, i, &key);
+		if (b && !b->one)
+			bytes += b->u.m.cap * sizeof(struct entry);
+	}
 	*st = (struct drt_category_stats){ c->events, c->candidates, c->matches, bytes };
 }

@@ -339,7 +339,9 @@ static int match_one(const struct spec *sp, struct spate_engine *e, const struct
 
 static size_t heap_bytes(void)
 {
-	return mallinfo2().uordblks;
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd; /* small chunks and mmapped ones */
 }
 
 static void print_fig(const struct figures *a, const struct figures *b, double events)

@@ -1,0 +1,104 @@
+/* drt_ftab.c - growth and deletion of the flat table (drt_ftab.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "drt_ftab.h"
+
+#define FTAB_MIN_BITS 3
+
+static int alloc_slots(struct drt_ftab *t, uint32_t bits)
+{
+	size_t n = (size_t)1 << bits;
+
+	t->slots = malloc(n * t->slot_size);
+	if (t->slots == NULL)
+		return -1;
+	memset(t->slots, 0xff, n * t->slot_size); /* every key DRT_FTAB_EMPTY */
+	t->mask = n - 1;
+	t->shift = 64 - bits;
+	return 0;
+}
+
+int drt_ftab_init(struct drt_ftab *t, uint32_t payload)
+{
+	memset(t, 0, sizeof(*t));
+	t->slot_size = 8 + payload;
+	return alloc_slots(t, FTAB_MIN_BITS);
+}
+
+void drt_ftab_free(struct drt_ftab *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->count = 0;
+}
+
+void drt_ftab_clear(struct drt_ftab *t)
+{
+	memset(t->slots, 0xff, (t->mask + 1) * t->slot_size);
+	t->count = 0;
+}
+
+static int grow(struct drt_ftab *t)
+{
+	struct drt_ftab old = *t;
+
+	if (alloc_slots(t, 64 - old.shift + 1) != 0) {
+		*t = old;
+		return -1;
+	}
+	for (size_t i = 0; i <= old.mask; i++) {
+		uint64_t *s = drt_ftab_slot(&old, i);
+		if (*s == DRT_FTAB_EMPTY)
+			continue;
+		size_t j = drt_ftab_home(t, *s);
+		while (*drt_ftab_slot(t, j) != DRT_FTAB_EMPTY)
+			j = (j + 1) & t->mask;
+		memcpy(drt_ftab_slot(t, j), s, t->slot_size);
+	}
+	free(old.slots);
+	return 0;
+}
+
+void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
+{
+	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && grow(t) != 0)
+		return NULL;
+	size_t i = drt_ftab_home(t, key);
+	while (*drt_ftab_slot(t, i) != DRT_FTAB_EMPTY)
+		i = (i + 1) & t->mask;
+	uint64_t *s = drt_ftab_slot(t, i);
+	memset(s + 1, 0, t->slot_size - 8);
+	*s = key;
+	t->count++;
+	return s + 1;
+}
+
+void drt_ftab_del(struct drt_ftab *t, uint64_t key)
+{
+	size_t i = drt_ftab_home(t, key);
+
+	while (*drt_ftab_slot(t, i) != key) {
+		if (*drt_ftab_slot(t, i) == DRT_FTAB_EMPTY)
+			return;
+		i = (i + 1) & t->mask;
+	}
+	/* Backward shift: pull later entries of the run into the hole when
+	 * their home does not lie cyclically in (hole, j]. */
+	for (size_t j = (i + 1) & t->mask; *drt_ftab_slot(t, j) != DRT_FTAB_EMPTY;
+	     j = (j + 1) & t->mask) {
+		size_t h = drt_ftab_home(t, *drt_ftab_slot(t, j));
+		int movable = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
+		if (movable) {
+			memcpy(drt_ftab_slot(t, i), drt_ftab_slot(t, j), t->slot_size);
+			i = j;
+		}
+	}
+	*drt_ftab_slot(t, i) = DRT_FTAB_EMPTY;
+	t->count--;
+}
+
+size_t drt_ftab_bytes(const struct drt_ftab *t)
+{
+	return (t->mask + 1) * t->slot_size;
+}

@@ -1,0 +1,79 @@
+/* drt_ftab.h - a flat open-addressing table from u64 keys to small
+ * fixed-size payloads kept IN the slots, for DRt's hot paths (routing
+ * lists, category buckets).
+ *
+ * Why not spate_idmap: there the value is a pointer to elsewhere, so a
+ * lookup costs two or three dependent cache misses (slot, then the
+ * record, then its array); here the record is in the slot, the lookup is
+ * inlined, and drt_ftab_prefetch() lets a caller start the misses of all
+ * of an event's keys before it reads any of them.
+ *
+ * Linear probing with backward-shift deletion (no tombstones), load at
+ * most 3/4. Key DRT_FTAB_EMPTY (all ones) cannot be stored. Payload
+ * pointers are valid only until the next add or del.
+ */
+#ifndef DRT_FTAB_H
+#define DRT_FTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DRT_FTAB_EMPTY UINT64_MAX
+
+struct drt_ftab {
+	unsigned char *slots;
+	size_t mask, count;
+	uint32_t slot_size, shift;
+};
+
+/* payload: bytes, a multiple of 8. 0 or -1 on no memory. */
+int drt_ftab_init(struct drt_ftab *t, uint32_t payload);
+void drt_ftab_free(struct drt_ftab *t);
+/* A zeroed payload for key, which must be absent; NULL on no memory. */
+void *drt_ftab_add(struct drt_ftab *t, uint64_t key);
+/* Remove every key, keeping the slots. */
+void drt_ftab_clear(struct drt_ftab *t);
+/* Remove key if present. Never allocates. */
+void drt_ftab_del(struct drt_ftab *t, uint64_t key);
+/* Bytes the table owns. */
+size_t drt_ftab_bytes(const struct drt_ftab *t);
+
+static inline uint64_t *drt_ftab_slot(const struct drt_ftab *t, size_t i)
+{
+	return (uint64_t *)(void *)(t->slots + i * t->slot_size);
+}
+
+/* Fibonacci hashing: the top bits of key * 2^64/phi. */
+static inline size_t drt_ftab_home(const struct drt_ftab *t, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> t->shift);
+}
+
+static inline void drt_ftab_prefetch(const struct drt_ftab *t, uint64_t key)
+{
+	__builtin_prefetch(drt_ftab_slot(t, drt_ftab_home(t, key)));
+}
+
+/* The payload of key, or NULL. */
+static inline void *drt_ftab_get(const struct drt_ftab *t, uint64_t key)
+{
+	for (size_t i = drt_ftab_home(t, key);; i = (i + 1) & t->mask) {
+		uint64_t *s = drt_ftab_slot(t, i);
+		if (*s == key)
+			return s + 1;
+		if (*s == DRT_FTAB_EMPTY)
+			return NULL;
+	}
+}
+
+/* Slot i's payload (0 <= i <= mask) and key, or NULL when it is empty:
+ * iteration; the table must not change meanwhile. */
+static inline void *drt_ftab_at(const struct drt_ftab *t, size_t i, uint64_t *key)
+{
+	uint64_t *s = drt_ftab_slot(t, i);
+
+	*key = *s;
+	return *s == DRT_FTAB_EMPTY ? NULL : s + 1;
+}
+
+#endif
