@@ -8,15 +8,21 @@
  * precise). Every subscription is filed under one routing keyword (the
  * globally rarest of its keywords when it arrives; "none" if it has none)
  * in every routing cell (route_cell degrees) its rectangle overlaps, or in
- * a wide row past CL_WIDE_CELLS cells. The index maps (cell, keyword) to
- * the categories holding such a subscription; each category counts its
- * own keys (rkeys) so removal and merging keep the lists exact. An event
+ * a wide row past CL_WIDE_CELLS cells. The index (a flat table,
+ * drt_ftab.h) maps (cell, keyword) to the categories holding such a
+ * subscription, with counts, so removal keeps the lists exact. An event
  * visits (its cell and the wide row) x (its keywords and "none") and keeps
  * the categories whose MBR holds its point. Exactness: a subscription
  * matching the event has its routing keyword in the event and overlaps the
  * event's cell (or is wide), and lies in its category's MBR, so its
  * category is listed. The same lists under the key "any" give, per cell,
  * the categories with subscriptions there: the placement candidates.
+ *
+ * Merging is cheap because a merged-away category is not unlisted: it
+ * stays as a part of the category it went into (root), keeps its list
+ * entries and the subscriptions registered to it, and is freed when the
+ * last of them is removed. Routing and placement resolve a part to its
+ * root (with path compression).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,38 +30,50 @@
 
 #include "drt_balance.h"
 #include "drt_cluster.h"
+#include "drt_ftab.h"
 #include "spate_err.h"
 #include "spate_idmap.h"
 
 #define CL_WIDE_CELLS 64        /* subs over more routing cells: wide row */
-#define CL_WIDE_ROW 0xffffffffull
+#define CL_WIDE_ROW 0xfffffffeull
 #define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
-#define KW_ANY 0xffffffffu      /* the per-cell footprint key */
+#define KW_ANY 0xfffffffeu      /* the per-cell footprint key */
 #define MAX_CANDIDATES 32       /* categories a placement compares */
 #define MAX_PLACE_CELLS 16      /* cells of q a placement looks in */
 #define MAX_CORR_CATS 32        /* co-matching categories counted per event */
 #define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
 
+/* A category, live (root == NULL) or a merged-away part of one. */
 struct cat {
-	uint32_t id, worker, size, slot;
+	uint32_t id, worker, slot;
+	uint32_t size;             /* live: subscriptions in it, parts included */
+	uint32_t reg;              /* subscriptions registered (home) to this part */
+	uint32_t stamp;
+	struct cat *root;          /* NULL when live, else what it merged into */
+	struct cat *prev, *next;   /* a live category's parts, a ring through it */
 	struct spate_rect mbr;
-	struct spate_idmap *kw;    /* kw + 1 -> count */
+	struct drt_ftab kw;        /* kw + 1 -> count (live only) */
 	uint64_t kw_total;
 	uint32_t n_nokw;
-	struct spate_idmap *rkeys; /* routing key -> count of its subs there */
 	uint64_t t_num, n_ins, n_del;
 	double cs, cd;
-	uint32_t stamp;
 };
 
-/* The categories under one routing key; one inline, more in an array. */
+/* One category (part) under a routing key, with how many of its
+ * subscriptions are there. */
+struct pair {
+	struct cat *c;
+	uint64_t count;
+};
+
+/* The payload of a routing key: one pair inline (cap == 0, n = its
+ * count) or an array of n pairs. */
 struct rlist {
-	uint64_t key;
-	uint32_t n, cap;
 	union {
 		struct cat *one;
-		struct cat **many;
+		struct pair *many;
 	} u;
+	uint32_t n, cap;
 };
 
 struct drt_cluster {
@@ -64,13 +82,11 @@ struct drt_cluster {
 	uint32_t nx, ny;
 	struct cat **cats;
 	uint32_t n_cats, cap_cats, next_id, next_worker;
-	struct spate_idmap *by_id;   /* id -> struct cat */
-	struct spate_idmap *fwd;     /* merged-away id -> the id it went into */
-	struct spate_idmap *home;    /* sub id -> cat id << 32 | routing kwkey */
+	struct spate_idmap *by_id;   /* id -> struct cat, live or part */
+	struct drt_ftab home;        /* sub id -> part id << 32 | routing kwkey */
+	uint64_t home_max;           /* the same for sub id DRT_FTAB_EMPTY (0 = none) */
 	struct spate_idmap *kw_all;  /* kw + 1 -> count over every category */
-	struct spate_idmap *rl_at;   /* routing key -> rlist index + 1 */
-	struct rlist *rl;
-	uint32_t n_rl, cap_rl;
+	struct drt_ftab route;       /* routing key -> struct rlist */
 	uint64_t n_wide, n_nokw;     /* subs in the wide row, keyword-less subs */
 	struct spate_idmap *corr;    /* lo id << 32 | hi id -> count */
 	struct drt_action *act;
@@ -90,21 +106,58 @@ static uintptr_t map_count(const struct spate_idmap *m, uint64_t key)
 }
 
 /* Add delta to a count kept as a pointer value; 0 or -1 on no memory.
- * Lowering a count never allocates. */
+ * Lowering a count never allocates (and stops at 0). */
 static int map_adjust(struct spate_idmap *m, uint64_t key, intptr_t delta)
 {
-	uintptr_t n = map_count(m, key) + (uintptr_t)delta;
+	uintptr_t have = map_count(m, key);
 
-	if (n == 0) {
+	if (delta < 0 && have <= (uintptr_t)-delta) {
 		spate_idmap_del(m, key);
 		return 0;
 	}
-	return spate_idmap_put(m, key, (void *)n);
+	return spate_idmap_put(m, key, (void *)(have + (uintptr_t)delta));
+}
+
+/* The same for counts in a flat table with a u64 payload. */
+static uint64_t ftab_count(const struct drt_ftab *t, uint64_t key)
+{
+	const uint64_t *v = drt_ftab_get(t, key);
+	return v ? *v : 0;
+}
+
+static int ftab_adjust(struct drt_ftab *t, uint64_t key, int64_t delta)
+{
+	uint64_t *v = drt_ftab_get(t, key);
+
+	if (v == NULL) {
+		if (delta <= 0)
+			return 0;
+		if ((v = drt_ftab_add(t, key)) == NULL)
+			return -1;
+	}
+	if (delta < 0 && *v <= (uint64_t)-delta) {
+		drt_ftab_del(t, key);
+		return 0;
+	}
+	*v += (uint64_t)delta;
+	return 0;
 }
 
 static struct cat *cat_by_id(const struct drt_cluster *cl, uint32_t id)
 {
 	return spate_idmap_get(cl->by_id, id);
+}
+
+/* The live category of id (NULL if none): a part answers for its root. */
+static struct cat *live_by_id(const struct drt_cluster *cl, uint32_t id)
+{
+	struct cat *c = cat_by_id(cl, id);
+	return c == NULL || c->root ? NULL : c;
+}
+
+static struct cat *root_of(struct cat *c)
+{
+	return c->root ? c->root : c;
 }
 
 static double area_deg2(const struct spate_rect *r)
@@ -128,7 +181,7 @@ static bool in_rect(const struct spate_rect *r, int32_t lon, int32_t lat)
 	return lon >= r->min_lon && lon <= r->max_lon && lat >= r->min_lat && lat <= r->max_lat;
 }
 
-/* A fresh stamp for "seen in this pass" marks. */
+/* A fresh stamp for "seen in this pass" marks (on live categories). */
 static uint32_t next_epoch(struct drt_cluster *cl)
 {
 	if (++cl->epoch == 0) {
@@ -164,7 +217,7 @@ static double key_sim(const struct drt_cluster *cl, const struct cat *c, const s
 		return c->size ? (double)c->n_nokw / c->size : 0;
 	double sum = 0;
 	for (uint16_t i = 0; i < q->n_kw; i++) {
-		uintptr_t k = map_count(c->kw, (uint64_t)q->kw[i] + 1);
+		uint64_t k = ftab_count(&c->kw, (uint64_t)q->kw[i] + 1);
 		if (cl->p.variant == DRT_SIM_NONFRE)
 			sum += k > 0;
 		else if (c->kw_total)
@@ -217,136 +270,120 @@ static uint64_t key_of(uint64_t cell, uint32_t kwkey)
 	return cell << 32 | kwkey;
 }
 
-static struct rlist *rlist_find(const struct drt_cluster *cl, uint64_t key)
+/* The i-th category (part) listed under l. */
+static struct cat *rlist_cat(const struct rlist *l, uint32_t i)
 {
-	uintptr_t i = map_count(cl->rl_at, key);
-	return i ? &cl->rl[i - 1] : NULL;
+	return l->cap ? l->u.many[i].c : l->u.one;
 }
 
-static struct cat *const *rlist_cats(const struct rlist *l)
+static uint32_t rlist_len(const struct rlist *l)
 {
-	return l->cap ? l->u.many : &l->u.one;
+	return l->cap ? l->n : 1;
 }
 
-/* List c under key (it is not there yet). 0 or -1 (nothing changed). */
-static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
+/* One more subscription of part p under key. 0 or -1 (nothing changed). */
+static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *p)
 {
-	struct rlist *l = rlist_find(cl, key);
+	struct rlist *l = drt_ftab_get(&cl->route, key);
 
 	if (l == NULL) {
-		if (cl->n_rl == cl->cap_rl) {
-			uint32_t ncap = cl->cap_rl ? cl->cap_rl * 2 : 64;
-			struct rlist *nl = realloc(cl->rl, ncap * sizeof(*nl));
-			if (nl == NULL)
-				return -1;
-			cl->rl = nl;
-			cl->cap_rl = ncap;
-		}
-		if (spate_idmap_put(cl->rl_at, key, (void *)(uintptr_t)(cl->n_rl + 1)) != 0)
+		if ((l = drt_ftab_add(&cl->route, key)) == NULL)
 			return -1;
-		cl->rl[cl->n_rl++] = (struct rlist){ key, 1, 0, { .one = c } };
+		*l = (struct rlist){ { .one = p }, 1, 0 };
 		return 0;
 	}
-	if (l->cap == 0) { /* one inline: go to an array */
-		struct cat **v = malloc(4 * sizeof(*v));
+	if (l->cap == 0) {
+		if (l->u.one == p) {
+			l->n++;
+			return 0;
+		}
+		struct pair *v = malloc(2 * sizeof(*v));
 		if (v == NULL)
 			return -1;
-		v[0] = l->u.one;
-		l->u.many = v;
-		l->cap = 4;
-	} else if (l->n == l->cap) {
-		struct cat **v = realloc(l->u.many, 2 * l->cap * sizeof(*v));
+		v[0] = (struct pair){ l->u.one, l->n };
+		v[1] = (struct pair){ p, 1 };
+		*l = (struct rlist){ { .many = v }, 2, 2 };
+		return 0;
+	}
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->u.many[i].c == p) {
+			l->u.many[i].count++;
+			return 0;
+		}
+	if (l->n == l->cap) {
+		struct pair *v = realloc(l->u.many, 2 * l->cap * sizeof(*v));
 		if (v == NULL)
 			return -1;
 		l->u.many = v;
 		l->cap *= 2;
 	}
-	l->u.many[l->n++] = c;
+	l->u.many[l->n++] = (struct pair){ p, 1 };
 	return 0;
 }
 
-/* Unlist c from key; an emptied list goes (the last moves into its place). */
-static void rlist_remove(struct drt_cluster *cl, uint64_t key, const struct cat *c)
+/* One fewer subscription of part p under key. Never allocates. */
+static void rlist_remove(struct drt_cluster *cl, uint64_t key, const struct cat *p)
 {
-	struct rlist *l = rlist_find(cl, key);
+	struct rlist *l = drt_ftab_get(&cl->route, key);
 
 	if (l == NULL)
 		return;
-	if (l->cap) {
-		for (uint32_t i = 0; i < l->n; i++)
-			if (l->u.many[i] == c) {
-				l->u.many[i] = l->u.many[--l->n];
-				break;
-			}
-		if (l->n > 0)
-			return;
-		free(l->u.many);
-	} else if (l->u.one != c) {
+	if (l->cap == 0) {
+		if (l->u.one == p && --l->n == 0)
+			drt_ftab_del(&cl->route, key);
 		return;
 	}
-	spate_idmap_del(cl->rl_at, key);
-	uint32_t at = (uint32_t)(l - cl->rl);
-	if (at != --cl->n_rl) {
-		cl->rl[at] = cl->rl[cl->n_rl];
-		spate_idmap_put(cl->rl_at, cl->rl[at].key, (void *)(uintptr_t)(at + 1)); /* existing */
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (l->u.many[i].c != p)
+			continue;
+		if (--l->u.many[i].count == 0)
+			l->u.many[i] = l->u.many[--l->n];
+		break;
+	}
+	if (l->n == 1) { /* back inline */
+		struct pair *v = l->u.many;
+		*l = (struct rlist){ { .one = v[0].c }, (uint32_t)v[0].count, 0 };
+		free(v);
 	}
 }
 
-/* Count one more (delta 1) or one fewer (-1) subscription of c under key,
- * listing or unlisting c when the count leaves or reaches 0. Lowering
- * never allocates. */
-static int rkey_adjust(struct drt_cluster *cl, struct cat *c, uint64_t key, intptr_t delta)
-{
-	uintptr_t n = map_count(c->rkeys, key);
-
-	if (delta > 0 && n == 0) {
-		if (rlist_add(cl, key, c) != 0)
-			return -1;
-		if (spate_idmap_put(c->rkeys, key, (void *)1) != 0) {
-			rlist_remove(cl, key, c);
-			return -1;
-		}
-		return 0;
-	}
-	if (delta < 0 && n == 1) {
-		spate_idmap_del(c->rkeys, key);
-		rlist_remove(cl, key, c);
-		return 0;
-	}
-	return map_adjust(c->rkeys, key, delta);
-}
-
-/* Every routing key of a subscription with rectangle r and routing
- * keyword kwkey: its keyword keys and its footprint ("any") keys. */
-static int for_each_rkey(struct drt_cluster *cl, struct cat *c, const struct spate_rect *r,
-			 uint32_t kwkey, intptr_t delta)
+/* Count a subscription with rectangle r and routing keyword kwkey into
+ * (delta 1) or out of (-1) part p's routing keys: its keyword keys and its
+ * footprint ("any") keys. Raising may fail (-1, nothing changed). */
+static int route_adjust(struct drt_cluster *cl, struct cat *p, const struct spate_rect *r,
+			uint32_t kwkey, int delta)
 {
 	struct span sp = span_of(cl, r);
-	uint64_t done = 0;
-	int rc = 0;
+	uint64_t cells[CL_WIDE_CELLS];
+	uint32_t n = 0;
 
-	if (sp.wide) {
-		rc = rkey_adjust(cl, c, key_of(CL_WIDE_ROW, kwkey), delta);
-		if (rc == 0 && (rc = rkey_adjust(cl, c, key_of(CL_WIDE_ROW, KW_ANY), delta)) != 0)
-			rkey_adjust(cl, c, key_of(CL_WIDE_ROW, kwkey), -delta);
-		return rc;
-	}
-	for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++) {
-			uint64_t cell = (uint64_t)y * cl->nx + x;
-			rc = rkey_adjust(cl, c, key_of(cell, kwkey), delta);
-			if (rc == 0 && (rc = rkey_adjust(cl, c, key_of(cell, KW_ANY), delta)) != 0)
-				rkey_adjust(cl, c, key_of(cell, kwkey), -delta);
-			done += rc == 0;
+	if (sp.wide)
+		cells[n++] = CL_WIDE_ROW;
+	else
+		for (uint32_t y = sp.y0; y <= sp.y1; y++)
+			for (uint32_t x = sp.x0; x <= sp.x1; x++)
+				cells[n++] = (uint64_t)y * cl->nx + x;
+	for (uint32_t i = 0; i < n; i++) {
+		if (delta < 0) {
+			rlist_remove(cl, key_of(cells[i], kwkey), p);
+			rlist_remove(cl, key_of(cells[i], KW_ANY), p);
+			continue;
 		}
-	if (rc != 0) /* undo the cells done (only raising can fail) */
-		for (uint32_t y = sp.y0; y <= sp.y1 && done; y++)
-			for (uint32_t x = sp.x0; x <= sp.x1 && done; x++, done--) {
-				uint64_t cell = (uint64_t)y * cl->nx + x;
-				rkey_adjust(cl, c, key_of(cell, kwkey), -delta);
-				rkey_adjust(cl, c, key_of(cell, KW_ANY), -delta);
-			}
-	return rc;
+		if (rlist_add(cl, key_of(cells[i], kwkey), p) != 0)
+			goto undo;
+		if (rlist_add(cl, key_of(cells[i], KW_ANY), p) != 0) {
+			rlist_remove(cl, key_of(cells[i], kwkey), p);
+			goto undo;
+		}
+		continue;
+undo:
+		while (i-- > 0) {
+			rlist_remove(cl, key_of(cells[i], kwkey), p);
+			rlist_remove(cl, key_of(cells[i], KW_ANY), p);
+		}
+		return -1;
+	}
+	return 0;
 }
 
 /* The routing keyword of q: its globally rarest keyword. */
@@ -365,14 +402,25 @@ static uint32_t choose_kwkey(const struct drt_cluster *cl, const struct spate_su
 	return best;
 }
 
-/* ---- categories ---- */
+/* ---- where a subscription is registered ---- */
 
-static void cat_free(struct cat *c)
+static uint64_t *home_slot(struct drt_cluster *cl, uint64_t id, bool create)
 {
-	spate_idmap_destroy(c->kw);
-	spate_idmap_destroy(c->rkeys);
-	free(c);
+	if (id == DRT_FTAB_EMPTY)
+		return &cl->home_max;
+	uint64_t *v = drt_ftab_get(&cl->home, id);
+	return v == NULL && create ? drt_ftab_add(&cl->home, id) : v;
 }
+
+static void home_del(struct drt_cluster *cl, uint64_t id)
+{
+	if (id == DRT_FTAB_EMPTY)
+		cl->home_max = 0;
+	else
+		drt_ftab_del(&cl->home, id);
+}
+
+/* ---- categories ---- */
 
 static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, uint32_t worker)
 {
@@ -392,77 +440,94 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 	struct cat *c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
-	c->kw = spate_idmap_create();
-	c->rkeys = spate_idmap_create();
-	if (c->kw == NULL || c->rkeys == NULL || spate_idmap_put(cl->by_id, cl->next_id, c) != 0) {
-		spate_idmap_destroy(c->kw);
-		spate_idmap_destroy(c->rkeys);
+	if (drt_ftab_init(&c->kw, sizeof(uint64_t)) != 0) {
+		free(c);
+		return NULL;
+	}
+	if (spate_idmap_put(cl->by_id, cl->next_id, c) != 0) {
+		drt_ftab_free(&c->kw);
 		free(c);
 		return NULL;
 	}
 	c->id = cl->next_id++;
 	c->worker = worker;
 	c->mbr = *r;
+	c->prev = c->next = c;
 	c->slot = cl->n_cats;
 	cl->cats[cl->n_cats++] = c;
 	cl->st.created++;
 	return c;
 }
 
-/* Drop an empty (or merged-away) category; its routing keys are gone. */
-static void cat_drop(struct drt_cluster *cl, struct cat *c)
+/* Take a live category out of the list of live ones (it is emptied or
+ * merged away); its keyword counts go. */
+static void cat_unlive(struct drt_cluster *cl, struct cat *c)
 {
-	spate_idmap_del(cl->by_id, c->id);
 	cl->cats[c->slot] = cl->cats[--cl->n_cats];
 	cl->cats[c->slot]->slot = c->slot;
-	cat_free(c);
+	drt_ftab_free(&c->kw);
+}
+
+/* Free a part (or an emptied live category, whose parts are all gone)
+ * once no subscription is registered to it. */
+static void part_free(struct drt_cluster *cl, struct cat *p)
+{
+	p->prev->next = p->next;
+	p->next->prev = p->prev;
+	spate_idmap_del(cl->by_id, p->id);
+	free(p);
 }
 
 /* Take q's keywords into (delta 1) or out of (-1) c's multiset and the
  * global counts. 0 or -1 (nothing changed). Lowering never allocates. */
 static int count_keywords(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q,
-			  intptr_t delta)
+			  int delta)
 {
 	for (uint16_t i = 0; i < q->n_kw; i++) {
 		uint64_t k = (uint64_t)q->kw[i] + 1;
-		if (map_adjust(c->kw, k, delta) != 0) {
-			while (i-- > 0)
-				map_adjust(c->kw, (uint64_t)q->kw[i] + 1, -delta);
+		if (ftab_adjust(&c->kw, k, delta) != 0) {
+			while (i-- > 0) {
+				ftab_adjust(&c->kw, (uint64_t)q->kw[i] + 1, -delta);
+				map_adjust(cl->kw_all, (uint64_t)q->kw[i] + 1, -delta);
+			}
 			return -1;
 		}
 		if (map_adjust(cl->kw_all, k, delta) != 0) {
-			map_adjust(c->kw, k, -delta);
+			ftab_adjust(&c->kw, k, -delta);
 			while (i-- > 0) {
-				map_adjust(c->kw, (uint64_t)q->kw[i] + 1, -delta);
+				ftab_adjust(&c->kw, (uint64_t)q->kw[i] + 1, -delta);
 				map_adjust(cl->kw_all, (uint64_t)q->kw[i] + 1, -delta);
 			}
 			return -1;
 		}
 	}
-	c->kw_total += (uint64_t)((intptr_t)q->n_kw * delta);
+	c->kw_total += (uint64_t)((int64_t)q->n_kw * delta);
 	c->n_nokw += (uint32_t)(q->n_kw == 0 ? delta : 0);
 	cl->n_nokw += (uint64_t)(q->n_kw == 0 ? delta : 0);
 	return 0;
 }
 
-/* Record q in c. 0 or -1 (nothing changed). */
+/* Record q in live category c (registered to c itself). 0 or -1. */
 static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q)
 {
 	uint32_t kwkey = choose_kwkey(cl, q);
+	uint64_t *h;
 
 	if (count_keywords(cl, c, q, 1) != 0)
 		return -1;
-	if (for_each_rkey(cl, c, &q->rect, kwkey, 1) != 0) {
+	if (route_adjust(cl, c, &q->rect, kwkey, 1) != 0) {
 		count_keywords(cl, c, q, -1);
 		return -1;
 	}
-	if (spate_idmap_put(cl->home, q->id, (void *)((uintptr_t)c->id << 32 | kwkey)) != 0) {
-		for_each_rkey(cl, c, &q->rect, kwkey, -1);
+	if ((h = home_slot(cl, q->id, true)) == NULL) {
+		route_adjust(cl, c, &q->rect, kwkey, -1);
 		count_keywords(cl, c, q, -1);
 		return -1;
 	}
+	*h = (uint64_t)c->id << 32 | kwkey;
 	c->mbr = rect_union(&c->mbr, &q->rect);
 	c->size++;
+	c->reg++;
 	c->n_ins++;
 	cl->n_wide += span_of(cl, &q->rect).wide;
 	return 0;
@@ -483,17 +548,16 @@ void drt_cluster_feedback(struct drt_cluster *cl, const uint32_t *ids, size_t n)
 	if (cl->p.variant != DRT_SIM_FRE_CO && cl->p.workers < 2)
 		return; /* nobody reads the counts */
 	for (size_t i = 0; i < n && k < MAX_CORR_CATS; i++)
-		if ((c[k] = cat_by_id(cl, ids[i])) != NULL)
+		if ((c[k] = live_by_id(cl, ids[i])) != NULL)
 			k++;
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = i + 1; j < k; j++) {
 			/* out of memory: the count is a hint, skip it */
 			if (map_adjust(cl->corr, pair_key(c[i]->id, c[j]->id), 1) != 0)
 				continue;
-			double *ai = c[i]->worker == c[j]->worker ? &c[i]->cs : &c[i]->cd;
-			double *aj = c[i]->worker == c[j]->worker ? &c[j]->cs : &c[j]->cd;
-			*ai += 1;
-			*aj += 1;
+			bool same = c[i]->worker == c[j]->worker;
+			*(same ? &c[i]->cs : &c[i]->cd) += 1;
+			*(same ? &c[j]->cs : &c[j]->cd) += 1;
 		}
 }
 
@@ -530,8 +594,8 @@ static void corr_recount(struct drt_cluster *cl, const struct corr_buf *b)
 	for (uint32_t i = 0; i < cl->n_cats; i++)
 		cl->cats[i]->cs = cl->cats[i]->cd = 0;
 	for (size_t i = 0; i < b->n; i++) {
-		struct cat *a = cat_by_id(cl, (uint32_t)(b->v[i].key >> 32));
-		struct cat *c = cat_by_id(cl, (uint32_t)b->v[i].key);
+		struct cat *a = live_by_id(cl, (uint32_t)(b->v[i].key >> 32));
+		struct cat *c = live_by_id(cl, (uint32_t)b->v[i].key);
 		if (a == NULL || c == NULL)
 			continue;
 		double w = (double)b->v[i].val;
@@ -547,62 +611,25 @@ static void corr_recount(struct drt_cluster *cl, const struct corr_buf *b)
 
 /* ---- merging ---- */
 
-static void transfer_kw(uint64_t key, void *val, void *ctx)
-{
-	struct cat *into = ctx;
-	/* can fail only on no memory; then the multiset undercounts, which
-	 * only affects similarity, never routing */
-	map_adjust(into->kw, key, (intptr_t)(uintptr_t)val);
-}
-
-struct rkey_ctx {
-	struct drt_cluster *cl;
-	struct cat *into, *from;
-	int rc;
-};
-
-static void transfer_rkey(uint64_t key, void *val, void *ctx)
-{
-	struct rkey_ctx *x = ctx;
-	uintptr_t have = map_count(x->into->rkeys, key);
-
-	if (x->rc)
-		return;
-	if (have == 0 && rlist_add(x->cl, key, x->into) != 0) {
-		x->rc = -1;
-		return;
-	}
-	if (spate_idmap_put(x->into->rkeys, key, (void *)(have + (uintptr_t)val)) != 0) {
-		if (have == 0)
-			rlist_remove(x->cl, key, x->into);
-		x->rc = -1;
-	}
-}
-
-static void unlist_rkey(uint64_t key, void *val, void *ctx)
-{
-	struct rkey_ctx *x = ctx;
-
-	(void)val;
-	rlist_remove(x->cl, key, x->from);
-}
-
-/* Merge `from` into `into` in the summaries and queue the action. 0 or -1
- * (then `into` may list more keys than it needs: still exact). */
+/* Merge live `from` into live `into` in the summaries and queue the
+ * action. `from` and its parts become parts of `into`: their list entries
+ * stay, so this costs the size of from's keyword multiset, not of its
+ * subscriptions. 0 or -1 (nothing changed). */
 static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from)
 {
-	struct rkey_ctx x = { cl, into, from, 0 };
-
-	spate_idmap_foreach(from->rkeys, transfer_rkey, &x);
 	struct drt_action a = { DRT_ACTION_MERGE, from->id, into->id, from->worker, into->worker,
 				from->size };
-	if (x.rc != 0 || spate_idmap_put(cl->fwd, from->id, (void *)(uintptr_t)into->id) != 0 ||
-	    queue_action(cl, &a) != 0) {
-		spate_idmap_del(cl->fwd, from->id);
-		return -1; /* from stays; into's extra keys only cost routing */
+	uint64_t key;
+	size_t done;
+
+	/* keyword counts first: the only step that can fail */
+	for (done = 0; done <= from->kw.mask; done++) {
+		uint64_t *v = drt_ftab_at(&from->kw, done, &key);
+		if (v && ftab_adjust(&into->kw, key, (int64_t)*v) != 0)
+			goto undo;
 	}
-	spate_idmap_foreach(from->rkeys, unlist_rkey, &x);
-	spate_idmap_foreach(from->kw, transfer_kw, into);
+	if (queue_action(cl, &a) != 0)
+		goto undo;
 	into->kw_total += from->kw_total;
 	into->n_nokw += from->n_nokw;
 	into->size += from->size;
@@ -610,30 +637,48 @@ static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from
 	into->t_num += from->t_num;
 	into->n_ins += from->n_ins;
 	into->n_del += from->n_del;
+	/* from's ring of parts joins into's */
+	struct cat *p = from;
+	do {
+		p->root = into;
+		p = p->next;
+	} while (p != from);
+	struct cat *ilast = into->prev, *flast = from->prev;
+	ilast->next = from;
+	from->prev = ilast;
+	flast->next = into;
+	into->prev = flast;
+	cat_unlive(cl, from);
+	if (from->reg == 0)
+		part_free(cl, from);
 	/* keep from's co-match counts, now as into's */
 	struct corr_buf b = corr_snapshot(cl);
 	for (size_t i = 0; b.v && i < b.n; i++) {
 		uint32_t lo = (uint32_t)(b.v[i].key >> 32), hi = (uint32_t)b.v[i].key;
-		if (lo != from->id && hi != from->id)
+		if (lo != a.cat && hi != a.cat)
 			continue;
 		spate_idmap_del(cl->corr, b.v[i].key);
-		uint32_t other = lo == from->id ? hi : lo;
+		uint32_t other = lo == a.cat ? hi : lo;
 		if (other != into->id)
 			map_adjust(cl->corr, pair_key(other, into->id), (intptr_t)b.v[i].val);
 	}
-	if (into->worker != from->worker) {
-		cl->st.merges_between_nodes++;
-		cl->st.data_moved += from->size;
-	} else {
-		cl->st.merges_in_node++;
-	}
-	cat_drop(cl, from);
-	free(b.v);
-	b = corr_snapshot(cl);
 	if (b.v)
 		corr_recount(cl, &b);
 	free(b.v);
+	if (a.from_worker != a.to_worker) {
+		cl->st.merges_between_nodes++;
+		cl->st.data_moved += a.size;
+	} else {
+		cl->st.merges_in_node++;
+	}
 	return 0;
+undo:
+	for (size_t i = 0; i < done; i++) {
+		uint64_t *v = drt_ftab_at(&from->kw, i, &key);
+		if (v)
+			ftab_adjust(&into->kw, key, -(int64_t)*v); /* stops at 0 */
+	}
+	return -1;
 }
 
 /* One merge (Sim-Fre-Co): the category with the largest MergeJudgePara =
@@ -664,7 +709,7 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 			uint32_t lo = (uint32_t)(b.v[i].key >> 32), hi = (uint32_t)b.v[i].key;
 			if (lo != c->id && hi != c->id)
 				continue;
-			struct cat *o = cat_by_id(cl, lo == c->id ? hi : lo);
+			struct cat *o = live_by_id(cl, lo == c->id ? hi : lo);
 			if (o == NULL || (same_worker && o->worker != c->worker))
 				continue;
 			if (b.v[i].val > best_w || (b.v[i].val == best_w && partner && o->id < partner->id)) {
@@ -711,13 +756,19 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	cl->ny = (uint32_t)((2 * (int64_t)SPATE_LAT_MAX + cl->cell_units - 1) / cl->cell_units);
 	cl->next_id = 1;
 	cl->by_id = spate_idmap_create();
-	cl->fwd = spate_idmap_create();
-	cl->home = spate_idmap_create();
 	cl->kw_all = spate_idmap_create();
-	cl->rl_at = spate_idmap_create();
 	cl->corr = spate_idmap_create();
-	if (!cl->by_id || !cl->fwd || !cl->home || !cl->kw_all || !cl->rl_at || !cl->corr) {
-		drt_cluster_destroy(cl);
+	int rh = drt_ftab_init(&cl->home, sizeof(uint64_t));
+	int rr = drt_ftab_init(&cl->route, sizeof(struct rlist));
+	if (!cl->by_id || !cl->kw_all || !cl->corr || rh || rr) {
+		if (rh == 0)
+			drt_ftab_free(&cl->home);
+		if (rr == 0)
+			drt_ftab_free(&cl->route);
+		spate_idmap_destroy(cl->by_id);
+		spate_idmap_destroy(cl->kw_all);
+		spate_idmap_destroy(cl->corr);
+		free(cl);
 		return NULL;
 	}
 	return cl;
@@ -725,22 +776,32 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 
 void drt_cluster_destroy(struct drt_cluster *cl)
 {
+	uint64_t key;
+
 	if (cl == NULL)
 		return;
-	for (uint32_t i = 0; i < cl->n_cats; i++)
-		cat_free(cl->cats[i]);
-	for (uint32_t i = 0; i < cl->n_rl; i++)
-		if (cl->rl[i].cap)
-			free(cl->rl[i].u.many);
-	free(cl->rl);
+	for (uint32_t i = 0; i < cl->n_cats; i++) {
+		struct cat *c = cl->cats[i], *p = c->next;
+		while (p != c) {
+			struct cat *next = p->next;
+			free(p);
+			p = next;
+		}
+		drt_ftab_free(&c->kw);
+		free(c);
+	}
+	for (size_t i = 0; i <= cl->route.mask; i++) {
+		struct rlist *l = drt_ftab_at(&cl->route, i, &key);
+		if (l && l->cap)
+			free(l->u.many);
+	}
+	drt_ftab_free(&cl->route);
+	drt_ftab_free(&cl->home);
 	free(cl->cats);
 	free(cl->out);
 	free(cl->act);
 	spate_idmap_destroy(cl->by_id);
-	spate_idmap_destroy(cl->fwd);
-	spate_idmap_destroy(cl->home);
 	spate_idmap_destroy(cl->kw_all);
-	spate_idmap_destroy(cl->rl_at);
 	spate_idmap_destroy(cl->corr);
 	free(cl);
 }
@@ -755,32 +816,32 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 	double a = cl->p.alpha;
 
 	*best_sim = -1;
-	for (int row = 0; row < 2 && seen < MAX_CANDIDATES; row++)
-		for (uint32_t y = sp.y0; y <= sp.y1 && seen < MAX_CANDIDATES; y++)
-			for (uint32_t x = sp.x0; x <= sp.x1 && seen < MAX_CANDIDATES; x++) {
-				uint64_t cell = row ? CL_WIDE_ROW : (uint64_t)y * cl->nx + x;
-				if (!row && (sp.wide || cells++ >= MAX_PLACE_CELLS))
-					break;
-				const struct rlist *l = rlist_find(cl, key_of(cell, KW_ANY));
-				for (uint32_t i = 0; l && i < l->n && seen < MAX_CANDIDATES; i++) {
-					struct cat *c = rlist_cats(l)[i];
-					if (c->stamp == epoch)
-						continue;
-					c->stamp = epoch;
-					seen++;
-					double s = (1 - a) * spatial_sim(cl, &c->mbr, &q->rect);
-					if (s + a <= *best_sim)
-						continue; /* KeySim <= 1 cannot lift it */
-					s += a * key_sim(cl, c, q);
-					if (s > *best_sim) {
-						*best_sim = s;
-						best = c;
-					}
+	for (uint32_t y = sp.y0; y <= sp.y1 + 1 && seen < MAX_CANDIDATES; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1 && seen < MAX_CANDIDATES; x++) {
+			/* q's cells (at most MAX_PLACE_CELLS), then the wide row */
+			bool last = y > sp.y1;
+			if (!last && (sp.wide || cells++ >= MAX_PLACE_CELLS))
+				continue;
+			uint64_t cell = last ? CL_WIDE_ROW : (uint64_t)y * cl->nx + x;
+			const struct rlist *l = drt_ftab_get(&cl->route, key_of(cell, KW_ANY));
+			for (uint32_t i = 0; l && i < rlist_len(l) && seen < MAX_CANDIDATES; i++) {
+				struct cat *c = root_of(rlist_cat(l, i));
+				if (c->stamp == epoch)
+					continue;
+				c->stamp = epoch;
+				seen++;
+				double s = (1 - a) * spatial_sim(cl, &c->mbr, &q->rect);
+				if (s + a <= *best_sim)
+					continue; /* KeySim <= 1 cannot lift it */
+				s += a * key_sim(cl, c, q);
+				if (s > *best_sim) {
+					*best_sim = s;
+					best = c;
 				}
-				if (row)
-					goto done;
 			}
-done:
+			if (last)
+				return best;
+		}
 	return best;
 }
 
@@ -821,8 +882,10 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 		}
 	}
 	if (cat_take(cl, best, q) != 0) {
-		if (fresh)
-			cat_drop(cl, fresh);
+		if (fresh) {
+			cat_unlive(cl, fresh);
+			part_free(cl, fresh);
+		}
 		return -SPATE_E_NO_MEMORY;
 	}
 	*out = (struct drt_placement){ best->id, best->worker, fresh != NULL };
@@ -836,22 +899,26 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 
 int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct drt_removal *out)
 {
-	uintptr_t v = (uintptr_t)spate_idmap_del(cl->home, q->id);
+	uint64_t *h = home_slot(cl, q->id, false);
 
-	if (v == 0)
+	if (h == NULL || *h == 0)
 		return -SPATE_E_UNKNOWN_ID;
-	uint32_t id = (uint32_t)(v >> 32), kwkey = (uint32_t)v;
-	struct cat *c;
-	while ((c = cat_by_id(cl, id)) == NULL)
-		id = (uint32_t)map_count(cl->fwd, id); /* merged away: follow */
-	for_each_rkey(cl, c, &q->rect, kwkey, -1);
+	uint64_t v = *h;
+	home_del(cl, q->id);
+	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
+	route_adjust(cl, p, &q->rect, (uint32_t)v, -1);
 	count_keywords(cl, c, q, -1);
 	cl->n_wide -= span_of(cl, &q->rect).wide;
+	p->reg--;
 	c->size--;
 	c->n_del++;
 	*out = (struct drt_removal){ c->id, c->worker, c->size == 0 };
-	if (c->size == 0)
-		cat_drop(cl, c);
+	if (p != c && p->reg == 0)
+		part_free(cl, p);
+	if (c->size == 0) { /* every part is gone with its last subscription */
+		cat_unlive(cl, c);
+		part_free(cl, c);
+	}
 	return 0;
 }
 
@@ -861,29 +928,31 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 	uint32_t epoch = next_epoch(cl);
 	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, cl->cell_units, cl->ny) * cl->nx +
 			cell_of(ev->lon, SPATE_LON_MAX, cl->cell_units, cl->nx);
-	size_t n = 0;
+	uint64_t keys[2 * (SPATE_KW_MAX_HARD + 1)];
+	size_t n = 0, nk = 0;
 
 	cl->st.events++;
 	cl->period_events++;
+	/* every key first, prefetched, then the lists */
 	for (int32_t k = cl->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
-		for (int row = 0; row < 2; row++) {
-			if (row && cl->n_wide == 0)
-				break;
-			const struct rlist *l = rlist_find(cl, key_of(row ? CL_WIDE_ROW : cell, kwkey));
-			if (l == NULL)
+		keys[nk++] = key_of(cell, kwkey);
+		if (cl->n_wide)
+			keys[nk++] = key_of(CL_WIDE_ROW, kwkey);
+	}
+	for (size_t i = 0; i < nk; i++)
+		drt_ftab_prefetch(&cl->route, keys[i]);
+	for (size_t k = 0; k < nk; k++) {
+		const struct rlist *l = drt_ftab_get(&cl->route, keys[k]);
+		for (uint32_t i = 0; l && i < rlist_len(l); i++) {
+			struct cat *c = root_of(rlist_cat(l, i));
+			if (c->stamp == epoch)
 				continue;
-			struct cat *const *v = rlist_cats(l);
-			for (uint32_t i = 0; i < l->n; i++) {
-				struct cat *c = v[i];
-				if (c->stamp == epoch)
-					continue;
-				c->stamp = epoch;
-				if (!in_rect(&c->mbr, ev->lon, ev->lat))
-					continue;
-				c->t_num++;
-				cl->out[n++] = (struct drt_route){ c->id, c->worker };
-			}
+			c->stamp = epoch;
+			if (!in_rect(&c->mbr, ev->lon, ev->lat))
+				continue;
+			c->t_num++;
+			cl->out[n++] = (struct drt_route){ c->id, c->worker };
 		}
 	}
 	cl->st.routed += n;
@@ -936,8 +1005,8 @@ static int rebalance(struct drt_cluster *cl, const struct corr_buf *b)
 			c->size, c->worker, c->cs, c->cd };
 	}
 	for (size_t k = 0; k < b->n; k++) {
-		struct cat *a = cat_by_id(cl, (uint32_t)(b->v[k].key >> 32));
-		struct cat *c = cat_by_id(cl, (uint32_t)b->v[k].key);
+		struct cat *a = live_by_id(cl, (uint32_t)(b->v[k].key >> 32));
+		struct cat *c = live_by_id(cl, (uint32_t)b->v[k].key);
 		if (a == NULL || c == NULL)
 			continue;
 		ctx.cor[(size_t)a->slot * m + c->worker] += (double)b->v[k].val;
@@ -973,7 +1042,7 @@ int drt_cluster_period_end(struct drt_cluster *cl)
 	/* age the co-match counts: halve, forget pairs of removed categories */
 	for (size_t i = 0; b.v && i < b.n; i++) {
 		uint64_t k = b.v[i].key;
-		bool stale = !cat_by_id(cl, (uint32_t)(k >> 32)) || !cat_by_id(cl, (uint32_t)k);
+		bool stale = !live_by_id(cl, (uint32_t)(k >> 32)) || !live_by_id(cl, (uint32_t)k);
 		if (stale || b.v[i].val / 2 == 0)
 			spate_idmap_del(cl->corr, k);
 		else
@@ -1016,17 +1085,20 @@ static size_t idmap_bytes(size_t n)
 void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *st)
 {
 	size_t bytes = sizeof(*cl) + cl->cap_cats * (sizeof(*cl->cats) + sizeof(*cl->out)) +
-		       cl->cap_rl * sizeof(*cl->rl) + idmap_bytes(cl->n_rl) +
-		       idmap_bytes(spate_idmap_count(cl->home)) +
+		       drt_ftab_bytes(&cl->route) + drt_ftab_bytes(&cl->home) +
+		       idmap_bytes(spate_idmap_count(cl->by_id)) +
 		       idmap_bytes(spate_idmap_count(cl->kw_all)) +
-		       idmap_bytes(spate_idmap_count(cl->corr)) +
-		       idmap_bytes(spate_idmap_count(cl->fwd));
+		       idmap_bytes(spate_idmap_count(cl->corr));
+	uint64_t key;
 
-	for (uint32_t i = 0; i < cl->n_rl; i++)
-		bytes += cl->rl[i].cap * sizeof(struct cat *);
+	for (size_t i = 0; i <= cl->route.mask; i++) {
+		const struct rlist *l = drt_ftab_at(&cl->route, i, &key);
+		if (l && l->cap)
+			bytes += l->cap * sizeof(struct pair);
+	}
 	for (uint32_t i = 0; i < cl->n_cats; i++)
-		bytes += sizeof(struct cat) + idmap_bytes(spate_idmap_count(cl->cats[i]->kw)) +
-			 idmap_bytes(spate_idmap_count(cl->cats[i]->rkeys));
+		bytes += drt_ftab_bytes(&cl->cats[i]->kw);
+	bytes += spate_idmap_count(cl->by_id) * sizeof(struct cat);
 	*st = cl->st;
 	st->categories = cl->n_cats;
 	st->corr_pairs = spate_idmap_count(cl->corr);
