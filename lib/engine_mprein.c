@@ -385,7 +385,7 @@ static int mp_match(struct spate_engine *e, const struct spate_event *ev,
 			       isnan(ev->attr[j].value);
 		e->tasks[nt++] = (struct mp_task){ at, missing ? 0 : ev->attr[j].value, missing };
 	}
-	memset(e->sl.mark, 0, rein_slots_words(&e->sl) * sizeof(e->sl.mark[0]));
+	rein_slots_clear_marks(&e->sl);
 	if (e->n_th > 0 && nt > 1 && e->sl.n >= MPREIN_PAR_MIN) {
 		pthread_mutex_lock(&e->mu);
 		e->n_tasks = nt;

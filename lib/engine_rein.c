@@ -169,7 +169,7 @@ static int rein_match(struct spate_engine *e, const struct spate_event *ev,
 	uint64_t *mark = e->sl.mark;
 	uint16_t j = 0;
 
-	memset(mark, 0, rein_slots_words(&e->sl) * sizeof(*mark));
+	rein_slots_clear_marks(&e->sl);
 	for (uint32_t a = 0; a < e->n_attrs; a++) {
 		const struct rein_attr *at = e->attrs[a];
 		if (at == NULL || at->n == 0)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "spate_engine.h"
 #include "spate_idmap.h"
@@ -77,6 +78,12 @@ int64_t rein_slots_free(struct rein_slots *sl, const struct spate_sub *s);
 static inline uint32_t rein_slots_words(const struct rein_slots *sl)
 {
 	return (sl->n + 63) / 64;
+}
+/* Clear every mark before an event (no array yet when no sub was added). */
+static inline void rein_slots_clear_marks(struct rein_slots *sl)
+{
+	if (sl->mark != NULL)
+		memset(sl->mark, 0, rein_slots_words(sl) * sizeof(sl->mark[0]));
 }
 /* Push every used, unmarked slot whose sub really matches. */
 int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
