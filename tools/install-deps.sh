@@ -8,7 +8,7 @@ PACKAGES="
   gcc meson ninja-build pkg-config
   libdpdk-dev dpdk
   liburcu-dev libconfig-dev
-  python3 iproute2 ethtool iputils-ping procps
+  python3 iproute2 ethtool iputils-ping procps valgrind
   clang libclang-rt-14-dev
 "
 
