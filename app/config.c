@@ -10,6 +10,7 @@
 #include <libconfig.h>
 
 #include "config.h"
+#include "spate_engine.h"
 
 static const char *const default_eal[] = {
 	"--no-huge", "-m", "512", "--no-pci", "--file-prefix=spated",
@@ -28,6 +29,12 @@ void spated_conf_default(struct spated_conf *c)
 	c->mbufs = 4095;
 	c->rx_desc = 512;
 	c->tx_desc = 512;
+	c->lcores = (struct spated_lcores){ -1, -1, -1, 1, { -1 } };
+	c->ring_size = 1024;
+	c->msgs = 16383;
+	c->backlog_max = 1024;
+	snprintf(c->category_engine, sizeof(c->category_engine), "brute");
+	c->rcu_cpu = -1;
 }
 
 void spated_conf_free(struct spated_conf *c)
@@ -57,6 +64,9 @@ static const struct uint_key uint_keys[] = {
 	UKEY("tx_desc", 32, 16384, tx_desc),
 	UKEY("stats_interval", 0, 86400, stats_interval),
 	UKEY("idle_sleep_us", 0, 100000, idle_sleep_us),
+	UKEY("ring_size", 64, 1 << 20, ring_size),
+	UKEY("msgs", 1023, 1 << 22, msgs),
+	UKEY("backlog_max", 32, 1 << 20, backlog_max),
 };
 
 static int read_uint(struct spated_conf *c, const config_setting_t *s,
@@ -134,6 +144,68 @@ static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const cha
 	return 0;
 }
 
+static int read_lcore_id(const config_setting_t *s, const char *what, int *out,
+			 const char *path, char *err, size_t errlen)
+{
+	if (config_setting_type(s) != CONFIG_TYPE_INT)
+		return spate_conf_error(err, errlen, path, s, "spated.lcores.%s must be an lcore id (integer)", what);
+	int v = config_setting_get_int(s);
+	if (v < 0 || v >= 1024)
+		return spate_conf_error(err, errlen, path, s, "spated.lcores.%s = %d is out of range [0, 1023]", what, v);
+	*out = v;
+	return 0;
+}
+
+static int read_lcores(struct spated_conf *c, const config_setting_t *g, const char *path,
+		       char *err, size_t errlen)
+{
+	if (!config_setting_is_group(g))
+		return spate_conf_error(err, errlen, path, g,
+				"spated.lcores must be a group { rx = N; tx = N; cluster = N; match = [ N, ... ]; }");
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, i);
+		const char *name = config_setting_name(s);
+		int rc;
+
+		if (strcmp(name, "rx") == 0)
+			rc = read_lcore_id(s, name, &c->lcores.rx, path, err, errlen);
+		else if (strcmp(name, "tx") == 0)
+			rc = read_lcore_id(s, name, &c->lcores.tx, path, err, errlen);
+		else if (strcmp(name, "cluster") == 0)
+			rc = read_lcore_id(s, name, &c->lcores.cluster, path, err, errlen);
+		else if (strcmp(name, "match") == 0) {
+			int n = config_setting_length(s);
+			if ((!config_setting_is_array(s) && !config_setting_is_list(s)) || n < 1 ||
+			    n > SPATED_MATCH_MAX)
+				return spate_conf_error(err, errlen, path, s,
+						"spated.lcores.match must be a list of 1 to %d lcore ids [ N, ... ]",
+						SPATED_MATCH_MAX);
+			rc = 0;
+			for (int k = 0; rc == 0 && k < n; k++)
+				rc = read_lcore_id(config_setting_get_elem(s, k), "match[]",
+						   &c->lcores.match[k], path, err, errlen);
+			c->lcores.n_match = (uint32_t)n;
+		} else
+			return spate_conf_error(err, errlen, path, s,
+					"spated.lcores: unknown setting '%s' (known: rx, tx, cluster, match)", name);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_string(const config_setting_t *s, const char *key, char *out, size_t outlen,
+		       const char *path, char *err, size_t errlen)
+{
+	const char *v = config_setting_get_string(s);
+
+	if (v == NULL || strlen(v) >= outlen)
+		return spate_conf_error(err, errlen, path, s, "spated.%s must be a string of at most %zu bytes",
+				key, outlen - 1);
+	snprintf(out, outlen, "%s", v);
+	return 0;
+}
+
 static int read_spated(struct spated_conf *c, const config_t *cfg, const char *path,
 		       char *err, size_t errlen)
 {
@@ -155,16 +227,35 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			rc = read_port(c, s, path, err, errlen);
 		else if (strcmp(name, "ipv4") == 0)
 			rc = read_ipv4(c, s, path, err, errlen);
+		else if (strcmp(name, "lcores") == 0)
+			rc = read_lcores(c, s, path, err, errlen);
+		else if (strcmp(name, "category_engine") == 0)
+			rc = read_string(s, name, c->category_engine, sizeof(c->category_engine), path, err, errlen);
+		else if (strcmp(name, "rcu_cpu") == 0) {
+			if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) < -1 ||
+			    config_setting_get_int(s) > 1023)
+				return spate_conf_error(err, errlen, path, s, "spated.rcu_cpu must be -1 (not pinned) or a CPU in [0, 1023]");
+			c->rcu_cpu = config_setting_get_int(s);
+			rc = 0;
+		}
 		for (size_t k = 0; rc > 0 && k < sizeof(uint_keys) / sizeof(uint_keys[0]); k++)
 			if (strcmp(name, uint_keys[k].name) == 0)
 				rc = read_uint(c, s, &uint_keys[k], path, err, errlen);
 		if (rc > 0)
 			return spate_conf_error(err, errlen, path, s,
 					"spated: unknown setting '%s' (known: eal, port, ipv4, udp_port, "
-					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us)", name);
+					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us, lcores, "
+					"ring_size, msgs, backlog_max, category_engine, rcu_cpu)", name);
 		if (rc < 0)
 			return -1;
 	}
+	if (spate_engine_find(c->category_engine) == NULL)
+		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "category_engine"),
+				"spated.category_engine '%s' is not an engine (spate-match --list-engines)",
+				c->category_engine);
+	if (c->ring_size & (c->ring_size - 1))
+		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "ring_size"),
+				"spated.ring_size = %u must be a power of 2", c->ring_size);
 	return 0;
 }
 

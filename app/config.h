@@ -8,7 +8,15 @@
  *     mtu = 1500;  mbufs = 4095;  rx_desc = 512;  tx_desc = 512;
  *     stats_interval = 0;   # seconds, 0 = off
  *     idle_sleep_us = 0;    # sleep when a poll finds nothing, 0 = busy poll
+ *     lcores: { rx = 0; tx = 0; cluster = 0; match = [ 0 ]; };
+ *     ring_size = 1024;  msgs = 16383;  backlog_max = 1024;
+ *     category_engine = "brute";  rcu_cpu = -1;
  *   };
+ *
+ * lcores: the EAL lcore of each stage (docs/architecture.md); any number
+ * of stages may share one, and each entry of `match` is one matching
+ * worker. Unset (-1): the main lcore. Checked against the EAL's enabled
+ * lcores at start.
  *
  * Every key is optional (defaults above); unknown keys are errors so that
  * typos do not silently fall back to a default.
@@ -22,6 +30,14 @@
 
 #define SPATED_EAL_ARGS_MAX 64
 
+#define SPATED_MATCH_MAX 16
+
+struct spated_lcores {
+	int rx, tx, cluster;            /* lcore ids; -1 = the main lcore */
+	uint32_t n_match;
+	int match[SPATED_MATCH_MAX];
+};
+
 struct spated_conf {
 	struct spate_conf common;
 	int n_eal;
@@ -32,6 +48,12 @@ struct spated_conf {
 	uint32_t mtu, mbufs, rx_desc, tx_desc;
 	uint32_t stats_interval;        /* seconds, 0 = off */
 	uint32_t idle_sleep_us;
+	struct spated_lcores lcores;
+	uint32_t ring_size;             /* slots of every stage ring (power of 2) */
+	uint32_t msgs;                  /* pipeline messages in the pool */
+	uint32_t backlog_max;           /* cluster stops reading past this backlog */
+	char category_engine[32];       /* lib engine inside each category */
+	int rcu_cpu;                    /* CPU of the call_rcu thread; -1 = not pinned */
 };
 
 void spated_conf_default(struct spated_conf *c);

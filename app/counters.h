@@ -48,7 +48,6 @@
 	X(notifications)     /* (event, sub) pairs put into NOTIFY messages */\
 	X(notify_msgs)       /* NOTIFY messages */                           \
 	X(notify_dgrams)     /* datagrams carrying NOTIFY messages */        \
-	X(reply_dgrams)      /* datagrams carrying ACK/NACK */               \
 	X(acks)              \
 	X(nacks)             \
 	X(receiver_evicted)  /* receiver table full: oldest entry reused */  \
@@ -56,7 +55,21 @@
 	X(no_mbuf)           /* mbuf pool empty when building a frame */     \
 	X(tx)                /* frames sent */                               \
 	X(tx_bytes)          \
-	X(tx_drops)          /* frames the port did not take: freed */
+	X(tx_drops)          /* frames the port did not take: freed */   \
+	X(ring_full_rx)      /* RX -> cluster ring full: datagram dropped */ \
+	X(ring_full_tx)      /* -> TX ring full: frame dropped */          \
+	X(ring_retry)        /* lossless ring full: kept in the backlog */ \
+	X(backpressure)      /* cluster polls skipped: backlog too long */ \
+	X(msg_no_memory)     /* message pool and heap empty: event part lost */\
+	X(msg_heap)          /* pool empty: control message from the heap */\
+	X(events_routed)     /* (event, category) pairs sent to matching */\
+	X(cats_visited)      /* (event, category) pairs matched */         \
+	X(parked)            /* messages held for a category in transit */ \
+	X(rehomes_out)       /* categories handed to another lcore */     \
+	X(rehomes_in)        /* categories received from another lcore */ \
+	X(merges)            /* categories merged into another */         \
+	X(cat_unknown)       /* message for a category not here: dropped */\
+	X(dir_mismatch)      /* handoff disagrees with the directory */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;
@@ -67,13 +80,31 @@ struct spated_counters {
 	uint64_t msg_err[SPATE_E__COUNT];
 };
 
-/* The counters of this (single) data-path lcore. Plain globals: one writer,
- * and the printer runs on the same lcore between bursts. */
-extern struct spated_counters spated_cnt;
+/* One block of counters per lcore, each written by its own lcore only
+ * (plain increments, no atomics: VPP's per-thread counters). Readers sum
+ * the blocks; 64-bit loads are atomic on the machines DPDK runs on, so a
+ * reader sees each counter at some recent value. `spated_cnt` names the
+ * calling thread's block: spated_counters_bind() points it at the lcore's
+ * own, and threads that never bind (the EAL's, unit tests) share a spare. */
+#define SPATED_COUNTER_SLOTS 128 /* RTE_MAX_LCORE of Debian's DPDK build */
+
+struct spated_counters_slot {
+	struct spated_counters c;
+} __attribute__((aligned(64)));
+
+extern struct spated_counters_slot spated_cnt_slots[SPATED_COUNTER_SLOTS];
+extern __thread struct spated_counters *spated_cnt_self;
+#define spated_cnt (*spated_cnt_self)
+
+/* Make `spated_cnt` this thread's block for lcore `lcore_id`. */
+void spated_counters_bind(unsigned int lcore_id);
+/* Sum of every lcore's block into *out. */
+void spated_counters_sum(struct spated_counters *out);
 
 /* One JSON object on one line, then flush:
  * {"spated":"counters","uptime_s":N,"rx":N,...,"hdr_err":{"BAD_MAGIC":N},
- *  "msg_err":{...}} (error maps list non-zero codes only). */
-void spated_counters_print(FILE *f, const struct spated_counters *c, double uptime_s);
+ *  "msg_err":{...},"lcores":{"1":{"rx":N,...},...}} - the totals first,
+ * then each lcore's non-zero counters (error maps list non-zero codes). */
+void spated_counters_print(FILE *f, double uptime_s);
 
 #endif

@@ -1,12 +1,14 @@
-/* main.c - spated: command line, EAL, port, and the poll loop.
+/* main.c - spated: command line, EAL, port, and the pipeline.
  *
  *   spated [-c FILE] [--check-config] [-- EAL args]
  *
- * The loop is deliberately thin: RX burst -> net_rx (Ethernet/ARP/IP/UDP)
- * -> frame_handler (Spate) -> notifier/net TX. The protocol side never
- * sees an mbuf, so it can move to its own lcores behind rings later.
+ * The data path is the pipeline (pipeline.h): RX -> cluster -> matching
+ * workers -> TX on the lcores the configuration names. This file brings
+ * the port up, hands it to the pipeline and does the main lcore's
+ * housekeeping: signals and the counters line.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,19 +20,15 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "category_dir.h"
 #include "config.h"
 #include "counters.h"
-#include "frame_handler.h"
-#include "net.h"
-#include "notify.h"
+#include "pipeline.h"
+#include "pl_msg.h"
 #include "port.h"
-#include "spate_matcher.h"
 
-#define RX_BURST 32
-#define IPV4_UDP_HDRS 28 /* IPv4 (no options) + UDP headers */
-
-/* Set by signal handlers, read by the loop between bursts: handlers do
- * nothing else, since almost nothing is async-signal-safe. */
+/* Set by signal handlers, read by housekeeping: handlers do nothing
+ * else, since almost nothing is async-signal-safe. */
 static volatile sig_atomic_t quit_flag;
 static volatile sig_atomic_t stats_flag;
 
@@ -70,9 +68,39 @@ static void install_signals(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
-static void on_udp(void *ctx, const uint8_t *buf, size_t len, struct spate_dest src)
+struct house {
+	struct pipeline *pl;
+	uint64_t hz, start, stats_every, next_stats;
+};
+
+/* The counters, then where the categories are (from the directory):
+ * {"spated":"placement","workers":[{"categories":N,"subs":N},...]}. */
+static void print_stats(struct house *h, uint64_t now)
 {
-	frame_handler_datagram(ctx, buf, len, src);
+	uint32_t n = pipeline_workers(h->pl), cats[SPATED_MATCH_MAX];
+	uint64_t subs[SPATED_MATCH_MAX];
+
+	spated_counters_print(stdout, (double)(now - h->start) / (double)h->hz);
+	category_dir_per_worker(pipeline_dir(h->pl), n, cats, subs);
+	printf("{\"spated\":\"placement\",\"workers\":[");
+	for (uint32_t w = 0; w < n; w++)
+		printf("%s{\"categories\":%u,\"subs\":%" PRIu64 "}", w ? "," : "", cats[w], subs[w]);
+	printf("]}\n");
+	fflush(stdout);
+}
+
+static int housekeeping(void *ctx)
+{
+	struct house *h = ctx;
+	uint64_t now = rte_get_timer_cycles();
+
+	if (stats_flag || (h->stats_every != 0 && now >= h->next_stats)) {
+		stats_flag = 0;
+		if (h->stats_every != 0 && now >= h->next_stats)
+			h->next_stats = now + h->stats_every;
+		print_stats(h, now);
+	}
+	return quit_flag;
 }
 
 int main(int argc, char **argv)
@@ -178,10 +206,13 @@ int main(int argc, char **argv)
 			rte_exit(EXIT_FAILURE, "no Ethernet port: err=%d, port=%u\n", -ENODEV, 0u);
 	}
 
+	/* Frames up to the MTU in one segment; the private area carries what
+	 * a packet is to the next stage (pl_msg.h). */
 	uint32_t room = RTE_MBUF_DEFAULT_DATAROOM;
 	if (conf.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > room)
 		room = conf.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("spated_mbufs", conf.mbufs, 256, 0,
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("spated_mbufs", conf.mbufs, 256,
+							 PKT_META_SIZE,
 							 (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
 							 rte_socket_id());
 	if (mp == NULL)
@@ -190,59 +221,25 @@ int main(int argc, char **argv)
 
 	struct rte_ether_addr mac;
 	port_start(port_id, mp, (uint16_t)conf.rx_desc, (uint16_t)conf.tx_desc, conf.mtu, &mac);
-
-	struct spate_matcher *matcher = spate_matcher_create(&conf.common.matcher);
-	if (matcher == NULL)
-		rte_exit(EXIT_FAILURE, "spate_matcher_create(engine %s): err=%d, port=%u\n",
-			 conf.common.engine, -ENOMEM, port_id);
-	/* Replies and notifications: a whole datagram in one frame. */
-	size_t max_payload = conf.mtu - IPV4_UDP_HDRS;
-	static struct net net;
-	struct notifier *nt = notifier_create(max_payload, conf.common.limits.max_messages,
-					      net_udp_send, &net);
-	struct frame_handler *fh = nt ? frame_handler_create(matcher, &conf.common.limits, nt,
-							     max_payload) : NULL;
-	if (fh == NULL)
-		rte_exit(EXIT_FAILURE, "frame handler: err=%d, port=%u\n", -ENOMEM, port_id);
-	net_init(&net, port_id, mp, &mac, conf.ipv4, conf.udp_port, on_udp, fh);
+	struct pipeline *pl = pipeline_create(&conf, port_id, &mac, mp);
 
 	char mac_s[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_ether_format_addr(mac_s, sizeof(mac_s), &mac);
-	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u mac=%s engine=%s mtu=%u\n",
+	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u mac=%s workers=%u lcores=%u mtu=%u\n",
 	       conf.ipv4 >> 24, (conf.ipv4 >> 16) & 0xff, (conf.ipv4 >> 8) & 0xff,
-	       conf.ipv4 & 0xff, conf.udp_port, port_id, mac_s,
-	       spate_matcher_engine_name(matcher), conf.mtu);
+	       conf.ipv4 & 0xff, conf.udp_port, port_id, mac_s, pipeline_workers(pl),
+	       rte_lcore_count(), conf.mtu);
 	fflush(stdout);
 
-	uint64_t hz = rte_get_timer_hz(), start = rte_get_timer_cycles();
-	uint64_t stats_every = conf.stats_interval * hz, next_stats = start + stats_every;
-	struct rte_mbuf *pkts[RX_BURST];
+	struct house h = { .pl = pl, .hz = rte_get_timer_hz() };
+	h.start = rte_get_timer_cycles();
+	h.stats_every = conf.stats_interval * h.hz;
+	h.next_stats = h.start + h.stats_every;
+	pipeline_run(pl, housekeeping, &h);
 
-	while (!quit_flag) {
-		uint16_t nb = rte_eth_rx_burst(port_id, 0, pkts, RX_BURST);
-
-		for (uint16_t i = 0; i < nb; i++)
-			net_rx(&net, pkts[i]);
-		frame_handler_burst_end(fh);
-		net_tx_flush(&net);
-
-		uint64_t now = rte_get_timer_cycles();
-		if (stats_flag || (stats_every != 0 && now >= next_stats)) {
-			stats_flag = 0;
-			if (stats_every != 0 && now >= next_stats)
-				next_stats = now + stats_every;
-			spated_counters_print(stdout, &spated_cnt, (double)(now - start) / (double)hz);
-		}
-		if (nb == 0 && conf.idle_sleep_us != 0)
-			rte_delay_us_sleep(conf.idle_sleep_us);
-	}
-
-	spated_counters_print(stdout, &spated_cnt,
-			      (double)(rte_get_timer_cycles() - start) / (double)hz);
+	print_stats(&h, rte_get_timer_cycles());
 	port_close(port_id);
-	frame_handler_destroy(fh);
-	notifier_destroy(nt);
-	spate_matcher_destroy(matcher);
+	pipeline_destroy(pl);
 	rte_mempool_free(mp);
 	rte_eal_cleanup();
 	spated_conf_free(&conf);

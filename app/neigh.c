@@ -28,10 +28,11 @@ static struct neigh_entry *find(struct neigh_table *t, uint32_t ip, bool *found)
 	return victim;
 }
 
-void neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac)
+bool neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac)
 {
 	bool found;
 	struct neigh_entry *e = find(t, ip, &found);
+	bool news = !found || !e->valid || !rte_is_same_ether_addr(&e->mac, mac);
 
 	if (!found) {
 		memset(e, 0, sizeof(*e));
@@ -40,6 +41,7 @@ void neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr
 	e->valid = true;
 	e->mac = *mac;
 	e->last_use = t->tick;
+	return news;
 }
 
 const struct rte_ether_addr *neigh_lookup(struct neigh_table *t, uint32_t ip)

@@ -30,7 +30,8 @@ struct neigh_table {
 	uint64_t tick;
 };
 
-void neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac);
+/* true when this is news: a new address, or a new or first-known MAC. */
+bool neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac);
 /* The MAC of ip, or NULL. */
 const struct rte_ether_addr *neigh_lookup(struct neigh_table *t, uint32_t ip);
 /* Unknown ip: should an ARP request go out now? At most one per `gap`

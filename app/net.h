@@ -23,8 +23,13 @@
 
 #define NET_TX_BURST 32
 
-/* A UDP payload for our port; buf lives until the callback returns. */
-typedef void (*net_udp_fn)(void *ctx, const uint8_t *buf, size_t len, struct spate_dest src);
+/* A UDP payload for our port: buf/len inside m. The callee owns m. */
+typedef void (*net_udp_fn)(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len,
+			   struct spate_dest src);
+/* A finished frame to send; the callee owns m. */
+typedef void (*net_emit_fn)(void *ctx, struct rte_mbuf *m);
+/* A neighbour learned or changed (RX tells TX; see stage_rx.c). */
+typedef void (*net_learn_fn)(void *ctx, uint32_t ip, const struct rte_ether_addr *mac);
 
 struct net {
 	uint16_t port_id;
@@ -36,14 +41,14 @@ struct net {
 	uint64_t arp_gap;    /* tsc cycles between ARP requests for one address */
 	struct neigh_table neigh;
 	net_udp_fn on_udp;
+	net_emit_fn emit;
+	net_learn_fn on_learn; /* may be NULL */
 	void *ctx;
-	uint16_t n_tx;
-	struct rte_mbuf *tx[NET_TX_BURST];
 };
 
+/* The callbacks are set by the caller after net_init. */
 void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
-	      const struct rte_ether_addr *mac, uint32_t ip, uint16_t udp_port,
-	      net_udp_fn on_udp, void *ctx);
+	      const struct rte_ether_addr *mac, uint32_t ip, uint16_t udp_port);
 
 /* net_rx.c: one received frame; always consumes m. */
 void net_rx(struct net *n, struct rte_mbuf *m);
@@ -54,11 +59,16 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len);
 void net_icmp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, size_t ip_len);
 void net_arp_request(struct net *n, uint32_t ip);
 
-/* net_tx.c: a UDP datagram from our port to `to` (copies buf). Has the
- * spated_send_fn signature (notify.h); ctx is the struct net. */
-void net_udp_send(void *ctx, struct spate_dest to, const void *buf, size_t len);
-/* Queue a finished frame; sent by net_tx_flush or when the queue fills. */
+/* Learn ip -> mac from a frame addressed to us, telling on_learn when
+ * it is news. */
+void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac);
+
+/* net_tx.c: make m, whose data is a UDP payload, a frame from our port to
+ * `to` (headers prepended in its headroom, checksums computed) and emit
+ * it; consumes m (dropped and counted when `to` has no known MAC yet: an
+ * ARP request goes out instead). */
+void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to);
+/* Hand a finished frame to n->emit. */
 void net_tx_queue(struct net *n, struct rte_mbuf *m);
-void net_tx_flush(struct net *n);
 
 #endif

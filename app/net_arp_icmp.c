@@ -31,7 +31,7 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 	/* The sender asked us or answered us: either way it is our
 	 * neighbour and about to talk to us. */
 	if (sip != 0 && rte_is_unicast_ether_addr(&a->arp_data.arp_sha))
-		neigh_learn(&n->neigh, sip, &a->arp_data.arp_sha);
+		net_learn(n, sip, &a->arp_data.arp_sha);
 
 	if (op == RTE_ARP_OP_REPLY) {
 		spated_cnt.arp_learned++;

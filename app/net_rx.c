@@ -8,8 +8,7 @@
 #include "net.h"
 
 void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
-	      const struct rte_ether_addr *mac, uint32_t ip, uint16_t udp_port,
-	      net_udp_fn on_udp, void *ctx)
+	      const struct rte_ether_addr *mac, uint32_t ip, uint16_t udp_port)
 {
 	memset(n, 0, sizeof(*n));
 	n->port_id = port_id;
@@ -17,9 +16,13 @@ void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
 	n->mac = *mac;
 	n->ip = ip;
 	n->udp_port = udp_port;
-	n->on_udp = on_udp;
-	n->ctx = ctx;
 	n->arp_gap = rte_get_tsc_hz(); /* one request a second per address */
+}
+
+void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac)
+{
+	if (neigh_learn(&n->neigh, ip, mac) && n->on_learn)
+		n->on_learn(n->ctx, ip, mac);
 }
 
 static int is_unicast_ipv4(uint32_t ip)
@@ -65,7 +68,8 @@ static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip
 		.ipv4 = rte_be_to_cpu_32(ip->src_addr),
 		.port = rte_be_to_cpu_16(udp->src_port),
 	};
-	n->on_udp(n->ctx, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
+	n->on_udp(n->ctx, m, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
+	return;
 drop:
 	rte_pktmbuf_free(m);
 }
@@ -105,7 +109,7 @@ static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *
 	 * source MAC is how to reach its source address. */
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
 	if (is_unicast_ipv4(src) && rte_is_unicast_ether_addr(&eth->src_addr))
-		neigh_learn(&n->neigh, src, &eth->src_addr);
+		net_learn(n, src, &eth->src_addr);
 
 	switch (ip->next_proto_id) {
 	case IPPROTO_ICMP:

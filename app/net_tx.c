@@ -1,4 +1,4 @@
-/* net_tx.c - building UDP frames and the TX queue (net.h).
+/* net_tx.c - UDP frames from payloads (net.h).
  *
  * Unknown destination MAC: we send an ARP request (rate limited per
  * address, neigh.h) and drop the datagram, counted as no_neighbour. We do
@@ -9,47 +9,24 @@
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_ethdev.h>
 #include <rte_udp.h>
 
 #include "counters.h"
 #include "net.h"
 
-void net_tx_flush(struct net *n)
-{
-	uint16_t sent = 0;
-
-	/* A few tries: af_packet takes less than a burst when its ring is
-	 * momentarily full. Then give up: never block the poll loop. */
-	for (int tries = 0; tries < 4 && sent < n->n_tx; tries++)
-		sent += rte_eth_tx_burst(n->port_id, 0, n->tx + sent, n->n_tx - sent);
-	spated_cnt.tx += sent;
-	for (uint16_t i = sent; i < n->n_tx; i++) {
-		spated_cnt.tx_drops++;
-		spated_cnt.tx_bytes -= rte_pktmbuf_pkt_len(n->tx[i]);
-		rte_pktmbuf_free(n->tx[i]);
-	}
-	n->n_tx = 0;
-}
-
 void net_tx_queue(struct net *n, struct rte_mbuf *m)
 {
-	/* Counted now: after tx_burst the mbuf is no longer ours to read. */
-	spated_cnt.tx_bytes += rte_pktmbuf_pkt_len(m);
-	n->tx[n->n_tx++] = m;
-	if (n->n_tx == NET_TX_BURST)
-		net_tx_flush(n);
+	n->emit(n->ctx, m);
 }
 
-void net_udp_send(void *ctx, struct spate_dest to, const void *buf, size_t len)
+void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 {
-	struct net *n = ctx;
 	const struct rte_ether_addr *mac;
-	struct rte_mbuf *m;
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
 	struct rte_udp_hdr *udp;
-	size_t total = sizeof(*eth) + sizeof(*ip) + sizeof(*udp) + len;
+	size_t len = rte_pktmbuf_data_len(m);
+	const size_t hdrs = sizeof(*eth) + sizeof(*ip) + sizeof(*udp);
 
 	/* Only unicast destinations other than ourselves can be reached. */
 	if (to.ipv4 == 0 || to.ipv4 == n->ip || (to.ipv4 >> 28) >= 14 ||
@@ -58,16 +35,12 @@ void net_udp_send(void *ctx, struct spate_dest to, const void *buf, size_t len)
 		if (to.ipv4 != 0 && to.ipv4 != n->ip && (to.ipv4 >> 28) < 14 &&
 		    neigh_want_request(&n->neigh, to.ipv4, rte_get_tsc_cycles(), n->arp_gap))
 			net_arp_request(n, to.ipv4);
+		rte_pktmbuf_free(m);
 		return;
 	}
-	m = rte_pktmbuf_alloc(n->mp);
-	if (m == NULL) {
-		spated_cnt.no_mbuf++;
-		return;
-	}
-	eth = total <= UINT16_MAX ? (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)total) : NULL;
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, (uint16_t)hdrs);
 	if (eth == NULL) {
-		spated_cnt.no_mbuf++; /* larger than an mbuf: cannot happen with mtu checked */
+		spated_cnt.no_mbuf++; /* no headroom: the builder reserves it */
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -80,7 +53,7 @@ void net_udp_send(void *ctx, struct spate_dest to, const void *buf, size_t len)
 
 	memset(ip, 0, sizeof(*ip));
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(total - sizeof(*eth)));
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*udp) + len));
 	ip->packet_id = rte_cpu_to_be_16(n->ip_id++);
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
@@ -93,7 +66,6 @@ void net_udp_send(void *ctx, struct spate_dest to, const void *buf, size_t len)
 	udp->dst_port = rte_cpu_to_be_16(to.port);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + len));
 	udp->dgram_cksum = 0;
-	memcpy(udp + 1, buf, len);
 	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
 
 	net_tx_queue(n, m);

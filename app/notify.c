@@ -11,10 +11,16 @@
 
 #include "counters.h"
 #include "notify.h"
+#include "spate_err.h"
 #include "spate_proto.h"
 
 #define RCV_SETS 64
 #define RCV_WAYS 4
+
+struct match_pair {
+	struct spate_dest dest;
+	uint64_t id;
+};
 
 struct receiver {
 	struct spate_dest dest;
@@ -36,6 +42,10 @@ struct notifier {
 	/* receivers with an open datagram, so flush does not scan the table */
 	struct receiver *open_list[RCV_SETS * RCV_WAYS];
 	size_t n_open;
+	/* scratch of notifier_add_matches */
+	struct match_pair *pairs;
+	uint64_t *ids;
+	size_t cap;
 };
 
 struct notifier *notifier_create(size_t max_payload, uint32_t max_messages,
@@ -65,6 +75,8 @@ void notifier_destroy(struct notifier *n)
 	if (n == NULL)
 		return;
 	free(n->rcv[0].buf);
+	free(n->pairs);
+	free(n->ids);
 	free(n);
 }
 
@@ -79,7 +91,7 @@ static unsigned int dest_set(struct spate_dest d)
  * datagram leaves rather than when it is started: replies leave at once
  * and notifications at the end of the burst, and the receiver must see
  * seqs increase in the order datagrams are sent. */
-static void send_stamped(struct notifier *n, struct receiver *r, uint8_t *buf, size_t len)
+static void stamp(struct receiver *r, uint8_t *buf)
 {
 	uint32_t seq = r->next_seq++;
 
@@ -87,6 +99,11 @@ static void send_stamped(struct notifier *n, struct receiver *r, uint8_t *buf, s
 	buf[13] = (uint8_t)(seq >> 16);
 	buf[14] = (uint8_t)(seq >> 8);
 	buf[15] = (uint8_t)seq;
+}
+
+static void send_stamped(struct notifier *n, struct receiver *r, uint8_t *buf, size_t len)
+{
+	stamp(r, buf);
 	n->send(n->ctx, r->dest, buf, len);
 }
 
@@ -142,6 +159,38 @@ static void open_datagram(struct notifier *n, struct receiver *r)
 	r->open = 1;
 }
 
+/* Send r's open datagram and start the next one (it stays on the open
+ * list). */
+static void next_datagram(struct notifier *n, struct receiver *r)
+{
+	close_datagram(n, r);
+	r->open = 1;
+	spate_writer_init(&r->w, r->buf, n->max_payload, SPATE_FLAG_SERVER, 0, 0);
+}
+
+void notifier_reply(struct notifier *n, struct spate_dest to, uint8_t req_type, int code,
+		    uint32_t req_seq, uint64_t id)
+{
+	struct receiver *r = receiver_get(n, to);
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!r->open)
+			open_datagram(n, r);
+		else if (r->w.count >= n->max_messages)
+			next_datagram(n, r);
+		int rc = code == 0 ? spate_put_ack(&r->w, req_type, req_seq, id) :
+				     spate_put_nack(&r->w, req_type, (uint8_t)code, req_seq, id);
+		if (rc == 0) {
+			if (code == 0)
+				spated_cnt.acks++;
+			else
+				spated_cnt.nacks++;
+			return;
+		}
+		next_datagram(n, r); /* full: send what we have, retry */
+	}
+}
+
 void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id,
 		  const uint64_t *ids, size_t count)
 {
@@ -154,10 +203,7 @@ void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id,
 			open_datagram(n, r);
 		room = spate_notify_room(&r->w);
 		if (room == 0 || r->w.count >= n->max_messages) {
-			/* full: send it and start the next one */
-			close_datagram(n, r);
-			r->open = 1; /* still on the open list */
-			spate_writer_init(&r->w, r->buf, n->max_payload, SPATE_FLAG_SERVER, 0, 0);
+			next_datagram(n, r); /* full: send it, start the next */
 			room = spate_notify_room(&r->w);
 			if (room == 0)
 				return; /* cannot happen: max_payload >= 548 */
@@ -175,6 +221,68 @@ void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id,
 void notifier_send(struct notifier *n, struct spate_dest to, uint8_t *buf, size_t len)
 {
 	send_stamped(n, receiver_get(n, to), buf, len);
+}
+
+void notifier_stamp(struct notifier *n, struct spate_dest to, uint8_t *buf)
+{
+	stamp(receiver_get(n, to), buf);
+}
+
+static int grow(struct notifier *n, size_t k)
+{
+	if (k <= n->cap)
+		return 0;
+	size_t cap = n->cap ? n->cap : 64;
+	while (cap < k)
+		cap *= 2;
+	struct match_pair *p = realloc(n->pairs, cap * sizeof(*p));
+	if (p == NULL)
+		return -1;
+	n->pairs = p;
+	uint64_t *ids = realloc(n->ids, cap * sizeof(*ids));
+	if (ids == NULL)
+		return -1;
+	n->ids = ids;
+	n->cap = cap;
+	return 0;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct match_pair *x = a, *y = b;
+
+	if (x->dest.ipv4 != y->dest.ipv4)
+		return x->dest.ipv4 < y->dest.ipv4 ? -1 : 1;
+	if (x->dest.port != y->dest.port)
+		return x->dest.port < y->dest.port ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int notifier_add_matches(struct notifier *n, uint64_t event_id, const struct spate_matchvec *mv)
+{
+	size_t k = mv->n;
+
+	if (k == 0)
+		return 0;
+	if (grow(n, k) != 0)
+		return -SPATE_E_NO_MEMORY;
+	for (size_t i = 0; i < k; i++) {
+		n->pairs[i].dest = mv->v[i]->dest;
+		n->pairs[i].id = mv->v[i]->id;
+	}
+	/* by destination, then id: one NOTIFY run per receiver, ids ascending */
+	qsort(n->pairs, k, sizeof(n->pairs[0]), pair_cmp);
+	for (size_t i = 0; i < k;) {
+		size_t j = i;
+		while (j < k && n->pairs[j].dest.ipv4 == n->pairs[i].dest.ipv4 &&
+		       n->pairs[j].dest.port == n->pairs[i].dest.port) {
+			n->ids[j - i] = n->pairs[j].id;
+			j++;
+		}
+		notifier_add(n, n->pairs[i].dest, event_id, n->ids, j - i);
+		i = j;
+	}
+	return 0;
 }
 
 void notifier_flush(struct notifier *n)

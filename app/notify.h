@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spate_engine.h"
 #include "spate_types.h"
 
 /* Send one finished datagram (UDP payload) to `to`. The callee copies. */
@@ -33,9 +34,24 @@ void notifier_destroy(struct notifier *n);
 void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id,
 		  const uint64_t *ids, size_t count);
 
+/* Queue NOTIFYs for every match of one event: grouped by destination,
+ * each receiver gets its sub ids ascending. 0 or -SPATE_E_NO_MEMORY. */
+int notifier_add_matches(struct notifier *n, uint64_t event_id,
+			 const struct spate_matchvec *mv);
+
+/* Queue an ACK (code 0) or NACK (code = enum spate_err) for `to` in the
+ * same open datagram as its notifications. */
+void notifier_reply(struct notifier *n, struct spate_dest to, uint8_t req_type, int code,
+		    uint32_t req_seq, uint64_t id);
+
 /* Send a finished datagram now, stamping the receiver's next sequence
  * number into its header. */
 void notifier_send(struct notifier *n, struct spate_dest to, uint8_t *buf, size_t len);
+
+/* Stamp the receiver's next sequence number into a finished datagram
+ * without sending it: the TX stage numbers what every lcore built, so a
+ * receiver sees one sequence however many lcores write to it. */
+void notifier_stamp(struct notifier *n, struct spate_dest to, uint8_t *buf);
 
 /* Send every open NOTIFY datagram (end of an RX burst). */
 void notifier_flush(struct notifier *n);

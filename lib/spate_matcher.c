@@ -11,6 +11,7 @@
 struct spate_matcher {
 	const struct spate_engine_ops *ops;
 	struct spate_engine *engine;
+	bool own_engine;                 /* made here, destroyed here */
 	struct spate_dict *keywords;
 	struct spate_dict *attrs;
 	struct spate_idmap *subs;        /* id -> struct spate_sub (one block) */
@@ -27,20 +28,19 @@ void spate_matcher_conf_default(struct spate_matcher_conf *conf)
 	spate_engine_params_default(&conf->params);
 }
 
-struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf)
+static struct spate_matcher *matcher_new(const struct spate_matcher_conf *conf,
+					  const struct spate_engine_ops *ops,
+					  struct spate_engine *engine)
 {
-	const struct spate_engine_ops *ops = spate_engine_find(conf->engine);
-	struct spate_matcher *m;
+	struct spate_matcher *m = calloc(1, sizeof(*m));
 
-	if (ops == NULL)
-		return NULL;
-	m = calloc(1, sizeof(*m));
 	if (m == NULL)
 		return NULL;
 	m->ops = ops;
 	m->conf = *conf;
 	m->conf.engine = ops->name;
-	m->engine = ops->create(&m->conf.params);
+	m->own_engine = engine == NULL;
+	m->engine = engine ? engine : ops->create(&m->conf.params);
 	m->keywords = spate_dict_create();
 	m->attrs = spate_dict_create();
 	m->subs = spate_idmap_create();
@@ -50,6 +50,20 @@ struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf
 		return NULL;
 	}
 	return m;
+}
+
+struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf)
+{
+	const struct spate_engine_ops *ops = spate_engine_find(conf->engine);
+
+	return ops ? matcher_new(conf, ops, NULL) : NULL;
+}
+
+struct spate_matcher *spate_matcher_create_engine(const struct spate_matcher_conf *conf,
+						  const struct spate_engine_ops *ops,
+						  struct spate_engine *engine)
+{
+	return engine ? matcher_new(conf, ops, engine) : NULL;
 }
 
 static void free_sub(uint64_t key, void *val, void *ctx)
@@ -63,7 +77,7 @@ void spate_matcher_destroy(struct spate_matcher *m)
 {
 	if (m == NULL)
 		return;
-	if (m->engine)
+	if (m->engine && m->own_engine)
 		m->ops->destroy(m->engine);
 	if (m->subs) {
 		spate_idmap_foreach(m->subs, free_sub, NULL);

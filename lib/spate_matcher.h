@@ -27,6 +27,12 @@ void spate_matcher_conf_default(struct spate_matcher_conf *conf);
 
 /* NULL when the engine name is unknown or memory runs out. */
 struct spate_matcher *spate_matcher_create(const struct spate_matcher_conf *conf);
+/* A matcher in front of an engine the caller made and keeps (not
+ * destroyed with the matcher): spated's pipeline puts its dispatcher to
+ * the matching lcores there. conf->engine is ignored. */
+struct spate_matcher *spate_matcher_create_engine(const struct spate_matcher_conf *conf,
+						  const struct spate_engine_ops *ops,
+						  struct spate_engine *engine);
 void spate_matcher_destroy(struct spate_matcher *m);
 const char *spate_matcher_engine_name(const struct spate_matcher *m);
 /* The engine's own figures as one JSON object ("{}" if it has none). */

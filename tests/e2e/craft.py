@@ -157,20 +157,24 @@ def main():
             (NACK, 99, E["UNKNOWN_TYPE"], seq, None),  # no id in an unknown body
             (ACK, SUB_ADD, 0, seq, 900000004),
             (ACK, SUB_DEL, 0, seq, 900000004)]
+    # NACKs come from the stage that refuses, ACKs from the matching lcore
+    # once the change is applied: up to two datagrams, each in order.
+    got = []
     try:
-        data = us.recv(65536)
-        got = parse_replies(data)
-        norm = [(t, rt, c, s, i if w[4] is not None else None)
-                for (t, rt, c, s, i), w in zip(got, want)]
-        if norm != want:
+        while len(got) < len(want):
+            got += parse_replies(us.recv(65536))
+        # ids of messages whose body could not be read are not compared
+        norm = [(t, rt, c, s, None if (t == NACK and rt in (NOTIFY, 99)) else i)
+                for (t, rt, c, s, i) in got]
+        if sorted(norm, key=str) != sorted(want, key=str):
             print("craft: replies differ:\n  got  %s\n  want %s" % (got, want))
             ok = False
         else:
-            print("craft: 4 NACKs and 2 ACKs in one reply datagram, as expected")
+            print("craft: 4 NACKs and 2 ACKs, as expected")
     except (socket.timeout, ValueError) as e:
-        print("craft: no good reply to the refused messages: %s" % e)
+        print("craft: no good reply to the refused messages (got %s): %s" % (got, e))
         ok = False
-    eq["nacks"], eq["acks"], eq["reply_dgrams"] = 4, 2, 1
+    eq["nacks"], eq["acks"] = 4, 2
     eq["bad_messages"] = 4
 
     # 4. Frames spated must drop below the Spate layer (AF_PACKET).

@@ -1,0 +1,154 @@
+/* cat_index.c - a category's subscriptions (cat_index.h): an id map owns
+ * the copies, an engine of lib/ indexes them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cat_index.h"
+#include "spate_err.h"
+#include "spate_idmap.h"
+
+struct cat_index {
+	const struct spate_engine_ops *ops;
+	struct spate_engine *eng;
+	struct spate_idmap *subs; /* id -> owned struct spate_sub (one block) */
+};
+
+struct cat_index *cat_index_create(const char *engine)
+{
+	struct cat_index *ci = calloc(1, sizeof(*ci));
+
+	if (ci == NULL)
+		return NULL;
+	ci->ops = spate_engine_find(engine ? engine : "brute");
+	ci->eng = ci->ops ? ci->ops->create(NULL) : NULL;
+	ci->subs = spate_idmap_create();
+	if (ci->eng == NULL || ci->subs == NULL) {
+		cat_index_destroy(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+static void free_sub(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
+void cat_index_destroy(struct cat_index *ci)
+{
+	if (ci == NULL)
+		return;
+	if (ci->eng)
+		ci->ops->destroy(ci->eng);
+	if (ci->subs) {
+		spate_idmap_foreach(ci->subs, free_sub, NULL);
+		spate_idmap_destroy(ci->subs);
+	}
+	free(ci);
+}
+
+/* One block: the sub, its keywords, its constraints. */
+static struct spate_sub *clone_sub(const struct spate_sub *s)
+{
+	size_t kw_bytes = s->n_kw * sizeof(uint32_t);
+	size_t cons_off = sizeof(*s) + kw_bytes;
+
+	cons_off = (cons_off + _Alignof(struct spate_constraint) - 1) &
+		   ~(_Alignof(struct spate_constraint) - 1);
+	char *b = malloc(cons_off + s->n_cons * sizeof(struct spate_constraint));
+	if (b == NULL)
+		return NULL;
+	struct spate_sub *c = (struct spate_sub *)b;
+	*c = *s;
+	c->kw = (uint32_t *)(b + sizeof(*s));
+	c->cons = (struct spate_constraint *)(b + cons_off);
+	memcpy((void *)c->kw, s->kw, kw_bytes);
+	memcpy((void *)c->cons, s->cons, s->n_cons * sizeof(*s->cons));
+	return c;
+}
+
+/* Put an owned sub in: map and engine, both or neither. */
+static int take_sub(struct cat_index *ci, struct spate_sub *c)
+{
+	if (spate_idmap_put(ci->subs, c->id, c) != 0)
+		return -SPATE_E_NO_MEMORY;
+	int rc = ci->ops->sub_add(ci->eng, c);
+	if (rc != 0)
+		spate_idmap_del(ci->subs, c->id);
+	return rc;
+}
+
+int cat_index_add(struct cat_index *ci, const struct spate_sub *s)
+{
+	if (spate_idmap_get(ci->subs, s->id) != NULL)
+		return 0;
+	struct spate_sub *c = clone_sub(s);
+	if (c == NULL)
+		return -SPATE_E_NO_MEMORY;
+	int rc = take_sub(ci, c);
+	if (rc != 0)
+		free(c);
+	return rc;
+}
+
+int cat_index_del(struct cat_index *ci, uint64_t id)
+{
+	struct spate_sub *s = spate_idmap_get(ci->subs, id);
+
+	if (s == NULL)
+		return -SPATE_E_UNKNOWN_ID;
+	ci->ops->sub_del(ci->eng, s);
+	spate_idmap_del(ci->subs, id);
+	free(s);
+	return 0;
+}
+
+int cat_index_match(struct cat_index *ci, const struct spate_event *ev,
+		    struct spate_matchvec *mv)
+{
+	return ci->ops->match(ci->eng, ev, mv);
+}
+
+struct collect {
+	struct spate_sub **v;
+	size_t n;
+};
+
+static void collect_sub(uint64_t key, void *val, void *ctx)
+{
+	struct collect *c = ctx;
+
+	(void)key;
+	c->v[c->n++] = val;
+}
+
+int cat_index_merge(struct cat_index *into, struct cat_index *from)
+{
+	struct collect c = { malloc((spate_idmap_count(from->subs) + 1) * sizeof(*c.v)), 0 };
+
+	if (c.v == NULL)
+		return -SPATE_E_NO_MEMORY;
+	spate_idmap_foreach(from->subs, collect_sub, &c);
+	for (size_t i = 0; i < c.n; i++) {
+		struct spate_sub *s = c.v[i];
+		/* out of `from` first: a sub is never in both at once */
+		from->ops->sub_del(from->eng, s);
+		spate_idmap_del(from->subs, s->id);
+		if (take_sub(into, s) != 0) {
+			/* back where it was; from keeps the rest */
+			take_sub(from, s);
+			free(c.v);
+			return -SPATE_E_NO_MEMORY;
+		}
+	}
+	free(c.v);
+	cat_index_destroy(from);
+	return 0;
+}
+
+size_t cat_index_count(const struct cat_index *ci)
+{
+	return spate_idmap_count(ci->subs);
+}

@@ -1,0 +1,289 @@
+/* pipeline.c - building the stages and their rings, and the lcore loop
+ * (pipeline.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "counters.h"
+#include "pipeline.h"
+#include "pl_msg.h"
+#include "stage_cluster.h"
+#include "stage_match.h"
+#include "stage_rx.h"
+#include "stage_tx.h"
+
+#define MAX_STAGES (3 + SPATED_MATCH_MAX)
+#define IPV4_UDP_HDRS 28 /* IPv4 (no options) + UDP headers */
+
+struct stage_ref {
+	unsigned int (*poll)(void *arg);
+	void *arg;
+};
+
+struct lcore_plan {
+	struct pipeline *p;
+	unsigned int lcore;
+	unsigned int n;
+	struct stage_ref st[MAX_STAGES];
+};
+
+struct pipeline {
+	const struct spated_conf *conf;
+	uint32_t n_workers;
+	struct rte_mempool *msg_pool;
+	struct category_dir *dir;
+	struct call_rcu_data *crdp;
+	struct stage_rx *rx;
+	struct stage_tx *tx;
+	struct stage_cluster *cluster;
+	struct stage_match *match[SPATED_MATCH_MAX];
+	struct rte_ring *rings[8 + 3 * SPATED_MATCH_MAX + SPATED_MATCH_MAX * SPATED_MATCH_MAX];
+	unsigned int n_rings;
+	struct lcore_plan plans[RTE_MAX_LCORE];
+	volatile int stop;
+};
+
+static unsigned int poll_rx(void *a) { return stage_rx_poll(a); }
+static unsigned int poll_tx(void *a) { return stage_tx_poll(a); }
+static unsigned int poll_cluster(void *a) { return stage_cluster_poll(a); }
+static unsigned int poll_match(void *a) { return stage_match_poll(a); }
+
+static struct rte_ring *ring(struct pipeline *p, const char *what)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "sp%u_%s", p->n_rings, what);
+	struct rte_ring *r = rte_ring_create(name, p->conf->ring_size, (int)rte_socket_id(),
+					     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r == NULL)
+		rte_exit(EXIT_FAILURE, "rte_ring_create(%s, %u): err=%d, port=%u\n", name,
+			 p->conf->ring_size, rte_errno, 0u);
+	p->rings[p->n_rings++] = r;
+	return r;
+}
+
+/* The configured lcore of a stage (-1: main), checked against the EAL. */
+static unsigned int lcore_of(int id, const char *what)
+{
+	unsigned int l = id < 0 ? rte_get_main_lcore() : (unsigned int)id;
+
+	if (l >= RTE_MAX_LCORE || !rte_lcore_is_enabled(l))
+		rte_exit(EXIT_FAILURE,
+			 "spated.lcores.%s = %d is not an enabled EAL lcore (see -l/--lcores): err=%d, port=%u\n",
+			 what, id, -EINVAL, 0u);
+	return l;
+}
+
+static void place(struct pipeline *p, int id, const char *what,
+		  unsigned int (*poll)(void *), void *arg)
+{
+	struct lcore_plan *lp = &p->plans[lcore_of(id, what)];
+
+	lp->st[lp->n++] = (struct stage_ref){ poll, arg };
+}
+
+struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_id,
+				 const struct rte_ether_addr *mac, struct rte_mempool *pkt_pool)
+{
+	struct pipeline *p = calloc(1, sizeof(*p));
+	uint32_t w, v;
+
+	if (p == NULL)
+		rte_exit(EXIT_FAILURE, "pipeline: err=%d, port=%u\n", -ENOMEM, port_id);
+	p->conf = conf;
+	p->n_workers = conf->lcores.n_match;
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		p->plans[l].p = p;
+		p->plans[l].lcore = l;
+	}
+	size_t max_payload = conf->mtu - IPV4_UDP_HDRS;
+	uint32_t max_messages = conf->common.limits.max_messages;
+
+	p->msg_pool = rte_mempool_create("spated_msgs", conf->msgs, sizeof(struct pl_msg), 64, 0,
+					 NULL, NULL, NULL, NULL, (int)rte_socket_id(), 0);
+	if (p->msg_pool == NULL)
+		rte_exit(EXIT_FAILURE, "rte_mempool_create(%u messages): err=%d, port=%u\n",
+			 conf->msgs, rte_errno, port_id);
+	/* The directory is read by registered threads: this one too. */
+	urcu_qsbr_register_thread();
+	p->dir = category_dir_create();
+	if (p->dir == NULL)
+		rte_exit(EXIT_FAILURE, "category directory: err=%d, port=%u\n", -ENOMEM, port_id);
+	/* Frees of old directory versions run on this thread, off the
+	 * data-plane CPUs when rcu_cpu names one. */
+	p->crdp = urcu_qsbr_create_call_rcu_data(0, conf->rcu_cpu);
+	if (p->crdp == NULL)
+		rte_exit(EXIT_FAILURE, "call_rcu thread: err=%d, port=%u\n", -ENOMEM, port_id);
+
+	/* Rings: one per producer/consumer pair. */
+	struct rte_ring *rx_cl = ring(p, "rx_cl");
+	struct rte_ring *tx_in[3 + SPATED_MATCH_MAX];
+	uint32_t n_tx_in = 0;
+	struct rte_ring *rx_tx = tx_in[n_tx_in++] = ring(p, "rx_tx");
+	struct rte_ring *cl_tx = tx_in[n_tx_in++] = ring(p, "cl_tx");
+	struct rte_ring *cl_m[SPATED_MATCH_MAX], *m_tx[SPATED_MATCH_MAX];
+	struct rte_ring *m_m[SPATED_MATCH_MAX][SPATED_MATCH_MAX] = { { NULL } };
+	for (w = 0; w < p->n_workers; w++) {
+		cl_m[w] = ring(p, "cl_m");
+		m_tx[w] = tx_in[n_tx_in++] = ring(p, "m_tx");
+		for (v = 0; v < p->n_workers; v++)
+			if (v != w)
+				m_m[w][v] = ring(p, "m_m");
+	}
+
+	struct stage_rx_conf rc = {
+		.port_id = port_id, .queue_id = 0, .pool = pkt_pool, .mac = *mac,
+		.ipv4 = conf->ipv4, .udp_port = conf->udp_port, .lim = &conf->common.limits,
+		.to_cluster = rx_cl, .to_tx = rx_tx,
+	};
+	struct stage_tx_conf tc = {
+		.port_id = port_id, .queue_id = 0, .pool = pkt_pool, .mac = *mac,
+		.ipv4 = conf->ipv4, .udp_port = conf->udp_port, .max_payload = max_payload,
+		.max_messages = max_messages, .in = tx_in, .n_in = n_tx_in,
+	};
+	struct stage_cluster_conf cc = {
+		.in = &rx_cl, .n_in = 1, .to_match = cl_m, .n_workers = p->n_workers,
+		.to_tx = cl_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool, .dir = p->dir,
+		.common = &conf->common, .max_payload = max_payload,
+		.backlog_max = conf->backlog_max,
+	};
+	p->rx = stage_rx_create(&rc);
+	p->tx = stage_tx_create(&tc);
+	p->cluster = stage_cluster_create(&cc);
+	if (p->rx == NULL || p->tx == NULL || p->cluster == NULL)
+		rte_exit(EXIT_FAILURE, "stages (rx, tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
+	for (w = 0; w < p->n_workers; w++) {
+		struct rte_ring *peer_in[SPATED_MATCH_MAX], *peer_out[SPATED_MATCH_MAX];
+		for (v = 0; v < p->n_workers; v++) {
+			peer_in[v] = m_m[v][w];
+			peer_out[v] = m_m[w][v];
+		}
+		struct stage_match_conf mc = {
+			.worker = w, .n_workers = p->n_workers, .in = cl_m[w], .peer_in = peer_in,
+			.peer_out = peer_out, .to_tx = m_tx[w], .msg_pool = p->msg_pool,
+			.pkt_pool = pkt_pool, .cat_engine = conf->category_engine,
+			.max_payload = max_payload, .max_messages = max_messages,
+		};
+		p->match[w] = stage_match_create(&mc);
+		if (p->match[w] == NULL)
+			rte_exit(EXIT_FAILURE, "matching stage %u: err=%d, port=%u\n", w, -ENOMEM, port_id);
+	}
+
+	place(p, conf->lcores.rx, "rx", poll_rx, p->rx);
+	place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster);
+	for (w = 0; w < p->n_workers; w++)
+		place(p, conf->lcores.match[w], "match", poll_match, p->match[w]);
+	place(p, conf->lcores.tx, "tx", poll_tx, p->tx);
+	return p;
+}
+
+static unsigned int poll_all(struct lcore_plan *lp)
+{
+	unsigned int work = 0;
+
+	for (unsigned int i = 0; i < lp->n; i++)
+		work += lp->st[i].poll(lp->st[i].arg);
+	return work;
+}
+
+/* An idle lcore sleeps RCU-offline: grace periods need not wait for it. */
+static void idle(uint32_t us)
+{
+	urcu_qsbr_thread_offline();
+	rte_delay_us_sleep(us);
+	urcu_qsbr_thread_online();
+}
+
+static int worker_loop(void *arg)
+{
+	struct lcore_plan *lp = arg;
+	struct pipeline *p = lp->p;
+	uint32_t sleep_us = p->conf->idle_sleep_us;
+
+	spated_counters_bind(lp->lcore);
+	urcu_qsbr_register_thread();
+	urcu_qsbr_set_thread_call_rcu_data(p->crdp);
+	while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
+		unsigned int work = poll_all(lp);
+		urcu_qsbr_quiescent_state();
+		if (work == 0 && sleep_us != 0)
+			idle(sleep_us);
+	}
+	urcu_qsbr_unregister_thread();
+	return 0;
+}
+
+void pipeline_run(struct pipeline *p, int (*housekeeping)(void *ctx), void *ctx)
+{
+	unsigned int main_lcore = rte_get_main_lcore(), l;
+	struct lcore_plan *mp = &p->plans[main_lcore];
+	uint32_t sleep_us = p->conf->idle_sleep_us;
+	uint64_t polls = 0;
+
+	RTE_LCORE_FOREACH_WORKER(l) {
+		if (p->plans[l].n == 0)
+			continue;
+		if (rte_eal_remote_launch(worker_loop, &p->plans[l], l) != 0)
+			rte_exit(EXIT_FAILURE, "rte_eal_remote_launch(lcore %u): err=%d, port=%u\n",
+				 l, -EBUSY, 0u);
+	}
+	spated_counters_bind(main_lcore);
+	urcu_qsbr_set_thread_call_rcu_data(p->crdp);
+	/* registered in pipeline_create; online while it polls */
+	for (;;) {
+		unsigned int work = mp->n ? poll_all(mp) : 0;
+		urcu_qsbr_quiescent_state();
+		if (mp->n == 0 || ++polls % PIPELINE_HOUSEKEEPING == 0 || work == 0) {
+			if (housekeeping(ctx) != 0)
+				break;
+		}
+		if (mp->n == 0)
+			idle(1000);
+		else if (work == 0 && sleep_us != 0)
+			idle(sleep_us);
+	}
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+	/* Offline while waiting: the workers may still need a grace period. */
+	urcu_qsbr_thread_offline();
+	rte_eal_mp_wait_lcore();
+	urcu_qsbr_thread_online();
+}
+
+void pipeline_destroy(struct pipeline *p)
+{
+	if (p == NULL)
+		return;
+	stage_rx_destroy(p->rx);
+	stage_cluster_destroy(p->cluster);
+	for (uint32_t w = 0; w < p->n_workers; w++)
+		stage_match_destroy(p->match[w]);
+	/* the others' queued packets reach TX's rings: TX frees them */
+	stage_tx_destroy(p->tx);
+	/* old directory versions: wait for their frees, then the rest */
+	urcu_qsbr_barrier();
+	category_dir_destroy(p->dir);
+	urcu_qsbr_set_thread_call_rcu_data(NULL);
+	urcu_qsbr_call_rcu_data_free(p->crdp);
+	for (unsigned int i = 0; i < p->n_rings; i++)
+		rte_ring_free(p->rings[i]);
+	rte_mempool_free(p->msg_pool);
+	urcu_qsbr_unregister_thread();
+	free(p);
+}
+
+struct category_dir *pipeline_dir(struct pipeline *p)
+{
+	return p->dir;
+}
+
+uint32_t pipeline_workers(const struct pipeline *p)
+{
+	return p->n_workers;
+}

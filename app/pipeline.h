@@ -1,0 +1,43 @@
+/* pipeline.h - spated's stages on their lcores: RX -> cluster ->
+ * matching (N workers) -> TX, with one SP/SC ring per producer/consumer
+ * pair, and the RCU (liburcu QSBR) life of every polling lcore.
+ *
+ * Each lcore runs the stages placed on it (spated.lcores, config.h) in
+ * turn, reports a quiescent state once per loop, and goes RCU-offline
+ * around its idle sleeps. The main lcore also runs the housekeeping
+ * callback (stats, signals, the control side) every
+ * PIPELINE_HOUSEKEEPING polls, or every millisecond when it runs no
+ * stage. docs/architecture.md has the picture.
+ */
+#ifndef SPATED_PIPELINE_H
+#define SPATED_PIPELINE_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mempool.h>
+
+#include "category_dir.h"
+#include "config.h"
+
+#define PIPELINE_HOUSEKEEPING 256
+
+struct pipeline;
+
+/* Rings, message pool, directory and stages for one started port (queue
+ * 0 both ways). Errors are fatal (rte_exit) with the reason. */
+struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_id,
+				 const struct rte_ether_addr *mac, struct rte_mempool *pkt_pool);
+/* Launch the lcores and run the main lcore's part until housekeeping
+ * returns non-zero; then stop every lcore and wait for them. */
+void pipeline_run(struct pipeline *p, int (*housekeeping)(void *ctx), void *ctx);
+/* Free the stages (their queued packets and messages too) and the rest. */
+void pipeline_destroy(struct pipeline *p);
+
+/* For readers in the housekeeping callback (stats, control): the
+ * directory - the main lcore is a registered, online QSBR reader there -
+ * and the number of matching workers. */
+struct category_dir *pipeline_dir(struct pipeline *p);
+uint32_t pipeline_workers(const struct pipeline *p);
+
+#endif

@@ -1,0 +1,37 @@
+/* pl_msg.c - messages from the pool, or the heap for control messages
+ * when the pool runs dry (pl_msg.h). */
+#include <stdlib.h>
+
+#include "counters.h"
+#include "pl_msg.h"
+
+struct pl_msg *pl_msg_get(struct rte_mempool *mp, int must)
+{
+	void *obj;
+
+	if (rte_mempool_get(mp, &obj) == 0) {
+		struct pl_msg *m = obj;
+		m->heap = 0;
+		return m;
+	}
+	if (!must) {
+		spated_cnt.msg_no_memory++;
+		return NULL;
+	}
+	struct pl_msg *m = malloc(sizeof(*m));
+	if (m == NULL) {
+		spated_cnt.msg_no_memory++;
+		return NULL;
+	}
+	spated_cnt.msg_heap++;
+	m->heap = 1;
+	return m;
+}
+
+void pl_msg_put(struct rte_mempool *mp, struct pl_msg *m)
+{
+	if (m->heap)
+		free(m);
+	else
+		rte_mempool_put(mp, m);
+}

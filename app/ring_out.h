@@ -1,0 +1,48 @@
+/* ring_out.h - one producer's end of one SP/SC rte_ring, with bursts.
+ *
+ * Objects are collected and enqueued in bursts. When the ring takes only
+ * part of a burst:
+ *  - a lossy ring_out (packets to TX, datagrams to the cluster) hands the
+ *    rest to its drop function, which frees and counts them: the ring is
+ *    the place where overload turns into counted drops;
+ *  - a lossless one (messages between the cluster and matching stages,
+ *    where losing a subscription change or a category would break
+ *    exactness) keeps the rest, in order, in a backlog sent first next
+ *    time. The producer watches ring_out_backlog() and stops taking new
+ *    input while it is long, so the backlog stays short and memory flat.
+ */
+#ifndef SPATED_RING_OUT_H
+#define SPATED_RING_OUT_H
+
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#define RING_OUT_BURST 32
+
+struct ring_out {
+	struct rte_ring *ring;
+	int lossless;
+	void (*drop)(void *ctx, void *obj); /* free and count one object */
+	void *drop_ctx;
+	void **v;                /* pending objects v[head..n) */
+	uint32_t head, n, cap;
+};
+
+/* 0, or -1 on no memory. */
+int ring_out_init(struct ring_out *o, struct rte_ring *ring, int lossless,
+		  void (*drop)(void *ctx, void *obj), void *drop_ctx);
+/* Queue one object; a full burst is flushed. A lossless ring_out whose
+ * backlog cannot grow (no memory) drops the object through drop(). */
+void ring_out_push(struct ring_out *o, void *obj);
+/* Enqueue what is pending (end of a poll). */
+void ring_out_flush(struct ring_out *o);
+/* Objects not yet in the ring. */
+static inline uint32_t ring_out_backlog(const struct ring_out *o)
+{
+	return o->n - o->head;
+}
+/* Drop whatever is still pending and free the buffer (at exit). */
+void ring_out_fini(struct ring_out *o);
+
+#endif

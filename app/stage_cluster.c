@@ -1,0 +1,432 @@
+/* stage_cluster.c - the cluster stage (stage_cluster.h).
+ *
+ * The spate_matcher in front calls back into this file as its "engine"
+ * (front_ops): sub_add/sub_del/match there place, forward and route
+ * instead of indexing, and the answers come back asynchronously from the
+ * matching stages.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters.h"
+#include "notify.h"
+#include "pl_msg.h"
+#include "placement.h"
+#include "ring_out.h"
+#include "spate_err.h"
+#include "spate_matcher.h"
+#include "spate_proto.h"
+#include "stage_cluster.h"
+#include "tx_out.h"
+
+#define MAX_ACTIONS 64
+
+/* The matcher's engine: a way back to the stage. */
+struct spate_engine {
+	struct stage_cluster *s;
+};
+
+struct stage_cluster {
+	struct spate_engine front;
+	struct spate_matcher *m;
+	struct placement *pl;
+	struct category_dir *dir;
+	const struct spate_limits *lim;
+	struct rte_ring **in;
+	uint32_t n_in, next_in;
+	uint32_t n_workers;
+	struct ring_out *to_match;
+	struct tx_out to_tx;
+	struct rte_mempool *msg_pool;
+	struct notifier *nt; /* NACKs */
+	uint32_t backlog_max;
+	/* the request being handled */
+	struct pl_reply cur;
+	int forwarded;
+	struct spate_matchvec mv; /* always empty: matches happen downstream */
+	struct spate_msg msg;     /* a decoded message is a few KB: not on the stack */
+	struct placement_action acts[MAX_ACTIONS];
+};
+
+static void drop_msg(void *ctx, void *obj)
+{
+	struct stage_cluster *s = ctx;
+	pl_msg_put(s->msg_pool, obj);
+}
+
+static void send_to(struct stage_cluster *s, uint32_t worker, struct pl_msg *m)
+{
+	ring_out_push(&s->to_match[worker % s->n_workers], m);
+}
+
+/* A control message (never dropped: from the heap if the pool is dry). */
+static struct pl_msg *control(struct stage_cluster *s, uint8_t type, uint32_t cat, uint32_t other)
+{
+	struct pl_msg *m = pl_msg_get(s->msg_pool, 1);
+
+	if (m != NULL) {
+		m->type = type;
+		m->cat = cat;
+		m->other = other;
+	}
+	return m;
+}
+
+static void publish(struct stage_cluster *s, uint32_t cat, uint32_t worker)
+{
+	if (category_dir_set(s->dir, cat, worker, placement_cat_size(s->pl, cat)) != 0)
+		spated_cnt.msg_no_memory++;
+}
+
+/* Move: the old owner hands it over, the new one holds its messages till
+ * then. EXPECT first: nothing for cat may reach `to` before it. */
+static void move(struct stage_cluster *s, uint32_t cat, uint32_t from, uint32_t to)
+{
+	struct pl_msg *x = control(s, PL_EXPECT, cat, 0);
+	struct pl_msg *mv = control(s, PL_MOVE, cat, to);
+
+	if (x == NULL || mv == NULL) {
+		if (x)
+			pl_msg_put(s->msg_pool, x);
+		if (mv)
+			pl_msg_put(s->msg_pool, mv);
+		return; /* counted: the category stays where it is, unreachable */
+	}
+	send_to(s, to, x);
+	send_to(s, from, mv);
+}
+
+/* Carry out what the clustering decided, in its order. */
+static void run_actions(struct stage_cluster *s)
+{
+	size_t n;
+
+	while ((n = placement_actions(s->pl, s->acts, MAX_ACTIONS)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			const struct placement_action *a = &s->acts[i];
+			if (a->type == PLACE_MOVE) {
+				move(s, a->cat, a->from, a->to);
+				publish(s, a->cat, a->to);
+				continue;
+			}
+			/* a merge across workers: move, then merge there */
+			if (a->from_worker != a->to_worker)
+				move(s, a->from, a->from_worker, a->to_worker);
+			struct pl_msg *mg = control(s, PL_MERGE, a->cat, a->from);
+			if (mg != NULL)
+				send_to(s, a->to_worker, mg);
+			category_dir_del(s->dir, a->from);
+			publish(s, a->cat, a->to_worker);
+		}
+}
+
+static void copy_sub(struct pl_sub *ps, const struct spate_sub *q)
+{
+	ps->sub = *q;
+	ps->sub.kw = NULL;
+	ps->sub.cons = NULL;
+	memcpy(ps->kw, q->kw, q->n_kw * sizeof(*q->kw));
+	memcpy(ps->cons, q->cons, q->n_cons * sizeof(*q->cons));
+}
+
+static int front_sub_add(struct spate_engine *e, const struct spate_sub *q)
+{
+	struct stage_cluster *s = e->s;
+	uint32_t cat, worker;
+	bool fresh;
+	int rc = placement_sub_add(s->pl, q, &cat, &worker, &fresh);
+
+	if (rc != 0)
+		return rc;
+	struct pl_msg *m = control(s, PL_SUB_ADD, cat, 0);
+	if (m == NULL) {
+		bool dropped;
+		placement_sub_del(s->pl, q, &cat, &worker, &dropped);
+		return -SPATE_E_NO_MEMORY;
+	}
+	m->u.sub.reply = s->cur;
+	copy_sub(&m->u.sub, q);
+	send_to(s, worker, m);
+	if (fresh)
+		publish(s, cat, worker);
+	s->forwarded = 1;
+	run_actions(s); /* merges it caused, after the add itself */
+	return 0;
+}
+
+static void front_sub_del(struct spate_engine *e, const struct spate_sub *q)
+{
+	struct stage_cluster *s = e->s;
+	uint32_t cat, worker;
+	bool dropped;
+
+	if (placement_sub_del(s->pl, q, &cat, &worker, &dropped) != 0)
+		return;
+	struct pl_msg *m = control(s, PL_SUB_DEL, cat, 0);
+	if (m != NULL) {
+		m->u.sub.reply = s->cur;
+		m->u.sub.drop_cat = dropped;
+		m->u.sub.sub.id = q->id;
+		send_to(s, worker, m);
+		s->forwarded = 1;
+	}
+	if (dropped)
+		category_dir_del(s->dir, cat);
+}
+
+/* One event part for `worker`: the event and up to PL_EVENT_CATS of its
+ * categories there. */
+static struct pl_msg *event_part(struct stage_cluster *s, const struct spate_event *ev)
+{
+	struct pl_msg *m = pl_msg_get(s->msg_pool, 0);
+
+	if (m == NULL)
+		return NULL;
+	m->type = PL_EVENT;
+	m->cat = 0;
+	struct pl_event *pe = &m->u.ev;
+	pe->id = ev->id;
+	pe->lon = ev->lon;
+	pe->lat = ev->lat;
+	pe->n_kw = ev->n_kw;
+	pe->n_attr = ev->n_attr;
+	pe->n_cat = 0;
+	memcpy(pe->kw, ev->kw, ev->n_kw * sizeof(*ev->kw));
+	memcpy(pe->attr, ev->attr, ev->n_attr * sizeof(*ev->attr));
+	return m;
+}
+
+static int front_match(struct spate_engine *e, const struct spate_event *ev,
+		       struct spate_matchvec *mv)
+{
+	struct stage_cluster *s = e->s;
+	const struct placement_route *r;
+	long n = placement_route(s->pl, ev, &r);
+
+	(void)mv;
+	if (n < 0)
+		return (int)n;
+	spated_cnt.events++;
+	for (uint32_t w = 0; w < s->n_workers; w++) {
+		struct pl_msg *m = NULL;
+		for (long i = 0; i < n; i++) {
+			if (r[i].worker != w)
+				continue;
+			if (m != NULL && m->u.ev.n_cat == PL_EVENT_CATS) {
+				send_to(s, w, m);
+				m = NULL;
+			}
+			if (m == NULL && (m = event_part(s, ev)) == NULL)
+				break; /* counted: this worker's part is lost */
+			m->u.ev.cats[m->u.ev.n_cat++] = r[i].cat;
+			spated_cnt.events_routed++;
+		}
+		if (m != NULL)
+			send_to(s, w, m);
+	}
+	run_actions(s); /* moves decided at the end of a load period */
+	return 0;
+}
+
+static void front_destroy(struct spate_engine *e)
+{
+	(void)e;
+}
+
+static const struct spate_engine_ops front_ops = {
+	.name = "pipeline",
+	.help = "spated's cluster stage: places, routes and forwards to matching lcores",
+	.destroy = front_destroy,
+	.sub_add = front_sub_add,
+	.sub_del = front_sub_del,
+	.match = front_match,
+};
+
+static void nack(struct stage_cluster *s, int code)
+{
+	spated_cnt.bad_messages++;
+	spated_cnt.msg_err[code < SPATE_E__COUNT ? code : 0]++;
+	notifier_reply(s->nt, s->cur.to, s->cur.req_type, code, s->cur.req_seq, s->cur.id);
+}
+
+/* An idempotent SUB_ADD retransmission: ACK once the original is applied,
+ * i.e. after it on the sub's owner. */
+static void ack_behind(struct stage_cluster *s, uint64_t id)
+{
+	uint32_t cat, worker;
+
+	if (placement_home(s->pl, id, &cat, &worker) != 0)
+		return;
+	struct pl_msg *m = control(s, PL_ACK, cat, 0);
+	if (m != NULL) {
+		m->u.ack = s->cur;
+		send_to(s, worker, m);
+	}
+}
+
+static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
+		       struct spate_dest src, struct spate_msg *msg)
+{
+	int rc;
+
+	s->cur = (struct pl_reply){ src, hdr->seq, msg->type, msg->id };
+	s->forwarded = 0;
+	switch (msg->type) {
+	case SPATE_MSG_EVENT:
+		rc = spate_matcher_event(s->m, &msg->u.ev, &s->mv);
+		if (rc != 0)
+			nack(s, -rc);
+		return;
+	case SPATE_MSG_SUB_ADD: {
+		struct spate_raw_sub *rs = &msg->u.sub;
+		/* 0.0.0.0:0 = "where this came from"; each zero half is filled
+		 * on its own ("0.0.0.0:5000" = my address, port 5000). */
+		if (rs->dest.ipv4 == 0)
+			rs->dest.ipv4 = src.ipv4;
+		if (rs->dest.port == 0)
+			rs->dest.port = src.port;
+		rc = spate_matcher_sub_add(s->m, rs, hdr->client_id);
+		if (rc != 0)
+			nack(s, -rc);
+		else if (s->forwarded)
+			spated_cnt.sub_adds++;
+		else
+			ack_behind(s, rs->id);
+		return;
+	}
+	case SPATE_MSG_SUB_DEL:
+		rc = spate_matcher_sub_del(s->m, msg->id, hdr->client_id);
+		if (rc != 0)
+			nack(s, -rc);
+		else
+			spated_cnt.sub_dels++;
+		return;
+	default:
+		nack(s, SPATE_E_NOT_ALLOWED); /* servers send those, clients do not */
+	}
+}
+
+static void on_datagram(struct stage_cluster *s, struct rte_mbuf *mb)
+{
+	const uint8_t *buf = rte_pktmbuf_mtod(mb, const uint8_t *);
+	size_t len = rte_pktmbuf_data_len(mb);
+	struct spate_dest src = pkt_meta(mb)->peer;
+	struct spate_hdr hdr;
+	struct spate_reader rd;
+
+	/* RX checked the header; decoding it again is cheap and keeps this
+	 * stage from trusting anything it did not read itself. */
+	if (spate_hdr_decode(buf, len, s->lim, &hdr) != 0) {
+		spated_cnt.bad_header++;
+		rte_pktmbuf_free(mb);
+		return;
+	}
+	spate_reader_init(&rd, buf, len, &hdr);
+	for (;;) {
+		struct spate_msg *msg = &s->msg;
+		/* When framing is lost the reader may not say what was refused:
+		 * the NACK then names type 0, id 0 rather than stale values. */
+		msg->type = 0;
+		msg->id = 0;
+		int rc = spate_reader_next(&rd, s->lim, msg);
+		if (rc == 0)
+			break;
+		spated_cnt.messages++;
+		if (rc == 1) {
+			on_message(s, &hdr, src, msg);
+		} else {
+			s->cur = (struct pl_reply){ src, hdr.seq, msg->type, msg->id };
+			nack(s, -rc);
+		}
+	}
+	rte_pktmbuf_free(mb);
+}
+
+struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
+{
+	struct stage_cluster *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->front.s = s;
+	s->dir = c->dir;
+	s->lim = &c->common->limits;
+	s->n_in = c->n_in;
+	s->n_workers = c->n_workers;
+	s->msg_pool = c->msg_pool;
+	s->backlog_max = c->backlog_max;
+	struct drt_params p = c->common->matcher.params.drt;
+	p.workers = c->n_workers;
+	s->pl = placement_create(&p);
+	s->m = spate_matcher_create_engine(&c->common->matcher, &front_ops, &s->front);
+	s->in = calloc(c->n_in, sizeof(*s->in));
+	s->to_match = calloc(c->n_workers, sizeof(*s->to_match));
+	if (!s->pl || !s->m || !s->in || !s->to_match ||
+	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
+		goto fail;
+	s->nt = notifier_create(c->max_payload, c->common->limits.max_messages, tx_out_payload,
+				&s->to_tx);
+	if (s->nt == NULL)
+		goto fail;
+	memcpy(s->in, c->in, c->n_in * sizeof(*s->in));
+	for (uint32_t w = 0; w < c->n_workers; w++)
+		if (ring_out_init(&s->to_match[w], c->to_match[w], 1, drop_msg, s) != 0)
+			goto fail;
+	return s;
+fail:
+	stage_cluster_destroy(s);
+	return NULL;
+}
+
+static void flush(struct stage_cluster *s)
+{
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		ring_out_flush(&s->to_match[w]);
+	notifier_flush(s->nt);
+	tx_out_flush(&s->to_tx);
+}
+
+unsigned int stage_cluster_poll(struct stage_cluster *s)
+{
+	struct rte_mbuf *pkts[PL_BURST];
+	unsigned int total = 0;
+
+	flush(s); /* the backlogs first */
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		if (ring_out_backlog(&s->to_match[w]) > s->backlog_max) {
+			spated_cnt.backpressure++;
+			return 0;
+		}
+	/* the RX rings in turn, one burst each */
+	for (uint32_t k = 0; k < s->n_in; k++) {
+		uint32_t r = (s->next_in + k) % s->n_in;
+		unsigned int nb = rte_ring_sc_dequeue_burst(s->in[r], (void **)pkts, PL_BURST, NULL);
+		for (unsigned int i = 0; i < nb; i++)
+			on_datagram(s, pkts[i]);
+		total += nb;
+	}
+	s->next_in++;
+	flush(s);
+	return total;
+}
+
+void stage_cluster_destroy(struct stage_cluster *s)
+{
+	if (s == NULL)
+		return;
+	for (uint32_t r = 0; s->in && r < s->n_in; r++) {
+		void *m;
+		while (rte_ring_sc_dequeue(s->in[r], &m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	for (uint32_t w = 0; s->to_match && w < s->n_workers; w++)
+		ring_out_fini(&s->to_match[w]);
+	notifier_destroy(s->nt);
+	tx_out_fini(&s->to_tx);
+	spate_matcher_destroy(s->m);
+	placement_destroy(s->pl);
+	spate_matchvec_free(&s->mv);
+	free(s->in);
+	free(s->to_match);
+	free(s);
+}

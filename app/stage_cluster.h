@@ -1,0 +1,51 @@
+/* stage_cluster.h - the cluster stage: the protocol front and the
+ * clustering.
+ *
+ * It decodes each datagram from RX in order and, through a spate_matcher
+ * (ids, ownership, quotas, idempotent retransmissions, interning - the
+ * same code spate-match uses), places subscriptions in categories and
+ * routes events to them (placement.h). Every result becomes a message to
+ * the owning matching stage: subscription changes (ACKed there, once
+ * applied), event parts (the event with the categories it visits on that
+ * worker), and the merges and moves the clustering decides (carried out
+ * by the handoff protocol of stage_match.h). Refusals are NACKed here.
+ *
+ * It is the only writer of the category directory (category_dir.h).
+ * When a matching stage falls behind, its ring backlog grows; past
+ * backlog_max the stage stops taking datagrams (counted: backpressure)
+ * until it drains, so overload becomes counted drops at the RX ring, not
+ * lost subscription changes.
+ */
+#ifndef SPATED_STAGE_CLUSTER_H
+#define SPATED_STAGE_CLUSTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "category_dir.h"
+#include "spate_conf.h"
+
+struct stage_cluster_conf {
+	struct rte_ring **in;       /* from the RX stages */
+	uint32_t n_in;
+	struct rte_ring **to_match; /* [n_workers] */
+	uint32_t n_workers;
+	struct rte_ring *to_tx;
+	struct rte_mempool *msg_pool, *pkt_pool;
+	struct category_dir *dir;
+	const struct spate_conf *common;
+	size_t max_payload;
+	uint32_t backlog_max;
+};
+
+struct stage_cluster;
+
+struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c);
+/* One poll. Returns the datagrams handled. */
+unsigned int stage_cluster_poll(struct stage_cluster *s);
+void stage_cluster_destroy(struct stage_cluster *s);
+
+#endif

@@ -1,0 +1,491 @@
+/* stage_match.c - a matching stage (stage_match.h).
+ *
+ * Each category held here is an entry: its index (NULL while it is on
+ * its way here, or after it left), and a FIFO of parked messages. A
+ * message for a category runs at once when the entry is runnable - index
+ * here, no merge into it pending, nothing parked before it - and is
+ * parked otherwise, so the category's messages always run in the order
+ * the cluster stage sent them. An event message listing several
+ * categories is shared by their queues (a reference count; one lcore,
+ * no atomics).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cat_index.h"
+#include "counters.h"
+#include "notify.h"
+#include "pl_msg.h"
+#include "ring_out.h"
+#include "spate_err.h"
+#include "spate_idmap.h"
+#include "spate_proto.h"
+#include "stage_match.h"
+#include "tx_out.h"
+
+struct park {
+	struct park *next;
+	struct pl_msg *msg;
+	uint8_t pull; /* the MERGE of msg waits here for this (partner) category */
+};
+
+struct mcat {
+	uint32_t id;
+	struct cat_index *idx; /* NULL: on its way here, or gone */
+	uint8_t expecting;     /* EXPECT seen, handoff not yet here */
+	uint32_t blocked;      /* merges into it waiting for their partner */
+	struct park *head, *tail;
+};
+
+struct stage_match {
+	uint32_t worker, n_workers;
+	struct rte_ring *in;
+	struct rte_ring **peer_in;
+	struct ring_out *peer_out; /* [n_workers], unused for self */
+	struct tx_out to_tx;
+	struct rte_mempool *msg_pool;
+	const char *cat_engine;
+	struct notifier *nt;
+	struct spate_idmap *cats;  /* category id -> struct mcat */
+	struct spate_matchvec mv;
+	struct park *free_parks;
+	uint32_t *ready;           /* categories to drain: a merge into them completed */
+	size_t n_ready, cap_ready;
+};
+
+static void release(struct stage_match *s, struct pl_msg *m)
+{
+	if (--m->refs == 0)
+		pl_msg_put(s->msg_pool, m);
+}
+
+static void drop_msg(void *ctx, void *obj)
+{
+	struct stage_match *s = ctx;
+	struct pl_msg *m = obj;
+
+	/* only when a handoff backlog cannot grow: the index goes too */
+	if (m->type == PL_HANDOFF)
+		cat_index_destroy(m->u.idx);
+	pl_msg_put(s->msg_pool, m);
+}
+
+static struct mcat *cat_get(struct stage_match *s, uint32_t id)
+{
+	return spate_idmap_get(s->cats, id);
+}
+
+static struct mcat *cat_add(struct stage_match *s, uint32_t id, struct cat_index *idx)
+{
+	struct mcat *e = calloc(1, sizeof(*e));
+
+	if (e == NULL || spate_idmap_put(s->cats, id, e) != 0) {
+		free(e);
+		return NULL;
+	}
+	e->id = id;
+	e->idx = idx;
+	return e;
+}
+
+static int runnable(const struct mcat *e)
+{
+	return e->idx != NULL && e->blocked == 0 && e->head == NULL;
+}
+
+/* Forget an entry with nothing left to do: no index, nothing parked,
+ * nothing expected. */
+static void settle(struct stage_match *s, struct mcat *e)
+{
+	if (e->idx == NULL && e->head == NULL && !e->expecting && e->blocked == 0) {
+		spate_idmap_del(s->cats, e->id);
+		free(e);
+	}
+}
+
+static void park(struct stage_match *s, struct mcat *e, struct pl_msg *m, uint8_t pull)
+{
+	struct park *p = s->free_parks;
+
+	if (p != NULL)
+		s->free_parks = p->next;
+	else if ((p = malloc(sizeof(*p))) == NULL) {
+		/* cannot hold it: counted, the category misses this message */
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	p->next = NULL;
+	p->msg = m;
+	p->pull = pull;
+	m->refs++;
+	if (e->tail)
+		e->tail->next = p;
+	else
+		e->head = p;
+	e->tail = p;
+	spated_cnt.parked++;
+}
+
+static void reply(struct stage_match *s, const struct pl_reply *r, int code)
+{
+	notifier_reply(s->nt, r->to, r->req_type, code, r->req_seq, r->id);
+}
+
+static struct spate_event event_view(const struct pl_event *pe)
+{
+	return (struct spate_event){
+		.id = pe->id, .lon = pe->lon, .lat = pe->lat,
+		.n_kw = pe->n_kw, .n_attr = pe->n_attr, .kw = pe->kw, .attr = pe->attr,
+	};
+}
+
+static void match_in(struct stage_match *s, struct mcat *e, const struct spate_event *ev)
+{
+	spated_cnt.cats_visited++;
+	if (cat_index_match(e->idx, ev, &s->mv) != 0)
+		spated_cnt.msg_no_memory++;
+}
+
+static void notify(struct stage_match *s, uint64_t event_id)
+{
+	spated_cnt.matches += s->mv.n;
+	if (notifier_add_matches(s->nt, event_id, &s->mv) != 0)
+		spated_cnt.msg_no_memory++;
+	s->mv.n = 0;
+}
+
+static void push_ready(struct stage_match *s, uint32_t id)
+{
+	if (s->n_ready == s->cap_ready) {
+		size_t ncap = s->cap_ready ? s->cap_ready * 2 : 16;
+		uint32_t *nr = realloc(s->ready, ncap * sizeof(*nr));
+		if (nr == NULL) {
+			spated_cnt.msg_no_memory++;
+			return;
+		}
+		s->ready = nr;
+		s->cap_ready = ncap;
+	}
+	s->ready[s->n_ready++] = id;
+}
+
+/* `from` (runnable) merges into `into`. */
+static void merge_now(struct stage_match *s, struct mcat *into, struct mcat *from)
+{
+	if (cat_index_merge(into->idx, from->idx) != 0) {
+		spated_cnt.msg_no_memory++; /* both kept; from's subs unreachable */
+		return;
+	}
+	from->idx = NULL;
+	spated_cnt.merges++;
+	settle(s, from);
+}
+
+static void hand_off(struct stage_match *s, struct mcat *e, uint32_t to)
+{
+	if (to >= s->n_workers || to == s->worker) {
+		spated_cnt.cat_unknown++;
+		return;
+	}
+	struct pl_msg *h = pl_msg_get(s->msg_pool, 1);
+	if (h == NULL)
+		return; /* counted; the category stays here, unreachable */
+	h->type = PL_HANDOFF;
+	h->cat = e->id;
+	h->u.idx = e->idx;
+	e->idx = NULL;
+	ring_out_push(&s->peer_out[to], h);
+	spated_cnt.rehomes_out++;
+}
+
+/* Run one message for runnable entry e. Never frees e itself: the caller
+ * settles it. `pull`: e is the partner a parked MERGE waited for. */
+static void execute(struct stage_match *s, struct mcat *e, struct pl_msg *m, uint8_t pull)
+{
+	switch (m->type) {
+	case PL_EVENT: {
+		struct spate_event ev = event_view(&m->u.ev);
+		match_in(s, e, &ev);
+		notify(s, ev.id);
+		break;
+	}
+	case PL_SUB_ADD: {
+		struct spate_sub sub = m->u.sub.sub;
+		sub.kw = m->u.sub.kw;
+		sub.cons = m->u.sub.cons;
+		reply(s, &m->u.sub.reply, -cat_index_add(e->idx, &sub));
+		break;
+	}
+	case PL_SUB_DEL: {
+		int rc = cat_index_del(e->idx, m->u.sub.sub.id);
+		if (m->u.sub.drop_cat && cat_index_count(e->idx) == 0) {
+			cat_index_destroy(e->idx);
+			e->idx = NULL;
+		}
+		reply(s, &m->u.sub.reply, -rc);
+		break;
+	}
+	case PL_ACK:
+		reply(s, &m->u.ack, 0);
+		break;
+	case PL_MERGE:
+		if (pull) {
+			/* e is the partner; m->cat the category it merges into */
+			struct mcat *into = cat_get(s, m->cat);
+			if (into == NULL || into->idx == NULL) {
+				spated_cnt.cat_unknown++;
+				break;
+			}
+			into->blocked--;
+			merge_now(s, into, e); /* may settle e: caller re-checks by id */
+			push_ready(s, into->id);
+		} else {
+			struct mcat *from = cat_get(s, m->other);
+			if (from == NULL) {
+				spated_cnt.cat_unknown++;
+			} else if (runnable(from)) {
+				merge_now(s, e, from);
+			} else {
+				e->blocked++;
+				park(s, from, m, 1);
+			}
+		}
+		break;
+	case PL_MOVE:
+		hand_off(s, e, m->other);
+		break;
+	case PL_EXPECT:
+		break; /* the handoff came first: nothing to wait for */
+	default:
+		spated_cnt.cat_unknown++;
+	}
+}
+
+/* Run e's parked messages while it is runnable. */
+static void drain(struct stage_match *s, uint32_t id)
+{
+	struct mcat *e = cat_get(s, id);
+
+	while (e != NULL && e->head != NULL && e->idx != NULL && e->blocked == 0) {
+		struct park *p = e->head;
+		e->head = p->next;
+		if (e->head == NULL)
+			e->tail = NULL;
+		struct pl_msg *m = p->msg;
+		uint8_t pull = p->pull;
+		p->next = s->free_parks;
+		s->free_parks = p;
+		execute(s, e, m, pull);
+		release(s, m);
+		e = cat_get(s, id); /* a merge may have settled it */
+	}
+	if (e != NULL)
+		settle(s, e);
+}
+
+static void run_ready(struct stage_match *s)
+{
+	while (s->n_ready > 0)
+		drain(s, s->ready[--s->n_ready]);
+}
+
+/* A message for category id: now, or parked behind what waits. */
+static void dispatch(struct stage_match *s, uint32_t id, struct pl_msg *m)
+{
+	struct mcat *e = cat_get(s, id);
+
+	if (e == NULL) {
+		spated_cnt.cat_unknown++;
+		return;
+	}
+	if (!runnable(e)) {
+		park(s, e, m, 0);
+		return;
+	}
+	execute(s, e, m, 0);
+	if ((e = cat_get(s, id)) != NULL)
+		settle(s, e);
+}
+
+static void on_event(struct stage_match *s, struct pl_msg *m)
+{
+	struct spate_event ev = event_view(&m->u.ev);
+
+	s->mv.n = 0;
+	for (uint16_t i = 0; i < m->u.ev.n_cat; i++) {
+		struct mcat *e = cat_get(s, m->u.ev.cats[i]);
+		if (e == NULL)
+			spated_cnt.cat_unknown++;
+		else if (runnable(e))
+			match_in(s, e, &ev);
+		else
+			park(s, e, m, 0);
+	}
+	notify(s, ev.id);
+}
+
+static void on_msg(struct stage_match *s, struct pl_msg *m)
+{
+	struct mcat *e;
+
+	m->refs = 1;
+	switch (m->type) {
+	case PL_EVENT:
+		on_event(s, m);
+		break;
+	case PL_SUB_ADD:
+		/* the first subscription of a new category makes it here */
+		if (cat_get(s, m->cat) == NULL) {
+			struct cat_index *idx = cat_index_create(s->cat_engine);
+			if (idx == NULL || cat_add(s, m->cat, idx) == NULL) {
+				cat_index_destroy(idx);
+				reply(s, &m->u.sub.reply, SPATE_E_NO_MEMORY);
+				break;
+			}
+		}
+		dispatch(s, m->cat, m);
+		break;
+	case PL_EXPECT:
+		e = cat_get(s, m->cat);
+		if (e == NULL) {
+			e = cat_add(s, m->cat, NULL);
+			if (e == NULL)
+				spated_cnt.msg_no_memory++;
+			else
+				e->expecting = 1;
+		} else {
+			dispatch(s, m->cat, m);
+		}
+		break;
+	default:
+		dispatch(s, m->cat, m);
+	}
+	release(s, m);
+	run_ready(s);
+}
+
+static void on_handoff(struct stage_match *s, struct pl_msg *m)
+{
+	struct mcat *e = cat_get(s, m->cat);
+
+	if (e == NULL)
+		e = cat_add(s, m->cat, NULL); /* came before its EXPECT */
+	if (e == NULL || e->idx != NULL) {
+		spated_cnt.cat_unknown++;
+		cat_index_destroy(m->u.idx);
+	} else {
+		e->idx = m->u.idx;
+		e->expecting = 0;
+		spated_cnt.rehomes_in++;
+		drain(s, m->cat);
+	}
+	pl_msg_put(s->msg_pool, m);
+	run_ready(s);
+}
+
+struct stage_match *stage_match_create(const struct stage_match_conf *c)
+{
+	struct stage_match *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->worker = c->worker;
+	s->n_workers = c->n_workers;
+	s->in = c->in;
+	s->msg_pool = c->msg_pool;
+	s->cat_engine = c->cat_engine;
+	s->cats = spate_idmap_create();
+	s->peer_in = calloc(c->n_workers, sizeof(*s->peer_in));
+	s->peer_out = calloc(c->n_workers, sizeof(*s->peer_out));
+	if (s->cats == NULL || s->peer_in == NULL || s->peer_out == NULL ||
+	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
+		goto fail;
+	s->nt = notifier_create(c->max_payload, c->max_messages, tx_out_payload, &s->to_tx);
+	if (s->nt == NULL)
+		goto fail;
+	for (uint32_t w = 0; w < c->n_workers; w++) {
+		s->peer_in[w] = c->peer_in[w];
+		if (c->peer_out[w] != NULL &&
+		    ring_out_init(&s->peer_out[w], c->peer_out[w], 1, drop_msg, s) != 0)
+			goto fail;
+	}
+	return s;
+fail:
+	stage_match_destroy(s);
+	return NULL;
+}
+
+unsigned int stage_match_poll(struct stage_match *s)
+{
+	void *objs[PL_BURST];
+	unsigned int total = 0, nb;
+
+	/* handoffs first: they release what is parked */
+	for (uint32_t w = 0; w < s->n_workers; w++) {
+		if (s->peer_in[w] == NULL)
+			continue;
+		nb = rte_ring_sc_dequeue_burst(s->peer_in[w], objs, PL_BURST, NULL);
+		for (unsigned int i = 0; i < nb; i++)
+			on_handoff(s, objs[i]);
+		total += nb;
+	}
+	nb = rte_ring_sc_dequeue_burst(s->in, objs, PL_BURST, NULL);
+	for (unsigned int i = 0; i < nb; i++)
+		on_msg(s, objs[i]);
+	total += nb;
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		if (s->peer_out[w].ring != NULL)
+			ring_out_flush(&s->peer_out[w]);
+	/* end of the burst: one datagram per receiver */
+	notifier_flush(s->nt);
+	tx_out_flush(&s->to_tx);
+	return total;
+}
+
+static void free_cat(uint64_t key, void *val, void *ctx)
+{
+	struct stage_match *s = ctx;
+	struct mcat *e = val;
+
+	(void)key;
+	while (e->head) {
+		struct park *p = e->head;
+		e->head = p->next;
+		release(s, p->msg);
+		free(p);
+	}
+	cat_index_destroy(e->idx);
+	free(e);
+}
+
+void stage_match_destroy(struct stage_match *s)
+{
+	if (s == NULL)
+		return;
+	if (s->cats) {
+		spate_idmap_foreach(s->cats, free_cat, s);
+		spate_idmap_destroy(s->cats);
+	}
+	while (s->free_parks) {
+		struct park *p = s->free_parks;
+		s->free_parks = p->next;
+		free(p);
+	}
+	/* messages still in our input rings go back to the pool */
+	void *m;
+	while (s->in && rte_ring_sc_dequeue(s->in, &m) == 0)
+		drop_msg(s, m);
+	for (uint32_t w = 0; s->peer_in && w < s->n_workers; w++)
+		while (s->peer_in[w] && rte_ring_sc_dequeue(s->peer_in[w], &m) == 0)
+			drop_msg(s, m);
+	for (uint32_t w = 0; s->peer_out && w < s->n_workers; w++)
+		if (s->peer_out[w].ring != NULL)
+			ring_out_fini(&s->peer_out[w]);
+	notifier_destroy(s->nt);
+	tx_out_fini(&s->to_tx);
+	spate_matchvec_free(&s->mv);
+	free(s->ready);
+	free(s->peer_in);
+	free(s->peer_out);
+	free(s);
+}

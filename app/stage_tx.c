@@ -1,0 +1,121 @@
+/* stage_tx.c - the TX stage (stage_tx.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "counters.h"
+#include "net.h"
+#include "notify.h"
+#include "pl_msg.h"
+#include "stage_tx.h"
+
+struct stage_tx {
+	struct net net;
+	uint16_t queue_id;
+	struct notifier *seqs; /* only its receiver table: the sequence numbers */
+	struct rte_ring **in;
+	uint32_t n_in;
+	uint16_t n_tx;
+	struct rte_mbuf *tx[PL_BURST];
+};
+
+static void tx_flush(struct stage_tx *s)
+{
+	uint16_t sent = 0;
+
+	/* A few tries: af_packet takes less than a burst when its ring is
+	 * momentarily full. Then give up: never block the poll loop. */
+	for (int tries = 0; tries < 4 && sent < s->n_tx; tries++)
+		sent += rte_eth_tx_burst(s->net.port_id, s->queue_id, s->tx + sent, s->n_tx - sent);
+	spated_cnt.tx += sent;
+	for (uint16_t i = sent; i < s->n_tx; i++) {
+		spated_cnt.tx_drops++;
+		spated_cnt.tx_bytes -= rte_pktmbuf_pkt_len(s->tx[i]);
+		rte_pktmbuf_free(s->tx[i]);
+	}
+	s->n_tx = 0;
+}
+
+static void emit(void *ctx, struct rte_mbuf *m)
+{
+	struct stage_tx *s = ctx;
+
+	/* Counted now: after tx_burst the mbuf is no longer ours to read. */
+	spated_cnt.tx_bytes += rte_pktmbuf_pkt_len(m);
+	s->tx[s->n_tx++] = m;
+	if (s->n_tx == PL_BURST)
+		tx_flush(s);
+}
+
+struct stage_tx *stage_tx_create(const struct stage_tx_conf *c)
+{
+	struct stage_tx *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	net_init(&s->net, c->port_id, c->pool, &c->mac, c->ipv4, c->udp_port);
+	s->net.emit = emit;
+	s->net.ctx = s;
+	s->queue_id = c->queue_id;
+	s->seqs = notifier_create(c->max_payload, c->max_messages, NULL, NULL);
+	s->in = malloc((c->n_in + 1) * sizeof(*s->in));
+	if (s->seqs == NULL || s->in == NULL) {
+		stage_tx_destroy(s);
+		return NULL;
+	}
+	memcpy(s->in, c->in, c->n_in * sizeof(*s->in));
+	s->n_in = c->n_in;
+	return s;
+}
+
+static void handle(struct stage_tx *s, struct rte_mbuf *m)
+{
+	struct pkt_meta *pm = pkt_meta(m);
+
+	switch (pm->kind) {
+	case PKT_FRAME:
+		emit(s, m);
+		return;
+	case PKT_PAYLOAD:
+		notifier_stamp(s->seqs, pm->peer, rte_pktmbuf_mtod(m, uint8_t *));
+		net_udp_output(&s->net, m, pm->peer);
+		return;
+	case PKT_NEIGH:
+		neigh_learn(&s->net.neigh, pm->peer.ipv4, &pm->mac);
+		break;
+	}
+	rte_pktmbuf_free(m);
+}
+
+unsigned int stage_tx_poll(struct stage_tx *s)
+{
+	struct rte_mbuf *pkts[PL_BURST];
+	unsigned int total = 0;
+
+	for (uint32_t r = 0; r < s->n_in; r++) {
+		unsigned int nb = rte_ring_sc_dequeue_burst(s->in[r], (void **)pkts, PL_BURST, NULL);
+		for (unsigned int i = 0; i < nb; i++)
+			handle(s, pkts[i]);
+		total += nb;
+	}
+	if (s->n_tx > 0)
+		tx_flush(s);
+	return total;
+}
+
+void stage_tx_destroy(struct stage_tx *s)
+{
+	if (s == NULL)
+		return;
+	/* what is still queued goes back to the pool */
+	for (uint32_t r = 0; s->in && r < s->n_in; r++) {
+		void *m;
+		while (rte_ring_sc_dequeue(s->in[r], &m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	tx_flush(s);
+	notifier_destroy(s->seqs);
+	free(s->in);
+	free(s);
+}
