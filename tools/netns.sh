@@ -113,8 +113,9 @@ netns_srv_mac() { cat "/sys/class/net/$NETNS_SRV_IF/address" 2>/dev/null ||
 
 # netns_spated_start LOG [spated args before "--"...]
 # Starts spated in the server namespace on its veth and waits (at most
-# 30 s) for its ready line. EAL: no hugepages, no PCI, one lcore, a file
-# prefix of our own.
+# 30 s) for its ready line. EAL: no hugepages, no PCI, a file prefix of
+# our own, and the lcores in NETNS_EAL_LCORES (default "-l 0": one lcore;
+# e.g. "--lcores=0@0,1@1,2@0" puts three lcores on two CPUs).
 netns_spated_start() {
 	local log=$1 i prefix
 	shift
@@ -122,7 +123,7 @@ netns_spated_start() {
 	NETNS_PREFIXES="$NETNS_PREFIXES $prefix"
 	NETNS_SPATED_LOG=$log
 	ip netns exec "$NETNS_SRV" "$NETNS_SPATED" "$@" -- \
-		--no-huge -m 512 --no-pci --file-prefix="$prefix" -l 0 \
+		--no-huge -m 512 --no-pci --file-prefix="$prefix" ${NETNS_EAL_LCORES:--l 0} \
 		--vdev="net_af_packet0,iface=$NETNS_SRV_IF" >"$log" 2>&1 &
 	NETNS_SPATED_PID=$!
 	netns_track "$NETNS_SPATED_PID"

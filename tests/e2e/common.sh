@@ -48,10 +48,26 @@ e2e_start() {
 	netns_spated_start "$SPATED_LOG" -c "$SPATE_CONF" "$@" || fail "spated did not start"
 }
 
-# Stop spated (must exit 0) and start a fresh one in the same namespaces.
+# Stop spated (must exit 0) and start a fresh one in the same namespaces
+# (with the configuration in SPATE_CONF).
 e2e_restart() {
 	netns_spated_stop || fail "spated did not exit cleanly"
-	netns_spated_start "$SPATED_LOG" -c "$SPATE_CONF" || fail "spated did not restart"
+	netns_spated_start "$SPATED_LOG" -c "$SPATE_CONF" "$@" || fail "spated did not restart"
+}
+
+# e2e_conf OUT LCORES [DRT]: conf/spated.conf with the group
+# "lcores: { LCORES };" in "spated" and "drt: { DRT };" in "spate".
+e2e_conf() {
+	python3 - "$SPATE_SRC/conf/spated.conf" "$1" "$2" "${3:-}" <<'PY' || fail "e2e_conf"
+import sys
+src, out, lcores, drt = sys.argv[1:5]
+text = open(src).read()
+assert text.count("spated: {") == 1 and text.count("spate: {") == 1
+text = text.replace("spated: {", "spated: {\n  lcores: { %s };" % lcores)
+if drt:
+    text = text.replace("spate: {", "spate: {\n  drt: { %s };" % drt)
+open(out, "w").write(text)
+PY
 }
 
 # e2e_ping COUNT: COUNT echo replies or fail.

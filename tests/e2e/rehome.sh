@@ -1,0 +1,43 @@
+#!/bin/bash
+# rehome.sh - categories move and merge between matching lcores while
+# events stream: a load period of a few events (lambda), no overload
+# tolerance (sigma 0) and few categories allowed (CMaxNumTh) force
+# hundreds of moves and merges, many with events in flight for the
+# category. The notification set must still be exactly spate-match
+# --engine brute's: nothing lost, nothing twice.
+. "$(dirname "$0")/common.sh"
+
+python3 "$E2E_DIR/gen-stream.py" --seed 11 --subs 800 --events 6000 >"$E2E_TMP/gen.tsv" ||
+	fail "gen-stream.py"
+cpus=$(nproc)
+export NETNS_EAL_LCORES="--lcores=0@0,1@$((1 % cpus)),2@0,3@$((1 % cpus))"
+SPATE_CONF=$E2E_TMP/spated-rehome.conf
+e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 1, 2, 3 ];" \
+	"lambda = 16; sigma = 0.0; cmax = 12; route_cell = 1;"
+e2e_start
+e2e_replay_check "$E2E_DIR/data/interleaved.tsv" rehome-interleaved
+e2e_restart
+e2e_replay_check "$E2E_TMP/gen.tsv" rehome-generated
+stats=$(netns_spated_stats) || fail "no counters"
+python3 - "$stats" <<'PY' || fail "rehoming counters"
+import json, sys
+st = json.loads(sys.argv[1])
+c = {k: st[k] for k in ("rehomes_out", "rehomes_in", "merges", "parked", "cat_unknown",
+                         "msg_no_memory", "ring_full_rx", "ring_full_tx", "no_mbuf")}
+print("  " + " ".join("%s=%d" % kv for kv in c.items()))
+bad = []
+if c["rehomes_out"] != c["rehomes_in"]:
+    bad.append("handed off != received")
+if c["rehomes_out"] < 100:
+    bad.append("fewer than 100 moves: the test did not rehome")
+if c["merges"] < 50:
+    bad.append("fewer than 50 merges")
+for k in ("cat_unknown", "msg_no_memory", "ring_full_rx", "ring_full_tx", "no_mbuf"):
+    if c[k]:
+        bad.append(k)
+if bad:
+    print("  WRONG: " + ", ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+netns_spated_stop || fail "spated did not exit cleanly"
+echo "ok: rehome"
