@@ -70,22 +70,30 @@ static void install_signals(void)
 
 struct house {
 	struct pipeline *pl;
+	uint16_t port_id;
 	uint64_t hz, start, stats_every, next_stats;
 };
 
-/* The counters, then where the categories are (from the directory):
- * {"spated":"placement","workers":[{"categories":N,"subs":N},...]}. */
+/* The counters, then where the categories are (from the directory) and
+ * what the port dropped before spated saw it:
+ * {"spated":"pipeline","workers":[{"categories":N,"subs":N},...],
+ *  "port":{"ipackets":N,"imissed":N,"rx_nombuf":N,"ierrors":N,...}}. */
 static void print_stats(struct house *h, uint64_t now)
 {
 	uint32_t n = pipeline_workers(h->pl), cats[SPATED_MATCH_MAX];
 	uint64_t subs[SPATED_MATCH_MAX];
+	struct rte_eth_stats es;
 
 	spated_counters_print(stdout, (double)(now - h->start) / (double)h->hz);
 	category_dir_per_worker(pipeline_dir(h->pl), n, cats, subs);
-	printf("{\"spated\":\"placement\",\"workers\":[");
+	printf("{\"spated\":\"pipeline\",\"workers\":[");
 	for (uint32_t w = 0; w < n; w++)
 		printf("%s{\"categories\":%u,\"subs\":%" PRIu64 "}", w ? "," : "", cats[w], subs[w]);
-	printf("]}\n");
+	if (rte_eth_stats_get(h->port_id, &es) != 0)
+		memset(&es, 0, sizeof(es));
+	printf("],\"port\":{\"ipackets\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
+	       ",\"ierrors\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"oerrors\":%" PRIu64 "}}\n",
+	       es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.opackets, es.oerrors);
 	fflush(stdout);
 }
 
@@ -231,7 +239,7 @@ int main(int argc, char **argv)
 	       rte_lcore_count(), conf.mtu);
 	fflush(stdout);
 
-	struct house h = { .pl = pl, .hz = rte_get_timer_hz() };
+	struct house h = { .pl = pl, .port_id = port_id, .hz = rte_get_timer_hz() };
 	h.start = rte_get_timer_cycles();
 	h.stats_every = conf.stats_interval * h.hz;
 	h.next_stats = h.start + h.stats_every;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_lcore.h>
+
 #include "counters.h"
 #include "notify.h"
 #include "pl_msg.h"
@@ -46,6 +48,12 @@ struct stage_cluster {
 	struct spate_matchvec mv; /* always empty: matches happen downstream */
 	struct spate_msg msg;     /* a decoded message is a few KB: not on the stack */
 	struct placement_action acts[MAX_ACTIONS];
+	/* datagrams taken from RX but not handled yet (held back) */
+	struct rte_mbuf *pending[PL_BURST];
+	unsigned int n_pending, next_pending;
+	/* the pool count includes other lcores' caches, which this lcore
+	 * cannot take from: keep that much more */
+	unsigned int pool_margin;
 };
 
 static void drop_msg(void *ctx, void *obj)
@@ -147,8 +155,7 @@ static int front_sub_add(struct spate_engine *e, const struct spate_sub *q)
 	m->u.sub.reply = s->cur;
 	copy_sub(&m->u.sub, q);
 	send_to(s, worker, m);
-	if (fresh)
-		publish(s, cat, worker);
+	publish(s, cat, worker); /* new, or one more subscription */
 	s->forwarded = 1;
 	run_actions(s); /* merges it caused, after the add itself */
 	return 0;
@@ -172,6 +179,8 @@ static void front_sub_del(struct spate_engine *e, const struct spate_sub *q)
 	}
 	if (dropped)
 		category_dir_del(s->dir, cat);
+	else
+		publish(s, cat, worker);
 }
 
 /* One event part for `worker`: the event and up to PL_EVENT_CATS of its
@@ -355,6 +364,7 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
 	s->n_workers = c->n_workers;
 	s->msg_pool = c->msg_pool;
 	s->backlog_max = c->backlog_max;
+	s->pool_margin = PL_BURST + rte_lcore_count() * (c->msg_pool->cache_size * 3 / 2 + 1);
 	struct drt_params p = c->common->matcher.params.drt;
 	p.workers = c->n_workers;
 	s->pl = placement_create(&p);
@@ -386,24 +396,52 @@ static void flush(struct stage_cluster *s)
 	tx_out_flush(&s->to_tx);
 }
 
+/* Room for one more datagram of `count` messages? Every lossless backlog
+ * short enough, and the message pool able to take every message of it
+ * for every worker (a datagram's events could go to all). Otherwise the
+ * datagram waits, and RX's ring fills: overload is dropped, counted, at
+ * the door, never as a lost part of an event or a lost change. */
+static int has_room(struct stage_cluster *s, unsigned int count)
+{
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		if (ring_out_backlog(&s->to_match[w]) > s->backlog_max)
+			return 0;
+	return rte_mempool_avail_count(s->msg_pool) >= (count + 2) * s->n_workers + s->pool_margin;
+}
+
+static unsigned int dgram_count(struct rte_mbuf *mb)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(mb, const uint8_t *);
+	/* header offset 6: the message count (RX checked the header) */
+	return rte_pktmbuf_data_len(mb) >= SPATE_HDR_LEN ? (unsigned int)(b[6] << 8 | b[7]) : 0;
+}
+
 unsigned int stage_cluster_poll(struct stage_cluster *s)
 {
-	struct rte_mbuf *pkts[PL_BURST];
 	unsigned int total = 0;
 
 	flush(s); /* the backlogs first */
-	for (uint32_t w = 0; w < s->n_workers; w++)
-		if (ring_out_backlog(&s->to_match[w]) > s->backlog_max) {
-			spated_cnt.backpressure++;
-			return 0;
+	/* the RX rings in turn, one burst each, handled while there is room */
+	for (uint32_t k = 0; k <= s->n_in; k++) {
+		if (s->n_pending == s->next_pending) {
+			if (k == s->n_in)
+				break;
+			uint32_t r = (s->next_in + k) % s->n_in;
+			s->n_pending = rte_ring_sc_dequeue_burst(s->in[r], (void **)s->pending,
+								 PL_BURST, NULL);
+			s->next_pending = 0;
 		}
-	/* the RX rings in turn, one burst each */
-	for (uint32_t k = 0; k < s->n_in; k++) {
-		uint32_t r = (s->next_in + k) % s->n_in;
-		unsigned int nb = rte_ring_sc_dequeue_burst(s->in[r], (void **)pkts, PL_BURST, NULL);
-		for (unsigned int i = 0; i < nb; i++)
-			on_datagram(s, pkts[i]);
-		total += nb;
+		while (s->next_pending < s->n_pending) {
+			struct rte_mbuf *mb = s->pending[s->next_pending];
+			if (!has_room(s, dgram_count(mb))) {
+				spated_cnt.backpressure++;
+				flush(s);
+				return total;
+			}
+			s->next_pending++;
+			on_datagram(s, mb);
+			total++;
+		}
 	}
 	s->next_in++;
 	flush(s);
@@ -414,6 +452,8 @@ void stage_cluster_destroy(struct stage_cluster *s)
 {
 	if (s == NULL)
 		return;
+	while (s->next_pending < s->n_pending)
+		rte_pktmbuf_free(s->pending[s->next_pending++]);
 	for (uint32_t r = 0; s->in && r < s->n_in; r++) {
 		void *m;
 		while (rte_ring_sc_dequeue(s->in[r], &m) == 0)
