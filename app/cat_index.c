@@ -1,28 +1,35 @@
 /* cat_index.c - a category's subscriptions (cat_index.h): an id map owns
- * the copies, an engine of lib/ indexes them. */
+ * the copies; the index over them is DRt's per-category index
+ * (lib/drt_category.h, the default) or any engine of lib/. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cat_index.h"
+#include "drt_category.h"
 #include "spate_err.h"
 #include "spate_idmap.h"
 
 struct cat_index {
+	struct drt_category *drt;            /* or: */
 	const struct spate_engine_ops *ops;
 	struct spate_engine *eng;
 	struct spate_idmap *subs; /* id -> owned struct spate_sub (one block) */
 };
 
-struct cat_index *cat_index_create(const char *engine)
+struct cat_index *cat_index_create(const char *engine, double cell_deg)
 {
 	struct cat_index *ci = calloc(1, sizeof(*ci));
 
 	if (ci == NULL)
 		return NULL;
-	ci->ops = spate_engine_find(engine ? engine : "brute");
-	ci->eng = ci->ops ? ci->ops->create(NULL) : NULL;
+	if (engine == NULL || strcmp(engine, "drt") == 0) {
+		ci->drt = drt_category_create(cell_deg);
+	} else {
+		ci->ops = spate_engine_find(engine);
+		ci->eng = ci->ops ? ci->ops->create(NULL) : NULL;
+	}
 	ci->subs = spate_idmap_create();
-	if (ci->eng == NULL || ci->subs == NULL) {
+	if ((ci->drt == NULL && ci->eng == NULL) || ci->subs == NULL) {
 		cat_index_destroy(ci);
 		return NULL;
 	}
@@ -40,6 +47,7 @@ void cat_index_destroy(struct cat_index *ci)
 {
 	if (ci == NULL)
 		return;
+	drt_category_destroy(ci->drt);
 	if (ci->eng)
 		ci->ops->destroy(ci->eng);
 	if (ci->subs) {
@@ -69,15 +77,17 @@ static struct spate_sub *clone_sub(const struct spate_sub *s)
 	return c;
 }
 
-/* Put an owned sub in: map and engine, both or neither. */
-static int take_sub(struct cat_index *ci, struct spate_sub *c)
+static int index_add(struct cat_index *ci, const struct spate_sub *s)
 {
-	if (spate_idmap_put(ci->subs, c->id, c) != 0)
-		return -SPATE_E_NO_MEMORY;
-	int rc = ci->ops->sub_add(ci->eng, c);
-	if (rc != 0)
-		spate_idmap_del(ci->subs, c->id);
-	return rc;
+	return ci->drt ? drt_category_add(ci->drt, s) : ci->ops->sub_add(ci->eng, s);
+}
+
+static void index_del(struct cat_index *ci, const struct spate_sub *s)
+{
+	if (ci->drt)
+		drt_category_del(ci->drt, s);
+	else
+		ci->ops->sub_del(ci->eng, s);
 }
 
 int cat_index_add(struct cat_index *ci, const struct spate_sub *s)
@@ -85,11 +95,15 @@ int cat_index_add(struct cat_index *ci, const struct spate_sub *s)
 	if (spate_idmap_get(ci->subs, s->id) != NULL)
 		return 0;
 	struct spate_sub *c = clone_sub(s);
-	if (c == NULL)
-		return -SPATE_E_NO_MEMORY;
-	int rc = take_sub(ci, c);
-	if (rc != 0)
+	if (c == NULL || spate_idmap_put(ci->subs, c->id, c) != 0) {
 		free(c);
+		return -SPATE_E_NO_MEMORY;
+	}
+	int rc = index_add(ci, c);
+	if (rc != 0) {
+		spate_idmap_del(ci->subs, c->id);
+		free(c);
+	}
 	return rc;
 }
 
@@ -99,7 +113,7 @@ int cat_index_del(struct cat_index *ci, uint64_t id)
 
 	if (s == NULL)
 		return -SPATE_E_UNKNOWN_ID;
-	ci->ops->sub_del(ci->eng, s);
+	index_del(ci, s);
 	spate_idmap_del(ci->subs, id);
 	free(s);
 	return 0;
@@ -108,7 +122,7 @@ int cat_index_del(struct cat_index *ci, uint64_t id)
 int cat_index_match(struct cat_index *ci, const struct spate_event *ev,
 		    struct spate_matchvec *mv)
 {
-	return ci->ops->match(ci->eng, ev, mv);
+	return ci->drt ? drt_category_match(ci->drt, ev, mv) : ci->ops->match(ci->eng, ev, mv);
 }
 
 struct collect {
@@ -124,28 +138,52 @@ static void collect_sub(uint64_t key, void *val, void *ctx)
 	c->v[c->n++] = val;
 }
 
+/* The owned copies of `from` belong to `into` now. */
+static int take_copies(struct cat_index *into, struct cat_index *from, const struct collect *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (spate_idmap_put(into->subs, c->v[i]->id, c->v[i]) != 0) {
+			while (i-- > 0)
+				spate_idmap_del(into->subs, c->v[i]->id);
+			return -SPATE_E_NO_MEMORY;
+		}
+	for (size_t i = 0; i < c->n; i++)
+		spate_idmap_del(from->subs, c->v[i]->id);
+	return 0;
+}
+
 int cat_index_merge(struct cat_index *into, struct cat_index *from)
 {
 	struct collect c = { malloc((spate_idmap_count(from->subs) + 1) * sizeof(*c.v)), 0 };
+	int rc = 0;
 
 	if (c.v == NULL)
 		return -SPATE_E_NO_MEMORY;
 	spate_idmap_foreach(from->subs, collect_sub, &c);
-	for (size_t i = 0; i < c.n; i++) {
-		struct spate_sub *s = c.v[i];
-		/* out of `from` first: a sub is never in both at once */
-		from->ops->sub_del(from->eng, s);
-		spate_idmap_del(from->subs, s->id);
-		if (take_sub(into, s) != 0) {
-			/* back where it was; from keeps the rest */
-			take_sub(from, s);
-			free(c.v);
-			return -SPATE_E_NO_MEMORY;
+	if (into->drt && from->drt) {
+		/* DRt merges its indexes itself; the copies follow */
+		rc = take_copies(into, from, &c);
+		if (rc == 0 && (rc = drt_category_merge(into->drt, from->drt)) != 0)
+			take_copies(from, into, &c); /* undo: cannot fail, keys known */
+	} else {
+		for (size_t i = 0; rc == 0 && i < c.n; i++) {
+			struct spate_sub *s = c.v[i];
+			/* out of `from` first: a sub is never in both at once */
+			index_del(from, s);
+			spate_idmap_del(from->subs, s->id);
+			if (spate_idmap_put(into->subs, s->id, s) != 0 ||
+			    (rc = index_add(into, s)) != 0) {
+				spate_idmap_del(into->subs, s->id);
+				spate_idmap_put(from->subs, s->id, s); /* back; cannot fail */
+				index_add(from, s);
+				rc = -SPATE_E_NO_MEMORY;
+			}
 		}
 	}
 	free(c.v);
-	cat_index_destroy(from);
-	return 0;
+	if (rc == 0)
+		cat_index_destroy(from);
+	return rc;
 }
 
 size_t cat_index_count(const struct cat_index *ci)

@@ -15,9 +15,10 @@
 
 struct cat_index;
 
-/* The index is an engine of lib/ (by name; NULL = brute). NULL on no
- * memory or an unknown engine. */
-struct cat_index *cat_index_create(const char *engine);
+/* The index is DRt's per-category index (engine "drt" or NULL; second
+ * level cells of cell_deg degrees) or an engine of lib/ by name. NULL on
+ * no memory or an unknown engine. */
+struct cat_index *cat_index_create(const char *engine, double cell_deg);
 void cat_index_destroy(struct cat_index *ci);
 
 /* Add a copy of s (its arrays are copied too). 0 on success or when the

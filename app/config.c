@@ -33,7 +33,7 @@ void spated_conf_default(struct spated_conf *c)
 	c->ring_size = 1024;
 	c->msgs = 16383;
 	c->backlog_max = 1024;
-	snprintf(c->category_engine, sizeof(c->category_engine), "brute");
+	snprintf(c->category_engine, sizeof(c->category_engine), "drt");
 	c->rcu_cpu = -1;
 }
 

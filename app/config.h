@@ -10,7 +10,7 @@
  *     idle_sleep_us = 0;    # sleep when a poll finds nothing, 0 = busy poll
  *     lcores: { rx = 0; tx = 0; cluster = 0; match = [ 0 ]; };
  *     ring_size = 1024;  msgs = 16383;  backlog_max = 1024;
- *     category_engine = "brute";  rcu_cpu = -1;
+ *     category_engine = "drt";  rcu_cpu = -1;
  *   };
  *
  * lcores: the EAL lcore of each stage (docs/architecture.md); any number
@@ -52,7 +52,7 @@ struct spated_conf {
 	uint32_t ring_size;             /* slots of every stage ring (power of 2) */
 	uint32_t msgs;                  /* pipeline messages in the pool */
 	uint32_t backlog_max;           /* cluster stops reading past this backlog */
-	char category_engine[32];       /* lib engine inside each category */
+	char category_engine[32];       /* index inside each category: "drt" or a lib engine */
 	int rcu_cpu;                    /* CPU of the call_rcu thread; -1 = not pinned */
 };
 

@@ -69,7 +69,9 @@
 	X(rehomes_in)        /* categories received from another lcore */ \
 	X(merges)            /* categories merged into another */         \
 	X(cat_unknown)       /* message for a category not here: dropped */\
-	X(dir_mismatch)      /* handoff disagrees with the directory */
+	X(feedback_lost)     /* correlation feedback the ring did not take */\
+	X(event_parts)       /* event messages a matching stage took */  \
+	X(busy_cycles)       /* TSC cycles of polls that found work */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

@@ -44,7 +44,7 @@ struct pipeline {
 	struct stage_tx *tx;
 	struct stage_cluster *cluster;
 	struct stage_match *match[SPATED_MATCH_MAX];
-	struct rte_ring *rings[8 + 3 * SPATED_MATCH_MAX + SPATED_MATCH_MAX * SPATED_MATCH_MAX];
+	struct rte_ring *rings[8 + 4 * SPATED_MATCH_MAX + SPATED_MATCH_MAX * SPATED_MATCH_MAX];
 	unsigned int n_rings;
 	struct lcore_plan plans[RTE_MAX_LCORE];
 	volatile int stop;
@@ -128,10 +128,11 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 	uint32_t n_tx_in = 0;
 	struct rte_ring *rx_tx = tx_in[n_tx_in++] = ring(p, "rx_tx");
 	struct rte_ring *cl_tx = tx_in[n_tx_in++] = ring(p, "cl_tx");
-	struct rte_ring *cl_m[SPATED_MATCH_MAX], *m_tx[SPATED_MATCH_MAX];
+	struct rte_ring *cl_m[SPATED_MATCH_MAX], *m_tx[SPATED_MATCH_MAX], *m_cl[SPATED_MATCH_MAX];
 	struct rte_ring *m_m[SPATED_MATCH_MAX][SPATED_MATCH_MAX] = { { NULL } };
 	for (w = 0; w < p->n_workers; w++) {
 		cl_m[w] = ring(p, "cl_m");
+		m_cl[w] = ring(p, "m_cl");
 		m_tx[w] = tx_in[n_tx_in++] = ring(p, "m_tx");
 		for (v = 0; v < p->n_workers; v++)
 			if (v != w)
@@ -149,7 +150,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 		.max_messages = max_messages, .in = tx_in, .n_in = n_tx_in,
 	};
 	struct stage_cluster_conf cc = {
-		.in = &rx_cl, .n_in = 1, .to_match = cl_m, .n_workers = p->n_workers,
+		.in = &rx_cl, .n_in = 1, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,
 		.to_tx = cl_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool, .dir = p->dir,
 		.common = &conf->common, .max_payload = max_payload,
 		.backlog_max = conf->backlog_max,
@@ -167,8 +168,10 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 		}
 		struct stage_match_conf mc = {
 			.worker = w, .n_workers = p->n_workers, .in = cl_m[w], .peer_in = peer_in,
-			.peer_out = peer_out, .to_tx = m_tx[w], .msg_pool = p->msg_pool,
-			.pkt_pool = pkt_pool, .cat_engine = conf->category_engine,
+			.peer_out = peer_out, .to_tx = m_tx[w], .feedback = m_cl[w],
+			.msg_pool = p->msg_pool, .pkt_pool = pkt_pool,
+			.cat_engine = conf->category_engine,
+			.cat_cell = conf->common.matcher.params.drt.cat_cell,
 			.max_payload = max_payload, .max_messages = max_messages,
 		};
 		p->match[w] = stage_match_create(&mc);
@@ -184,12 +187,17 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 	return p;
 }
 
+/* One turn of every stage on this lcore; the cycles of turns that found
+ * work are counted (busy_cycles: cycles per event in the benchmark). */
 static unsigned int poll_all(struct lcore_plan *lp)
 {
+	uint64_t t0 = rte_rdtsc();
 	unsigned int work = 0;
 
 	for (unsigned int i = 0; i < lp->n; i++)
 		work += lp->st[i].poll(lp->st[i].arg);
+	if (work != 0)
+		spated_cnt.busy_cycles += rte_rdtsc() - t0;
 	return work;
 }
 

@@ -56,6 +56,7 @@ enum pl_msg_type {
 	PL_MOVE,      /* hand cat to matching worker `other` */
 	PL_EXPECT,    /* cat is coming from another worker: hold its messages */
 	PL_HANDOFF,   /* (matching -> matching) here is cat's index */
+	PL_FEEDBACK,  /* (matching -> cluster) the categories an event matched in */
 };
 
 /* Where and how to answer a subscription request. */
@@ -73,6 +74,8 @@ struct pl_reply {
 struct pl_event {
 	uint64_t id;
 	int32_t lon, lat;
+	uint32_t seq;     /* the cluster's event number, for feedback */
+	uint16_t parts;   /* messages the event was sent in, over all workers */
 	uint16_t n_kw, n_attr, n_cat;
 	uint32_t kw[SPATE_KW_MAX_HARD];
 	struct spate_attr attr[SPATE_ATTR_MAX_HARD];
@@ -89,6 +92,14 @@ struct pl_sub {
 	struct spate_constraint cons[SPATE_CONS_MAX_HARD];
 };
 
+/* Correlation feedback: of event seq's part, the categories it matched
+ * in (DRt's co-matching counts). */
+struct pl_feedback {
+	uint32_t seq;
+	uint16_t parts, n;
+	uint32_t cats[PL_EVENT_CATS];
+};
+
 struct cat_index;
 
 struct pl_msg {
@@ -101,6 +112,7 @@ struct pl_msg {
 		struct pl_event ev;
 		struct pl_sub sub;
 		struct pl_reply ack;
+		struct pl_feedback fb;
 		struct cat_index *idx; /* HANDOFF */
 	} u;
 };

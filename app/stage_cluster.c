@@ -3,7 +3,12 @@
  * The spate_matcher in front calls back into this file as its "engine"
  * (front_ops): sub_add/sub_del/match there place, forward and route
  * instead of indexing, and the answers come back asynchronously from the
- * matching stages.
+ * matching stages. The clustering is DRt-Cluster's (lib/drt_cluster.h);
+ * this stage keeps what a distributed caller needs on top of it: each
+ * category's owner and size, each subscription's category at placement,
+ * and where merged categories went (to find a subscription's category
+ * now), and it gathers the matching stages' feedback per event for the
+ * correlation counts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +18,8 @@
 #include "counters.h"
 #include "notify.h"
 #include "pl_msg.h"
-#include "placement.h"
+#include "drt_cluster.h"
+#include "spate_idmap.h"
 #include "ring_out.h"
 #include "spate_err.h"
 #include "spate_matcher.h"
@@ -22,6 +28,20 @@
 #include "tx_out.h"
 
 #define MAX_ACTIONS 64
+#define FB_SLOTS 1024 /* events whose feedback parts are being gathered */
+#define FB_CATS 32    /* categories per event kept for correlation */
+
+/* A category as this stage tracks it. */
+struct ccat {
+	uint32_t worker, size;
+};
+
+/* Feedback of one event split over several workers. */
+struct fb_slot {
+	uint32_t seq;
+	uint16_t parts_left, n;
+	uint32_t cats[FB_CATS];
+};
 
 /* The matcher's engine: a way back to the stage. */
 struct spate_engine {
@@ -31,7 +51,13 @@ struct spate_engine {
 struct stage_cluster {
 	struct spate_engine front;
 	struct spate_matcher *m;
-	struct placement *pl;
+	struct drt_cluster *cl;
+	struct spate_idmap *cats;  /* category id -> struct ccat */
+	struct spate_idmap *home;  /* sub id -> category id + 1 at placement */
+	struct spate_idmap *fwd;   /* merged category id -> id + 1 merged into */
+	struct rte_ring **fb_in;   /* [n_workers] feedback from the workers */
+	uint32_t fb_seq;
+	struct fb_slot *fb;
 	struct category_dir *dir;
 	const struct spate_limits *lim;
 	struct rte_ring **in;
@@ -47,7 +73,7 @@ struct stage_cluster {
 	int forwarded;
 	struct spate_matchvec mv; /* always empty: matches happen downstream */
 	struct spate_msg msg;     /* a decoded message is a few KB: not on the stack */
-	struct placement_action acts[MAX_ACTIONS];
+	struct drt_action acts[MAX_ACTIONS];
 	/* datagrams taken from RX but not handled yet (held back) */
 	struct rte_mbuf *pending[PL_BURST];
 	unsigned int n_pending, next_pending;
@@ -80,10 +106,24 @@ static struct pl_msg *control(struct stage_cluster *s, uint8_t type, uint32_t ca
 	return m;
 }
 
-static void publish(struct stage_cluster *s, uint32_t cat, uint32_t worker)
+static struct ccat *ccat_of(struct stage_cluster *s, uint32_t cat)
 {
-	if (category_dir_set(s->dir, cat, worker, placement_cat_size(s->pl, cat)) != 0)
+	return spate_idmap_get(s->cats, cat);
+}
+
+/* A new version of cat's directory entry. */
+static void publish(struct stage_cluster *s, uint32_t cat)
+{
+	struct ccat *c = ccat_of(s, cat);
+
+	if (c != NULL && category_dir_set(s->dir, cat, c->worker, c->size) != 0)
 		spated_cnt.msg_no_memory++;
+}
+
+static void forget_cat(struct stage_cluster *s, uint32_t cat)
+{
+	free(spate_idmap_del(s->cats, cat));
+	category_dir_del(s->dir, cat);
 }
 
 /* Move: the old owner hands it over, the new one holds its messages till
@@ -109,23 +149,47 @@ static void run_actions(struct stage_cluster *s)
 {
 	size_t n;
 
-	while ((n = placement_actions(s->pl, s->acts, MAX_ACTIONS)) > 0)
+	while ((n = drt_cluster_take_actions(s->cl, s->acts, MAX_ACTIONS)) > 0)
 		for (size_t i = 0; i < n; i++) {
-			const struct placement_action *a = &s->acts[i];
-			if (a->type == PLACE_MOVE) {
-				move(s, a->cat, a->from, a->to);
-				publish(s, a->cat, a->to);
+			const struct drt_action *a = &s->acts[i];
+			struct ccat *c = ccat_of(s, a->cat);
+			if (c == NULL) {
+				spated_cnt.cat_unknown++;
 				continue;
 			}
-			/* a merge across workers: move, then merge there */
+			if (a->kind == DRT_ACTION_MOVE) {
+				move(s, a->cat, a->from_worker, a->to_worker);
+				c->worker = a->to_worker;
+				publish(s, a->cat);
+				continue;
+			}
+			/* MERGE cat into a->into; across workers: move, then merge there */
+			struct ccat *into = ccat_of(s, a->into);
+			if (into == NULL) {
+				spated_cnt.cat_unknown++;
+				continue;
+			}
 			if (a->from_worker != a->to_worker)
-				move(s, a->from, a->from_worker, a->to_worker);
-			struct pl_msg *mg = control(s, PL_MERGE, a->cat, a->from);
+				move(s, a->cat, a->from_worker, a->to_worker);
+			struct pl_msg *mg = control(s, PL_MERGE, a->into, a->cat);
 			if (mg != NULL)
 				send_to(s, a->to_worker, mg);
-			category_dir_del(s->dir, a->from);
-			publish(s, a->cat, a->to_worker);
+			into->size += c->size;
+			if (spate_idmap_put(s->fwd, a->cat, (void *)(uintptr_t)(a->into + 1)) != 0)
+				spated_cnt.msg_no_memory++; /* only a retransmission's ACK needs it */
+			forget_cat(s, a->cat);
+			publish(s, a->into);
 		}
+}
+
+/* The category a placed subscription is in now (merges followed). */
+static uint32_t current_cat(struct stage_cluster *s, uint64_t sub_id)
+{
+	uintptr_t c = (uintptr_t)spate_idmap_get(s->home, sub_id), next;
+
+	while (c != 0 && (next = (uintptr_t)spate_idmap_get(s->fwd, c - 1)) != 0)
+		c = next;
+	return c ? (uint32_t)(c - 1) : 0;
 }
 
 static void copy_sub(struct pl_sub *ps, const struct spate_sub *q)
@@ -140,52 +204,72 @@ static void copy_sub(struct pl_sub *ps, const struct spate_sub *q)
 static int front_sub_add(struct spate_engine *e, const struct spate_sub *q)
 {
 	struct stage_cluster *s = e->s;
-	uint32_t cat, worker;
-	bool fresh;
-	int rc = placement_sub_add(s->pl, q, &cat, &worker, &fresh);
+	struct drt_placement pl;
+	struct drt_removal rm;
+	int rc = drt_cluster_place(s->cl, q, &pl);
 
 	if (rc != 0)
 		return rc;
-	struct pl_msg *m = control(s, PL_SUB_ADD, cat, 0);
-	if (m == NULL) {
-		bool dropped;
-		placement_sub_del(s->pl, q, &cat, &worker, &dropped);
-		return -SPATE_E_NO_MEMORY;
+	struct ccat *c = ccat_of(s, pl.cat);
+	if (c == NULL) {
+		c = calloc(1, sizeof(*c));
+		if (c == NULL || spate_idmap_put(s->cats, pl.cat, c) != 0) {
+			free(c);
+			goto undo;
+		}
 	}
+	struct pl_msg *m = control(s, PL_SUB_ADD, pl.cat, 0);
+	if (m == NULL || spate_idmap_put(s->home, q->id, (void *)(uintptr_t)(pl.cat + 1)) != 0) {
+		if (m)
+			pl_msg_put(s->msg_pool, m);
+		goto undo;
+	}
+	c->worker = pl.worker;
+	c->size++;
 	m->u.sub.reply = s->cur;
 	copy_sub(&m->u.sub, q);
-	send_to(s, worker, m);
-	publish(s, cat, worker); /* new, or one more subscription */
+	send_to(s, pl.worker, m);
+	publish(s, pl.cat); /* new, or one more subscription */
 	s->forwarded = 1;
 	run_actions(s); /* merges it caused, after the add itself */
 	return 0;
+undo:
+	drt_cluster_remove(s->cl, q, &rm);
+	if (rm.emptied)
+		forget_cat(s, rm.cat);
+	return -SPATE_E_NO_MEMORY;
 }
 
 static void front_sub_del(struct spate_engine *e, const struct spate_sub *q)
 {
 	struct stage_cluster *s = e->s;
-	uint32_t cat, worker;
-	bool dropped;
+	struct drt_removal rm;
 
-	if (placement_sub_del(s->pl, q, &cat, &worker, &dropped) != 0)
+	if (drt_cluster_remove(s->cl, q, &rm) != 0)
 		return;
-	struct pl_msg *m = control(s, PL_SUB_DEL, cat, 0);
+	spate_idmap_del(s->home, q->id);
+	struct pl_msg *m = control(s, PL_SUB_DEL, rm.cat, 0);
 	if (m != NULL) {
 		m->u.sub.reply = s->cur;
-		m->u.sub.drop_cat = dropped;
+		m->u.sub.drop_cat = rm.emptied;
 		m->u.sub.sub.id = q->id;
-		send_to(s, worker, m);
+		send_to(s, rm.worker, m);
 		s->forwarded = 1;
 	}
-	if (dropped)
-		category_dir_del(s->dir, cat);
-	else
-		publish(s, cat, worker);
+	if (rm.emptied) {
+		forget_cat(s, rm.cat);
+	} else {
+		struct ccat *c = ccat_of(s, rm.cat);
+		if (c != NULL)
+			c->size--;
+		publish(s, rm.cat);
+	}
 }
 
 /* One event part for `worker`: the event and up to PL_EVENT_CATS of its
  * categories there. */
-static struct pl_msg *event_part(struct stage_cluster *s, const struct spate_event *ev)
+static struct pl_msg *event_part(struct stage_cluster *s, const struct spate_event *ev,
+				 uint32_t seq, uint16_t parts)
 {
 	struct pl_msg *m = pl_msg_get(s->msg_pool, 0);
 
@@ -200,39 +284,81 @@ static struct pl_msg *event_part(struct stage_cluster *s, const struct spate_eve
 	pe->n_kw = ev->n_kw;
 	pe->n_attr = ev->n_attr;
 	pe->n_cat = 0;
+	pe->seq = seq;
+	pe->parts = parts;
 	memcpy(pe->kw, ev->kw, ev->n_kw * sizeof(*ev->kw));
 	memcpy(pe->attr, ev->attr, ev->n_attr * sizeof(*ev->attr));
 	return m;
+}
+
+/* Start gathering the feedback of an event sent in `parts` parts. */
+static void fb_open(struct stage_cluster *s, uint32_t seq, uint16_t parts)
+{
+	struct fb_slot *f = &s->fb[seq % FB_SLOTS];
+
+	if (f->parts_left > 0 && f->n > 1)
+		drt_cluster_feedback(s->cl, f->cats, f->n); /* parts lost: use what came */
+	f->seq = seq;
+	f->parts_left = parts;
+	f->n = 0;
+}
+
+/* One worker's matching categories for event `seq`. */
+static void fb_part(struct stage_cluster *s, const struct pl_feedback *fb)
+{
+	if (fb->parts == 1) {
+		drt_cluster_feedback(s->cl, fb->cats, fb->n);
+		return;
+	}
+	struct fb_slot *f = &s->fb[fb->seq % FB_SLOTS];
+	if (f->seq != fb->seq || f->parts_left == 0)
+		return; /* too late: the slot went to a newer event */
+	for (uint16_t i = 0; i < fb->n && f->n < FB_CATS; i++)
+		f->cats[f->n++] = fb->cats[i];
+	if (--f->parts_left == 0 && f->n > 1)
+		drt_cluster_feedback(s->cl, f->cats, f->n);
 }
 
 static int front_match(struct spate_engine *e, const struct spate_event *ev,
 		       struct spate_matchvec *mv)
 {
 	struct stage_cluster *s = e->s;
-	const struct placement_route *r;
-	long n = placement_route(s->pl, ev, &r);
+	const struct drt_route *r;
+	size_t n = drt_cluster_route(s->cl, ev, &r);
+	uint32_t seq = ++s->fb_seq;
+	uint16_t parts = 0;
 
 	(void)mv;
-	if (n < 0)
-		return (int)n;
 	spated_cnt.events++;
+	for (size_t i = 0; i < n; i++)
+		spated_cnt.events_routed++;
+	/* how many parts: a worker's categories in PL_EVENT_CATS chunks */
+	for (uint32_t w = 0; w < s->n_workers; w++) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			k += r[i].worker == w;
+		parts += (uint16_t)((k + PL_EVENT_CATS - 1) / PL_EVENT_CATS);
+	}
+	if (parts > 1)
+		fb_open(s, seq, parts);
 	for (uint32_t w = 0; w < s->n_workers; w++) {
 		struct pl_msg *m = NULL;
-		for (long i = 0; i < n; i++) {
+		for (size_t i = 0; i < n; i++) {
 			if (r[i].worker != w)
 				continue;
 			if (m != NULL && m->u.ev.n_cat == PL_EVENT_CATS) {
 				send_to(s, w, m);
 				m = NULL;
 			}
-			if (m == NULL && (m = event_part(s, ev)) == NULL)
+			if (m == NULL && (m = event_part(s, ev, seq, parts)) == NULL)
 				break; /* counted: this worker's part is lost */
 			m->u.ev.cats[m->u.ev.n_cat++] = r[i].cat;
-			spated_cnt.events_routed++;
 		}
 		if (m != NULL)
 			send_to(s, w, m);
 	}
+	if (drt_cluster_period_due(s->cl))
+		drt_cluster_period_end(s->cl); /* no memory: no moves this period */
 	run_actions(s); /* moves decided at the end of a load period */
 	return 0;
 }
@@ -262,14 +388,17 @@ static void nack(struct stage_cluster *s, int code)
  * i.e. after it on the sub's owner. */
 static void ack_behind(struct stage_cluster *s, uint64_t id)
 {
-	uint32_t cat, worker;
+	uint32_t cat = current_cat(s, id);
+	struct ccat *c = ccat_of(s, cat);
 
-	if (placement_home(s->pl, id, &cat, &worker) != 0)
+	if (c == NULL) {
+		spated_cnt.cat_unknown++;
 		return;
+	}
 	struct pl_msg *m = control(s, PL_ACK, cat, 0);
 	if (m != NULL) {
 		m->u.ack = s->cur;
-		send_to(s, worker, m);
+		send_to(s, c->worker, m);
 	}
 }
 
@@ -367,11 +496,17 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
 	s->pool_margin = PL_BURST + rte_lcore_count() * (c->msg_pool->cache_size * 3 / 2 + 1);
 	struct drt_params p = c->common->matcher.params.drt;
 	p.workers = c->n_workers;
-	s->pl = placement_create(&p);
+	s->cl = drt_cluster_create(&p);
+	s->cats = spate_idmap_create();
+	s->home = spate_idmap_create();
+	s->fwd = spate_idmap_create();
+	s->fb = calloc(FB_SLOTS, sizeof(*s->fb));
+	s->fb_in = calloc(c->n_workers, sizeof(*s->fb_in));
 	s->m = spate_matcher_create_engine(&c->common->matcher, &front_ops, &s->front);
 	s->in = calloc(c->n_in, sizeof(*s->in));
 	s->to_match = calloc(c->n_workers, sizeof(*s->to_match));
-	if (!s->pl || !s->m || !s->in || !s->to_match ||
+	if (!s->cl || !s->cats || !s->home || !s->fwd || !s->fb || !s->fb_in || !s->m || !s->in ||
+	    !s->to_match ||
 	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
 		goto fail;
 	s->nt = notifier_create(c->max_payload, c->common->limits.max_messages, tx_out_payload,
@@ -379,6 +514,7 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
 	if (s->nt == NULL)
 		goto fail;
 	memcpy(s->in, c->in, c->n_in * sizeof(*s->in));
+	memcpy(s->fb_in, c->feedback, c->n_workers * sizeof(*s->fb_in));
 	for (uint32_t w = 0; w < c->n_workers; w++)
 		if (ring_out_init(&s->to_match[w], c->to_match[w], 1, drop_msg, s) != 0)
 			goto fail;
@@ -419,7 +555,16 @@ static unsigned int dgram_count(struct rte_mbuf *mb)
 unsigned int stage_cluster_poll(struct stage_cluster *s)
 {
 	unsigned int total = 0;
+	void *fbm[PL_BURST];
 
+	/* correlation feedback from the workers (a hint: never held back) */
+	for (uint32_t w = 0; w < s->n_workers; w++) {
+		unsigned int nb = rte_ring_sc_dequeue_burst(s->fb_in[w], fbm, PL_BURST, NULL);
+		for (unsigned int i = 0; i < nb; i++) {
+			fb_part(s, &((struct pl_msg *)fbm[i])->u.fb);
+			pl_msg_put(s->msg_pool, fbm[i]);
+		}
+	}
 	flush(s); /* the backlogs first */
 	/* the RX rings in turn, one burst each, handled while there is room */
 	for (uint32_t k = 0; k <= s->n_in; k++) {
@@ -448,6 +593,13 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 	return total;
 }
 
+static void free_ccat(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
 void stage_cluster_destroy(struct stage_cluster *s)
 {
 	if (s == NULL)
@@ -463,8 +615,21 @@ void stage_cluster_destroy(struct stage_cluster *s)
 		ring_out_fini(&s->to_match[w]);
 	notifier_destroy(s->nt);
 	tx_out_fini(&s->to_tx);
+	for (uint32_t w = 0; s->fb_in && w < s->n_workers; w++) {
+		void *m;
+		while (s->fb_in[w] && rte_ring_sc_dequeue(s->fb_in[w], &m) == 0)
+			pl_msg_put(s->msg_pool, m);
+	}
 	spate_matcher_destroy(s->m);
-	placement_destroy(s->pl);
+	drt_cluster_destroy(s->cl);
+	if (s->cats) {
+		spate_idmap_foreach(s->cats, free_ccat, NULL);
+		spate_idmap_destroy(s->cats);
+	}
+	spate_idmap_destroy(s->home);
+	spate_idmap_destroy(s->fwd);
+	free(s->fb);
+	free(s->fb_in);
 	spate_matchvec_free(&s->mv);
 	free(s->in);
 	free(s->to_match);

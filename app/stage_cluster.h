@@ -32,6 +32,7 @@ struct stage_cluster_conf {
 	struct rte_ring **in;       /* from the RX stages */
 	uint32_t n_in;
 	struct rte_ring **to_match; /* [n_workers] */
+	struct rte_ring **feedback; /* [n_workers]: correlation feedback from them */
 	uint32_t n_workers;
 	struct rte_ring *to_tx;
 	struct rte_mempool *msg_pool, *pkt_pool;

@@ -43,8 +43,10 @@ struct stage_match {
 	struct rte_ring **peer_in;
 	struct ring_out *peer_out; /* [n_workers], unused for self */
 	struct tx_out to_tx;
+	struct ring_out feedback;
 	struct rte_mempool *msg_pool;
 	const char *cat_engine;
+	double cat_cell;
 	struct notifier *nt;
 	struct spate_idmap *cats;  /* category id -> struct mcat */
 	struct spate_matchvec mv;
@@ -57,6 +59,14 @@ static void release(struct stage_match *s, struct pl_msg *m)
 {
 	if (--m->refs == 0)
 		pl_msg_put(s->msg_pool, m);
+}
+
+static void drop_feedback(void *ctx, void *obj)
+{
+	struct stage_match *s = ctx;
+
+	spated_cnt.feedback_lost++;
+	pl_msg_put(s->msg_pool, obj);
 }
 
 static void drop_msg(void *ctx, void *obj)
@@ -307,21 +317,49 @@ static void dispatch(struct stage_match *s, uint32_t id, struct pl_msg *m)
 		settle(s, e);
 }
 
+/* Tell the cluster in which categories this part matched: always when
+ * the event came in several parts (it gathers them), else only when
+ * there is a pair to count. A hint: dropped when the pool or ring is
+ * short. */
+static void feedback(struct stage_match *s, const struct pl_event *pe, const uint32_t *cats,
+		     uint16_t n)
+{
+	if (pe->parts <= 1 && n < 2)
+		return;
+	struct pl_msg *f = pl_msg_get(s->msg_pool, 0);
+	if (f == NULL)
+		return;
+	f->type = PL_FEEDBACK;
+	f->u.fb.seq = pe->seq;
+	f->u.fb.parts = pe->parts;
+	f->u.fb.n = n;
+	memcpy(f->u.fb.cats, cats, n * sizeof(*cats));
+	ring_out_push(&s->feedback, f);
+}
+
 static void on_event(struct stage_match *s, struct pl_msg *m)
 {
 	struct spate_event ev = event_view(&m->u.ev);
+	uint32_t hit[PL_EVENT_CATS];
+	uint16_t n_hit = 0;
 
+	spated_cnt.event_parts++;
 	s->mv.n = 0;
 	for (uint16_t i = 0; i < m->u.ev.n_cat; i++) {
 		struct mcat *e = cat_get(s, m->u.ev.cats[i]);
-		if (e == NULL)
+		size_t before = s->mv.n;
+		if (e == NULL) {
 			spated_cnt.cat_unknown++;
-		else if (runnable(e))
+		} else if (runnable(e)) {
 			match_in(s, e, &ev);
-		else
-			park(s, e, m, 0);
+			if (s->mv.n > before)
+				hit[n_hit++] = e->id;
+		} else {
+			park(s, e, m, 0); /* its matches, later, are not fed back */
+		}
 	}
 	notify(s, ev.id);
+	feedback(s, &m->u.ev, hit, n_hit);
 }
 
 static void on_msg(struct stage_match *s, struct pl_msg *m)
@@ -336,7 +374,7 @@ static void on_msg(struct stage_match *s, struct pl_msg *m)
 	case PL_SUB_ADD:
 		/* the first subscription of a new category makes it here */
 		if (cat_get(s, m->cat) == NULL) {
-			struct cat_index *idx = cat_index_create(s->cat_engine);
+			struct cat_index *idx = cat_index_create(s->cat_engine, s->cat_cell);
 			if (idx == NULL || cat_add(s, m->cat, idx) == NULL) {
 				cat_index_destroy(idx);
 				reply(s, &m->u.sub.reply, SPATE_E_NO_MEMORY);
@@ -394,11 +432,13 @@ struct stage_match *stage_match_create(const struct stage_match_conf *c)
 	s->in = c->in;
 	s->msg_pool = c->msg_pool;
 	s->cat_engine = c->cat_engine;
+	s->cat_cell = c->cat_cell;
 	s->cats = spate_idmap_create();
 	s->peer_in = calloc(c->n_workers, sizeof(*s->peer_in));
 	s->peer_out = calloc(c->n_workers, sizeof(*s->peer_out));
 	if (s->cats == NULL || s->peer_in == NULL || s->peer_out == NULL ||
-	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
+	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0 ||
+	    ring_out_init(&s->feedback, c->feedback, 0, drop_feedback, s) != 0)
 		goto fail;
 	s->nt = notifier_create(c->max_payload, c->max_messages, tx_out_payload, &s->to_tx);
 	if (s->nt == NULL)
@@ -436,6 +476,7 @@ unsigned int stage_match_poll(struct stage_match *s)
 	for (uint32_t w = 0; w < s->n_workers; w++)
 		if (s->peer_out[w].ring != NULL)
 			ring_out_flush(&s->peer_out[w]);
+	ring_out_flush(&s->feedback);
 	/* end of the burst: one datagram per receiver */
 	notifier_flush(s->nt);
 	tx_out_flush(&s->to_tx);
@@ -483,6 +524,7 @@ void stage_match_destroy(struct stage_match *s)
 			ring_out_fini(&s->peer_out[w]);
 	notifier_destroy(s->nt);
 	tx_out_fini(&s->to_tx);
+	ring_out_fini(&s->feedback);
 	spate_matchvec_free(&s->mv);
 	free(s->ready);
 	free(s->peer_in);

@@ -28,8 +28,10 @@ struct stage_match_conf {
 	struct rte_ring **peer_in;  /* [n_workers]: handoffs from worker w (NULL: self) */
 	struct rte_ring **peer_out; /* [n_workers]: handoffs to worker w (NULL: self) */
 	struct rte_ring *to_tx;
+	struct rte_ring *feedback;  /* to the cluster stage */
 	struct rte_mempool *msg_pool, *pkt_pool;
-	const char *cat_engine;     /* lib engine inside each category */
+	const char *cat_engine;     /* index inside each category: "drt" or a lib engine */
+	double cat_cell;            /* DRt's second-level cell, degrees */
 	size_t max_payload;
 	uint32_t max_messages;
 };

@@ -1,9 +1,9 @@
 #!/bin/bash
 # rehome.sh - categories move and merge between matching lcores while
 # events stream: a load period of a few events (lambda), no overload
-# tolerance (sigma 0) and few categories allowed (CMaxNumTh) force
-# hundreds of moves and merges, many with events in flight for the
-# category. The notification set must still be exactly spate-match
+# tolerance (sigma 0), a high NewTh and few categories allowed
+# (CMaxNumTh) make DRt-Cluster decide dozens of moves and hundreds of
+# merges, some with events in flight for the category. The notification set must still be exactly spate-match
 # --engine brute's: nothing lost, nothing twice.
 . "$(dirname "$0")/common.sh"
 
@@ -13,7 +13,7 @@ cpus=$(nproc)
 export NETNS_EAL_LCORES="--lcores=0@0,1@$((1 % cpus)),2@0,3@$((1 % cpus))"
 SPATE_CONF=$E2E_TMP/spated-rehome.conf
 e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 1, 2, 3 ];" \
-	"lambda = 16; sigma = 0.0; cmax = 12; route_cell = 1;"
+	"lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1;"
 e2e_start
 e2e_replay_check "$E2E_DIR/data/interleaved.tsv" rehome-interleaved
 e2e_restart
@@ -28,10 +28,14 @@ print("  " + " ".join("%s=%d" % kv for kv in c.items()))
 bad = []
 if c["rehomes_out"] != c["rehomes_in"]:
     bad.append("handed off != received")
-if c["rehomes_out"] < 100:
-    bad.append("fewer than 100 moves: the test did not rehome")
-if c["merges"] < 50:
-    bad.append("fewer than 50 merges")
+# what DRt's plan decides on this stream with these settings (about 70
+# moves, 800 merges, a few dozen messages held for categories in transit)
+if c["rehomes_out"] < 40:
+    bad.append("fewer than 40 moves: the test did not rehome")
+if c["merges"] < 200:
+    bad.append("fewer than 200 merges")
+if c["parked"] < 10:
+    bad.append("fewer than 10 messages met a category in transit")
 for k in ("cat_unknown", "msg_no_memory", "ring_full_rx", "ring_full_tx", "no_mbuf"):
     if c[k]:
         bad.append(k)
