@@ -229,6 +229,8 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			rc = read_ipv4(c, s, path, err, errlen);
 		else if (strcmp(name, "lcores") == 0)
 			rc = read_lcores(c, s, path, err, errlen);
+		else if (strcmp(name, "preload") == 0)
+			rc = read_string(s, name, c->preload, sizeof(c->preload), path, err, errlen);
 		else if (strcmp(name, "category_engine") == 0)
 			rc = read_string(s, name, c->category_engine, sizeof(c->category_engine), path, err, errlen);
 		else if (strcmp(name, "rcu_cpu") == 0) {
@@ -245,7 +247,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			return spate_conf_error(err, errlen, path, s,
 					"spated: unknown setting '%s' (known: eal, port, ipv4, udp_port, "
 					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us, lcores, "
-					"ring_size, msgs, backlog_max, category_engine, rcu_cpu)", name);
+					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, preload)", name);
 		if (rc < 0)
 			return -1;
 	}

@@ -54,6 +54,7 @@ struct spated_conf {
 	uint32_t backlog_max;           /* cluster stops reading past this backlog */
 	char category_engine[32];       /* index inside each category: "drt" or a lib engine */
 	int rcu_cpu;                    /* CPU of the call_rcu thread; -1 = not pinned */
+	char preload[256];              /* stream file of subscriptions applied at start */
 };
 
 void spated_conf_default(struct spated_conf *c);

@@ -153,7 +153,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 		.in = &rx_cl, .n_in = 1, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,
 		.to_tx = cl_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool, .dir = p->dir,
 		.common = &conf->common, .max_payload = max_payload,
-		.backlog_max = conf->backlog_max,
+		.backlog_max = conf->backlog_max, .preload = conf->preload,
 	};
 	p->rx = stage_rx_create(&rc);
 	p->tx = stage_tx_create(&tc);

@@ -10,6 +10,7 @@
  * now), and it gathers the matching stages' feedback per event for the
  * correlation counts.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include "spate_err.h"
 #include "spate_matcher.h"
 #include "spate_proto.h"
+#include "spate_stream.h"
 #include "stage_cluster.h"
 #include "tx_out.h"
 
@@ -80,6 +82,10 @@ struct stage_cluster {
 	/* the pool count includes other lcores' caches, which this lcore
 	 * cannot take from: keep that much more */
 	unsigned int pool_margin;
+	/* subscriptions to apply from a stream file first (spated.preload) */
+	struct spate_stream_reader pre;
+	int pre_open;
+	struct spate_stream_op pre_op;
 };
 
 static void drop_msg(void *ctx, void *obj)
@@ -381,7 +387,8 @@ static void nack(struct stage_cluster *s, int code)
 {
 	spated_cnt.bad_messages++;
 	spated_cnt.msg_err[code < SPATE_E__COUNT ? code : 0]++;
-	notifier_reply(s->nt, s->cur.to, s->cur.req_type, code, s->cur.req_seq, s->cur.id);
+	if (s->cur.req_type != 0) /* 0: a preloaded line, nobody to answer */
+		notifier_reply(s->nt, s->cur.to, s->cur.req_type, code, s->cur.req_seq, s->cur.id);
 }
 
 /* An idempotent SUB_ADD retransmission: ACK once the original is applied,
@@ -407,7 +414,7 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 {
 	int rc;
 
-	s->cur = (struct pl_reply){ src, hdr->seq, msg->type, msg->id };
+	s->cur = (struct pl_reply){ src, hdr->seq, src.ipv4 ? msg->type : 0, msg->id };
 	s->forwarded = 0;
 	switch (msg->type) {
 	case SPATE_MSG_EVENT:
@@ -518,6 +525,13 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
 	for (uint32_t w = 0; w < c->n_workers; w++)
 		if (ring_out_init(&s->to_match[w], c->to_match[w], 1, drop_msg, s) != 0)
 			goto fail;
+	if (c->preload != NULL && c->preload[0] != '\0') {
+		if (spate_stream_open(&s->pre, c->preload, s->lim) != 0) {
+			fprintf(stderr, "spated: preload %s: cannot open\n", c->preload);
+			goto fail;
+		}
+		s->pre_open = 1;
+	}
 	return s;
 fail:
 	stage_cluster_destroy(s);
@@ -552,6 +566,46 @@ static unsigned int dgram_count(struct rte_mbuf *mb)
 	return rte_pktmbuf_data_len(mb) >= SPATE_HDR_LEN ? (unsigned int)(b[6] << 8 | b[7]) : 0;
 }
 
+/* Up to a burst of preloaded lines, as SUB_ADD/SUB_DEL of client 0 with
+ * no one to answer; RX waits until the file is done. */
+static unsigned int preload_step(struct stage_cluster *s)
+{
+	static const struct spate_hdr hdr = { 0 };
+	const struct spate_dest none = { 0, 0 };
+	char err[256];
+	unsigned int n = 0;
+
+	while (n < PL_BURST && has_room(s, 1)) {
+		struct spate_stream_op *op = &s->pre_op;
+		int rc = spate_stream_next(&s->pre, op, err, sizeof(err));
+		if (rc == 0) {
+			spate_stream_close(&s->pre);
+			s->pre_open = 0;
+			printf("spated: preload done\n");
+			fflush(stdout);
+			break;
+		}
+		n++;
+		if (rc < 0) {
+			fprintf(stderr, "spated: preload: %s\n", err);
+			continue;
+		}
+		s->msg.type = op->kind == SPATE_LINE_SUB ? SPATE_MSG_SUB_ADD :
+			      op->kind == SPATE_LINE_UNSUB ? SPATE_MSG_SUB_DEL : 0;
+		if (s->msg.type == 0)
+			continue; /* events are not preloaded */
+		if (op->kind == SPATE_LINE_SUB) {
+			s->msg.u.sub = op->u.sub;
+			s->msg.id = op->u.sub.id;
+		} else {
+			s->msg.id = op->u.unsub_id;
+		}
+		on_message(s, &hdr, none, &s->msg);
+	}
+	flush(s);
+	return n;
+}
+
 unsigned int stage_cluster_poll(struct stage_cluster *s)
 {
 	unsigned int total = 0;
@@ -566,6 +620,8 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 		}
 	}
 	flush(s); /* the backlogs first */
+	if (s->pre_open)
+		return preload_step(s);
 	/* the RX rings in turn, one burst each, handled while there is room */
 	for (uint32_t k = 0; k <= s->n_in; k++) {
 		if (s->n_pending == s->next_pending) {
@@ -604,6 +660,8 @@ void stage_cluster_destroy(struct stage_cluster *s)
 {
 	if (s == NULL)
 		return;
+	if (s->pre_open)
+		spate_stream_close(&s->pre);
 	while (s->next_pending < s->n_pending)
 		rte_pktmbuf_free(s->pending[s->next_pending++]);
 	for (uint32_t r = 0; s->in && r < s->n_in; r++) {

@@ -40,6 +40,7 @@ struct stage_cluster_conf {
 	const struct spate_conf *common;
 	size_t max_payload;
 	uint32_t backlog_max;
+	const char *preload;        /* stream file of subscriptions to apply first, or NULL */
 };
 
 struct stage_cluster;

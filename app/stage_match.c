@@ -138,6 +138,8 @@ static void park(struct stage_match *s, struct mcat *e, struct pl_msg *m, uint8_
 
 static void reply(struct stage_match *s, const struct pl_reply *r, int code)
 {
+	if (r->req_type == 0)
+		return; /* preloaded: nobody asked */
 	notifier_reply(s->nt, r->to, r->req_type, code, r->req_seq, r->id);
 }
 
