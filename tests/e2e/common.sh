@@ -63,9 +63,22 @@ import sys
 src, out, lcores, drt = sys.argv[1:5]
 text = open(src).read()
 assert text.count("spated: {") == 1 and text.count("spate: {") == 1
+import re
 text = text.replace("spated: {", "spated: {\n  lcores: { %s };" % lcores)
 if drt:
-    text = text.replace("spate: {", "spate: {\n  drt: { %s };" % drt)
+    m = re.search(r"\n(\s*)drt\s*:\s*\{([^}]*)\}", text)
+    if m is None:
+        text = text.replace("spate: {", "spate: {\n  drt: { %s };" % drt)
+    else:
+        # the file has a drt group: set our keys in it (libconfig refuses
+        # a second group or a repeated key)
+        body = m.group(2)
+        for kv in filter(None, (x.strip() for x in drt.split(";"))):
+            key = kv.split("=")[0].strip()
+            body, n = re.subn(r"(^|\n|\s)%s\s*=[^;]*;" % re.escape(key), r"\1%s;" % kv, body)
+            if n == 0:
+                body = " %s;" % kv + body
+        text = text[:m.start(2)] + body + text[m.end(2):]
 open(out, "w").write(text)
 PY
 }
