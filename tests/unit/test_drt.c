@@ -127,14 +127,15 @@ static bool same_as_brute(struct spate_matchvec *mv, const struct spate_event *e
 {
 	size_t want = 0;
 
-	qsort(mv->v, mv->n, sizeof(*mv->v), cmp_ptr);
+	if (mv->n > 1)
+		qsort(mv->v, mv->n, sizeof(*mv->v), cmp_ptr);
 	for (size_t i = 1; i < mv->n; i++)
 		if (mv->v[i] == mv->v[i - 1])
 			return false;
 	for (uint32_t i = lo; i < hi; i++)
 		if (in[i] && spate_sub_matches(&subs[i], e)) {
 			want++;
-			if (bsearch(&(const struct spate_sub *){ &subs[i] }, mv->v, mv->n, sizeof(*mv->v),
+			if (mv->n == 0 || bsearch(&(const struct spate_sub *){ &subs[i] }, mv->v, mv->n, sizeof(*mv->v),
 				    cmp_ptr) == NULL)
 				return false;
 		}
