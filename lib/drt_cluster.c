@@ -7,22 +7,26 @@
  * Routing index (the paper's "grid plus inverted keyword index", made
  * precise). Every subscription is filed under one routing keyword (the
  * globally rarest of its keywords when it arrives; "none" if it has none)
- * in every routing cell (route_cell degrees) its rectangle overlaps, or in
- * a wide row past CL_WIDE_CELLS cells. The index (a flat table,
+ * in every routing cell its rectangle overlaps on the finest level of
+ * drt_grid.h (route_cell degrees, then coarser) where that is at most
+ * CL_WIDE_CELLS cells. The index (a flat table,
  * drt_ftab.h) maps (cell, keyword) to the categories holding such a
  * subscription, with counts, so removal keeps the lists exact. An event
- * visits (its cell and the wide row) x (its keywords and "none") and keeps
+ * visits (its cell on each level) x (its keywords and "none") and keeps
  * the categories whose MBR holds its point. Exactness: a subscription
  * matching the event has its routing keyword in the event and overlaps the
- * event's cell (or is wide), and lies in its category's MBR, so its
+ * event's cell on its level, and lies in its category's MBR, so its
  * category is listed. The same lists under the key "any" give, per cell,
  * the categories with subscriptions there: the placement candidates.
  *
  * Merging is cheap because a merged-away category is not unlisted: it
  * stays as a part of the category it went into (root), keeps its list
- * entries and the subscriptions registered to it, and is freed when the
- * last of them is removed. Routing and placement resolve a part to its
- * root (with path compression).
+ * entries and the subscriptions registered to it, and is freed when no
+ * subscription and no list entry names it any more. A list counts per
+ * group (a live category with its parts): an entry naming a part counts
+ * for its root, and whoever touches the list re-points such entries to
+ * the root and folds duplicates, so lists shrink back to one entry per
+ * live category.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,11 +35,11 @@
 #include "drt_balance.h"
 #include "drt_cluster.h"
 #include "drt_ftab.h"
+#include "drt_grid.h"
 #include "spate_err.h"
 #include "spate_idmap.h"
 
-#define CL_WIDE_CELLS 64        /* subs over more routing cells: wide row */
-#define CL_WIDE_ROW 0xfffffffeull
+#define CL_WIDE_CELLS 16        /* subs over more routing cells go a level up */
 #define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
 #define KW_ANY 0xfffffffeu      /* the per-cell footprint key */
 #define MAX_CANDIDATES 32       /* categories a placement compares */
@@ -48,7 +52,10 @@ struct cat {
 	uint32_t id, worker, slot;
 	uint32_t size;             /* live: subscriptions in it, parts included */
 	uint32_t reg;              /* subscriptions registered (home) to this part */
+	uint32_t lrefs;            /* routing list entries naming it */
+	bool live;                 /* in cats[] */
 	uint32_t stamp;
+	uint32_t out_at;           /* its entry in route()'s output, this event */
 	struct cat *root;          /* NULL when live, else what it merged into */
 	struct cat *prev, *next;   /* a live category's parts, a ring through it */
 	struct spate_rect mbr;
@@ -78,8 +85,7 @@ struct rlist {
 
 struct drt_cluster {
 	struct drt_params p;
-	int64_t cell_units;
-	uint32_t nx, ny;
+	struct drt_grid g;
 	struct cat **cats;
 	uint32_t n_cats, cap_cats, next_id, next_worker;
 	struct spate_idmap *by_id;   /* id -> struct cat, live or part */
@@ -87,7 +93,7 @@ struct drt_cluster {
 	uint64_t home_max;           /* the same for sub id DRT_FTAB_EMPTY (0 = none) */
 	struct spate_idmap *kw_all;  /* kw + 1 -> count over every category */
 	struct drt_ftab route;       /* routing key -> struct rlist */
-	uint64_t n_wide, n_nokw;     /* subs in the wide row, keyword-less subs */
+	uint64_t n_level[3], n_nokw; /* subs filed on each level, keyword-less subs */
 	struct spate_idmap *corr;    /* lo id << 32 | hi id -> count */
 	struct drt_action *act;
 	size_t n_act, cap_act;
@@ -95,6 +101,7 @@ struct drt_cluster {
 	size_t cap_out;
 	uint32_t epoch;
 	uint64_t period_events;
+	uint32_t last_kwkey;         /* routing keyword of the last placement */
 	struct drt_cluster_stats st;
 };
 
@@ -241,30 +248,6 @@ static double spatial_sim(const struct drt_cluster *cl, const struct spate_rect 
 
 /* ---- routing index ---- */
 
-struct span {
-	uint32_t x0, x1, y0, y1;
-	bool wide;
-};
-
-static uint32_t cell_of(int64_t v, int64_t max, int64_t units, uint32_t n)
-{
-	uint32_t c = (uint32_t)((v + max) / units);
-	return c < n ? c : n - 1;
-}
-
-static struct span span_of(const struct drt_cluster *cl, const struct spate_rect *r)
-{
-	struct span s = {
-		cell_of(r->min_lon, SPATE_LON_MAX, cl->cell_units, cl->nx),
-		cell_of(r->max_lon, SPATE_LON_MAX, cl->cell_units, cl->nx),
-		cell_of(r->min_lat, SPATE_LAT_MAX, cl->cell_units, cl->ny),
-		cell_of(r->max_lat, SPATE_LAT_MAX, cl->cell_units, cl->ny),
-		false,
-	};
-	s.wide = (uint64_t)(s.x1 - s.x0 + 1) * (s.y1 - s.y0 + 1) > CL_WIDE_CELLS;
-	return s;
-}
-
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
 {
 	return cell << 32 | kwkey;
@@ -281,88 +264,143 @@ static uint32_t rlist_len(const struct rlist *l)
 	return l->cap ? l->n : 1;
 }
 
-/* One more subscription of part p under key. 0 or -1 (nothing changed). */
-static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *p)
+static void part_release(struct drt_cluster *cl, struct cat *p);
+
+/* Make entry i of l name c (a root) instead of what it names. */
+static void repoint(struct drt_cluster *cl, struct rlist *l, uint32_t i, struct cat *c)
+{
+	struct cat *old = rlist_cat(l, i);
+
+	if (old == c)
+		return;
+	c->lrefs++;
+	if (l->cap)
+		l->u.many[i].c = c;
+	else
+		l->u.one = c;
+	old->lrefs--;
+	part_release(cl, old);
+}
+
+/* Remove entry i (of an array list); back inline at one. */
+static void drop_entry(struct drt_cluster *cl, struct rlist *l, uint32_t i)
+{
+	struct cat *old = l->u.many[i].c;
+
+	l->u.many[i] = l->u.many[--l->n];
+	if (l->n == 1) {
+		struct pair *v = l->u.many;
+		*l = (struct rlist){ { .one = v[0].c }, (uint32_t)v[0].count, 0 };
+		free(v);
+	}
+	old->lrefs--;
+	part_release(cl, old);
+}
+
+/* Compact l: every entry names a root, one entry per root. Returns the
+ * index of root c's entry, or UINT32_MAX. */
+static uint32_t rlist_fold(struct drt_cluster *cl, struct rlist *l, struct cat *c)
+{
+	uint32_t at = UINT32_MAX;
+
+	if (l->cap == 0) {
+		repoint(cl, l, 0, root_of(l->u.one));
+		return l->u.one == c ? 0 : UINT32_MAX;
+	}
+	for (uint32_t i = 0; i < l->n; i++) {
+		struct cat *r = root_of(l->u.many[i].c);
+		repoint(cl, l, i, r);
+		/* an earlier entry of the same root takes this one's count */
+		for (uint32_t j = 0; j < i; j++)
+			if (l->u.many[j].c == r) {
+				l->u.many[j].count += l->u.many[i].count;
+				drop_entry(cl, l, i);
+				i--;
+				if (l->cap == 0)
+					return l->u.one == c ? 0 : UINT32_MAX;
+				break;
+			}
+	}
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->u.many[i].c == c)
+			at = i;
+	return at;
+}
+
+/* One more subscription of live category c under key. 0 or -1 (nothing
+ * changed). */
+static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
 {
 	struct rlist *l = drt_ftab_get(&cl->route, key);
 
 	if (l == NULL) {
 		if ((l = drt_ftab_add(&cl->route, key)) == NULL)
 			return -1;
-		*l = (struct rlist){ { .one = p }, 1, 0 };
+		*l = (struct rlist){ { .one = c }, 1, 0 };
+		c->lrefs++;
+		return 0;
+	}
+	uint32_t at = rlist_fold(cl, l, c);
+	if (at != UINT32_MAX) {
+		if (l->cap)
+			l->u.many[at].count++;
+		else
+			l->n++;
 		return 0;
 	}
 	if (l->cap == 0) {
-		if (l->u.one == p) {
-			l->n++;
-			return 0;
-		}
-		struct pair *v = malloc(2 * sizeof(*v));
+		struct pair *v = malloc(4 * sizeof(*v));
 		if (v == NULL)
 			return -1;
 		v[0] = (struct pair){ l->u.one, l->n };
-		v[1] = (struct pair){ p, 1 };
-		*l = (struct rlist){ { .many = v }, 2, 2 };
-		return 0;
-	}
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->u.many[i].c == p) {
-			l->u.many[i].count++;
-			return 0;
-		}
-	if (l->n == l->cap) {
+		*l = (struct rlist){ { .many = v }, 1, 4 };
+	} else if (l->n == l->cap) {
 		struct pair *v = realloc(l->u.many, 2 * l->cap * sizeof(*v));
 		if (v == NULL)
 			return -1;
 		l->u.many = v;
 		l->cap *= 2;
 	}
-	l->u.many[l->n++] = (struct pair){ p, 1 };
+	l->u.many[l->n++] = (struct pair){ c, 1 };
+	c->lrefs++;
 	return 0;
 }
 
-/* One fewer subscription of part p under key. Never allocates. */
-static void rlist_remove(struct drt_cluster *cl, uint64_t key, const struct cat *p)
+/* One fewer subscription of live category c under key. Never allocates. */
+static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 {
 	struct rlist *l = drt_ftab_get(&cl->route, key);
 
 	if (l == NULL)
 		return;
+	uint32_t at = rlist_fold(cl, l, c);
+	if (at == UINT32_MAX)
+		return;
 	if (l->cap == 0) {
-		if (l->u.one == p && --l->n == 0)
+		if (--l->n == 0) {
 			drt_ftab_del(&cl->route, key);
+			c->lrefs--;
+		}
 		return;
 	}
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (l->u.many[i].c != p)
-			continue;
-		if (--l->u.many[i].count == 0)
-			l->u.many[i] = l->u.many[--l->n];
-		break;
-	}
-	if (l->n == 1) { /* back inline */
-		struct pair *v = l->u.many;
-		*l = (struct rlist){ { .one = v[0].c }, (uint32_t)v[0].count, 0 };
-		free(v);
-	}
+	if (--l->u.many[at].count == 0)
+		drop_entry(cl, l, at);
 }
 
 /* Count a subscription with rectangle r and routing keyword kwkey into
- * (delta 1) or out of (-1) part p's routing keys: its keyword keys and its
- * footprint ("any") keys. Raising may fail (-1, nothing changed). */
+ * (delta 1) or out of (-1) live category p's routing keys: its keyword
+ * keys and its footprint ("any") keys. Raising may fail (-1, nothing
+ * changed). */
 static int route_adjust(struct drt_cluster *cl, struct cat *p, const struct spate_rect *r,
 			uint32_t kwkey, int delta)
 {
-	struct span sp = span_of(cl, r);
+	struct drt_span sp = drt_grid_span(&cl->g, r, CL_WIDE_CELLS);
 	uint64_t cells[CL_WIDE_CELLS];
 	uint32_t n = 0;
 
-	if (sp.wide)
-		cells[n++] = CL_WIDE_ROW;
-	else
-		for (uint32_t y = sp.y0; y <= sp.y1; y++)
-			for (uint32_t x = sp.x0; x <= sp.x1; x++)
-				cells[n++] = (uint64_t)y * cl->nx + x;
+	for (uint32_t y = sp.y0; y <= sp.y1; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1; x++)
+			cells[n++] = drt_grid_cell(&cl->g, sp.level, x, y);
 	for (uint32_t i = 0; i < n; i++) {
 		if (delta < 0) {
 			rlist_remove(cl, key_of(cells[i], kwkey), p);
@@ -454,6 +492,7 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 	c->mbr = *r;
 	c->prev = c->next = c;
 	c->slot = cl->n_cats;
+	c->live = true;
 	cl->cats[cl->n_cats++] = c;
 	cl->st.created++;
 	return c;
@@ -465,13 +504,16 @@ static void cat_unlive(struct drt_cluster *cl, struct cat *c)
 {
 	cl->cats[c->slot] = cl->cats[--cl->n_cats];
 	cl->cats[c->slot]->slot = c->slot;
+	c->live = false;
 	drt_ftab_free(&c->kw);
 }
 
-/* Free a part (or an emptied live category, whose parts are all gone)
- * once no subscription is registered to it. */
-static void part_free(struct drt_cluster *cl, struct cat *p)
+/* Free a merged-away part (or an emptied category taken out of the live
+ * ones) once no subscription is registered to it and no list names it. */
+static void part_release(struct drt_cluster *cl, struct cat *p)
 {
+	if (p->reg || p->lrefs || p->live)
+		return;
 	p->prev->next = p->next;
 	p->next->prev = p->prev;
 	spate_idmap_del(cl->by_id, p->id);
@@ -525,11 +567,12 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 		return -1;
 	}
 	*h = (uint64_t)c->id << 32 | kwkey;
+	cl->last_kwkey = kwkey;
 	c->mbr = rect_union(&c->mbr, &q->rect);
 	c->size++;
 	c->reg++;
 	c->n_ins++;
-	cl->n_wide += span_of(cl, &q->rect).wide;
+	cl->n_level[drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS).level]++;
 	return 0;
 }
 
@@ -649,8 +692,7 @@ static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from
 	flast->next = into;
 	into->prev = flast;
 	cat_unlive(cl, from);
-	if (from->reg == 0)
-		part_free(cl, from);
+	part_release(cl, from);
 	/* keep from's co-match counts, now as into's */
 	struct corr_buf b = corr_snapshot(cl);
 	for (size_t i = 0; b.v && i < b.n; i++) {
@@ -751,9 +793,7 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	if (cl == NULL)
 		return NULL;
 	cl->p = *p;
-	cl->cell_units = (int64_t)llround(p->route_cell * SPATE_COORD_SCALE);
-	cl->nx = (uint32_t)((2 * (int64_t)SPATE_LON_MAX + cl->cell_units - 1) / cl->cell_units);
-	cl->ny = (uint32_t)((2 * (int64_t)SPATE_LAT_MAX + cl->cell_units - 1) / cl->cell_units);
+	drt_grid_init(&cl->g, p->route_cell);
 	cl->next_id = 1;
 	cl->by_id = spate_idmap_create();
 	cl->kw_all = spate_idmap_create();
@@ -810,7 +850,7 @@ void drt_cluster_destroy(struct drt_cluster *cl)
  * (at most MAX_CANDIDATES), or NULL. */
 static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, double *best_sim)
 {
-	struct span sp = span_of(cl, &q->rect);
+	struct drt_span sp = drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS);
 	uint32_t epoch = next_epoch(cl), seen = 0, cells = 0;
 	struct cat *best = NULL;
 	double a = cl->p.alpha;
@@ -818,11 +858,11 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 	*best_sim = -1;
 	for (uint32_t y = sp.y0; y <= sp.y1 + 1 && seen < MAX_CANDIDATES; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1 && seen < MAX_CANDIDATES; x++) {
-			/* q's cells (at most MAX_PLACE_CELLS), then the wide row */
+			/* q's cells (at most MAX_PLACE_CELLS), then the world row */
 			bool last = y > sp.y1;
-			if (!last && (sp.wide || cells++ >= MAX_PLACE_CELLS))
+			if (!last && cells++ >= MAX_PLACE_CELLS)
 				continue;
-			uint64_t cell = last ? CL_WIDE_ROW : (uint64_t)y * cl->nx + x;
+			uint64_t cell = last ? DRT_GRID_WORLD : drt_grid_cell(&cl->g, sp.level, x, y);
 			const struct rlist *l = drt_ftab_get(&cl->route, key_of(cell, KW_ANY));
 			for (uint32_t i = 0; l && i < rlist_len(l) && seen < MAX_CANDIDATES; i++) {
 				struct cat *c = root_of(rlist_cat(l, i));
@@ -884,11 +924,11 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 	if (cat_take(cl, best, q) != 0) {
 		if (fresh) {
 			cat_unlive(cl, fresh);
-			part_free(cl, fresh);
+			part_release(cl, fresh);
 		}
 		return -SPATE_E_NO_MEMORY;
 	}
-	*out = (struct drt_placement){ best->id, best->worker, fresh != NULL };
+	*out = (struct drt_placement){ best->id, best->worker, fresh != NULL, cl->last_kwkey };
 	while (merging && cl->n_cats > cl->p.cmax)
 		if (merge_once(cl, fresh) != 0)
 			break; /* out of memory: stay over the bound, still exact */
@@ -906,18 +946,17 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	uint64_t v = *h;
 	home_del(cl, q->id);
 	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
-	route_adjust(cl, p, &q->rect, (uint32_t)v, -1);
+	route_adjust(cl, c, &q->rect, (uint32_t)v, -1);
 	count_keywords(cl, c, q, -1);
-	cl->n_wide -= span_of(cl, &q->rect).wide;
+	cl->n_level[drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS).level]--;
 	p->reg--;
 	c->size--;
 	c->n_del++;
 	*out = (struct drt_removal){ c->id, c->worker, c->size == 0 };
-	if (p != c && p->reg == 0)
-		part_free(cl, p);
-	if (c->size == 0) { /* every part is gone with its last subscription */
+	part_release(cl, p);
+	if (c->size == 0) { /* no list names it, no part is left */
 		cat_unlive(cl, c);
-		part_free(cl, c);
+		part_release(cl, c);
 	}
 	return 0;
 }
@@ -926,19 +965,22 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 			 const struct drt_route **out)
 {
 	uint32_t epoch = next_epoch(cl);
-	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, cl->cell_units, cl->ny) * cl->nx +
-			cell_of(ev->lon, SPATE_LON_MAX, cl->cell_units, cl->nx);
-	uint64_t keys[2 * (SPATE_KW_MAX_HARD + 1)];
-	size_t n = 0, nk = 0;
+	uint64_t keys[3 * (SPATE_KW_MAX_HARD + 1)], bits[3 * (SPATE_KW_MAX_HARD + 1)], cells[3];
+	size_t n = 0, nk = 0, n_cells = 0;
 
+	for (int level = 0; level < 3; level++)
+		if (cl->n_level[level])
+			cells[n_cells++] = drt_grid_point(&cl->g, ev->lon, ev->lat, level);
 	cl->st.events++;
 	cl->period_events++;
 	/* every key first, prefetched, then the lists */
 	for (int32_t k = cl->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
-		keys[nk++] = key_of(cell, kwkey);
-		if (cl->n_wide)
-			keys[nk++] = key_of(CL_WIDE_ROW, kwkey);
+		uint64_t bit = 1ull << (k < 62 ? k + 1 : 63);
+		for (size_t i = 0; i < n_cells; i++) {
+			bits[nk] = bit;
+			keys[nk++] = key_of(cells[i], kwkey);
+		}
 	}
 	for (size_t i = 0; i < nk; i++)
 		drt_ftab_prefetch(&cl->route, keys[i]);
@@ -946,13 +988,18 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 		const struct rlist *l = drt_ftab_get(&cl->route, keys[k]);
 		for (uint32_t i = 0; l && i < rlist_len(l); i++) {
 			struct cat *c = root_of(rlist_cat(l, i));
-			if (c->stamp == epoch)
+			if (c->stamp == epoch) {
+				if (c->out_at != UINT32_MAX)
+					cl->out[c->out_at].kw_mask |= bits[k];
 				continue;
+			}
 			c->stamp = epoch;
+			c->out_at = UINT32_MAX;
 			if (!in_rect(&c->mbr, ev->lon, ev->lat))
 				continue;
 			c->t_num++;
-			cl->out[n++] = (struct drt_route){ c->id, c->worker };
+			c->out_at = (uint32_t)n;
+			cl->out[n++] = (struct drt_route){ c->id, c->worker, bits[k] };
 		}
 	}
 	cl->st.routed += n;
@@ -964,6 +1011,8 @@ size_t drt_cluster_take_actions(struct drt_cluster *cl, struct drt_action *out, 
 {
 	size_t n = cl->n_act < max ? cl->n_act : max;
 
+	if (n == 0)
+		return 0;
 	memcpy(out, cl->act, n * sizeof(*out));
 	memmove(cl->act, cl->act + n, (cl->n_act - n) * sizeof(*cl->act));
 	cl->n_act -= n;
