@@ -35,6 +35,7 @@ void spated_conf_default(struct spated_conf *c)
 	c->backlog_max = 1024;
 	snprintf(c->category_engine, sizeof(c->category_engine), "drt");
 	c->rcu_cpu = -1;
+	ops_conf_default(&c->ops);
 }
 
 void spated_conf_free(struct spated_conf *c)
@@ -42,6 +43,7 @@ void spated_conf_free(struct spated_conf *c)
 	for (int i = 0; i < c->n_eal; i++)
 		free(c->eal[i]);
 	c->n_eal = 0;
+	ops_conf_free(&c->ops);
 }
 
 /* Integer keys of the "spated" group: name, range, destination. */
@@ -261,6 +263,18 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 	return 0;
 }
 
+int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,
+			  char *err, size_t errlen)
+{
+	int rc = spate_conf_read(&c->common, cfg, path, err, errlen);
+
+	if (rc == 0)
+		rc = read_spated(c, cfg, path, err, errlen);
+	if (rc == 0)
+		rc = ops_conf_read(&c->ops, cfg, path, err, errlen);
+	return rc;
+}
+
 int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t errlen)
 {
 	config_t cfg;
@@ -278,9 +292,9 @@ int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t 
 		config_destroy(&cfg);
 		return -1;
 	}
-	rc = spate_conf_read(&c->common, &cfg, path, err, errlen);
-	if (rc == 0)
-		rc = read_spated(c, &cfg, path, err, errlen);
+	rc = spated_conf_read_tree(c, &cfg, path, err, errlen);
 	config_destroy(&cfg);
+	if (rc == 0)
+		rc = ops_conf_read_overrides(&c->ops, &c->common, err, errlen);
 	return rc;
 }

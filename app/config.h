@@ -26,6 +26,9 @@
 
 #include <stdint.h>
 
+#include <libconfig.h>
+
+#include "ops_conf.h"
 #include "spate_conf.h"
 
 #define SPATED_EAL_ARGS_MAX 64
@@ -55,6 +58,7 @@ struct spated_conf {
 	char category_engine[32];       /* index inside each category: "drt" or a lib engine */
 	int rcu_cpu;                    /* CPU of the call_rcu thread; -1 = not pinned */
 	char preload[256];              /* stream file of subscriptions applied at start */
+	struct ops_conf ops;            /* journal, control, access groups */
 };
 
 void spated_conf_default(struct spated_conf *c);
@@ -62,5 +66,9 @@ void spated_conf_default(struct spated_conf *c);
  * in err. */
 int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t errlen);
 void spated_conf_free(struct spated_conf *c);
+/* Every group of a parsed tree (no overrides file). 0, or -1 with
+ * "file:line: message" in err. */
+int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,
+			  char *err, size_t errlen);
 
 #endif

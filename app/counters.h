@@ -14,6 +14,8 @@
 #include "spate_err.h"
 
 #define SPATED_FOREACH_COUNTER(X)                                            \
+	X(polls)             /* iterations of the poll loop */               \
+	X(busy_polls)        /* of which found frames */                     \
 	X(rx)                /* frames received */                           \
 	X(rx_bytes)          /* their bytes (Ethernet header included) */    \
 	X(rx_multiseg)       /* chained mbufs: not handled, dropped */       \
@@ -39,6 +41,7 @@
 	X(dgrams)            /* Spate datagrams handed to the frame handler*/\
 	X(bad_header)        /* Spate header refused: dropped, no reply */   \
 	X(from_server)       /* datagrams with the server flag: ignored */   \
+	X(auth_dropped)      /* unsigned/badly signed/replayed: see hdr_err */\
 	X(messages)          /* messages read */                             \
 	X(bad_messages)      /* messages refused (see bad_msg by code) */    \
 	X(events)            /* EVENT messages matched */                    \

@@ -295,3 +295,13 @@ uint32_t pipeline_workers(const struct pipeline *p)
 {
 	return p->n_workers;
 }
+
+struct spate_matcher *pipeline_matcher(struct pipeline *p)
+{
+	return stage_cluster_matcher(p->cluster);
+}
+
+unsigned int pipeline_cluster_lcore(const struct pipeline *p)
+{
+	return lcore_of(p->conf->lcores.cluster, "cluster");
+}

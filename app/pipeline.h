@@ -19,6 +19,7 @@
 
 #include "category_dir.h"
 #include "config.h"
+#include "spate_matcher.h"
 
 #define PIPELINE_HOUSEKEEPING 256
 
@@ -39,5 +40,9 @@ void pipeline_destroy(struct pipeline *p);
  * and the number of matching workers. */
 struct category_dir *pipeline_dir(struct pipeline *p);
 uint32_t pipeline_workers(const struct pipeline *p);
+/* The cluster stage's matcher and lcore: control requests (control.h)
+ * run there, between two of its polls. */
+struct spate_matcher *pipeline_matcher(struct pipeline *p);
+unsigned int pipeline_cluster_lcore(const struct pipeline *p);
 
 #endif

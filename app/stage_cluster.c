@@ -16,6 +16,8 @@
 
 #include <rte_lcore.h>
 
+#include "access.h"
+#include "control.h"
 #include "counters.h"
 #include "notify.h"
 #include "pl_msg.h"
@@ -374,6 +376,46 @@ static void front_destroy(struct spate_engine *e)
 	(void)e;
 }
 
+/* Operators' changes (spatectl, run by control_poll on this lcore): the
+ * clustering takes new parameters; what shapes the grids or the workers
+ * waits for the next start. */
+static int front_set_params(struct spate_engine *e, const struct spate_engine_params *p,
+			    char *err, size_t errlen)
+{
+	const struct drt_params *now = &spate_matcher_get_conf(e->s->m)->params.drt;
+	struct drt_params np = p->drt;
+
+	if (np.workers != now->workers || np.cat_cell != now->cat_cell) {
+		snprintf(err, errlen, "%s changes at the next start only (it shapes the %s)",
+			 np.workers != now->workers ? "workers" : "cat_cell",
+			 np.workers != now->workers ? "pipeline" : "categories' grids");
+		return -1;
+	}
+	np.workers = e->s->n_workers; /* the cluster plans for the real workers */
+	return drt_cluster_set_params(e->s->cl, &np, err, errlen);
+}
+
+static void front_rebalance(struct spate_engine *e)
+{
+	drt_cluster_period_end(e->s->cl);
+	run_actions(e->s);
+}
+
+static void front_categories(const struct spate_engine *e, spate_category_fn fn, void *ctx)
+{
+	uint32_t n = drt_cluster_count(e->s->cl);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct drt_cat_info c;
+		drt_cluster_cat_at(e->s->cl, i, &c);
+		struct spate_category_info ci = {
+			.id = c.id, .worker = c.worker, .n_subs = c.size, .mbr = c.mbr,
+			.events = c.t_num, .inserts = c.n_ins, .deletes = c.n_del,
+		};
+		fn(ctx, &ci);
+	}
+}
+
 static const struct spate_engine_ops front_ops = {
 	.name = "pipeline",
 	.help = "spated's cluster stage: places, routes and forwards to matching lcores",
@@ -381,6 +423,9 @@ static const struct spate_engine_ops front_ops = {
 	.sub_add = front_sub_add,
 	.sub_del = front_sub_del,
 	.match = front_match,
+	.set_params = front_set_params,
+	.rebalance = front_rebalance,
+	.categories = front_categories,
 };
 
 static void nack(struct stage_cluster *s, int code)
@@ -416,6 +461,11 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 
 	s->cur = (struct pl_reply){ src, hdr->seq, src.ipv4 ? msg->type : 0, msg->id };
 	s->forwarded = 0;
+	if ((msg->type == SPATE_MSG_SUB_ADD || msg->type == SPATE_MSG_SUB_DEL) &&
+	    access_sub_op(spated_access, hdr->client_id) != 0) {
+		nack(s, SPATE_E_RATE_LIMITED);
+		return;
+	}
 	switch (msg->type) {
 	case SPATE_MSG_EVENT:
 		rc = spate_matcher_event(s->m, &msg->u.ev, &s->mv);
@@ -463,6 +513,15 @@ static void on_datagram(struct stage_cluster *s, struct rte_mbuf *mb)
 	 * stage from trusting anything it did not read itself. */
 	if (spate_hdr_decode(buf, len, s->lim, &hdr) != 0) {
 		spated_cnt.bad_header++;
+		rte_pktmbuf_free(mb);
+		return;
+	}
+	/* Keys: checked here, on the one lcore that owns the replay windows.
+	 * Unsigned when required, a bad MAC, a replay: no reply, counted. */
+	int arc = access_datagram(spated_access, buf, len, &hdr);
+	if (arc != 0) {
+		spated_cnt.auth_dropped++;
+		spated_cnt.hdr_err[-arc < SPATE_E__COUNT ? -arc : 0]++;
 		rte_pktmbuf_free(mb);
 		return;
 	}
@@ -646,7 +705,13 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 	}
 	s->next_in++;
 	flush(s);
+	control_poll(); /* operators' requests, between two polls: no lock */
 	return total;
+}
+
+struct spate_matcher *stage_cluster_matcher(struct stage_cluster *s)
+{
+	return s->m;
 }
 
 static void free_ccat(uint64_t key, void *val, void *ctx)

@@ -49,5 +49,7 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c);
 /* One poll. Returns the datagrams handled. */
 unsigned int stage_cluster_poll(struct stage_cluster *s);
 void stage_cluster_destroy(struct stage_cluster *s);
+/* Its matcher, for the control commands it runs (control.h). */
+struct spate_matcher *stage_cluster_matcher(struct stage_cluster *s);
 
 #endif

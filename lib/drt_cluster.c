@@ -29,6 +29,7 @@
  * live category.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1011,7 +1012,7 @@ size_t drt_cluster_take_actions(struct drt_cluster *cl, struct drt_action *out, 
 {
 	size_t n = cl->n_act < max ? cl->n_act : max;
 
-	if (n == 0)
+	if (n == 0) /* cl->act may be NULL yet: no memcpy from it (UB) */
 		return 0;
 	memcpy(out, cl->act, n * sizeof(*out));
 	memmove(cl->act, cl->act + n, (cl->n_act - n) * sizeof(*cl->act));
@@ -1111,6 +1112,19 @@ int drt_cluster_period_end(struct drt_cluster *cl)
 uint32_t drt_cluster_count(const struct drt_cluster *cl)
 {
 	return cl->n_cats;
+}
+
+int drt_cluster_set_params(struct drt_cluster *cl, const struct drt_params *p, char *err,
+			   size_t errlen)
+{
+	if (p->route_cell != cl->p.route_cell || p->workers != cl->p.workers) {
+		snprintf(err, errlen, "%s changes at the next start only (it shapes the %s)",
+			 p->workers != cl->p.workers ? "workers" : "route_cell",
+			 p->workers != cl->p.workers ? "placement" : "routing grid");
+		return -1;
+	}
+	cl->p = *p;
+	return 0;
 }
 
 void drt_cluster_cat_at(const struct drt_cluster *cl, uint32_t i, struct drt_cat_info *info)

@@ -98,6 +98,13 @@ struct drt_action {
 /* Hand out up to max queued actions, oldest first; returns how many. */
 size_t drt_cluster_take_actions(struct drt_cluster *cl, struct drt_action *out, size_t max);
 
+/* New parameters at run time (spatectl): 0, or -1 with the reason in err.
+ * route_cell and workers shape the routing grid and the placement, so
+ * they change at the next start only; every other parameter is read
+ * afresh when it is used and takes effect at once. */
+int drt_cluster_set_params(struct drt_cluster *cl, const struct drt_params *p, char *err,
+			   size_t errlen);
+
 /* lambda events have been routed since the last period end. */
 bool drt_cluster_period_due(const struct drt_cluster *cl);
 /* End the period: formula (7) loads, the (8)/(9) plan as MOVE actions,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "drt_params.h"
+#include "spate_types.h"
 
 enum param_type { P_DOUBLE, P_U32, P_VARIANT };
 
@@ -109,7 +110,7 @@ int drt_params_get(const struct drt_params *p, const char *name, char *buf, size
 		return -1;
 	at = (const char *)p + d->offset;
 	if (d->type == P_DOUBLE)
-		snprintf(buf, len, "%.17g", *(const double *)at);
+		spate_format_double(buf, len, *(const double *)at);
 	else if (d->type == P_U32)
 		snprintf(buf, len, "%u", *(const uint32_t *)at);
 	else

@@ -7,6 +7,7 @@
  * hold a match, and each category's index is exact.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "drt_category.h"
@@ -246,6 +247,43 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 		cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes);
 }
 
+/* Parameters at run time: the cluster decides which may change; the
+ * categories' own grid (cat_cell) is fixed at their creation. */
+static int drt_set_params(struct spate_engine *e, const struct spate_engine_params *p,
+			  char *err, size_t errlen)
+{
+	if (p->drt.cat_cell != e->p.cat_cell) {
+		snprintf(err, errlen, "cat_cell changes at the next start only (it shapes every category's grid)");
+		return -1;
+	}
+	if (drt_cluster_set_params(e->cl, &p->drt, err, errlen) != 0)
+		return -1;
+	e->p = p->drt;
+	return 0;
+}
+
+/* An operator's "rebalance now": end the load period early. */
+static void drt_rebalance(struct spate_engine *e)
+{
+	drt_cluster_period_end(e->cl);
+	carry_out(e);
+}
+
+static void drt_categories(const struct spate_engine *e, spate_category_fn fn, void *ctx)
+{
+	uint32_t n = drt_cluster_count(e->cl);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct drt_cat_info c;
+		drt_cluster_cat_at(e->cl, i, &c);
+		struct spate_category_info ci = {
+			.id = c.id, .worker = c.worker, .n_subs = c.size, .mbr = c.mbr,
+			.events = c.t_num, .inserts = c.n_ins, .deletes = c.n_del,
+		};
+		fn(ctx, &ci);
+	}
+}
+
 const struct spate_engine_ops spate_engine_drt = {
 	.name = "drt",
 	.help = "DRt-Cluster: online categories, summary routing, merging, balancing",
@@ -255,4 +293,7 @@ const struct spate_engine_ops spate_engine_drt = {
 	.sub_del = drt_sub_del,
 	.match = drt_match,
 	.stats = drt_stats,
+	.set_params = drt_set_params,
+	.rebalance = drt_rebalance,
+	.categories = drt_categories,
 };

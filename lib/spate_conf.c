@@ -4,6 +4,7 @@
  * the allowed range. */
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,9 +41,17 @@ void spate_conf_default(struct spate_conf *c)
 	c->matcher.engine = c->engine;
 }
 
+static const config_setting_t *last_error_setting;
+
+const config_setting_t *spate_conf_last_error_setting(void)
+{
+	return last_error_setting;
+}
+
 int spate_conf_error(char *err, size_t errlen, const char *path,
 		     const config_setting_t *s, const char *fmt, ...)
 {
+	last_error_setting = s;
 	char msg[256];
 	va_list ap;
 
@@ -253,4 +262,58 @@ int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t er
 	rc = spate_conf_read(c, &cfg, path, err, errlen);
 	config_destroy(&cfg);
 	return rc;
+}
+
+/* ---- run time: the integer table by name, values as text ---- */
+
+size_t spate_conf_int_count(void)
+{
+	return sizeof(int_params) / sizeof(int_params[0]);
+}
+
+const char *spate_conf_int_name(size_t i)
+{
+	return i < spate_conf_int_count() ? int_params[i].path : NULL;
+}
+
+static const struct int_param *find_int(const char *path)
+{
+	for (size_t i = 0; i < spate_conf_int_count(); i++)
+		if (strcmp(int_params[i].path, path) == 0)
+			return &int_params[i];
+	return NULL;
+}
+
+int spate_conf_int_set(struct spate_conf *c, const char *path, const char *value, char *err,
+		       size_t errlen)
+{
+	const struct int_param *p = find_int(path);
+	char *end;
+
+	if (p == NULL) {
+		snprintf(err, errlen, "unknown setting '%s'", path);
+		return -1;
+	}
+	long long v = strtoll(value, &end, 10);
+	if (end == value || *end != '\0') {
+		snprintf(err, errlen, "%s: '%s' is not an integer", path, value);
+		return -1;
+	}
+	if (v < p->min || v > p->max) {
+		snprintf(err, errlen, "%s = %lld is out of range [%lld, %lld]", path, v, p->min,
+			 p->max);
+		return -1;
+	}
+	*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
+	return 0;
+}
+
+int spate_conf_int_get(const struct spate_conf *c, const char *path, char *buf, size_t len)
+{
+	const struct int_param *p = find_int(path);
+
+	if (p == NULL)
+		return -1;
+	snprintf(buf, len, "%u", *(const uint32_t *)((const char *)c + p->offset));
+	return 0;
 }

@@ -39,6 +39,21 @@ int spate_conf_error(char *err, size_t errlen, const char *path,
 		     const config_setting_t *s, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
+/* Run time (spatectl): the integer settings (limits.*, quotas.*) by name,
+ * set from text with the file's range check (the error names the range),
+ * read back as text. 0, or -1 (with err). */
+size_t spate_conf_int_count(void);
+const char *spate_conf_int_name(size_t i);
+int spate_conf_int_set(struct spate_conf *c, const char *path, const char *value, char *err,
+		       size_t errlen);
+int spate_conf_int_get(const struct spate_conf *c, const char *path, char *buf, size_t len);
+
+/* The setting the last spate_conf_error named (NULL: none). A checker
+ * that removes it from the tree and reads again finds the next error:
+ * that is how `spated --check-config` lists every error, each with its
+ * line, without a second set of readers. */
+const config_setting_t *spate_conf_last_error_setting(void);
+
 /* Parse `path` and read it. 0, or -1 with "file:line: message" in err. */
 int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t errlen);
 

@@ -79,6 +79,14 @@ struct spate_engine_params {
 };
 void spate_engine_params_default(struct spate_engine_params *p);
 
+/* One category of a clustering engine, as operators see it. */
+struct spate_category_info {
+	uint32_t id, worker, n_subs;
+	struct spate_rect mbr;
+	uint64_t events, inserts, deletes; /* this load period */
+};
+typedef void (*spate_category_fn)(void *ctx, const struct spate_category_info *ci);
+
 struct spate_engine_ops {
 	const char *name;
 	const char *help;
@@ -93,6 +101,13 @@ struct spate_engine_ops {
 		     struct spate_matchvec *mv);
 	/* Optional: the engine's own figures as one JSON object, no newline. */
 	void (*stats)(const struct spate_engine *e, FILE *f);
+	/* Optional, for operators (spatectl): take new parameters at run
+	 * time (0, or -1 with the reason in err: some cannot change without
+	 * a rebuild); end the load period now (balance); list categories. */
+	int (*set_params)(struct spate_engine *e, const struct spate_engine_params *p,
+			  char *err, size_t errlen);
+	void (*rebalance)(struct spate_engine *e);
+	void (*categories)(const struct spate_engine *e, spate_category_fn fn, void *ctx);
 };
 
 /* Registry of engines, by name. NULL name = the default (best) engine. */

@@ -37,8 +37,12 @@
 	X(BAD_SYNTAX,           23, "syntax error")                           \
 	X(BAD_ID,               24, "bad id")                                 \
 	X(TRAILING_DATA,        25, "trailing bytes after the last message")  \
-	X(NOT_ALLOWED,          26, "message type not accepted here")     \
-	X(OUT_OF_DOMAIN,        27, "constraint value outside the attribute's declared domain")
+	X(NOT_ALLOWED,          26, "message type not accepted here")       \
+	X(OUT_OF_DOMAIN,        27, "constraint value outside the attribute's declared domain") \
+	X(AUTH_REQUIRED,        28, "datagram not authenticated but keys are required") \
+	X(AUTH_FAILED,          29, "no key for the client, or a wrong HMAC") \
+	X(AUTH_REPLAY,          30, "nonce already used or too old")         \
+	X(RATE_LIMITED,         31, "client over its subscription operation rate")
 
 enum spate_err {
 #define SPATE_ERR_ENUM(name, val, str) SPATE_E_##name = val,

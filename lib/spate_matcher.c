@@ -192,11 +192,18 @@ static struct spate_sub *intern_sub(struct spate_matcher *m,
 
 static bool same_sub(const struct spate_sub *a, const struct spate_sub *b)
 {
-	return a->owner == b->owner && memcmp(&a->rect, &b->rect, sizeof(a->rect)) == 0 &&
-	       a->dest.ipv4 == b->dest.ipv4 && a->dest.port == b->dest.port &&
-	       a->n_kw == b->n_kw && a->n_cons == b->n_cons &&
-	       memcmp(a->kw, b->kw, a->n_kw * sizeof(*a->kw)) == 0 &&
-	       memcmp(a->cons, b->cons, a->n_cons * sizeof(*a->cons)) == 0;
+	if (!(a->owner == b->owner && memcmp(&a->rect, &b->rect, sizeof(a->rect)) == 0 &&
+	      a->dest.ipv4 == b->dest.ipv4 && a->dest.port == b->dest.port &&
+	      a->n_kw == b->n_kw && a->n_cons == b->n_cons &&
+	      memcmp(a->kw, b->kw, a->n_kw * sizeof(*a->kw)) == 0))
+		return false;
+	/* Field by field: a constraint has padding (between op and value)
+	 * whose bytes are not defined, so memcmp could call equal
+	 * subscriptions different and refuse a retransmission. */
+	for (uint16_t i = 0; i < a->n_cons; i++)
+		if (cmp_constraint(&a->cons[i], &b->cons[i]) != 0)
+			return false;
+	return true;
 }
 
 static uintptr_t client_count(const struct spate_matcher *m, uint32_t owner)
@@ -293,6 +300,93 @@ const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
 uint64_t spate_matcher_sub_count(const struct spate_matcher *m)
 {
 	return spate_idmap_count(m->subs);
+}
+
+const struct spate_matcher_conf *spate_matcher_get_conf(const struct spate_matcher *m)
+{
+	return &m->conf;
+}
+
+void spate_matcher_set_quotas(struct spate_matcher *m, uint32_t max_subs,
+			      uint32_t max_subs_per_client)
+{
+	m->conf.max_subs = max_subs;
+	m->conf.max_subs_per_client = max_subs_per_client;
+}
+
+int spate_matcher_set_params(struct spate_matcher *m, const struct spate_engine_params *p,
+			     char *err, size_t errlen)
+{
+	if (m->ops->set_params && m->ops->set_params(m->engine, p, err, errlen) != 0)
+		return -1;
+	m->conf.params = *p;
+	return 0;
+}
+
+int spate_matcher_rebalance(struct spate_matcher *m)
+{
+	if (m->ops->rebalance == NULL)
+		return -1;
+	m->ops->rebalance(m->engine);
+	return 0;
+}
+
+int spate_matcher_categories(const struct spate_matcher *m, spate_category_fn fn, void *ctx)
+{
+	if (m->ops->categories == NULL)
+		return -1;
+	m->ops->categories(m->engine, fn, ctx);
+	return 0;
+}
+
+struct visit_ctx {
+	const struct spate_matcher *m;
+	spate_matcher_visit_fn fn;
+	void *ctx;
+	struct spate_raw_sub *rs;
+};
+
+static struct spate_str dict_str(const struct spate_dict *d, uint32_t id)
+{
+	size_t len;
+	const char *p = spate_dict_str(d, id, &len);
+
+	return (struct spate_str){ p, (uint32_t)len };
+}
+
+static void visit_one(uint64_t key, void *val, void *ctx)
+{
+	struct visit_ctx *vc = ctx;
+	const struct spate_sub *s = val;
+	struct spate_raw_sub *rs = vc->rs;
+
+	(void)key;
+	rs->id = s->id;
+	rs->rect = s->rect;
+	rs->dest = s->dest;
+	rs->n_kw = s->n_kw;
+	rs->n_cons = s->n_cons;
+	for (uint16_t i = 0; i < s->n_kw; i++)
+		rs->kw[i] = dict_str(vc->m->keywords, s->kw[i]);
+	for (uint16_t i = 0; i < s->n_cons; i++) {
+		rs->cons[i].name = dict_str(vc->m->attrs, s->cons[i].attr);
+		rs->cons[i].op = s->cons[i].op;
+		rs->cons[i].value = s->cons[i].value;
+	}
+	vc->fn(vc->ctx, rs, s->owner);
+}
+
+int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn,
+			      void *ctx)
+{
+	/* A raw sub is a few KB of inline arrays: one, on the heap. */
+	struct visit_ctx vc = { m, fn, ctx, malloc(sizeof(struct spate_raw_sub)) };
+
+	if (vc.rs == NULL)
+		return -SPATE_E_NO_MEMORY;
+	spate_idmap_foreach(m->subs, visit_one, &vc);
+	free(vc.rs);
+	return 0;
 }
 
 static int cmp_attr(const void *a, const void *b)

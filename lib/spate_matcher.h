@@ -51,6 +51,31 @@ int spate_matcher_sub_del(struct spate_matcher *m, uint64_t id, uint32_t owner);
 const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
 					       uint64_t id);
 uint64_t spate_matcher_sub_count(const struct spate_matcher *m);
+/* Visit every stored subscription in raw form (strings from the matcher's
+ * dictionaries, keywords unique, constraints sorted) with its owner, in
+ * no particular order. Adding that raw form back gives the same stored
+ * subscription: the journal's snapshot is built from it. The raw form
+ * lives for the call only. -SPATE_E_NO_MEMORY or 0. */
+typedef void (*spate_matcher_visit_fn)(void *ctx, const struct spate_raw_sub *rs,
+				       uint32_t owner);
+int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn,
+			      void *ctx);
+
+/* Run-time changes (spatectl). The current configuration (engine name,
+ * quotas, parameters). */
+const struct spate_matcher_conf *spate_matcher_get_conf(const struct spate_matcher *m);
+/* New quotas; existing subscriptions stay even above them. */
+void spate_matcher_set_quotas(struct spate_matcher *m, uint32_t max_subs,
+			      uint32_t max_subs_per_client);
+/* New engine parameters: 0, or -1 with the reason in err (an engine that
+ * cannot take them now keeps the old ones). Engines without parameters
+ * just store them. */
+int spate_matcher_set_params(struct spate_matcher *m, const struct spate_engine_params *p,
+			     char *err, size_t errlen);
+/* Balance now; -1 if the engine has no load balancing. */
+int spate_matcher_rebalance(struct spate_matcher *m);
+/* Visit the engine's categories; -1 if it has none. */
+int spate_matcher_categories(const struct spate_matcher *m, spate_category_fn fn, void *ctx);
 
 /* Match one event. The vector is reset, then filled with the matching subs
  * sorted by id. 0 or -SPATE_E_NO_MEMORY. */

@@ -68,6 +68,8 @@ int spate_hdr_decode(const void *buf, size_t len, const struct spate_limits *lim
 		return -SPATE_E_BAD_LENGTH;
 	if (hdr->count == 0 || hdr->count > lim->max_messages)
 		return -SPATE_E_TOO_MANY_MESSAGES;
+	if ((hdr->flags & SPATE_FLAG_AUTH) && len < SPATE_HDR_LEN + SPATE_AUTH_TRAILER_LEN)
+		return -SPATE_E_TRUNCATED;
 	return 0;
 }
 
@@ -76,6 +78,8 @@ void spate_reader_init(struct spate_reader *r, const void *buf, size_t len,
 {
 	r->p = (const uint8_t *)buf + SPATE_HDR_LEN;
 	r->end = (const uint8_t *)buf + len;
+	if ((hdr->flags & SPATE_FLAG_AUTH) && len >= SPATE_HDR_LEN + SPATE_AUTH_TRAILER_LEN)
+		r->end -= SPATE_AUTH_TRAILER_LEN;
 	r->left = hdr->count;
 	r->broken = len < SPATE_HDR_LEN;
 }

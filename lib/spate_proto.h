@@ -9,7 +9,9 @@
  *   off size field
  *     0   2  magic      0x5350 ("SP")
  *     2   1  version    1
- *     3   1  flags      bit 0 = sent by a server; bits 1-7 reserved, 0
+ *     3   1  flags      bit 0 = sent by a server; bit 1 = authenticated
+ *                       (a 40-byte trailer follows the messages, see
+ *                       spate_auth.h); bits 2-7 reserved, 0
  *     4   2  length     bytes of the whole datagram, header included;
  *                       must equal the UDP payload length
  *     6   2  count      number of messages that follow (>= 1)
@@ -53,7 +55,12 @@
 #define SPATE_HDR_LEN 16
 #define SPATE_MSG_HDR_LEN 4
 #define SPATE_FLAG_SERVER 0x01
-#define SPATE_FLAGS_KNOWN SPATE_FLAG_SERVER
+/* The datagram ends with an authentication trailer (spate_auth.h): u64
+ * nonce and a 32-byte HMAC-SHA256, counted in `length`, after the last
+ * message. */
+#define SPATE_FLAG_AUTH 0x02
+#define SPATE_AUTH_TRAILER_LEN 40
+#define SPATE_FLAGS_KNOWN (SPATE_FLAG_SERVER | SPATE_FLAG_AUTH)
 /* Largest datagram the tools build: fits a 1500-byte MTU with IPv4+UDP. */
 #define SPATE_DGRAM_MAX 1472
 
@@ -105,7 +112,8 @@ struct spate_msg {
 	} u;
 };
 
-/* Validate and decode the header of a datagram of `len` bytes.
+/* Validate and decode the header of a datagram of `len` bytes (with the
+ * auth flag, it must have room for the trailer, else TRUNCATED).
  * 0 or -SPATE_E_{TRUNCATED,BAD_MAGIC,BAD_VERSION,BAD_FLAGS,BAD_LENGTH,
  * TOO_MANY_MESSAGES}. */
 int spate_hdr_decode(const void *buf, size_t len, const struct spate_limits *lim,
@@ -118,7 +126,8 @@ struct spate_reader {
 	int broken;     /* framing lost: no further message can be found */
 };
 
-/* `buf`/`len` is the whole datagram, header included. */
+/* `buf`/`len` is the whole datagram, header included; the messages end
+ * before the auth trailer when the header has SPATE_FLAG_AUTH. */
 void spate_reader_init(struct spate_reader *r, const void *buf, size_t len,
 		       const struct spate_hdr *hdr);
 

@@ -1,6 +1,8 @@
 /* spate_types.c - limits, operators and the validators shared by the wire
  * codec and the stream parser, so both refuse exactly the same input. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "spate_err.h"
 #include "spate_types.h"
@@ -144,4 +146,17 @@ int spate_check_name(const struct spate_limits *lim, const char *p, size_t len)
 			return -SPATE_E_BAD_KEYWORD;
 	}
 	return 0;
+}
+
+void spate_format_double(char *buf, size_t len, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15) { /* whole numbers as such: 1000 */
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
 }

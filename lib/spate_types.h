@@ -107,6 +107,10 @@ struct spate_raw_sub {
 	struct spate_raw_constraint cons[SPATE_CONS_MAX_HARD];
 };
 
+/* The shortest %g text that reads back as exactly v ("0.7", not
+ * "0.69999999999999996"): how settings are shown to operators. */
+void spate_format_double(char *buf, size_t len, double v);
+
 /* Validation shared by the codec and the stream parser: 0 or -SPATE_E_*. */
 int spate_check_lon(int64_t lon);
 int spate_check_lat(int64_t lat);

@@ -6,8 +6,8 @@ set -eu
 
 PACKAGES="
   gcc meson ninja-build pkg-config
-  libdpdk-dev dpdk
-  liburcu-dev libconfig-dev
+  libdpdk-dev dpdk dpdk-dev
+  liburcu-dev libconfig-dev zlib1g-dev libssl-dev
   python3 iproute2 ethtool iputils-ping procps valgrind
   clang libclang-rt-14-dev
   libpcap-dev tshark gnuplot-nox

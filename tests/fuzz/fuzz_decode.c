@@ -36,7 +36,9 @@ static size_t reencode(const struct spate_hdr *h, const struct spate_msg *m)
 	struct spate_writer w;
 	int rc = -1;
 
-	spate_writer_init(&w, enc, sizeof(enc), h->flags, h->client_id, h->seq);
+	/* Without the auth flag: the writer adds no trailer (signing is
+	 * spate_auth's job), and the message bytes are the same. */
+	spate_writer_init(&w, enc, sizeof(enc), h->flags & ~SPATE_FLAG_AUTH, h->client_id, h->seq);
 	switch (m->type) {
 	case SPATE_MSG_EVENT:
 		rc = spate_put_event(&w, &m->u.ev);
@@ -76,7 +78,7 @@ static void check_round_trip(const struct spate_hdr *h, const struct spate_limit
 	    memcmp(enc + SPATE_HDR_LEN, orig, orig_len) != 0)
 		fail("re-encoding differs from the original bytes", &m1);
 	if (spate_hdr_decode(enc, n, lim, &h2) != 0 || h2.count != 1 ||
-	    h2.flags != h->flags || h2.client_id != h->client_id || h2.seq != h->seq)
+	    h2.flags != (h->flags & ~SPATE_FLAG_AUTH) || h2.client_id != h->client_id || h2.seq != h->seq)
 		fail("re-encoded header does not decode", &m1);
 	spate_reader_init(&r, enc, n, &h2);
 	if (spate_reader_next(&r, lim, &m2) != 1)

@@ -363,7 +363,9 @@ RAW_CASE(c_short_hdr, SPATE_MSG_SUB_DEL, n = 15)
 RAW_CASE(c_magic, SPATE_MSG_SUB_DEL, b[0] = 0x50)
 RAW_CASE(c_version0, SPATE_MSG_SUB_DEL, b[2] = 0)
 RAW_CASE(c_version2, SPATE_MSG_SUB_DEL, b[2] = 2)
-RAW_CASE(c_flags2, SPATE_MSG_SUB_DEL, b[O_FLAGS] = 0x02)
+RAW_CASE(c_flags4, SPATE_MSG_SUB_DEL, b[O_FLAGS] = 0x04)
+/* the auth flag on a datagram too short to hold the 40-byte trailer */
+RAW_CASE(c_auth_short, SPATE_MSG_SUB_DEL, b[O_FLAGS] = SPATE_FLAG_AUTH)
 RAW_CASE(c_flags80, SPATE_MSG_SUB_DEL, b[O_FLAGS] = 0x81)
 RAW_CASE(c_len_more, SPATE_MSG_SUB_DEL, set16(b + O_LEN, (uint16_t)(n + 1)))
 RAW_CASE(c_len_less, SPATE_MSG_SUB_DEL, set16(b + O_LEN, (uint16_t)(n - 1)))
@@ -482,7 +484,8 @@ static const struct bad_case bad_cases[] = {
 	{ "bad magic", c_magic, SPATE_E_BAD_MAGIC, 0 },
 	{ "version 0", c_version0, SPATE_E_BAD_VERSION, 0 },
 	{ "version 2", c_version2, SPATE_E_BAD_VERSION, 0 },
-	{ "reserved flag bit 1", c_flags2, SPATE_E_BAD_FLAGS, 0 },
+	{ "reserved flag bit 2", c_flags4, SPATE_E_BAD_FLAGS, 0 },
+	{ "auth flag without room for the trailer", c_auth_short, SPATE_E_TRUNCATED, 0 },
 	{ "reserved flag bit 7", c_flags80, SPATE_E_BAD_FLAGS, 0 },
 	{ "header length says more", c_len_more, SPATE_E_BAD_LENGTH, 0 },
 	{ "header length says less", c_len_less, SPATE_E_BAD_LENGTH, 0 },

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spate_auth.h"
 #include "spate_proto.h"
 
 #define MAX_EXAMPLE 4096
@@ -149,6 +150,34 @@ static void print_msg(FILE *f, const struct spate_msg *m)
 	fputc('\n', f);
 }
 
+/* An authenticated datagram's trailer, checked with the document's example
+ * key (bytes 0x00 to 0x1f, the key of every client in the examples):
+ * "AUTH nonce=N mac=valid" (or "mac=AUTH_FAILED" etc., the check's code). */
+static void print_auth(FILE *f, const uint8_t *buf, size_t len, const struct spate_hdr *h)
+{
+	uint8_t key[32];
+	uint64_t nonce = 0;
+	struct spate_auth *a = spate_auth_create(true);
+
+	for (int i = 0; i < 32; i++)
+		key[i] = (uint8_t)i;
+	for (int i = 0; i < 8; i++)
+		nonce = nonce << 8 | buf[len - SPATE_AUTH_TRAILER_LEN + (size_t)i];
+	if (a == NULL || spate_auth_set_key(a, h->client_id, key, sizeof(key)) != 0) {
+		fputs("AUTH (no memory)\n", f);
+		spate_auth_destroy(a);
+		return;
+	}
+	int rc = spate_auth_check(a, buf, len, h);
+	fprintf(f, "AUTH nonce=%llu mac=", (unsigned long long)nonce);
+	if (rc == 0)
+		fputs("valid", f);
+	else
+		print_code(f, -rc);
+	fputc('\n', f);
+	spate_auth_destroy(a);
+}
+
 /* The whole datagram in the decoded format. */
 static void print_dgram(FILE *f, const uint8_t *buf, size_t len)
 {
@@ -176,6 +205,8 @@ static void print_dgram(FILE *f, const uint8_t *buf, size_t len)
 		print_code(f, -rc);
 		fputc('\n', f);
 	}
+	if (h.flags & SPATE_FLAG_AUTH)
+		print_auth(f, buf, len, &h);
 }
 
 /* ---- reading the document ---- */

@@ -33,7 +33,8 @@ local err_codes = {
 	[16] = "DUPLICATE_ID", [17] = "UNKNOWN_ID", [18] = "NOT_OWNER",
 	[19] = "OVER_QUOTA", [20] = "NO_MEMORY", [21] = "BAD_FLAGS",
 	[22] = "TOO_MANY_MESSAGES", [23] = "BAD_SYNTAX", [24] = "BAD_ID",
-	[25] = "TRAILING_DATA", [26] = "NOT_ALLOWED",
+	[25] = "TRAILING_DATA", [26] = "NOT_ALLOWED", [27] = "OUT_OF_DOMAIN",
+	[28] = "AUTH_REQUIRED", [29] = "AUTH_FAILED", [30] = "AUTH_REPLAY", [31] = "RATE_LIMITED",
 }
 
 local F = {

@@ -1,0 +1,87 @@
+/* ops_conf.h - the operator's groups of spated.conf, beside "spate" and
+ * "spated": where subscriptions are journaled, where the control socket
+ * lives, and who may do what.
+ *
+ *   journal: {
+ *     path = "/var/lib/spate/subs.journal";  # "" or absent = no journal
+ *     sync = "always";          # "always", "interval" or "none"
+ *     sync_interval_us = 10000; # "interval": at most this long unsynced
+ *     compact_min = 4096;       # compact when the file holds more records
+ *     compact_factor = 2;       #   than both this and factor x live subs
+ *   };
+ *   control: {
+ *     socket = "";              # "" = <EAL runtime dir>/spated.sock, e.g.
+ *                               # /var/run/dpdk/spated/spated.sock;
+ *                               # "none" = no control socket
+ *     mode = "0600";            # file mode of the socket (octal, a string)
+ *     group = "";               # group owning the socket ("" = root's)
+ *     overrides = "";           # file `spatectl save` writes and the next
+ *                               # start reads after this one ("" = none)
+ *     log_level = "info";       # of the "spate" log type: emerg ... debug
+ *   };
+ *   access: {
+ *     rate = 0.0;               # sub operations per second per client, 0 = off
+ *     burst = 100;              # token bucket depth
+ *     require_auth = false;     # drop datagrams without a valid HMAC
+ *     keys = ( { client = 7; key = "<64 hex digits>"; } );
+ *   };
+ */
+#ifndef SPATED_OPS_CONF_H
+#define SPATED_OPS_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libconfig.h>
+
+#include "spate_conf.h"
+#include "spate_journal.h"
+
+#define OPS_KEYS_MAX 4096
+#define OPS_KEY_MAX 64 /* bytes of key material */
+
+struct ops_key {
+	uint32_t client;
+	uint8_t len;
+	uint8_t key[OPS_KEY_MAX];
+};
+
+struct ops_conf {
+	char journal_path[256];
+	struct spate_journal_conf journal;
+	char control_socket[108]; /* sun_path */
+	uint32_t control_mode;
+	char control_group[64];
+	char overrides_path[256];
+	uint32_t log_level; /* rte_log level of the "spate" type, 0 = default */
+	double rate;        /* sub ops per second per client; 0 = unlimited */
+	uint32_t burst;
+	bool require_auth;
+	uint32_t n_keys;
+	struct ops_key *keys; /* owned */
+};
+
+void ops_conf_default(struct ops_conf *c);
+/* Read the journal, control and access groups of a parsed file. 0, or -1
+ * with "file:line: message" in err (spate_conf_error). */
+int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, char *err,
+		  size_t errlen);
+void ops_conf_free(struct ops_conf *c);
+/* The overrides file (control.overrides, written by `spatectl save`), if
+ * it exists: its spate, journal, control and access settings replace the
+ * main file's. 0, or -1 with "file:line: message" in err. */
+int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common, char *err,
+			    size_t errlen);
+
+/* Run time (spatectl): the settings that can change while spated runs, by
+ * "group.key" name, values as text with the same checks as the file
+ * (errors name the allowed range). 0, or -1 with err. */
+size_t ops_conf_runtime_count(void);
+const char *ops_conf_runtime_name(size_t i);
+int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *err,
+		 size_t errlen);
+/* Any key of the three groups; -1 if unknown. */
+int ops_conf_get(const struct ops_conf *c, const char *name, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,76 @@
+/* telemetry.c - the counters as DPDK telemetry commands, so the stock
+ * client reads them without spatectl:
+ *
+ *   dpdk-telemetry.py -f spated      then   /spate/stats
+ *
+ * /spate/stats     every counter, summed over the lcores
+ * /spate/errors    refused headers and messages by reason (hdr_*, msg_*)
+ * /spate/journal   the journal's figures
+ * Callbacks run on DPDK's telemetry thread and read the data plane's
+ * plain counters without locks: aligned 64-bit loads, a value may be one
+ * burst old, which is what a reader of counters expects. */
+#include <stdio.h>
+
+#include <rte_telemetry.h>
+
+#include "counters.h"
+#include "durable.h"
+#include "spated_log.h"
+#include "telemetry.h"
+
+static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct spated_counters sum;
+
+	(void)cmd;
+	(void)params;
+	spated_counters_sum(&sum);
+	rte_tel_data_start_dict(d);
+#define TEL_COUNTER(name) rte_tel_data_add_dict_u64(d, #name, sum.name);
+	SPATED_FOREACH_COUNTER(TEL_COUNTER)
+#undef TEL_COUNTER
+	return 0;
+}
+
+static int tel_errors(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct spated_counters sum;
+	char key[64];
+
+	(void)cmd;
+	(void)params;
+	spated_counters_sum(&sum);
+	rte_tel_data_start_dict(d);
+	for (int i = 1; i < SPATE_E__COUNT; i++) {
+		snprintf(key, sizeof(key), "hdr_%s", spate_err_name(i));
+		rte_tel_data_add_dict_u64(d, key, sum.hdr_err[i]);
+		snprintf(key, sizeof(key), "msg_%s", spate_err_name(i));
+		rte_tel_data_add_dict_u64(d, key, sum.msg_err[i]);
+	}
+	return 0;
+}
+
+static void tel_figure(void *ctx, const char *name, uint64_t v)
+{
+	rte_tel_data_add_dict_u64(ctx, name, v);
+}
+
+static int tel_journal(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	durable_figures(spated_durable, tel_figure, d);
+	return 0;
+}
+
+void telemetry_register(void)
+{
+	if (rte_telemetry_register_cmd("/spate/stats", tel_stats,
+				       "Spate counters and subscription count. No parameters") != 0 ||
+	    rte_telemetry_register_cmd("/spate/errors", tel_errors,
+				       "Refused headers (hdr_*) and messages (msg_*) by reason. No parameters") != 0 ||
+	    rte_telemetry_register_cmd("/spate/journal", tel_journal,
+				       "Subscription journal figures. No parameters") != 0)
+		SPATED_LOG(WARNING, "telemetry: cannot register the /spate commands\n");
+}

@@ -1,0 +1,156 @@
+/* spatectl - the operator's command line for a running spated, over its
+ * control socket (app/control.h). One command per run:
+ *
+ *   spatectl [-s SOCKET | -p FILE_PREFIX] [--json] COMMAND [ARGS...]
+ *
+ *   spatectl show stats                 counters per lcore and reason
+ *   spatectl show categories --top 10   largest categories (drt engine)
+ *   spatectl show lcores | placement | config | params
+ *   spatectl show subs --count
+ *   spatectl get drt.alpha
+ *   spatectl set drt.alpha 0.7          validated, read back
+ *   spatectl rebalance now
+ *   spatectl journal compact
+ *   spatectl save                       keep `set`s for the next start
+ *   spatectl help                       the daemon's own command list
+ *
+ * The socket: -s PATH, else the spated.sock in the EAL runtime directory
+ * of file prefix -p (default "spated", i.e. /var/run/dpdk/spated/ for
+ * root). Exit status: 0 done, 1 the daemon refused (its message on
+ * stderr), 2 usage or connection errors. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: spatectl [-s SOCKET | -p FILE_PREFIX] [--json] COMMAND [ARGS...]\n"
+		   "  -s, --socket PATH        spated's control socket\n"
+		   "  -p, --file-prefix NAME   the EAL --file-prefix of spated (default spated):\n"
+		   "                           the socket is <runtime dir>/NAME/spated.sock\n"
+		   "      --json               one JSON object instead of text\n"
+		   "commands: show stats | show categories [--top N] [--worker W] [--page P] |\n"
+		   "  show lcores | show placement | show config | show params | show subs --count |\n"
+		   "  get NAME | set NAME VALUE | rebalance now | journal compact | save | help\n");
+}
+
+/* DPDK's runtime directory rule: /var/run/dpdk for root, else
+ * $XDG_RUNTIME_DIR/dpdk, else /tmp/dpdk. */
+static void default_socket(char *buf, size_t len, const char *prefix)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (getuid() == 0)
+		snprintf(buf, len, "/var/run/dpdk/%s/spated.sock", prefix);
+	else
+		snprintf(buf, len, "%s/dpdk/%s/spated.sock", xdg ? xdg : "/tmp", prefix);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "file-prefix", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sock = NULL, *prefix = "spated";
+	int json = 0, c;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	/* '+': options end at the command, whose own flags (--top) follow. */
+	while ((c = getopt_long(argc, argv, "+s:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'p':
+			prefix = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (sock)
+		snprintf(path, sizeof(path), "%s", sock);
+	else
+		default_socket(path, sizeof(path), prefix);
+
+	/* The request: one line. */
+	char line[1024];
+	size_t n = (size_t)snprintf(line, sizeof(line), "%s", json ? "json" : "");
+	for (int i = optind; i < argc; i++) {
+		if (strpbrk(argv[i], " \t\r\n") != NULL || n + strlen(argv[i]) + 2 >= sizeof(line)) {
+			fprintf(stderr, "spatectl: argument '%s' has blanks or is too long\n", argv[i]);
+			return 2;
+		}
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? " " : "", argv[i]);
+	}
+	line[n++] = '\n';
+
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		fprintf(stderr, "spatectl: cannot connect to %s: %s (is spated running? -s/-p)\n",
+			path, strerror(errno));
+		return 2;
+	}
+	if (write(fd, line, n) != (ssize_t)n) {
+		fprintf(stderr, "spatectl: write: %s\n", strerror(errno));
+		return 2;
+	}
+	shutdown(fd, SHUT_WR);
+
+	/* The answer: "ok" or "error", then the body. */
+	char *ans = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = cap ? 2 * cap : 65536;
+			char *p = realloc(ans, cap);
+			if (p == NULL) {
+				fprintf(stderr, "spatectl: out of memory\n");
+				return 2;
+			}
+			ans = p;
+		}
+		ssize_t r = read(fd, ans + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (ans == NULL || len == 0) {
+		fprintf(stderr, "spatectl: no answer from %s\n", path);
+		return 2;
+	}
+	ans[len] = '\0';
+	char *body = strchr(ans, '\n');
+	body = body ? body + 1 : ans + len;
+	int ok = strncmp(ans, "ok\n", 3) == 0;
+	fputs(body, ok ? stdout : stderr);
+	if (!ok && strncmp(ans, "error\n", 6) != 0)
+		fprintf(stderr, "spatectl: unexpected answer\n");
+	free(ans);
+	return ok ? 0 : 1;
+}
