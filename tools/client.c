@@ -1,0 +1,333 @@
+/* client.c - the UDP client side of the Spate protocol (client.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "spate_err.h"
+
+double client_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int client_parse_hostport(const char *s, struct sockaddr_in *out)
+{
+	char host[256];
+	const char *colon = strrchr(s, ':');
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM };
+	struct addrinfo *res;
+	char *end;
+
+	if (colon == NULL || colon == s || (size_t)(colon - s) >= sizeof(host))
+		return -1;
+	memcpy(host, s, colon - s);
+	host[colon - s] = '\0';
+	errno = 0;
+	long port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno || port < 0 || port > 65535)
+		return -1;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return -1;
+	memcpy(out, res->ai_addr, sizeof(*out));
+	out->sin_port = htons((uint16_t)port);
+	freeaddrinfo(res);
+	return 0;
+}
+
+void client_init(struct client *c, const char *prog)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->prog = prog;
+	c->timeout_ms = 200;
+	c->retries = 10;
+	c->batch = 16;
+	c->client_id = (uint32_t)getpid();
+	spate_limits_default(&c->lim);
+	/* Replies may carry up to the protocol's own maximum of messages. */
+	c->lim.max_messages = 1024;
+}
+
+int client_open(struct client *c, const char *server, const char *local)
+{
+	if (client_parse_hostport(server, &c->server) != 0 || c->server.sin_port == 0) {
+		fprintf(stderr, "%s: bad server address '%s' (want HOST:PORT)\n", c->prog, server);
+		return -1;
+	}
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	if (local != NULL && client_parse_hostport(local, &me) != 0) {
+		fprintf(stderr, "%s: bad local address '%s' (want HOST:PORT)\n", c->prog, local);
+		return -1;
+	}
+	c->fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (c->fd < 0) {
+		fprintf(stderr, "%s: socket: %s\n", c->prog, strerror(errno));
+		return -1;
+	}
+	/* Notifications come in bursts: room for a few thousand datagrams. */
+	int rcvbuf = 8 << 20;
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (local != NULL && bind(c->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
+		fprintf(stderr, "%s: bind %s: %s\n", c->prog, local, strerror(errno));
+		close(c->fd);
+		c->fd = -1;
+		return -1;
+	}
+	spate_writer_init(&c->ev_w, c->ev_buf, sizeof(c->ev_buf), 0, c->client_id, ++c->seq);
+	return 0;
+}
+
+void client_close(struct client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+uint64_t client_seq_see(struct client_seq_track *t, uint32_t seq)
+{
+	uint64_t gap = 0;
+
+	if (!t->started) {
+		/* The first datagram we see: earlier ones may predate us
+		 * (another process on this port), so no gap is counted. */
+		t->started = true;
+		t->last = seq;
+		return 0;
+	}
+	if (seq == t->last + 1) {
+		t->last = seq;
+	} else if (seq > t->last) {
+		gap = seq - t->last - 1;
+		t->lost += gap;
+		t->last = seq;
+	} else if (seq == 1) {
+		t->restarts++;
+		t->last = 1;
+	} else {
+		/* Reordered: a datagram counted as lost has come after all. */
+		t->late++;
+		if (t->lost > 0)
+			t->lost--;
+	}
+	return gap;
+}
+
+/* Handle one datagram from the server. */
+static void handle_dgram(struct client *c, const uint8_t *buf, size_t len)
+{
+	struct spate_hdr h;
+	struct spate_reader rd;
+	struct spate_msg msg;
+	bool had_notify = false;
+	int rc;
+
+	if (spate_hdr_decode(buf, len, &c->lim, &h) != 0 || !(h.flags & SPATE_FLAG_SERVER)) {
+		c->cnt.bad_dgrams++;
+		return;
+	}
+	uint32_t before = c->rx.last;
+	uint64_t gap = client_seq_see(&c->rx, h.seq);
+	if (gap > 0 && c->report_gaps)
+		fprintf(stderr, "%s: gap: server datagrams %" PRIu32 "..%" PRIu32 " missing (%" PRIu64
+			" lost)\n", c->prog, before + 1, h.seq - 1, gap);
+	c->last_rx = client_now();
+	spate_reader_init(&rd, buf, len, &h);
+	while ((rc = spate_reader_next(&rd, &c->lim, &msg)) != 0) {
+		if (rc < 0) {
+			c->cnt.bad_dgrams++;
+			continue;
+		}
+		switch (msg.type) {
+		case SPATE_MSG_NOTIFY:
+			had_notify = true;
+			c->cnt.notifications += msg.u.notify.n_subs;
+			for (uint16_t i = 0; i < msg.u.notify.n_subs && c->on_notify; i++)
+				c->on_notify(c->ctx, msg.u.notify.event_id,
+					     spate_notify_id(&msg.u.notify, i));
+			break;
+		case SPATE_MSG_ACK:
+		case SPATE_MSG_NACK:
+			if (!c->wait_done && msg.u.ack.req_seq == c->wait_seq &&
+			    msg.u.ack.id == c->wait_id) {
+				c->wait_done = true;
+				c->wait_code = msg.type == SPATE_MSG_ACK ? 0 : msg.u.ack.code;
+			} else if (msg.type == SPATE_MSG_NACK) {
+				c->cnt.other_nacks++;
+				if (c->on_nack)
+					c->on_nack(c->ctx, &msg.u.ack);
+			}
+			break;
+		default:
+			c->cnt.bad_dgrams++;
+		}
+	}
+	if (had_notify)
+		c->cnt.notify_dgrams++;
+}
+
+void client_pump(struct client *c, int timeout_ms)
+{
+	uint8_t buf[65536];
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+
+	while (poll(&pfd, 1, timeout_ms) > 0) {
+		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0)
+			break;
+		handle_dgram(c, buf, (size_t)n);
+		timeout_ms = 0;
+		if (c->wait_done)
+			break;
+	}
+}
+
+void client_drain(struct client *c, int idle_ms, volatile int *stop)
+{
+	c->last_rx = client_now();
+	while (client_now() - c->last_rx < idle_ms / 1000.0 && !(stop && *stop))
+		client_pump(c, idle_ms / 10 + 1);
+}
+
+static int send_buf(struct client *c, const void *buf, size_t len)
+{
+	for (int tries = 0;; tries++) {
+		ssize_t n = sendto(c->fd, buf, len, 0, (const struct sockaddr *)&c->server,
+				   sizeof(c->server));
+		if (n == (ssize_t)len)
+			return 0;
+		/* A full socket buffer drains by itself: read replies and
+		 * retry, for a bounded while. */
+		if (n < 0 && (errno == ENOBUFS || errno == EAGAIN) && tries < 10000) {
+			client_pump(c, 1);
+			continue;
+		}
+		fprintf(stderr, "%s: send: %s\n", c->prog, n < 0 ? strerror(errno) : "short datagram");
+		return -1;
+	}
+}
+
+int client_flush(struct client *c)
+{
+	if (c->ev_w.count == 0)
+		return 0;
+	size_t len = spate_writer_finish(&c->ev_w);
+	if (send_buf(c, c->ev_buf, len) != 0)
+		return -1;
+	c->cnt.dgrams++;
+	spate_writer_init(&c->ev_w, c->ev_buf, sizeof(c->ev_buf), 0, c->client_id, ++c->seq);
+	return 0;
+}
+
+int client_send_event(struct client *c, const struct spate_raw_event *ev)
+{
+	if (c->ev_w.count >= c->batch && client_flush(c) != 0)
+		return -1;
+	int rc = spate_put_event(&c->ev_w, ev);
+	if (rc == -SPATE_E_NO_MEMORY) {
+		if (client_flush(c) != 0)
+			return -1;
+		rc = spate_put_event(&c->ev_w, ev);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "%s: event %" PRIu64 " cannot be encoded: %s\n", c->prog, ev->id,
+			spate_err_reason(rc));
+		return -1;
+	}
+	c->cnt.events++;
+	return 0;
+}
+
+int client_pace(struct client *c, double t0, double rate)
+{
+	if (rate <= 0)
+		return 0;
+	double dt = t0 + c->cnt.events / rate - client_now();
+	if (dt <= 0)
+		return 0;
+	if (client_flush(c) != 0)
+		return -1;
+	client_pump(c, 0);
+	struct timespec ts = { (time_t)dt, (long)((dt - (time_t)dt) * 1e9) };
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+int client_sub_op(struct client *c, const struct spate_stream_op *op)
+{
+	uint8_t buf[SPATE_DGRAM_MAX];
+	struct spate_writer w;
+	int rc;
+
+	/* Events queued before this op must reach the server before it. */
+	if (client_flush(c) != 0)
+		return -1;
+	/* The op takes the seq the next events datagram would have had. */
+	uint32_t seq = c->seq;
+	spate_writer_init(&w, buf, sizeof(buf), 0, c->client_id, seq);
+	if (op->kind == SPATE_LINE_SUB) {
+		rc = spate_put_sub_add(&w, &op->u.sub);
+		c->wait_id = op->u.sub.id;
+	} else {
+		rc = spate_put_sub_del(&w, op->u.unsub_id);
+		c->wait_id = op->u.unsub_id;
+	}
+	spate_writer_init(&c->ev_w, c->ev_buf, sizeof(c->ev_buf), 0, c->client_id, ++c->seq);
+	if (rc != 0) {
+		fprintf(stderr, "%s: cannot encode: %s\n", c->prog, spate_err_reason(rc));
+		return -1;
+	}
+	size_t len = spate_writer_finish(&w);
+	c->wait_seq = seq;
+	c->wait_done = false;
+	for (int attempt = 0; attempt <= c->retries; attempt++) {
+		if (attempt > 0)
+			c->cnt.retransmits++;
+		if (send_buf(c, buf, len) != 0)
+			return -1;
+		double deadline = client_now() + c->timeout_ms / 1000.0;
+		while (!c->wait_done) {
+			int left = (int)((deadline - client_now()) * 1000);
+			if (left <= 0)
+				break;
+			client_pump(c, left);
+		}
+		if (!c->wait_done)
+			continue;
+		if (c->wait_code == 0 ||
+		    (attempt > 0 && op->kind == SPATE_LINE_UNSUB && c->wait_code == SPATE_E_UNKNOWN_ID)) {
+			c->cnt.acks++;
+			return 0;
+		}
+		c->cnt.nacks++;
+		return c->wait_code;
+	}
+	return -1;
+}
+
+void client_print_summary(const struct client *c, const char *extra)
+{
+	fprintf(stderr,
+		"%s: %sevents=%" PRIu64 " datagrams=%" PRIu64 " acks=%" PRIu64 " nacks=%" PRIu64
+		" retransmits=%" PRIu64 " notifications=%" PRIu64 " notify_datagrams=%" PRIu64
+		" seq_lost=%" PRIu64 " seq_late=%" PRIu64 " seq_restarts=%" PRIu64
+		" bad_replies=%" PRIu64 "\n",
+		c->prog, extra ? extra : "", c->cnt.events, c->cnt.dgrams, c->cnt.acks, c->cnt.nacks,
+		c->cnt.retransmits, c->cnt.notifications, c->cnt.notify_dgrams, c->rx.lost,
+		c->rx.late, c->rx.restarts, c->cnt.bad_dgrams);
+	if (c->rx.lost > 0)
+		fprintf(stderr, "%s: warning: %" PRIu64 " server datagrams lost (sequence gaps)\n",
+			c->prog, c->rx.lost);
+}

@@ -1,0 +1,106 @@
+/* client.h - the UDP client side of the Spate protocol, shared by
+ * spate-replay, spate-pub and spate-sub: one socket to a server, events
+ * packed several per datagram, sub/unsub sent one per datagram and
+ * retransmitted until their ACK/NACK arrives, and every server datagram
+ * checked against the per-receiver sequence number so that losses are
+ * seen (docs/protocol.md, "Reliability").
+ *
+ * Everything is single-threaded: replies are read by client_pump(),
+ * which the sending calls also run while they wait. */
+#ifndef SPATE_TOOLS_CLIENT_H
+#define SPATE_TOOLS_CLIENT_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spate_proto.h"
+#include "spate_stream.h"
+
+/* Called for every sub id of every NOTIFY received. */
+typedef void (*client_notify_fn)(void *ctx, uint64_t event_id, uint64_t sub_id);
+/* Called for every NACK that answers no pending sub/unsub (a refused
+ * event, typically). */
+typedef void (*client_nack_fn)(void *ctx, const struct spate_ack *nack);
+
+/* Losses seen through the server's per-receiver sequence numbers. */
+struct client_seq_track {
+	bool started;
+	uint32_t last;       /* highest seq seen */
+	uint64_t lost;       /* datagrams skipped over (gaps), not yet filled */
+	uint64_t late;       /* datagrams older than the highest seen */
+	uint64_t restarts;   /* seq back to 1: the server forgot this receiver */
+};
+
+struct client_counters {
+	uint64_t events, dgrams, acks, nacks, retransmits;
+	uint64_t notify_dgrams, notifications, bad_dgrams, other_nacks;
+};
+
+struct client {
+	int fd;
+	struct sockaddr_in server;
+	uint32_t client_id, seq;
+	struct spate_limits lim;   /* for decoding replies */
+	int timeout_ms, retries, batch;
+	bool report_gaps;          /* print each gap to stderr as it is seen */
+	const char *prog;          /* for messages */
+	client_notify_fn on_notify;
+	client_nack_fn on_nack;
+	void *ctx;
+	struct client_seq_track rx;
+	struct client_counters cnt;
+	double last_rx;            /* client_now() of the last server datagram */
+	/* the events datagram being filled */
+	uint8_t ev_buf[SPATE_DGRAM_MAX];
+	struct spate_writer ev_w;
+	/* the answer being waited for */
+	uint32_t wait_seq;
+	uint64_t wait_id;
+	bool wait_done;
+	int wait_code;
+};
+
+/* Seconds on the monotonic clock. */
+double client_now(void);
+
+/* "HOST:PORT" (name or dotted quad) to an IPv4 socket address; 0 or -1. */
+int client_parse_hostport(const char *s, struct sockaddr_in *out);
+
+/* Defaults: timeout 200 ms, 10 retries, batch 16, client id = pid. */
+void client_init(struct client *c, const char *prog);
+/* Open the socket towards `server` ("HOST:PORT"), bound to `local`
+ * ("HOST:PORT", NULL = any). 0, or -1 with a message on stderr. */
+int client_open(struct client *c, const char *server, const char *local);
+void client_close(struct client *c);
+
+/* Read whatever the server sends within timeout_ms (0 = only what is
+ * queued); stops early when the awaited ACK/NACK came. */
+void client_pump(struct client *c, int timeout_ms);
+/* Pump until the server has been quiet for idle_ms, or `stop` (may be
+ * NULL) becomes non-zero. */
+void client_drain(struct client *c, int idle_ms, volatile int *stop);
+
+/* Queue an event; full datagrams (batch events, or no room) go out.
+ * 0 or -1 (message printed). */
+int client_send_event(struct client *c, const struct spate_raw_event *ev);
+/* Send the events queued so far. 0 or -1. */
+int client_flush(struct client *c);
+/* Never run ahead of `rate` events a second since t0 (client_now()):
+ * when ahead, send what is queued, read replies and sleep. 0 or -1. */
+int client_pace(struct client *c, double t0, double rate);
+
+/* Send one sub or unsub op and wait for its answer, retransmitting.
+ * Returns 0 (ACK), a positive NACK code, or -1 (no answer, or a send
+ * error). An unsub that is NACKed UNKNOWN_ID after a retransmission
+ * counts as done (the first copy removed it). */
+int client_sub_op(struct client *c, const struct spate_stream_op *op);
+
+/* One summary line of the counters and losses, on stderr. */
+void client_print_summary(const struct client *c, const char *extra);
+
+/* Feed one server seq to a tracker; returns how many datagrams the gap
+ * before it spans (0 = in order). Exposed for the tests. */
+uint64_t client_seq_see(struct client_seq_track *t, uint32_t seq);
+
+#endif

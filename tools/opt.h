@@ -1,0 +1,15 @@
+/* opt.h - command-line numbers for the tools: the whole argument must be
+ * a number in range, else "prog: --name: bad value 'x' (want ...)" is
+ * printed and -1 returned (callers exit 2, the usage error status). */
+#ifndef SPATE_TOOLS_OPT_H
+#define SPATE_TOOLS_OPT_H
+
+#include <stdint.h>
+
+int opt_u64(const char *prog, const char *name, const char *s, uint64_t min, uint64_t max,
+	    uint64_t *out);
+int opt_int(const char *prog, const char *name, const char *s, int min, int max, int *out);
+int opt_double(const char *prog, const char *name, const char *s, double min, double max,
+	       double *out);
+
+#endif
