@@ -1,0 +1,198 @@
+/* spate-pub - a publisher: streams the event lines of a stream file (or
+ * stdin) to a Spate server over UDP, at a given rate or as fast as it
+ * can, several events per datagram when asked. A progress line (sent,
+ * rate, elapsed) is redrawn on a terminal; a summary closes the run.
+ * Refused events come back as NACKs, which are reported and counted. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "opt.h"
+#include "spate_conf.h"
+#include "spate_err.h"
+#include "spate_stream.h"
+
+#define PROG "spate-pub"
+
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " --server HOST:PORT [options] [STREAM.tsv]\n"
+		"Sends the 'event' lines of STREAM.tsv (default or '-': stdin) to a Spate\n"
+		"server; sub/unsub lines are skipped (spate-sub and spate-replay send them).\n"
+		"  --rate N          events per second, 0 = as fast as possible (default 0)\n"
+		"  --batch N         events per datagram, at most (default 1)\n"
+		"  --count N         stop after N events (default: all)\n"
+		"  --client-id N     client id in every datagram (default: the process id)\n"
+		"  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
+		"  --linger-ms N     after the last event, wait this long for NACKs (default 200)\n"
+		"  --progress        progress line even when stderr is not a terminal\n"
+		"  --quiet           no progress line\n"
+		"  --skip-bad        report bad lines and go on (default: stop, exit 1)\n"
+		"Exit status: 0 all sent and none refused, 1 a bad line, a send error or a\n"
+		"NACK, 2 usage.\n");
+}
+
+struct pub {
+	uint64_t nacks;
+};
+
+static void on_nack(void *ctx, const struct spate_ack *n)
+{
+	struct pub *p = ctx;
+
+	p->nacks++;
+	if (p->nacks <= 10)
+		fprintf(stderr, PROG ": NACK for %s %" PRIu64 ": %s (%s)\n",
+			spate_msg_type_name(n->req_type), n->id, spate_err_name(n->code),
+			spate_err_reason(n->code));
+}
+
+static void progress(const struct client *c, double t0, bool final)
+{
+	double el = client_now() - t0;
+
+	fprintf(stderr, "\r" PROG ": sent %" PRIu64 " events in %" PRIu64
+		" datagrams, %.0f events/s, %.1f s%s", c->cnt.events, c->cnt.dgrams,
+		el > 0 ? c->cnt.events / el : 0.0, el, final ? "\n" : "   ");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "server", required_argument, NULL, 'S' },
+		{ "rate", required_argument, NULL, 'R' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "client-id", required_argument, NULL, 'i' },
+		{ "conf", required_argument, NULL, 'c' },
+		{ "linger-ms", required_argument, NULL, 'l' },
+		{ "progress", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "skip-bad", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct client cl;
+	struct pub p = { 0 };
+	const char *server = NULL, *conf_path = NULL, *stream = "-";
+	double rate = 0;
+	uint64_t count = UINT64_MAX, v;
+	int linger_ms = 200, show = isatty(2), c, bad = 0;
+	bool skip_bad = false;
+	struct spate_conf conf;
+	char err[512];
+
+	client_init(&cl, PROG);
+	cl.batch = 1;
+	spate_conf_default(&conf);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S': server = optarg; break;
+		case 'c': conf_path = optarg; break;
+		case 'R': bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate); break;
+		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch); break;
+		case 'n': bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count); break;
+		case 'i':
+			bad |= opt_u64(PROG, "client-id", optarg, 0, UINT32_MAX, &v);
+			cl.client_id = (uint32_t)v;
+			break;
+		case 'l': bad |= opt_int(PROG, "linger-ms", optarg, 0, 600000, &linger_ms); break;
+		case 'P': show = 1; break;
+		case 'q': show = 0; break;
+		case 'k': skip_bad = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (bad)
+		return 2;
+	if (server == NULL || argc - optind > 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (optind < argc)
+		stream = argv[optind];
+	if (conf_path && spate_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	cl.lim = conf.limits;
+	cl.lim.max_messages = 1024;
+	cl.on_nack = on_nack;
+	cl.ctx = &p;
+
+	struct spate_stream_reader rd;
+	if (spate_stream_open(&rd, stream, &cl.lim) != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", stream, strerror(errno));
+		return 2;
+	}
+	if (client_open(&cl, server, NULL) != 0) {
+		spate_stream_close(&rd);
+		return 2;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	struct spate_stream_op op;
+	uint64_t n_bad = 0, n_skipped = 0;
+	int rc, status = 0;
+	double t0 = client_now(), next_show = t0 + 0.5;
+
+	while (!stop_flag && cl.cnt.events < count &&
+	       (rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
+		if (rc < 0) {
+			status = 1;
+			break;
+		}
+		if (op.kind != SPATE_LINE_EVENT) {
+			n_skipped++;
+			continue;
+		}
+		if (client_send_event(&cl, &op.u.ev) != 0 || client_pace(&cl, t0, rate) != 0) {
+			status = 1;
+			break;
+		}
+		/* Refusals come back while we send: read them now and then. */
+		if ((cl.cnt.events & 255) == 0) {
+			client_pump(&cl, 0);
+			double now = client_now();
+			if (show && now >= next_show) {
+				progress(&cl, t0, false);
+				next_show = now + 0.5;
+			}
+		}
+	}
+	if (client_flush(&cl) != 0)
+		status = 1;
+	double sent_at = client_now();
+	client_drain(&cl, linger_ms, &stop_flag);
+	if (show)
+		progress(&cl, t0, true);
+	if (p.nacks > 0)
+		status = 1;
+	char extra[160];
+	double el = sent_at - t0;
+	snprintf(extra, sizeof(extra), "elapsed=%.3fs rate=%.0f/s refused=%" PRIu64
+		 " bad_lines=%" PRIu64 " skipped_sub_lines=%" PRIu64 "%s ", el,
+		 el > 0 ? cl.cnt.events / el : 0.0, p.nacks, n_bad, n_skipped,
+		 stop_flag ? " interrupted" : "");
+	client_print_summary(&cl, extra);
+	spate_stream_close(&rd);
+	client_close(&cl);
+	return stop_flag ? 130 : status;
+}
