@@ -50,9 +50,12 @@ int outfile_commit(struct outfile *o)
 		}
 		return 0;
 	}
-	int bad = fflush(o->f) != 0 || ferror(o->f);
-	int err = errno;
-	if (fclose(o->f) != 0 && !bad) {
+	int bad = 0, err = 0;
+	if (o->f != NULL) {
+		bad = fflush(o->f) != 0 || ferror(o->f);
+		err = errno;
+	}
+	if (o->f != NULL && fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		err = errno;
 	}

@@ -15,7 +15,9 @@ struct outfile {
 /* 0 with o->f open, or -1 with a message on stderr. */
 int outfile_open(struct outfile *o, const char *prog, const char *path);
 /* Flush, close and rename into place: 0, or -1 (message printed, the
- * temporary file removed, the target untouched). */
+ * temporary file removed, the target untouched). When a library closed
+ * o->f itself (after checking its own flush), set o->f to NULL first:
+ * then only the rename is left. */
 int outfile_commit(struct outfile *o);
 /* Give up: close and remove the temporary file. */
 void outfile_abort(struct outfile *o);
