@@ -158,11 +158,13 @@ int main(int argc, char **argv)
 	struct spate_stream_op op;
 	uint64_t n_bad = 0, n_ops = 0;
 	int rc, status = 0;
+	bool stopped = false; /* the stream was not replayed to its end */
 	double t0 = client_now();
 
 	while ((rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
 			status = 1;
+			stopped = true;
 			break;
 		}
 		n_ops++;
@@ -172,10 +174,12 @@ int main(int argc, char **argv)
 					    (void *)(uintptr_t)(++r.n_events)) != 0) {
 				fprintf(stderr, PROG ": out of memory\n");
 				status = 1;
+				stopped = true;
 				break;
 			}
 			if (client_send_event(&cl, &op.u.ev) != 0 || client_pace(&cl, t0, rate) != 0) {
 				status = 1;
+				stopped = true;
 				break;
 			}
 			continue;
@@ -185,6 +189,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": %s:%lu: no answer from %s after %d tries\n",
 				rd.path, rd.line_no, server, cl.retries + 1);
 			status = 1;
+			stopped = true;
 			break;
 		}
 		if (ans > 0) {
@@ -195,16 +200,22 @@ int main(int argc, char **argv)
 				status = 1;
 		}
 	}
-	if (client_flush(&cl) != 0)
+	if (client_flush(&cl) != 0) {
 		status = 1;
+		stopped = true;
+	}
 	/* Drain: stop once the server has been quiet for idle_ms. */
 	client_drain(&cl, idle_ms, NULL);
 	double elapsed = client_now() - t0;
 
 	if (r.n_pairs > 1)
 		qsort(r.pairs, r.n_pairs, sizeof(r.pairs[0]), cmp_pair);
+	/* A replay cut short leaves no output: half a result compares
+	 * wrongly with spate-match without saying so. */
 	struct outfile of;
-	if (outfile_open(&of, PROG, out) != 0) {
+	if (stopped) {
+		fprintf(stderr, PROG ": stopped early: %s not written\n", out);
+	} else if (outfile_open(&of, PROG, out) != 0) {
 		status = 1;
 	} else {
 		for (size_t i = 0; i < r.n_pairs; i++)

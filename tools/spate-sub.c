@@ -216,8 +216,16 @@ int main(int argc, char **argv)
 	}
 	spate_stream_close(&rd);
 
+	/* Nothing to listen for when subscribing failed: no output file. */
+	if (status != 0) {
+		outfile_abort(&of);
+		client_print_summary(&cl, NULL);
+		free(st.active);
+		client_close(&cl);
+		return status;
+	}
 	/* 2. Listen. */
-	if (status == 0 && !stop_flag) {
+	if (!stop_flag) {
 		fprintf(stderr, PROG ": %zu subscriptions active; listening\n", st.n_active);
 		double t0 = client_now();
 		while (!stop_flag) {

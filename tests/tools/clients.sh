@@ -1,0 +1,87 @@
+#!/bin/bash
+# clients.sh - spate-pub, spate-sub, spate-replay without the daemon, on
+# 127.0.0.1: --help everywhere; spate-sub retransmits an unanswered
+# SUB_ADD and reports the sequence gaps of a lossy fake server; spate-pub
+# sends every event, batched as asked; bad input and a silent server
+# give a clear message, a non-zero exit and no output file.
+. "$(dirname "$0")/common.sh"
+FAKE=$TT_DIR/fake-server.py
+FAKE_PID=""
+stop_fake() { [ -z "$FAKE_PID" ] || { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; }; }
+TT_CLEANUP_HOOK=stop_fake
+
+for t in spate-pub spate-sub spate-gen spate-pcap spate-replay spate-match spate-bench; do
+	"$T/$t" --help >"$TMP/help" 2>&1 || fail "$t --help exits non-zero"
+	grep -q "^usage: $t" "$TMP/help" || fail "$t --help: no usage line"
+done
+ok "--help on every tool"
+
+# wait_port FILE: the port the fake server wrote (at most 10 s).
+wait_port() {
+	for _ in $(seq 1 100); do
+		[ -s "$1" ] && { cat "$1"; return 0; }
+		sleep 0.1
+	done
+	fail "fake server did not start"
+}
+
+# A port nobody answers on (probably: nothing listens there).
+silent=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+
+# 1. spate-sub: retransmission and loss reports.
+printf 'sub\t7\t0\t0\t1\t1\ta\nevent\t1\t0\t0\ta\nsub\t9\t0\t0\t1\t1\t-\n' >"$TMP/subs.tsv"
+python3 "$FAKE" "$TMP/port" & FAKE_PID=$!
+port=$(wait_port "$TMP/port")
+timeout 30 "$T/spate-sub" --server "127.0.0.1:$port" --timeout-ms 100 --retries 5 --count 10 \
+	--duration 20 --out "$TMP/notes" "$TMP/subs.tsv" 2>"$TMP/sub.err" ||
+	{ cat "$TMP/sub.err"; fail "spate-sub against the fake server"; }
+wait "$FAKE_PID"; FAKE_PID=""
+printf '100\t7\n100\t9\n101\t7\n101\t9\n104\t7\n104\t9\n102\t7\n102\t9\n105\t7\n105\t9\n' >"$TMP/notes.want"
+cmp -s "$TMP/notes" "$TMP/notes.want" || { diff "$TMP/notes.want" "$TMP/notes"; fail "spate-sub notifications"; }
+grep -q "gap: server datagrams 5..6 missing (2 lost)" "$TMP/sub.err" || { cat "$TMP/sub.err"; fail "gap not reported"; }
+grep -q "retransmits=1 .* seq_lost=1 seq_late=1 seq_restarts=0" "$TMP/sub.err" ||
+	{ cat "$TMP/sub.err"; fail "summary: retransmits or losses wrong"; }
+grep -q "skipped_event_lines=1" "$TMP/sub.err" || { cat "$TMP/sub.err"; fail "event line not skipped"; }
+ok "spate-sub: retransmission, notifications, gap reports"
+
+# 2. spate-pub: every event, in order, --batch events a datagram.
+"$T/spate-gen" --workload drt --events 1000 --sub-ratio 0.01 --seed 3 --out "$TMP/pub.tsv" 2>/dev/null
+python3 "$FAKE" --sink "$TMP/port2" "$TMP/count" & FAKE_PID=$!
+port=$(wait_port "$TMP/port2")
+"$T/spate-pub" --server "127.0.0.1:$port" --batch 7 --linger-ms 0 "$TMP/pub.tsv" \
+	2>"$TMP/pub.err" || { cat "$TMP/pub.err"; fail "spate-pub"; }
+wait "$FAKE_PID"; FAKE_PID=""
+read -r dg ev ids <"$TMP/count"
+[ "$ev" = 1000 ] && [ "$dg" = 143 ] || fail "sink got $ev events in $dg datagrams (want 1000 in 143)"
+[ "$ids" = "$(seq -s, 1 1000)" ] || fail "events not in order"
+grep -q "skipped_sub_lines=10 " "$TMP/pub.err" || { cat "$TMP/pub.err"; fail "pub summary"; }
+ok "spate-pub: 1000 events in 143 datagrams, in order"
+# --rate paces: 1000 events at 4000/s take at least 0.25 s (a lower
+# bound only: never a timing upper bound on a shared machine).
+"$T/spate-pub" --server "127.0.0.1:$silent" --rate 4000 --count 1000 --linger-ms 0 "$TMP/pub.tsv" \
+	2>"$TMP/pub2.err" || { cat "$TMP/pub2.err"; fail "spate-pub --rate"; }
+el=$(sed -n 's/.* elapsed=\([0-9.]*\)s .*/\1/p' "$TMP/pub2.err")
+awk -v e="$el" 'BEGIN { exit !(e >= 0.245) }' || fail "--rate 4000: 1000 events in ${el}s"
+grep -q " events=1000 " "$TMP/pub2.err" || { cat "$TMP/pub2.err"; fail "--count 1000"; }
+ok "spate-pub: --rate and --count"
+
+# 3. Failures.
+out=$TMP/never.out
+expect_fail 1 "no answer from 127.0.0.1:$silent after 2 tries" "$out" \
+	"$T/spate-sub" --server "127.0.0.1:$silent" --timeout-ms 50 --retries 1 --out "$out" "$TMP/subs.tsv"
+expect_fail 1 "no answer" "$out" \
+	"$T/spate-replay" --server "127.0.0.1:$silent" --timeout-ms 50 --retries 1 --stream "$TMP/subs.tsv" --out "$out"
+printf 'event\t1\t0\t0\ta\nevent\t2\t0\t91\ta\n' >"$TMP/bad.tsv"
+expect_fail 1 "bad.tsv:2: " - "$T/spate-pub" --server "127.0.0.1:$silent" "$TMP/bad.tsv"
+expect_fail 1 "bad.tsv:2: " "$out" "$T/spate-sub" --server "127.0.0.1:$silent" --out "$out" "$TMP/bad.tsv"
+expect_fail 2 "bad server address 'nowhere'" - "$T/spate-pub" --server nowhere "$TMP/pub.tsv"
+expect_fail 2 "bad server address" "$out" "$T/spate-sub" --server 127.0.0.1:0 --out "$out" "$TMP/subs.tsv"
+expect_fail 2 "--rate: bad value" - "$T/spate-pub" --server 127.0.0.1:1 --rate fast "$TMP/pub.tsv"
+expect_fail 2 "--batch: bad value" - "$T/spate-pub" --server 127.0.0.1:1 --batch 0 "$TMP/pub.tsv"
+expect_fail 2 "--count: bad value" "$out" "$T/spate-sub" --server 127.0.0.1:1 --count -1 --out "$out" "$TMP/subs.tsv"
+expect_fail 2 "no-such.tsv" - "$T/spate-pub" --server 127.0.0.1:1 "$TMP/no-such.tsv"
+expect_fail 2 "no-such.tsv" "$out" "$T/spate-sub" --server 127.0.0.1:1 --out "$out" "$TMP/no-such.tsv"
+expect_fail 2 "usage:" - "$T/spate-pub" "$TMP/pub.tsv"
+expect_fail 2 "usage:" "$out" "$T/spate-replay" --server 127.0.0.1:1 --out "$out"
+expect_fail 2 "bind 192.0.2.1:0: " "$out" "$T/spate-sub" --server 127.0.0.1:1 --listen 192.0.2.1:0 --out "$out" "$TMP/subs.tsv"
+ok "clients"

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""fake-server.py - a stand-in Spate server on 127.0.0.1 for spate-sub's
+loss reporting: ACKs every SUB_ADD (the first copy of the first one is
+ignored, so the client must retransmit), then sends NOTIFYs numbered
+with the server's per-receiver sequence, skipping some numbers and
+sending one late, as a lossy network would.
+
+  fake-server.py PORTFILE
+writes the UDP port it listens on to PORTFILE, serves one client and
+exits (at most 20 s). Codec from the byte layout in docs/protocol.md.
+
+  fake-server.py --sink PORTFILE COUNTFILE
+only counts: datagrams and EVENT messages (with their ids in order)
+until 1 s of silence, written to COUNTFILE as "datagrams events ids".
+"""
+import os
+import socket
+import struct
+import sys
+import time
+
+MAGIC, VERSION, SERVER = 0x5350, 1, 0x01
+SUB_ADD, ACK, NOTIFY = 2, 4, 6
+
+
+def dgram(seq, msgs):
+    body = b"".join(struct.pack(">BBH", t, 0, 4 + len(b)) + b for t, b in msgs)
+    return struct.pack(">HBBHHII", MAGIC, VERSION, SERVER, 16 + len(body), len(msgs), 0, seq) + body
+
+
+def notify(event_id, subs):
+    return (NOTIFY, struct.pack(">QHH", event_id, len(subs), 0) + b"".join(struct.pack(">Q", s) for s in subs))
+
+
+def listen(portfile):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.settimeout(20)
+    with open(portfile + ".tmp", "w") as f:
+        f.write(str(s.getsockname()[1]))
+    os.rename(portfile + ".tmp", portfile)
+    return s
+
+
+def sink(portfile, countfile):
+    s = listen(portfile)
+    n_dgrams, ids = 0, []
+    while True:
+        try:
+            data = s.recv(65536)
+        except socket.timeout:
+            break
+        s.settimeout(1.0)
+        n_dgrams += 1
+        count = struct.unpack(">H", data[6:8])[0]
+        off = 16
+        for _ in range(count):
+            mtype, _, mlen = struct.unpack(">BBH", data[off:off + 4])
+            if mtype == 1:
+                ids.append(struct.unpack(">Q", data[off + 4:off + 12])[0])
+            off += mlen
+    with open(countfile, "w") as f:
+        f.write(f"{n_dgrams} {len(ids)} {','.join(map(str, ids))}\n")
+
+
+def main():
+    if sys.argv[1] == "--sink":
+        sink(sys.argv[2], sys.argv[3])
+        return
+    s = listen(sys.argv[1])
+    seq, subs, ignored, peer = 0, [], False, None
+    deadline = time.time() + 20
+    while len(subs) < 2 and time.time() < deadline:
+        data, peer = s.recvfrom(2048)
+        _, _, _, _, count, _, req_seq = struct.unpack(">HBBHHII", data[:16])
+        mtype, _, _ = struct.unpack(">BBH", data[16:20])
+        sid = struct.unpack(">Q", data[20:28])[0]
+        if mtype != SUB_ADD:
+            continue
+        if not ignored:
+            ignored = True  # lose the first copy: the client must retransmit
+            continue
+        seq += 1
+        s.sendto(dgram(seq, [(ACK, struct.pack(">BBHIQ", SUB_ADD, 0, 0, req_seq, sid))]), peer)
+        if sid not in subs:
+            subs.append(sid)
+    time.sleep(0.2)
+    # NOTIFYs: seq 3, 4, then 7 (5 and 6 lost), then 5 late, then 8.
+    plan = [(3, 100), (4, 101), (7, 104), (5, 102), (8, 105)]
+    for sq, ev in plan:
+        s.sendto(dgram(sq, [notify(ev, sorted(subs))]), peer)
+        time.sleep(0.05)
+
+
+if __name__ == "__main__":
+    main()
