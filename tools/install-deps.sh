@@ -10,6 +10,7 @@ PACKAGES="
   liburcu-dev libconfig-dev
   python3 iproute2 ethtool iputils-ping procps valgrind
   clang libclang-rt-14-dev
+  libpcap-dev tshark gnuplot-nox
 "
 
 missing=""

@@ -96,7 +96,17 @@ CONF
 		fail "$name: spated's notifications differ from spate-match ($(wc -l <"$dir/want") expected, $(wc -l <"$dir/got") got)"
 	fi
 	[ -s "$dir/want" ] || fail "$name: no match at all: the test would prove nothing"
-	ok "$name: $frames frames in, $(wc -l <"$dir/got") notifications identical to spate-match"
+	# Wireshark reads the same notifications out of spated's frames.
+	if command -v tshark >/dev/null; then
+		tshark -n -X "lua_script:$SPATE_SRC/tools/wireshark/spate.lua" -r "$dir/out.pcap" \
+			-Y spate.notify.event_id -T fields -E occurrence=a -E aggregator=, \
+			-e spate.notify.event_id -e spate.notify.n_subs -e spate.notify.sub_id 2>/dev/null |
+			awk -F'\t' '{ ne = split($1, ev, ","); split($2, ns, ","); split($3, sb, ","); k = 1
+				for (i = 1; i <= ne; i++) for (j = 0; j < ns[i]; j++) print ev[i] "\t" sb[k++] }' |
+			sort >"$dir/tshark"
+		cmp -s "$dir/want" "$dir/tshark" || fail "$name: tshark decodes other notifications than spate-match's"
+	fi
+	ok "$name: $frames frames in, $(wc -l <"$dir/got") notifications identical to spate-match$(command -v tshark >/dev/null && echo " (and as tshark decodes them)")"
 }
 
 G=$T/spate-gen
