@@ -168,13 +168,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		/* Refusals come back while we send: read them now and then. */
-		if ((cl.cnt.events & 255) == 0) {
+		if ((cl.cnt.events & 255) == 0)
 			client_pump(&cl, 0);
-			double now = client_now();
-			if (show && now >= next_show) {
-				progress(&cl, t0, false);
-				next_show = now + 0.5;
-			}
+		if (show && client_now() >= next_show) {
+			progress(&cl, t0, false);
+			next_show = client_now() + 0.5;
 		}
 	}
 	if (client_flush(&cl) != 0)
