@@ -2,15 +2,16 @@
 # bench-all.sh - regenerate every benchmark and its plots into
 # docs/benchmarks/ (docs/benchmarks.md shows them):
 #
-#   sh tools/bench-all.sh [--quick] [--out DIR]
+#   sh tools/bench-all.sh [--quick] [--out DIR] [--no-build]
 #
 # Each benchmark mode of spate-bench writes its JSON lines, CSV files,
 # gnuplot scripts and PNG plots into DIR/<mode>/ (spate-bench ... --out).
 # DIR/machine.txt records the machine, the commit and the exact commands,
 # so a plot can be told apart from one made elsewhere. --quick runs the
 # same benchmarks at small sizes (a minute or two: to check the pipeline,
-# not to publish). Builds first (ninja -C build); needs gnuplot for the
-# PNGs (tools/install-deps.sh installs gnuplot-nox).
+# not to publish). Builds first (ninja -C build; SPATE_BUILD names another
+# build directory, --no-build skips the step); needs gnuplot for the PNGs
+# (tools/install-deps.sh installs gnuplot-nox).
 #
 # The machine is shared and noisy: each benchmark compares engines side by
 # side in one run, so ratios hold while absolute times drift.
@@ -18,17 +19,24 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/docs/benchmarks
 quick=0
+build=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
-	--out) out=$2; shift ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "bench-all.sh: unknown argument '$1' (--quick, --out DIR)" >&2; exit 2 ;;
+	--out) [ $# -ge 2 ] || { echo "bench-all.sh: --out needs a directory" >&2; exit 2; }
+		out=$2; shift ;;
+	--no-build) build=0 ;;
+	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench-all.sh: unknown argument '$1' (--quick, --out DIR, --no-build)" >&2; exit 2 ;;
 	esac
 	shift
 done
-bench=$top/build/tools/spate-bench
-ninja -C "$top/build" >/dev/null || { echo "bench-all.sh: build failed" >&2; exit 1; }
+builddir=${SPATE_BUILD:-$top/build}
+bench=$builddir/tools/spate-bench
+if [ $build = 1 ]; then
+	ninja -C "$builddir" >/dev/null || { echo "bench-all.sh: build failed" >&2; exit 1; }
+fi
+[ -x "$bench" ] || { echo "bench-all.sh: $bench not built" >&2; exit 1; }
 command -v gnuplot >/dev/null || echo "bench-all.sh: gnuplot missing: CSV only (sh tools/install-deps.sh)" >&2
 mkdir -p "$out"
 
