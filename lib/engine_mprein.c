@@ -49,7 +49,8 @@ struct sk_bucket {
 
 struct mp_attr {
 	uint32_t n; /* intervals held */
-	struct sk_bucket low[REIN_CELLS], high[REIN_CELLS];
+	struct rein_dom dom;
+	struct sk_bucket *low, *high; /* dom.cells buckets each */
 };
 
 struct mp_task {
@@ -60,6 +61,7 @@ struct mp_task {
 
 struct spate_engine {
 	struct rein_slots sl;
+	struct spate_schema schema;
 	void **attrs; /* struct mp_attr *, by attribute id (rein_attr_get) */
 	uint32_t n_attrs;
 	struct rein_iv *iv;
@@ -216,12 +218,12 @@ static void run_task(uint64_t *mark, const struct mp_task *t)
 	const struct mp_attr *at = t->at;
 
 	if (t->missing) {
-		for (uint32_t c = 0; c < REIN_CELLS; c++)
+		for (uint32_t c = 0; c < at->dom.cells; c++)
 			mark_list(mark, &at->low[c]);
 		return;
 	}
-	uint32_t b = rein_cell(t->v);
-	for (uint32_t c = b + 1; c < REIN_CELLS; c++)
+	uint32_t b = rein_cell(&at->dom, t->v);
+	for (uint32_t c = b + 1; c < at->dom.cells; c++)
 		mark_list(mark, &at->low[c]);
 	for (uint32_t c = 0; c < b; c++)
 		mark_list(mark, &at->high[c]);
@@ -255,11 +257,14 @@ static void mp_destroy(struct spate_engine *e);
 
 static struct spate_engine *mp_create(const struct spate_engine_params *p)
 {
-	(void)p;
 	struct spate_engine *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)
 		return NULL;
+	if (p)
+		e->schema = p->schema;
+	else
+		spate_schema_default(&e->schema);
 	e->rng = 0x9e3779b97f4a7c15ull;
 	if (rein_slots_init(&e->sl) != 0) {
 		free(e);
@@ -294,12 +299,14 @@ static void mp_destroy(struct spate_engine *e)
 		struct mp_attr *at = e->attrs[a];
 		if (at == NULL)
 			continue;
-		for (uint32_t c = 0; c < REIN_CELLS; c++) {
+		for (uint32_t c = 0; at->low && c < at->dom.cells; c++) {
 			free(at->low[c].v);
 			free(at->low[c].slot);
 			free(at->high[c].v);
 			free(at->high[c].slot);
 		}
+		free(at->low);
+		free(at->high);
 		free(at);
 	}
 	free(e->attrs);
@@ -311,7 +318,20 @@ static void mp_destroy(struct spate_engine *e)
 
 static struct mp_attr *attr_get(struct spate_engine *e, uint32_t a)
 {
-	return rein_attr_get(&e->attrs, &e->n_attrs, a, sizeof(struct mp_attr));
+	struct mp_attr *at = rein_attr_get(&e->attrs, &e->n_attrs, a, sizeof(*at));
+
+	if (at == NULL || at->low != NULL)
+		return at;
+	rein_dom_init(&at->dom, spate_schema_domain(&e->schema, a));
+	at->low = calloc(at->dom.cells, sizeof(*at->low));
+	at->high = calloc(at->dom.cells, sizeof(*at->high));
+	if (at->low == NULL || at->high == NULL) {
+		free(at->low);
+		free(at->high);
+		at->low = at->high = NULL;
+		return NULL;
+	}
+	return at;
 }
 
 static int mp_sub_add(struct spate_engine *e, const struct spate_sub *s)
@@ -327,8 +347,8 @@ static int mp_sub_add(struct spate_engine *e, const struct spate_sub *s)
 	/* Reserve everything first so that nothing fails half-way. */
 	for (uint32_t i = 0; i < n; i++) {
 		struct mp_attr *at = attr_get(e, e->iv[i].attr);
-		if (at == NULL || sk_reserve(&at->low[rein_cell(e->iv[i].lo)]) != 0 ||
-		    sk_reserve(&at->high[rein_cell(e->iv[i].hi)]) != 0)
+		if (at == NULL || sk_reserve(&at->low[rein_cell(&at->dom, e->iv[i].lo)]) != 0 ||
+		    sk_reserve(&at->high[rein_cell(&at->dom, e->iv[i].hi)]) != 0)
 			return -SPATE_E_NO_MEMORY;
 	}
 	int64_t slot = rein_slots_alloc(&e->sl, s);
@@ -337,9 +357,9 @@ static int mp_sub_add(struct spate_engine *e, const struct spate_sub *s)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rein_iv *iv = &e->iv[i];
 		struct mp_attr *at = e->attrs[iv->attr];
-		sk_insert(&at->low[rein_cell(iv->lo)], -iv->lo, iv->lo_strict, (uint32_t)slot,
+		sk_insert(&at->low[rein_cell(&at->dom, iv->lo)], -iv->lo, iv->lo_strict, (uint32_t)slot,
 			  sk_level(e));
-		sk_insert(&at->high[rein_cell(iv->hi)], iv->hi, iv->hi_strict, (uint32_t)slot,
+		sk_insert(&at->high[rein_cell(&at->dom, iv->hi)], iv->hi, iv->hi_strict, (uint32_t)slot,
 			  sk_level(e));
 		at->n++;
 	}
@@ -356,8 +376,10 @@ static void mp_sub_del(struct spate_engine *e, const struct spate_sub *s)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rein_iv *iv = &e->iv[i];
 		struct mp_attr *at = e->attrs[iv->attr];
-		sk_remove(&at->low[rein_cell(iv->lo)], -iv->lo, iv->lo_strict, (uint32_t)slot);
-		sk_remove(&at->high[rein_cell(iv->hi)], iv->hi, iv->hi_strict, (uint32_t)slot);
+		sk_remove(&at->low[rein_cell(&at->dom, iv->lo)], -iv->lo, iv->lo_strict,
+			  (uint32_t)slot);
+		sk_remove(&at->high[rein_cell(&at->dom, iv->hi)], iv->hi, iv->hi_strict,
+			  (uint32_t)slot);
 		at->n--;
 	}
 }
@@ -412,9 +434,9 @@ static void mp_stats(const struct spate_engine *e, FILE *f)
 
 	for (uint32_t a = 0; a < e->n_attrs; a++)
 		used_attrs += e->attrs[a] && ((const struct mp_attr *)e->attrs[a])->n;
-	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"cells\":%u,\"threads\":%u,"
+	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"threads\":%u,"
 		"\"events\":%llu,\"parallel_events\":%llu}",
-		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, REIN_CELLS, e->n_th,
+		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, e->n_th,
 		(unsigned long long)e->n_events, (unsigned long long)e->n_parallel);
 }
 

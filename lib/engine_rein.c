@@ -1,5 +1,5 @@
 /* engine_rein.c - REIN (Qian et al.): per attribute, the value domain is
- * split into REIN_CELLS cells (rein_core.h) and each subscription's
+ * split into cells (the schema's, rein_core.h) and each subscription's
  * interval on the attribute is held twice, in the low-bound bucket array by
  * its low end and in the high-bound array by its high end; buckets are
  * unsorted vectors (append insert, scan delete). An event marks, in a bit
@@ -28,11 +28,13 @@ struct rein_vec {
 
 struct rein_attr {
 	uint32_t n; /* intervals held */
-	struct rein_vec low[REIN_CELLS], high[REIN_CELLS];
+	struct rein_dom dom;
+	struct rein_vec *low, *high; /* dom.cells buckets each */
 };
 
 struct spate_engine {
 	struct rein_slots sl;
+	struct spate_schema schema;
 	void **attrs; /* struct rein_attr *, by attribute id (rein_attr_get) */
 	uint32_t n_attrs;
 	struct rein_iv *iv;
@@ -42,11 +44,14 @@ struct spate_engine {
 
 static struct spate_engine *rein_create(const struct spate_engine_params *p)
 {
-	(void)p;
 	struct spate_engine *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)
 		return NULL;
+	if (p)
+		e->schema = p->schema;
+	else
+		spate_schema_default(&e->schema);
 	if (rein_slots_init(&e->sl) != 0) {
 		free(e);
 		return NULL;
@@ -62,10 +67,12 @@ static void rein_destroy(struct spate_engine *e)
 		struct rein_attr *at = e->attrs[a];
 		if (at == NULL)
 			continue;
-		for (uint32_t c = 0; c < REIN_CELLS; c++) {
+		for (uint32_t c = 0; at->low && c < at->dom.cells; c++) {
 			free(at->low[c].v);
 			free(at->high[c].v);
 		}
+		free(at->low);
+		free(at->high);
 		free(at);
 	}
 	free(e->attrs);
@@ -89,7 +96,20 @@ static int vec_reserve(struct rein_vec *v)
 
 static struct rein_attr *attr_get(struct spate_engine *e, uint32_t a)
 {
-	return rein_attr_get(&e->attrs, &e->n_attrs, a, sizeof(struct rein_attr));
+	struct rein_attr *at = rein_attr_get(&e->attrs, &e->n_attrs, a, sizeof(*at));
+
+	if (at == NULL || at->low != NULL)
+		return at;
+	rein_dom_init(&at->dom, spate_schema_domain(&e->schema, a));
+	at->low = calloc(at->dom.cells, sizeof(*at->low));
+	at->high = calloc(at->dom.cells, sizeof(*at->high));
+	if (at->low == NULL || at->high == NULL) {
+		free(at->low);
+		free(at->high);
+		at->low = at->high = NULL;
+		return NULL;
+	}
+	return at;
 }
 
 static uint32_t intervals(struct spate_engine *e, const struct spate_sub *s)
@@ -113,8 +133,8 @@ static int rein_sub_add(struct spate_engine *e, const struct spate_sub *s)
 	/* Reserve everything first so that nothing fails half-way. */
 	for (uint32_t i = 0; i < n; i++) {
 		struct rein_attr *at = attr_get(e, e->iv[i].attr);
-		if (at == NULL || vec_reserve(&at->low[rein_cell(e->iv[i].lo)]) != 0 ||
-		    vec_reserve(&at->high[rein_cell(e->iv[i].hi)]) != 0)
+		if (at == NULL || vec_reserve(&at->low[rein_cell(&at->dom, e->iv[i].lo)]) != 0 ||
+		    vec_reserve(&at->high[rein_cell(&at->dom, e->iv[i].hi)]) != 0)
 			return -SPATE_E_NO_MEMORY;
 	}
 	int64_t slot = rein_slots_alloc(&e->sl, s);
@@ -123,8 +143,8 @@ static int rein_sub_add(struct spate_engine *e, const struct spate_sub *s)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rein_iv *iv = &e->iv[i];
 		struct rein_attr *at = e->attrs[iv->attr];
-		struct rein_vec *lv = &at->low[rein_cell(iv->lo)];
-		struct rein_vec *hv = &at->high[rein_cell(iv->hi)];
+		struct rein_vec *lv = &at->low[rein_cell(&at->dom, iv->lo)];
+		struct rein_vec *hv = &at->high[rein_cell(&at->dom, iv->hi)];
 		lv->v[lv->n++] = (struct rein_ent){ iv->lo, (uint32_t)slot, iv->lo_strict };
 		hv->v[hv->n++] = (struct rein_ent){ iv->hi, (uint32_t)slot, iv->hi_strict };
 		at->n++;
@@ -151,8 +171,8 @@ static void rein_sub_del(struct spate_engine *e, const struct spate_sub *s)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rein_iv *iv = &e->iv[i];
 		struct rein_attr *at = e->attrs[iv->attr];
-		vec_remove(&at->low[rein_cell(iv->lo)], (uint32_t)slot);
-		vec_remove(&at->high[rein_cell(iv->hi)], (uint32_t)slot);
+		vec_remove(&at->low[rein_cell(&at->dom, iv->lo)], (uint32_t)slot);
+		vec_remove(&at->high[rein_cell(&at->dom, iv->hi)], (uint32_t)slot);
 		at->n--;
 	}
 }
@@ -178,13 +198,13 @@ static int rein_match(struct spate_engine *e, const struct spate_event *ev,
 			j++;
 		if (j == ev->n_attr || ev->attr[j].attr != a || isnan(ev->attr[j].value)) {
 			/* No value: every interval on the attribute fails. */
-			for (uint32_t c = 0; c < REIN_CELLS; c++)
+			for (uint32_t c = 0; c < at->dom.cells; c++)
 				mark_all(mark, &at->low[c]);
 			continue;
 		}
 		double v = ev->attr[j].value;
-		uint32_t b = rein_cell(v);
-		for (uint32_t c = b + 1; c < REIN_CELLS; c++)
+		uint32_t b = rein_cell(&at->dom, v);
+		for (uint32_t c = b + 1; c < at->dom.cells; c++)
 			mark_all(mark, &at->low[c]); /* low end > v */
 		for (uint32_t c = 0; c < b; c++)
 			mark_all(mark, &at->high[c]); /* high end < v */
@@ -206,8 +226,8 @@ static void rein_stats(const struct spate_engine *e, FILE *f)
 
 	for (uint32_t a = 0; a < e->n_attrs; a++)
 		used_attrs += e->attrs[a] && ((const struct rein_attr *)e->attrs[a])->n;
-	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"cells\":%u,\"events\":%llu}",
-		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, REIN_CELLS,
+	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"events\":%llu}",
+		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs,
 		(unsigned long long)e->n_events);
 }
 

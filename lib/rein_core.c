@@ -126,6 +126,12 @@ int64_t rein_slots_free(struct rein_slots *sl, const struct spate_sub *s)
 	return i;
 }
 
+size_t rein_slots_bytes(const struct rein_slots *sl)
+{
+	return (size_t)sl->cap * sizeof(*sl->sub) + (size_t)sl->cap / 64 * 2 * sizeof(uint64_t) +
+	       (size_t)sl->cap_free * sizeof(*sl->free_v) + spate_idmap_bytes(sl->pos);
+}
+
 int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
 		       struct spate_matchvec *mv)
 {

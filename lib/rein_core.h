@@ -12,27 +12,40 @@
 #include "spate_engine.h"
 #include "spate_idmap.h"
 
-/* The value domain of every attribute and its number of cells, as in the
- * usual REIN setup ([0, 10^6), c = 1000). Spate values are unbounded
- * doubles: a value below REIN_LO falls in cell 0, one at or above REIN_HI
- * in cell REIN_CELLS - 1. That stays exact because the cell of a value is
- * monotone in the value and the comparison bucket compares bounds. */
-#define REIN_LO 0.0
-#define REIN_HI 1e6
-#define REIN_CELLS 1000
+/* The cells of one attribute's domain (spate_schema.h: declared, or the
+ * default [0, 10^6) in 1000 cells as in the usual REIN setup). Spate
+ * values are unbounded doubles: a value below the domain falls in cell 0,
+ * one above it in the last cell. That stays exact because the cell of a
+ * value is monotone in the value and the comparison bucket compares
+ * bounds. */
+struct rein_dom {
+	double min, scale; /* cell = (x - min) * scale */
+	uint32_t cells;
+};
+
+static inline void rein_dom_init(struct rein_dom *d, const struct spate_attr_domain *a)
+{
+	d->min = a->min;
+	d->cells = a->cells;
+	d->scale = (double)a->cells / (a->max - a->min);
+}
 
 /* The cell of a value (not NaN): monotone non-decreasing in x. */
-static inline uint32_t rein_cell(double x)
+static inline uint32_t rein_cell(const struct rein_dom *d, double x)
 {
-	if (!(x > REIN_LO))
+	double c = (x - d->min) * d->scale;
+
+	if (!(c > 0))
 		return 0;
-	if (x >= REIN_HI)
-		return REIN_CELLS - 1;
-	double c = (x - REIN_LO) * ((double)REIN_CELLS / (REIN_HI - REIN_LO));
-	if (c >= REIN_CELLS - 1)
-		return REIN_CELLS - 1;
+	if (c >= d->cells - 1)
+		return d->cells - 1;
 	return (uint32_t)c;
 }
+
+/* The default domain, for tests that probe its edges. */
+#define REIN_LO SPATE_DOMAIN_DEFAULT_MIN
+#define REIN_HI SPATE_DOMAIN_DEFAULT_MAX
+#define REIN_CELLS SPATE_DOMAIN_DEFAULT_CELLS
 
 /* The interval a subscription asks of one attribute: every constraint of
  * the sub on that attribute except != (and NaN bounds), intersected.
@@ -85,6 +98,8 @@ static inline void rein_slots_clear_marks(struct rein_slots *sl)
 	if (sl->mark != NULL)
 		memset(sl->mark, 0, rein_slots_words(sl) * sizeof(sl->mark[0]));
 }
+/* Bytes the slots hold (arrays and the id map). */
+size_t rein_slots_bytes(const struct rein_slots *sl);
 /* Push every used, unmarked slot whose sub really matches. */
 int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
 		       struct spate_matchvec *mv);

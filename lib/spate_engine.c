@@ -74,6 +74,8 @@ void spate_matchvec_free(struct spate_matchvec *mv)
 void spate_engine_params_default(struct spate_engine_params *p)
 {
 	drt_params_default(&p->drt);
+	spate_schema_default(&p->schema);
+	p->ivx_groups = 0;
 }
 
 extern const struct spate_engine_ops spate_engine_brute;
@@ -82,6 +84,7 @@ extern const struct spate_engine_ops spate_engine_drt;
 extern const struct spate_engine_ops spate_engine_kdtree;
 extern const struct spate_engine_ops spate_engine_rein;
 extern const struct spate_engine_ops spate_engine_mprein;
+extern const struct spate_engine_ops spate_engine_ivx;
 
 /* The first entry is the default engine: keep the fastest exact one first. */
 static const struct spate_engine_ops *const engines[] = {
@@ -89,6 +92,7 @@ static const struct spate_engine_ops *const engines[] = {
 	&spate_engine_brute,
 	&spate_engine_rein,
 	&spate_engine_mprein,
+	&spate_engine_ivx,
 	&spate_engine_drt,
 	&spate_engine_kdtree,
 	NULL,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "drt_params.h"
+#include "spate_schema.h"
 #include "spate_types.h"
 
 struct spate_constraint {
@@ -72,6 +73,8 @@ struct spate_engine;
 /* Parameters of every engine that has some; each engine reads its own. */
 struct spate_engine_params {
 	struct drt_params drt;
+	struct spate_schema schema; /* attribute domains, by attribute id */
+	uint32_t ivx_groups;        /* ivx: value groups per attribute, 0 = default */
 };
 void spate_engine_params_default(struct spate_engine_params *p);
 

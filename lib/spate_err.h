@@ -37,7 +37,8 @@
 	X(BAD_SYNTAX,           23, "syntax error")                           \
 	X(BAD_ID,               24, "bad id")                                 \
 	X(TRAILING_DATA,        25, "trailing bytes after the last message")  \
-	X(NOT_ALLOWED,          26, "message type not accepted here")
+	X(NOT_ALLOWED,          26, "message type not accepted here")     \
+	X(OUT_OF_DOMAIN,        27, "constraint value outside the attribute's declared domain")
 
 enum spate_err {
 #define SPATE_ERR_ENUM(name, val, str) SPATE_E_##name = val,

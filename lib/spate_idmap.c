@@ -137,3 +137,8 @@ void spate_idmap_foreach(const struct spate_idmap *m,
 		if (m->slots[i].val != NULL)
 			fn(m->slots[i].key, m->slots[i].val, ctx);
 }
+
+size_t spate_idmap_bytes(const struct spate_idmap *m)
+{
+	return sizeof(*m) + (m->mask + 1) * sizeof(struct idmap_slot);
+}

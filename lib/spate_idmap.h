@@ -19,6 +19,8 @@ int spate_idmap_put(struct spate_idmap *m, uint64_t key, void *val);
 /* Remove and return the value, or NULL if absent. */
 void *spate_idmap_del(struct spate_idmap *m, uint64_t key);
 size_t spate_idmap_count(const struct spate_idmap *m);
+/* Bytes the map holds (for memory figures). */
+size_t spate_idmap_bytes(const struct spate_idmap *m);
 /* Visit every entry (order unspecified); the map must not change meanwhile. */
 void spate_idmap_foreach(const struct spate_idmap *m,
 			 void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);

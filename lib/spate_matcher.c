@@ -49,6 +49,14 @@ static struct spate_matcher *matcher_new(const struct spate_matcher_conf *conf,
 		spate_matcher_destroy(m);
 		return NULL;
 	}
+	/* Declared attributes first, in schema order: id i is schema entry i
+	 * (spate_schema.h), which is how engines find a domain by id. */
+	const struct spate_schema *sc = &m->conf.params.schema;
+	for (uint32_t i = 0; i < sc->n; i++)
+		if (spate_dict_intern(m->attrs, sc->name[i], strlen(sc->name[i])) != i) {
+			spate_matcher_destroy(m);
+			return NULL;
+		}
 	return m;
 }
 
@@ -206,6 +214,18 @@ static int client_count_set(struct spate_matcher *m, uint32_t owner, uintptr_t n
 	return spate_idmap_put(m->per_client, (uint64_t)owner + 1, (void *)n);
 }
 
+/* Every constraint on a declared attribute within its domain? */
+static bool in_domain(const struct spate_schema *sc, const struct spate_sub *s)
+{
+	for (uint16_t i = 0; i < s->n_cons; i++) {
+		const struct spate_constraint *c = &s->cons[i];
+		if (c->attr < sc->n &&
+		    !(c->value >= sc->attr[c->attr].min && c->value <= sc->attr[c->attr].max))
+			return false;
+	}
+	return true;
+}
+
 int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
 			  uint32_t owner)
 {
@@ -215,6 +235,10 @@ int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *r
 
 	if (s == NULL)
 		return -SPATE_E_NO_MEMORY;
+	if (!in_domain(&m->conf.params.schema, s)) {
+		free(s);
+		return -SPATE_E_OUT_OF_DOMAIN;
+	}
 	if (old != NULL) {
 		err = same_sub(old, s) ? 0 : -SPATE_E_DUPLICATE_ID;
 		free(s);

@@ -16,5 +16,7 @@ double bench_now_s(void);
 
 /* spate-bench drt ...: DRt-Cluster's benchmarks (tools/bench_drt.c). */
 int bench_drt_main(int argc, char **argv);
+/* spate-bench rein ...: REIN, MP-REIN and ivx (tools/bench_rein.c). */
+int bench_rein_main(int argc, char **argv);
 
 #endif

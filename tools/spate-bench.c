@@ -145,6 +145,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "drt") == 0)
 		return bench_drt_main(argc - 1, argv + 1); /* tools/bench_drt.c */
+	if (argc > 1 && strcmp(argv[1], "rein") == 0)
+		return bench_rein_main(argc - 1, argv + 1); /* tools/bench_rein.c */
 	spate_conf_default(&conf);
 	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 		snprintf(engines + strlen(engines), sizeof(engines) - strlen(engines), "%s%s",

@@ -1,8 +1,11 @@
-/* test_rein.c - the rein and mprein engines against brute, through
+/* test_rein.c - the rein, mprein and ivx engines against brute, through
  * spate_matcher, on what the generic matcher test does not stress: values
  * on the domain edges, on cell borders and outside the domain (infinities
  * and NaN too), = and !=, events lacking attributes, many constraints per
- * sub, interleaved inserts and deletes reusing slots, and 20,000+ subs. */
+ * sub, interleaved inserts and deletes reusing slots, and 20,000+ subs;
+ * with the default domain and with a declared schema (few cells, few ivx
+ * groups, out-of-domain event values); and the schema's refusal of
+ * out-of-domain constraint values. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,13 @@ static double unit(void)
 static const char *const names[] = { "a0", "a1", "a2", "a3", "a4", "a5",
 				     "a6", "a7", "a8", "a9", "a10", "a11" };
 #define NN (sizeof(names) / sizeof(names[0]))
+/* The attribute names the generators draw from: names[], or 100 names
+ * (ivx keeps a per-slot mask of attributes below id 64 and handles the
+ * others differently, so both kinds must be exercised). */
+static const char *const *cur_names = names;
+static uint32_t cur_nn = NN;
+static char many[100][8];
+static const char *many_names[100];
 static const char *const vocab[] = { "k1", "k2", "k3" };
 
 static struct spate_str str_of(const char *s)
@@ -65,8 +75,16 @@ static double gen_value(void)
 	}
 }
 
-#define N_ENG 3
-static const char *const engine_names[N_ENG] = { "brute", "rein", "mprein" };
+#define N_ENG 5
+static const char *const engine_names[N_ENG] = { "brute", "rein", "mprein", "ivx", "ivx" };
+/* ivx groups per engine above: the default, and 3 (wide groups, many
+ * candidates: confirmation must carry exactness alone). */
+static const uint32_t engine_groups[N_ENG] = { 0, 0, 0, 0, 3 };
+
+/* With a schema: a0..a11 declared on [0, 10^6] in 7 cells; constraint
+ * values are then drawn inside the domain, event values still outside. */
+static bool with_schema;
+#define SCHEMA_CELLS 7
 
 struct trio {
 	struct spate_matcher *m[N_ENG];
@@ -80,6 +98,12 @@ static void trio_init(struct trio *t)
 		struct spate_matcher_conf conf;
 		spate_matcher_conf_default(&conf);
 		conf.engine = engine_names[i];
+		conf.params.ivx_groups = engine_groups[i];
+		for (uint32_t a = 0; with_schema && a < NN; a++) {
+			char why[128];
+			CHECK_EQ_INT(spate_schema_add(&conf.params.schema, names[a], REIN_LO, REIN_HI,
+						      SCHEMA_CELLS, why, sizeof(why)), 0);
+		}
 		t->m[i] = spate_matcher_create(&conf);
 		CHECK(t->m[i] != NULL);
 	}
@@ -198,6 +222,16 @@ static void test_edges(void)
 	trio_fini(&t);
 }
 
+/* A constraint value: inside the declared domain when there is one. */
+static double cons_value(double v)
+{
+	if (!with_schema)
+		return v;
+	if (isnan(v) || v < REIN_LO)
+		return REIN_LO;
+	return v > REIN_HI ? REIN_HI : v;
+}
+
 static void gen_sub(struct spate_raw_sub *s, uint64_t id, bool heavy)
 {
 	whole_world(s, id);
@@ -209,19 +243,22 @@ static void gen_sub(struct spate_raw_sub *s, uint64_t id, bool heavy)
 		s->kw[s->n_kw++] = str_of(vocab[check_below(3)]);
 	uint32_t nc = heavy ? 3 + check_below(14) : check_below(4);
 	while (s->n_cons < nc) {
-		const char *a = names[check_below(NN)];
+		const char *a = cur_names[check_below(cur_nn)];
 		uint32_t r = check_below(10);
 		if (r < 5 && s->n_cons + 2 <= nc) { /* an interval */
 			double lo = gen_value(), w = (REIN_HI - REIN_LO) * unit() * 0.6;
 			if (check_below(3) == 0)
 				w = CELLW * check_below(3);
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
-				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_GE : SPATE_OP_GT), lo };
+				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_GE : SPATE_OP_GT),
+				cons_value(lo) };
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
-				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_LE : SPATE_OP_LT), lo + w };
+				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_LE : SPATE_OP_LT),
+				cons_value(lo + w) };
 		} else {
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
-				str_of(a), (uint8_t)(check_below(SPATE_OP_MAX) + 1), gen_value() };
+				str_of(a), (uint8_t)(check_below(SPATE_OP_MAX) + 1),
+				cons_value(gen_value()) };
 		}
 	}
 }
@@ -235,9 +272,10 @@ static void gen_event(struct spate_raw_event *e, uint64_t id)
 	if (check_below(4) == 0)
 		e->kw[e->n_kw++] = str_of(vocab[check_below(3)]);
 	bool skip_some = check_below(3) == 0;
-	for (uint32_t i = 0; i < NN; i++)
-		if (!skip_some || check_below(4) != 0)
-			e->attr[e->n_attr++] = (struct spate_raw_attr){ str_of(names[i]),
+	for (uint32_t i = 0; i < cur_nn && e->n_attr < SPATE_ATTR_MAX_HARD; i++)
+		if ((!skip_some || check_below(4) != 0) &&
+		    (cur_nn <= SPATE_ATTR_MAX_HARD || check_below(cur_nn) < 30))
+			e->attr[e->n_attr++] = (struct spate_raw_attr){ str_of(cur_names[i]),
 									gen_value() };
 }
 
@@ -281,8 +319,63 @@ static void test_random(uint64_t seed, uint32_t n_subs, bool heavy, uint32_t n_e
 	free(live);
 }
 
+/* A declared attribute refuses constraint values outside its domain (and
+ * only those); out-of-domain event values still match exactly. */
+static void test_domain(void)
+{
+	for (int i = 1; i < N_ENG; i++) {
+		struct spate_matcher_conf conf;
+		char why[128];
+		spate_matcher_conf_default(&conf);
+		conf.engine = engine_names[i];
+		CHECK_EQ_INT(spate_schema_add(&conf.params.schema, "price", 0, 100, 10, why,
+					      sizeof(why)), 0);
+		CHECK(spate_schema_add(&conf.params.schema, "price", 0, 1, 10, why, sizeof(why)) != 0);
+		CHECK(spate_schema_add(&conf.params.schema, "bad name", 0, 1, 10, why, sizeof(why)) != 0);
+		CHECK(spate_schema_add(&conf.params.schema, "x", 1, 1, 10, why, sizeof(why)) != 0);
+		CHECK(spate_schema_add(&conf.params.schema, "x", 0, 1, 0, why, sizeof(why)) != 0);
+		CHECK(spate_schema_add(&conf.params.schema, "x", 0, INFINITY, 1, why, sizeof(why)) != 0);
+		struct spate_matcher *m = spate_matcher_create(&conf);
+		struct spate_raw_sub s;
+		struct spate_raw_event e;
+		struct spate_matchvec mv = { 0 };
+		static const struct { uint8_t op; double v; int want; } subs[] = {
+			{ SPATE_OP_GE, -1, -SPATE_E_OUT_OF_DOMAIN },
+			{ SPATE_OP_LE, 100.000000001, -SPATE_E_OUT_OF_DOMAIN },
+			{ SPATE_OP_NE, 1e9, -SPATE_E_OUT_OF_DOMAIN },
+			{ SPATE_OP_GE, 50, 0 },   /* id 4 */
+			{ SPATE_OP_LE, 100, 0 },  /* id 5 */
+			{ SPATE_OP_EQ, 0, 0 },    /* id 6 */
+		};
+		for (uint32_t k = 0; k < sizeof(subs) / sizeof(subs[0]); k++) {
+			whole_world(&s, k + 1);
+			s.n_cons = 1;
+			s.cons[0] = (struct spate_raw_constraint){ str_of("price"), subs[k].op, subs[k].v };
+			CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), subs[k].want);
+		}
+		whole_world(&s, 7); /* undeclared: not checked */
+		s.n_cons = 1;
+		s.cons[0] = (struct spate_raw_constraint){ str_of("zz"), SPATE_OP_GE, -5 };
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
+		static const struct { double price; size_t n; uint64_t first; } evs[] = {
+			{ 1e9, 1, 4 }, { 100, 2, 4 }, { -3, 1, 5 }, { 0, 2, 5 }, { -0.0, 2, 5 },
+		};
+		for (uint32_t k = 0; k < sizeof(evs) / sizeof(evs[0]); k++) {
+			memset(&e, 0, sizeof(e));
+			e.id = k;
+			e.attr[e.n_attr++] = (struct spate_raw_attr){ str_of("price"), evs[k].price };
+			CHECK_EQ_INT(spate_matcher_event(m, &e, &mv), 0);
+			CHECK_EQ_INT(mv.n, evs[k].n);
+			CHECK(mv.n > 0 && mv.v[0]->id == evs[k].first);
+		}
+		spate_matchvec_free(&mv);
+		spate_matcher_destroy(m);
+	}
+}
+
 int main(void)
 {
+	test_domain();
 	test_edges();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_random(seed, 300, false, 400);
@@ -291,6 +384,21 @@ int main(void)
 	test_random(12, 24000, true, 150);
 	/* Past MPREIN_PAR_MIN slots mprein marks with its thread pool. */
 	test_random(13, 36000, true, 60);
+	for (uint32_t i = 0; i < 100; i++) {
+		snprintf(many[i], sizeof(many[i]), "m%u", i);
+		many_names[i] = many[i];
+	}
+	cur_names = many_names;
+	cur_nn = 100;
+	for (uint64_t seed = 31; seed <= 33; seed++)
+		test_random(seed, 400, true, 300);
+	cur_names = names;
+	cur_nn = NN;
+	with_schema = true;
+	for (uint64_t seed = 21; seed <= 26; seed++)
+		test_random(seed, 300, seed & 1, 400);
+	test_random(27, 20000, true, 100);
+	with_schema = false;
 	struct spate_matcher_conf conf;
 	spate_matcher_conf_default(&conf);
 	conf.engine = "mprein";

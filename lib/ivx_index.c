@@ -1,0 +1,349 @@
+/* ivx_index.c - Spate's interval index (see ivx_index.h for the method). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ivx_index.h"
+#include "rein_core.h"
+#include "spate_err.h"
+
+#define BLOCK_SHIFT 9                 /* 512 slots a block */
+#define BLOCK_WORDS 8                 /* = one 64-byte line of each set */
+#define PREFETCH_BLOCKS 4
+
+struct ivx_attr {
+	struct rein_dom dom;  /* cells = the index's groups */
+	uint32_t n;           /* intervals held */
+	uint64_t *bits;       /* [block][group 0..G (G = HAS)][BLOCK_WORDS] */
+	uint64_t *cnt;        /* subs in each of the G + 1 sets; NULL until set up */
+};
+
+/* One attribute an event looks at: the line of its set in block 0. */
+struct ivx_act {
+	const uint64_t *p;
+	uint64_t fails;
+};
+
+struct ivx_index {
+	struct rein_slots sl;
+	struct spate_schema schema;
+	uint32_t groups, lines;  /* lines = groups + 1 */
+	void **attrs;            /* struct ivx_attr *, by attribute id (rein_attr_get) */
+	uint32_t n_attrs;
+	uint32_t blocks_cap;     /* blocks every attribute's bits have room for */
+	/* Per slot, the attributes below 64 whose bits it may still hold: a
+	 * delete only frees the slot (a dead slot is masked by `used`), and
+	 * the next sub given the slot clears what it does not overwrite. */
+	uint64_t *amask;
+	struct rein_iv *iv;
+	uint32_t iv_cap;
+	struct ivx_act *act;
+	uint32_t act_cap;
+	uint64_t n_events, n_cands;
+};
+
+struct ivx_index *ivx_create(const struct spate_schema *schema, uint32_t groups)
+{
+	struct ivx_index *x;
+
+	if (groups == 0)
+		groups = IVX_GROUPS_DEFAULT;
+	if (groups > IVX_GROUPS_MAX)
+		return NULL;
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return NULL;
+	if (schema)
+		x->schema = *schema;
+	else
+		spate_schema_default(&x->schema);
+	x->groups = groups;
+	x->lines = groups + 1;
+	if (rein_slots_init(&x->sl) != 0) {
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void ivx_destroy(struct ivx_index *x)
+{
+	if (x == NULL)
+		return;
+	for (uint32_t a = 0; a < x->n_attrs; a++) {
+		struct ivx_attr *at = x->attrs[a];
+		if (at == NULL)
+			continue;
+		free(at->bits);
+		free(at->cnt);
+		free(at);
+	}
+	free(x->attrs);
+	free(x->amask);
+	free(x->iv);
+	free(x->act);
+	rein_slots_fini(&x->sl);
+	free(x);
+}
+
+static size_t attr_words(const struct ivx_index *x, uint32_t blocks)
+{
+	return (size_t)blocks * x->lines * BLOCK_WORDS;
+}
+
+static struct ivx_attr *attr_get(struct ivx_index *x, uint32_t a)
+{
+	struct ivx_attr *at = rein_attr_get(&x->attrs, &x->n_attrs, a, sizeof(*at));
+
+	if (at == NULL || at->cnt != NULL)
+		return at;
+	struct spate_attr_domain d = *spate_schema_domain(&x->schema, a);
+	d.cells = x->groups;
+	rein_dom_init(&at->dom, &d);
+	if (x->blocks_cap > 0) {
+		at->bits = calloc(attr_words(x, x->blocks_cap), sizeof(uint64_t));
+		if (at->bits == NULL)
+			return NULL;
+	}
+	at->cnt = calloc(x->lines, sizeof(*at->cnt));
+	if (at->cnt == NULL) {
+		free(at->bits);
+		at->bits = NULL;
+		return NULL;
+	}
+	return at;
+}
+
+/* Give every attribute room for `blocks` blocks (new room zeroed). */
+static int grow_blocks(struct ivx_index *x, uint32_t blocks)
+{
+	uint64_t *nm = realloc(x->amask, ((size_t)blocks << BLOCK_SHIFT) * sizeof(*nm));
+	if (nm == NULL)
+		return -SPATE_E_NO_MEMORY;
+	memset(nm + ((size_t)x->blocks_cap << BLOCK_SHIFT), 0,
+	       ((size_t)(blocks - x->blocks_cap) << BLOCK_SHIFT) * sizeof(*nm));
+	x->amask = nm;
+	for (uint32_t a = 0; a < x->n_attrs; a++) {
+		struct ivx_attr *at = x->attrs[a];
+		if (at == NULL || at->cnt == NULL)
+			continue;
+		uint64_t *nb = realloc(at->bits, attr_words(x, blocks) * sizeof(uint64_t));
+		if (nb == NULL)
+			return -SPATE_E_NO_MEMORY;
+		memset(nb + attr_words(x, x->blocks_cap), 0,
+		       (attr_words(x, blocks) - attr_words(x, x->blocks_cap)) * sizeof(uint64_t));
+		at->bits = nb;
+	}
+	x->blocks_cap = blocks;
+	return 0;
+}
+
+static uint32_t intervals(struct ivx_index *x, const struct spate_sub *s)
+{
+	if (x->iv_cap < s->n_cons) {
+		struct rein_iv *n = realloc(x->iv, s->n_cons * sizeof(*n));
+		if (n == NULL)
+			return UINT32_MAX;
+		x->iv = n;
+		x->iv_cap = s->n_cons;
+	}
+	return rein_intervals(s, x->iv);
+}
+
+/* The word of slot in group g's line is w[g * BLOCK_WORDS]. */
+static uint64_t *slot_words(const struct ivx_index *x, const struct ivx_attr *at, uint32_t slot)
+{
+	return at->bits + ((size_t)(slot >> BLOCK_SHIFT) * x->lines) * BLOCK_WORDS +
+	       ((slot >> 6) & (BLOCK_WORDS - 1));
+}
+
+/* Count an interval in (d = 1) or out of (d = -1) the attribute's sets:
+ * FAIL[g] for every group g it does not reach (glo > ghi, an empty
+ * interval, fails them all), and HAS. */
+static void count(const struct ivx_index *x, struct ivx_attr *at, const struct rein_iv *iv,
+		  int d)
+{
+	uint32_t glo = rein_cell(&at->dom, iv->lo), ghi = rein_cell(&at->dom, iv->hi);
+
+	for (uint32_t g = 0; g < x->groups; g++)
+		if (g < glo || g > ghi)
+			at->cnt[g] += (uint64_t)(int64_t)d;
+	at->cnt[x->groups] += (uint64_t)(int64_t)d;
+	at->n += (uint32_t)d;
+}
+
+/* Write slot's bit in every set of the attribute: 1 where the interval
+ * fails (and HAS), 0 elsewhere; iv NULL clears them all. */
+static void write_bits(const struct ivx_index *x, const struct ivx_attr *at,
+		       const struct rein_iv *iv, uint32_t slot)
+{
+	uint64_t *w = slot_words(x, at, slot);
+	uint64_t bit = (uint64_t)1 << (slot & 63);
+	uint32_t glo = x->groups, ghi = 0; /* NULL: no group is failed */
+
+	if (iv != NULL) {
+		glo = rein_cell(&at->dom, iv->lo);
+		ghi = rein_cell(&at->dom, iv->hi);
+	}
+	for (uint32_t g = 0; g < x->groups; g++) {
+		uint64_t *p = &w[g * BLOCK_WORDS];
+		*p = iv != NULL && (g < glo || g > ghi) ? *p | bit : *p & ~bit;
+	}
+	uint64_t *has = &w[x->groups * BLOCK_WORDS];
+	*has = iv != NULL ? *has | bit : *has & ~bit;
+}
+
+int ivx_add(struct ivx_index *x, const struct spate_sub *s)
+{
+	uint32_t n = intervals(x, s);
+
+	if (n == UINT32_MAX)
+		return -SPATE_E_NO_MEMORY;
+	for (uint32_t i = 0; i < n; i++)
+		if (attr_get(x, x->iv[i].attr) == NULL)
+			return -SPATE_E_NO_MEMORY;
+	int64_t slot = rein_slots_alloc(&x->sl, s);
+	if (slot < 0)
+		return (int)slot;
+	if ((uint64_t)slot >> BLOCK_SHIFT >= x->blocks_cap &&
+	    grow_blocks(x, x->sl.cap >> BLOCK_SHIFT) != 0) {
+		rein_slots_free(&x->sl, s);
+		return -SPATE_E_NO_MEMORY;
+	}
+	/* Clear what a deleted sub left in this slot and the new one does
+	 * not overwrite. */
+	uint64_t now = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (x->iv[i].attr < 64)
+			now |= (uint64_t)1 << x->iv[i].attr;
+	for (uint64_t old = x->amask[slot] & ~now; old; old &= old - 1)
+		write_bits(x, x->attrs[__builtin_ctzll(old)], NULL, (uint32_t)slot);
+	x->amask[slot] = now;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ivx_attr *at = x->attrs[x->iv[i].attr];
+		write_bits(x, at, &x->iv[i], (uint32_t)slot);
+		count(x, at, &x->iv[i], 1);
+	}
+	return 0;
+}
+
+void ivx_del(struct ivx_index *x, const struct spate_sub *s)
+{
+	int64_t slot = rein_slots_free(&x->sl, s);
+
+	if (slot < 0)
+		return;
+	uint32_t n = rein_intervals(s, x->iv); /* iv_cap fits since the add */
+	for (uint32_t i = 0; i < n; i++) {
+		struct ivx_attr *at = x->attrs[x->iv[i].attr];
+		count(x, at, &x->iv[i], -1);
+		/* Attributes past the slot mask are cleared now; the others
+		 * when the slot is given again (see amask). */
+		if (x->iv[i].attr >= 64)
+			write_bits(x, at, NULL, (uint32_t)slot);
+	}
+}
+
+/* The attributes the event must look at, the most failing first. */
+static int32_t plan(struct ivx_index *x, const struct spate_event *ev)
+{
+	uint16_t j = 0;
+	uint32_t na = 0;
+
+	if (x->act_cap < x->n_attrs) {
+		struct ivx_act *n = realloc(x->act, x->n_attrs * sizeof(*n));
+		if (n == NULL)
+			return -1;
+		x->act = n;
+		x->act_cap = x->n_attrs;
+	}
+	for (uint32_t a = 0; a < x->n_attrs; a++) {
+		const struct ivx_attr *at = x->attrs[a];
+		if (at == NULL || at->n == 0)
+			continue;
+		while (j < ev->n_attr && ev->attr[j].attr < a)
+			j++;
+		uint32_t g = x->groups; /* no value (NaN too): HAS */
+		if (j < ev->n_attr && ev->attr[j].attr == a && !isnan(ev->attr[j].value))
+			g = rein_cell(&at->dom, ev->attr[j].value);
+		struct ivx_act t = { at->bits + (size_t)g * BLOCK_WORDS, at->cnt[g] };
+		uint32_t k = na++;
+		for (; k > 0 && x->act[k - 1].fails < t.fails; k--)
+			x->act[k] = x->act[k - 1];
+		x->act[k] = t;
+	}
+	return (int32_t)na;
+}
+
+int ivx_match(struct ivx_index *x, const struct spate_event *ev, struct spate_matchvec *mv)
+{
+	int32_t na = plan(x, ev);
+	uint32_t nb = (x->sl.n + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+	size_t stride = (size_t)x->lines * BLOCK_WORDS;
+	uint64_t cands = 0;
+
+	if (na < 0)
+		return -SPATE_E_NO_MEMORY;
+	for (uint32_t b = 0; b < nb; b++) {
+		uint64_t acc[BLOCK_WORDS];
+		const uint64_t *used = x->sl.used + (size_t)b * BLOCK_WORDS;
+		for (int i = 0; i < BLOCK_WORDS; i++)
+			acc[i] = ~used[i];
+		for (int32_t k = 0; k < na; k++) {
+			const uint64_t *p = x->act[k].p + b * stride;
+			__builtin_prefetch(p + PREFETCH_BLOCKS * stride);
+			uint64_t all = ~(uint64_t)0;
+			for (int i = 0; i < BLOCK_WORDS; i++) {
+				acc[i] |= p[i];
+				all &= acc[i];
+			}
+			if (all == ~(uint64_t)0)
+				break; /* every slot of the block already fails */
+		}
+		for (int i = 0; i < BLOCK_WORDS; i++) {
+			uint64_t c = ~acc[i];
+			while (c) {
+				uint32_t slot = (b << BLOCK_SHIFT) + (uint32_t)i * 64 +
+						(uint32_t)__builtin_ctzll(c);
+				c &= c - 1;
+				cands++;
+				const struct spate_sub *s = x->sl.sub[slot];
+				if (spate_sub_matches(s, ev) && spate_matchvec_push(mv, s) != 0)
+					return -SPATE_E_NO_MEMORY;
+			}
+		}
+	}
+	x->n_events++;
+	x->n_cands += cands;
+	return 0;
+}
+
+size_t ivx_count(const struct ivx_index *x)
+{
+	return spate_idmap_count(x->sl.pos);
+}
+
+size_t ivx_bytes(const struct ivx_index *x)
+{
+	size_t b = sizeof(*x) + rein_slots_bytes(&x->sl) + x->n_attrs * sizeof(void *) +
+		   x->iv_cap * sizeof(*x->iv) + x->act_cap * sizeof(*x->act);
+
+	for (uint32_t a = 0; a < x->n_attrs; a++)
+		if (x->attrs[a] != NULL)
+			b += sizeof(struct ivx_attr) + x->lines * sizeof(uint64_t) +
+			     attr_words(x, x->blocks_cap) * sizeof(uint64_t);
+	return b;
+}
+
+void ivx_stats(const struct ivx_index *x, FILE *f)
+{
+	uint32_t used_attrs = 0;
+
+	for (uint32_t a = 0; a < x->n_attrs; a++)
+		used_attrs += x->attrs[a] && ((const struct ivx_attr *)x->attrs[a])->n;
+	fprintf(f, "\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"groups\":%u,\"bytes\":%zu,"
+		"\"events\":%llu,\"candidates_per_event\":%.2f",
+		ivx_count(x), x->sl.n, used_attrs, x->groups, ivx_bytes(x),
+		(unsigned long long)x->n_events,
+		x->n_events ? (double)x->n_cands / (double)x->n_events : 0.0);
+}
