@@ -3,6 +3,7 @@
  * adding a limit is one line and every error names the key, its line and
  * the allowed range. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,6 +82,107 @@ static int read_drt(struct spate_conf *c, const config_setting_t *g, const char 
 	return 0;
 }
 
+/* A number setting (int or float) into *v; false if it is neither. */
+static bool conf_number(const config_setting_t *s, double *v)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		*v = (double)config_setting_get_int64(s);
+		return true;
+	case CONFIG_TYPE_FLOAT:
+		*v = config_setting_get_float(s);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One attribute domain group { [name = "..";] min = ..; max = ..; cells = ..; }
+ * (`what` names it in errors); cells defaults to *cells. */
+static int read_domain(const config_setting_t *g, const char *what, bool named,
+		       const char *path, const char **name, double *min, double *max,
+		       long long *cells, char *err, size_t errlen)
+{
+	bool have_min = false, have_max = false;
+
+	if (!config_setting_is_group(g))
+		return spate_conf_error(err, errlen, path, g, "%s must be a group { ... }", what);
+	*name = NULL;
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+		const char *key = config_setting_name(s);
+		if (named && strcmp(key, "name") == 0) {
+			*name = config_setting_get_string(s);
+			if (*name == NULL)
+				return spate_conf_error(err, errlen, path, s, "%s.name must be a string",
+							what);
+		} else if (strcmp(key, "min") == 0 || strcmp(key, "max") == 0) {
+			bool is_min = strcmp(key, "min") == 0;
+			if (!conf_number(s, is_min ? min : max))
+				return spate_conf_error(err, errlen, path, s, "%s.%s must be a number",
+							what, key);
+			if (is_min)
+				have_min = true;
+			else
+				have_max = true;
+		} else if (strcmp(key, "cells") == 0) {
+			int type = config_setting_type(s);
+			if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+				return spate_conf_error(err, errlen, path, s,
+							"%s.cells must be an integer", what);
+			*cells = config_setting_get_int64(s);
+		} else {
+			return spate_conf_error(err, errlen, path, s,
+						"%s: unknown key '%s' (%smin, max, cells)", what, key,
+						named ? "name, " : "");
+		}
+	}
+	if (named && *name == NULL)
+		return spate_conf_error(err, errlen, path, g, "%s: name is missing", what);
+	if (!have_min || !have_max)
+		return spate_conf_error(err, errlen, path, g, "%s: min and max are required", what);
+	return 0;
+}
+
+/* spate.attributes = ( { name; min; max; cells; }, ... ) and
+ * spate.attribute_default = { min; max; cells; }: the schema. */
+static int read_schema(struct spate_conf *c, const config_setting_t *top, const char *path,
+		       char *err, size_t errlen)
+{
+	struct spate_schema *sc = &c->matcher.params.schema;
+	const config_setting_t *s;
+	const char *name;
+	char what[64], why[160];
+	double min, max;
+	long long cells;
+
+	if ((s = config_setting_lookup((config_setting_t *)top, "attribute_default")) != NULL) {
+		cells = sc->dflt.cells;
+		if (read_domain(s, "spate.attribute_default", false, path, &name, &min, &max, &cells,
+				err, errlen) != 0)
+			return -1;
+		if (spate_schema_check_domain(min, max, cells, why, sizeof(why)) != 0)
+			return spate_conf_error(err, errlen, path, s, "spate.attribute_default: %s", why);
+		sc->dflt = (struct spate_attr_domain){ min, max, (uint32_t)cells };
+	}
+	if ((s = config_setting_lookup((config_setting_t *)top, "attributes")) == NULL)
+		return 0;
+	if (!config_setting_is_list(s))
+		return spate_conf_error(err, errlen, path, s,
+					"spate.attributes must be a list ( { ... }, ... )");
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *g = config_setting_get_elem(s, (unsigned)i);
+		snprintf(what, sizeof(what), "spate.attributes[%d]", i);
+		cells = sc->dflt.cells;
+		if (read_domain(g, what, true, path, &name, &min, &max, &cells, err, errlen) != 0)
+			return -1;
+		if (spate_schema_add(sc, name, min, max, cells, why, sizeof(why)) != 0)
+			return spate_conf_error(err, errlen, path, g, "%s: %s", what, why);
+	}
+	return 0;
+}
+
 int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 		    char *err, size_t errlen)
 {
@@ -124,6 +226,8 @@ int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 					  v, p->min, p->max);
 		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
 	}
+	if (read_schema(c, top, path, err, errlen) != 0)
+		return -1;
 	if ((s = config_setting_lookup(top, "drt")) != NULL)
 		return read_drt(c, s, path, err, errlen);
 	return 0;

@@ -8,7 +8,10 @@
  *               max_constraints = 16; max_attrs = 16; max_name_len = 32;
  *               max_messages = 64; };
  *     quotas: { max_subs = 0; max_subs_per_client = 0; };  # 0 = unlimited
+ *     attributes = ( { name = "price"; min = 0.0; max = 1000.0; cells = 100; } );
+ *     attribute_default = { min = 0.0; max = 1000000.0; cells = 1000; };
  *   };
+ * (the attribute schema: spate_schema.h)
  */
 #ifndef SPATE_CONF_H
 #define SPATE_CONF_H

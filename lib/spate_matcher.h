@@ -40,7 +40,8 @@ void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f);
 
 /* Add a subscription owned by `owner` (a client id). An add whose id exists
  * with the same owner and content is an idempotent retransmission and
- * returns 0. Errors: -SPATE_E_{DUPLICATE_ID,OVER_QUOTA,NO_MEMORY}. The raw
+ * returns 0. Errors: -SPATE_E_{DUPLICATE_ID,OVER_QUOTA,NO_MEMORY,OUT_OF_DOMAIN}
+ * (a constraint outside its declared domain, spate_schema.h). The raw
  * sub must already be valid (decoded or parsed). */
 int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
 			  uint32_t owner);

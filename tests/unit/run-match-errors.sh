@@ -40,4 +40,26 @@ check "conf limit applies" $? 1 "basic.tsv:4: more than 1 keywords"
 printf 'spate: { engine = 3 \n' > "$tmp/syntax.conf"
 "$match" --conf "$tmp/syntax.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
 check "conf syntax" $? 2 "syntax.conf:"
+# The attribute schema: a constraint outside a declared domain is refused
+# where it enters (file:line), event values outside it still match, and
+# bad schema entries name their line.
+printf 'spate: {\n  attributes = (\n    { name = "price"; min = 0; max = 100.0; cells = 10; }\n  );\n};\n' > "$tmp/schema.conf"
+printf 'sub\t1\t-180\t-90\t180\t90\t-\tprice>=50\nevent\t1\t0\t0\t-\tprice=1e9\nsub\t2\t-180\t-90\t180\t90\t-\tprice<=100.5\n' > "$tmp/dom.tsv"
+for e in rein mprein ivx; do
+	"$match" --engine $e --conf "$tmp/schema.conf" "$tmp/dom.tsv" > "$tmp/out" 2> "$tmp/err"
+	check "out of domain ($e)" $? 1 "dom.tsv:3: constraint value outside the attribute's declared domain"
+	[ "$(cat "$tmp/out")" = "$(printf '1\t1')" ] || { echo "FAIL: $e: clamped event" >&2; fail=1; }
+done
+printf 'spate: {\n  attributes = (\n    { name = "price"; min = 5; max = 1; }\n  );\n};\n' > "$tmp/inv.conf"
+"$match" --conf "$tmp/inv.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
+check "schema min > max" $? 2 "inv.conf:3: spate.attributes\[0\]: min = 5, max = 1"
+printf 'spate: {\n  attributes = (\n    { name = "a"; min = 0; max = 1; },\n    { name = "a"; min = 0; max = 1; cells = 0; }\n  );\n};\n' > "$tmp/twice.conf"
+"$match" --conf "$tmp/twice.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
+check "schema declared twice" $? 2 "twice.conf:4: spate.attributes\[1\]: attribute 'a' is declared twice"
+printf 'spate: { attribute_default = { min = 0; max = 1; cells = 70000; }; };\n' > "$tmp/cells.conf"
+"$match" --conf "$tmp/cells.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
+check "schema cells" $? 2 "cells.conf:1: spate.attribute_default: cells = 70000 is out of range"
+printf 'spate: { attributes = ( { name = "a"; min = 0; max = 1; colour = 3; } ); };\n' > "$tmp/key.conf"
+"$match" --conf "$tmp/key.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
+check "schema unknown key" $? 2 "key.conf:1: spate.attributes\[0\]: unknown key 'colour'"
 exit $fail
