@@ -46,6 +46,7 @@ struct gen {
 };
 
 static uint64_t rng;
+static uint32_t ivx_groups; /* --ivx-groups, 0 = the engine's default */
 
 static uint64_t next_rand(void)
 {
@@ -190,6 +191,7 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 
 	memset(r, 0, sizeof(*r));
 	spate_engine_params_default(&p);
+	p.ivx_groups = ivx_groups;
 	for (uint32_t a = 0; a < w->attrs; a++) {
 		snprintf(name, sizeof(name), "a%u", a);
 		if (spate_schema_add(&p.schema, name, 0, w->range, w->cells, why, sizeof(why)) != 0) {
@@ -487,6 +489,7 @@ int bench_rein_main(int argc, char **argv)
 		{ "scale-subs", required_argument, NULL, 'n' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "engines", required_argument, NULL, 'E' },
+		{ "ivx-groups", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -502,6 +505,7 @@ int bench_rein_main(int argc, char **argv)
 		case 'x': only = optarg; break;
 		case 'n': scale_subs = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'e': events = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'g': ivx_groups = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'E':
 			if (select_engines(optarg) != 0)
 				return 2;
@@ -509,6 +513,7 @@ int bench_rein_main(int argc, char **argv)
 		case 'h':
 			printf("usage: spate-bench rein [--out DIR] [--seed N] [--only paper|scale]\n"
 			       "                        [--scale-subs N] [--events N] [--engines a,b]\n"
+			       "                        [--ivx-groups N]\n"
 			       "The MP-REIN paper's experiment and the 1M-subscription scale run for\n"
 			       "rein, mprein and ivx: JSON lines; CSV and PNG plots into DIR.\n");
 			return 0;
