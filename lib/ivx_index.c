@@ -7,9 +7,11 @@
 #include "rein_core.h"
 #include "spate_err.h"
 
-#define BLOCK_SHIFT 9                 /* 512 slots a block */
-#define BLOCK_WORDS 8                 /* = one 64-byte line of each set */
-#define PREFETCH_BLOCKS 4
+#define BLOCK_SHIFT 12                /* 4096 slots a block */
+#define BLOCK_WORDS 64                /* = 8 lines of each set */
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 1                /* blocks */
+#endif
 
 struct ivx_attr {
 	struct rein_dom dom;  /* cells = the index's groups */
@@ -206,7 +208,7 @@ int ivx_add(struct ivx_index *x, const struct spate_sub *s)
 	if (slot < 0)
 		return (int)slot;
 	if ((uint64_t)slot >> BLOCK_SHIFT >= x->blocks_cap &&
-	    grow_blocks(x, x->sl.cap >> BLOCK_SHIFT) != 0) {
+	    grow_blocks(x, (x->sl.cap + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT) != 0) {
 		rein_slots_free(&x->sl, s);
 		return -SPATE_E_NO_MEMORY;
 	}
@@ -279,6 +281,7 @@ int ivx_match(struct ivx_index *x, const struct spate_event *ev, struct spate_ma
 {
 	int32_t na = plan(x, ev);
 	uint32_t nb = (x->sl.n + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+	uint32_t nw = rein_slots_words(&x->sl); /* words past it: no slot */
 	size_t stride = (size_t)x->lines * BLOCK_WORDS;
 	uint64_t cands = 0;
 
@@ -286,19 +289,27 @@ int ivx_match(struct ivx_index *x, const struct spate_event *ev, struct spate_ma
 		return -SPATE_E_NO_MEMORY;
 	for (uint32_t b = 0; b < nb; b++) {
 		uint64_t acc[BLOCK_WORDS];
-		const uint64_t *used = x->sl.used + (size_t)b * BLOCK_WORDS;
-		for (int i = 0; i < BLOCK_WORDS; i++)
-			acc[i] = ~used[i];
+		for (uint32_t i = 0; i < BLOCK_WORDS; i++) {
+			uint32_t w = b * BLOCK_WORDS + i;
+			acc[i] = w < nw ? ~x->sl.used[w] : ~(uint64_t)0;
+		}
 		for (int32_t k = 0; k < na; k++) {
 			const uint64_t *p = x->act[k].p + b * stride;
-			__builtin_prefetch(p + PREFETCH_BLOCKS * stride);
-			uint64_t all = ~(uint64_t)0;
-			for (int i = 0; i < BLOCK_WORDS; i++) {
+			/* The next block's run of this set: a jump the hardware
+			 * prefetchers do not guess. */
+			for (int i = 0; i < BLOCK_WORDS; i += 8)
+				__builtin_prefetch(p + PREFETCH_AHEAD * stride + i);
+			for (int i = 0; i < BLOCK_WORDS; i++)
 				acc[i] |= p[i];
-				all &= acc[i];
+			/* Every few attributes: does every slot of the block
+			 * already fail? Then the rest need not be read. */
+			if ((k & 3) == 3) {
+				uint64_t all = ~(uint64_t)0;
+				for (int i = 0; i < BLOCK_WORDS; i++)
+					all &= acc[i];
+				if (all == ~(uint64_t)0)
+					break;
 			}
-			if (all == ~(uint64_t)0)
-				break; /* every slot of the block already fails */
 		}
 		for (int i = 0; i < BLOCK_WORDS; i++) {
 			uint64_t c = ~acc[i];

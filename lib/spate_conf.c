@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "spate_conf.h"
+#include "ivx_index.h"
 #include "spate_engine.h"
 
 struct int_param {
@@ -27,6 +28,7 @@ static const struct int_param int_params[] = {
 	{ "limits.max_messages", 1, 1024, CONF_U32(limits.max_messages) },
 	{ "quotas.max_subs", 0, UINT32_MAX, CONF_U32(matcher.max_subs) },
 	{ "quotas.max_subs_per_client", 0, UINT32_MAX, CONF_U32(matcher.max_subs_per_client) },
+	{ "ivx.groups", 0, IVX_GROUPS_MAX, CONF_U32(matcher.params.ivx_groups) },
 };
 
 void spate_conf_default(struct spate_conf *c)
