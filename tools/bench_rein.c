@@ -135,24 +135,14 @@ static void gen_free(struct gen *g)
 	free(g->vals);
 }
 
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double now_s(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
-
 /* CPU time of the whole process (all threads: mprein's pool counts), which
  * a machine shared with other jobs inflates far less than wall time. */
 static double cpu_s(void)
 {
-	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static size_t heap_bytes(void)
@@ -205,21 +195,21 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 		fprintf(stderr, "spate-bench: cannot create engine %s\n", engine);
 		return -1;
 	}
-	double t = now_s();
+	double t = bench_now_s();
 	for (uint32_t i = 0; i < g->n_subs; i++)
 		if (ops->sub_add(e, &g->subs[i]) != 0) {
 			fprintf(stderr, "spate-bench: %s: out of memory\n", engine);
 			ops->destroy(e);
 			return -1;
 		}
-	r->insert_us = (now_s() - t) * 1e6 / g->n_subs;
+	r->insert_us = (bench_now_s() - t) * 1e6 / g->n_subs;
 	r->bytes_per_sub = (double)(heap_bytes() - heap0) / g->n_subs;
 	double tm = 0, c0 = cpu_s();
 	for (uint32_t i = 0; i < n_evs; i++) {
 		mv.n = 0;
-		t = now_s();
+		t = bench_now_s();
 		int rc = ops->match(e, &g->evs[i], &mv);
-		tm += now_s() - t;
+		tm += bench_now_s() - t;
 		if (rc != 0) {
 			fprintf(stderr, "spate-bench: %s: out of memory\n", engine);
 			ops->destroy(e);
@@ -253,10 +243,10 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 		order[i] = order[j];
 		order[j] = x;
 	}
-	t = now_s();
+	t = bench_now_s();
 	for (uint32_t i = 0; i < n_del; i++)
 		ops->sub_del(e, &g->subs[order[i]]);
-	r->delete_us = n_del ? (now_s() - t) * 1e6 / n_del : 0;
+	r->delete_us = n_del ? (bench_now_s() - t) * 1e6 / n_del : 0;
 	free(order);
 	snprintf(r->stats, sizeof(r->stats), "{}");
 	FILE *f = ops->stats ? fmemopen(r->stats, sizeof(r->stats), "w") : NULL;
