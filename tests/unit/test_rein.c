@@ -380,10 +380,10 @@ int main(void)
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_random(seed, 300, false, 400);
 	uint64_t before = n_matches;
-	test_random(11, 20000, false, 150);
-	test_random(12, 24000, true, 150);
+	test_random(11, 20000, false, 80);
+	test_random(12, 24000, true, 80);
 	/* Past MPREIN_PAR_MIN slots mprein marks with its thread pool. */
-	test_random(13, 36000, true, 60);
+	test_random(13, 36000, true, 40);
 	for (uint32_t i = 0; i < 100; i++) {
 		snprintf(many[i], sizeof(many[i]), "m%u", i);
 		many_names[i] = many[i];
@@ -397,7 +397,7 @@ int main(void)
 	with_schema = true;
 	for (uint64_t seed = 21; seed <= 26; seed++)
 		test_random(seed, 300, seed & 1, 400);
-	test_random(27, 20000, true, 100);
+	test_random(27, 20000, true, 60);
 	with_schema = false;
 	struct spate_matcher_conf conf;
 	spate_matcher_conf_default(&conf);
