@@ -41,6 +41,7 @@ struct ivx_index {
 	uint32_t iv_cap;
 	struct ivx_act *act;
 	uint32_t act_cap;
+	uint32_t cand[1u << BLOCK_SHIFT]; /* one block's candidate slots */
 	uint64_t n_events, n_cands;
 };
 
@@ -277,6 +278,27 @@ static int32_t plan(struct ivx_index *x, const struct spate_event *ev)
 	return (int32_t)na;
 }
 
+/* Confirm the n candidate slots in x->cand. Subscriptions are scattered
+ * in memory and each costs two dependent misses (the sub, then its
+ * constraints), so both are prefetched for all candidates before any is
+ * checked: the misses overlap instead of queueing. */
+static int confirm(const struct ivx_index *x, uint32_t n, const struct spate_event *ev,
+		   struct spate_matchvec *mv)
+{
+	const struct spate_sub *const *sub = x->sl.sub;
+
+	for (uint32_t i = 0; i < n; i++)
+		__builtin_prefetch(sub[x->cand[i]]);
+	for (uint32_t i = 0; i < n; i++)
+		__builtin_prefetch(sub[x->cand[i]]->cons);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct spate_sub *s = sub[x->cand[i]];
+		if (spate_sub_matches(s, ev) && spate_matchvec_push(mv, s) != 0)
+			return -SPATE_E_NO_MEMORY;
+	}
+	return 0;
+}
+
 int ivx_match(struct ivx_index *x, const struct spate_event *ev, struct spate_matchvec *mv)
 {
 	int32_t na = plan(x, ev);
@@ -311,18 +333,13 @@ int ivx_match(struct ivx_index *x, const struct spate_event *ev, struct spate_ma
 					break;
 			}
 		}
-		for (int i = 0; i < BLOCK_WORDS; i++) {
-			uint64_t c = ~acc[i];
-			while (c) {
-				uint32_t slot = (b << BLOCK_SHIFT) + (uint32_t)i * 64 +
-						(uint32_t)__builtin_ctzll(c);
-				c &= c - 1;
-				cands++;
-				const struct spate_sub *s = x->sl.sub[slot];
-				if (spate_sub_matches(s, ev) && spate_matchvec_push(mv, s) != 0)
-					return -SPATE_E_NO_MEMORY;
-			}
-		}
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < BLOCK_WORDS; i++)
+			for (uint64_t c = ~acc[i]; c; c &= c - 1)
+				x->cand[n++] = (b << BLOCK_SHIFT) + i * 64 + (uint32_t)__builtin_ctzll(c);
+		cands += n;
+		if (confirm(x, n, ev, mv) != 0)
+			return -SPATE_E_NO_MEMORY;
 	}
 	x->n_events++;
 	x->n_cands += cands;
