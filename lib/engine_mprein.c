@@ -274,7 +274,9 @@ static struct spate_engine *mp_create(const struct spate_engine_params *p)
 	pthread_cond_init(&e->work, NULL);
 	pthread_cond_init(&e->done, NULL);
 	/* With fewer threads than asked (or none) the caller marks alone. */
-	for (uint32_t i = 0; i < MPREIN_WORKERS; i++) {
+	uint32_t want = p && p->mprein_workers >= 0 && p->mprein_workers < MPREIN_WORKERS
+				? (uint32_t)p->mprein_workers : MPREIN_WORKERS;
+	for (uint32_t i = 0; i < want; i++) {
 		if (pthread_create(&e->th[i], NULL, worker, e) != 0)
 			break;
 		e->n_th++;

@@ -76,6 +76,7 @@ void spate_engine_params_default(struct spate_engine_params *p)
 	drt_params_default(&p->drt);
 	spate_schema_default(&p->schema);
 	p->ivx_groups = 0;
+	p->mprein_workers = -1;
 }
 
 extern const struct spate_engine_ops spate_engine_brute;

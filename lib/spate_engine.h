@@ -75,6 +75,7 @@ struct spate_engine_params {
 	struct drt_params drt;
 	struct spate_schema schema; /* attribute domains, by attribute id */
 	uint32_t ivx_groups;        /* ivx: value groups per attribute, 0 = default */
+	int32_t mprein_workers;     /* mprein: pool threads, -1 = default (2), 0 = none */
 };
 void spate_engine_params_default(struct spate_engine_params *p);
 

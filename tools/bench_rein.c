@@ -173,7 +173,8 @@ static uint64_t mix(uint64_t x)
 static int measure(const char *engine, const struct workload *w, const struct gen *g,
 		   uint32_t n_evs, uint32_t check, uint32_t n_del, struct measure *r)
 {
-	const struct spate_engine_ops *ops = spate_engine_find(engine);
+	bool serial = strcmp(engine, "mprein-serial") == 0;
+	const struct spate_engine_ops *ops = spate_engine_find(serial ? "mprein" : engine);
 	struct spate_engine_params p;
 	struct spate_matchvec mv = { 0 };
 	char why[160], name[16];
@@ -182,6 +183,8 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 	memset(r, 0, sizeof(*r));
 	spate_engine_params_default(&p);
 	p.ivx_groups = ivx_groups;
+	if (serial)
+		p.mprein_workers = 0;
 	for (uint32_t a = 0; a < w->attrs; a++) {
 		snprintf(name, sizeof(name), "a%u", a);
 		if (spate_schema_add(&p.schema, name, 0, w->range, w->cells, why, sizeof(why)) != 0) {
@@ -271,8 +274,10 @@ static void print_json(const char *exp, const char *engine, uint32_t n_subs,
 	fflush(stdout);
 }
 
-#define N_ENGINES 3
-static const char *const engines[N_ENGINES] = { "rein", "mprein", "ivx" };
+/* mprein-serial is mprein without its pool: what the parallel marking
+ * gains, side by side. */
+#define N_ENGINES 4
+static const char *const engines[N_ENGINES] = { "rein", "mprein", "mprein-serial", "ivx" };
 static bool skip[N_ENGINES]; /* --engines leaves these out */
 
 /* Run every engine (and brute on the first `brute_events` events) on one
@@ -358,8 +363,10 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 	struct measure r[N_PAPER][N_ENGINES];
 	int status = 0;
 
+	memset(r, 0, sizeof(r)); /* engines left out show 0 */
+
 	for (size_t i = 0; i < N_PAPER; i++) {
-		const uint32_t evs[N_ENGINES] = { events, events, events };
+		const uint32_t evs[N_ENGINES] = { events, events, events, events };
 		uint32_t del = paper_subs[i] < 10000 ? paper_subs[i] : 10000;
 		int rc = run_point("paper", &w, paper_subs[i], evs, events, events, del, r[i]);
 		if (rc < 0)
@@ -418,10 +425,11 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 				    .cells = 1000, .range = 1e6, .width = 0.3, .seed = seed };
 	/* REIN-style engines take ~20 ms an event at 1M: fewer events. */
 	uint32_t slow = events / 10 ? events / 10 : 1;
-	const uint32_t evs[N_ENGINES] = { slow, slow, events };
+	const uint32_t evs[N_ENGINES] = { slow, slow, slow, events };
 	uint32_t brute = slow < 20 ? slow : 20;
 	struct measure r[N_ENGINES];
 
+	memset(r, 0, sizeof(r)); /* engines left out show 0 */
 	int status = run_point("scale", &w, n_subs, evs, brute, brute, 10000, r);
 	if (status < 0 || dir == NULL)
 		return status;
@@ -462,7 +470,8 @@ static int select_engines(const char *list)
 		while (k < N_ENGINES && strcmp(engines[k], n) != 0)
 			k++;
 		if (k == N_ENGINES) {
-			fprintf(stderr, "spate-bench rein: unknown engine '%s' (rein, mprein, ivx)\n", n);
+			fprintf(stderr, "spate-bench rein: unknown engine '%s' (rein, mprein, "
+					"mprein-serial, ivx)\n", n);
 			return -1;
 		}
 		skip[k] = false;
