@@ -381,9 +381,9 @@ int main(void)
 		test_random(seed, 300, false, 400);
 	uint64_t before = n_matches;
 	test_random(11, 20000, false, 80);
-	test_random(12, 24000, true, 80);
+	test_random(12, 24000, true, 50);
 	/* Past MPREIN_PAR_MIN slots mprein marks with its thread pool. */
-	test_random(13, 36000, true, 40);
+	test_random(13, 34000, true, 30);
 	for (uint32_t i = 0; i < 100; i++) {
 		snprintf(many[i], sizeof(many[i]), "m%u", i);
 		many_names[i] = many[i];
