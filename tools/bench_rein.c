@@ -22,6 +22,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +155,8 @@ static size_t heap_bytes(void)
 
 struct measure {
 	double insert_us, match_us, delete_us, bytes_per_sub, matches_per_event;
-	double match_cpu_us; /* process CPU time per event */
+	/* Process CPU time (all threads), per event / insert / delete. */
+	double match_cpu_us, insert_cpu_us, delete_cpu_us;
 	uint32_t events;         /* matched */
 	uint64_t matches, hash;  /* over the first `check` events */
 	char stats[512];         /* the engine's own figures, JSON */
@@ -198,7 +200,7 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 		fprintf(stderr, "spate-bench: cannot create engine %s\n", engine);
 		return -1;
 	}
-	double t = bench_now_s();
+	double t = bench_now_s(), c = cpu_s();
 	for (uint32_t i = 0; i < g->n_subs; i++)
 		if (ops->sub_add(e, &g->subs[i]) != 0) {
 			fprintf(stderr, "spate-bench: %s: out of memory\n", engine);
@@ -206,6 +208,7 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 			return -1;
 		}
 	r->insert_us = (bench_now_s() - t) * 1e6 / g->n_subs;
+	r->insert_cpu_us = (cpu_s() - c) * 1e6 / g->n_subs;
 	r->bytes_per_sub = (double)(heap_bytes() - heap0) / g->n_subs;
 	double tm = 0, c0 = cpu_s();
 	for (uint32_t i = 0; i < n_evs; i++) {
@@ -247,9 +250,11 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 		order[j] = x;
 	}
 	t = bench_now_s();
+	c = cpu_s();
 	for (uint32_t i = 0; i < n_del; i++)
 		ops->sub_del(e, &g->subs[order[i]]);
 	r->delete_us = n_del ? (bench_now_s() - t) * 1e6 / n_del : 0;
+	r->delete_cpu_us = n_del ? (cpu_s() - c) * 1e6 / n_del : 0;
 	free(order);
 	snprintf(r->stats, sizeof(r->stats), "{}");
 	FILE *f = ops->stats ? fmemopen(r->stats, sizeof(r->stats), "w") : NULL;
@@ -266,10 +271,11 @@ static void print_json(const char *exp, const char *engine, uint32_t n_subs,
 		       const struct measure *r)
 {
 	printf("{\"bench\":\"rein\",\"exp\":\"%s\",\"engine\":\"%s\",\"subs\":%u,\"events\":%u,"
-	       "\"match_us_per_event\":%.3f,\"match_cpu_us_per_event\":%.3f,\"insert_us\":%.3f,\"delete_us\":%.3f,"
+	       "\"match_us_per_event\":%.3f,\"match_cpu_us_per_event\":%.3f,\"insert_us\":%.3f,"
+	       "\"insert_cpu_us\":%.3f,\"delete_us\":%.3f,\"delete_cpu_us\":%.3f,"
 	       "\"bytes_per_sub\":%.1f,\"matches_per_event\":%.3f,\"engine_stats\":%s}\n",
 	       exp, engine, n_subs, r->events, r->match_us, r->match_cpu_us, r->insert_us,
-	       r->delete_us,
+	       r->insert_cpu_us, r->delete_us, r->delete_cpu_us,
 	       r->bytes_per_sub, r->matches_per_event, r->stats);
 	fflush(stdout);
 }
@@ -353,6 +359,23 @@ static void plot(const char *dir, const char *script)
 			dir, script);
 }
 
+/* What the CSV files and plots show, from struct measure. */
+static const struct {
+	const char *name, *title;
+	size_t off;
+} metrics[] = {
+	{ "match", "matching time per event (wall)", offsetof(struct measure, match_us) },
+	{ "match_cpu", "matching CPU time per event", offsetof(struct measure, match_cpu_us) },
+	{ "insert_cpu", "insert CPU time", offsetof(struct measure, insert_cpu_us) },
+	{ "delete_cpu", "delete CPU time", offsetof(struct measure, delete_cpu_us) },
+};
+#define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+static double metric(const struct measure *r, size_t m)
+{
+	return *(const double *)((const char *)r + metrics[m].off);
+}
+
 static const uint32_t paper_subs[] = { 100, 1000, 10000, 20000, 40000, 60000, 80000, 100000 };
 #define N_PAPER (sizeof(paper_subs) / sizeof(paper_subs[0]))
 
@@ -379,39 +402,32 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 	if (f == NULL)
 		return -1;
 	fprintf(f, "subs");
-	for (int m = 0; m < 3; m++)
+	for (size_t m = 0; m < N_METRICS; m++)
 		for (int k = 0; k < N_ENGINES; k++)
-			fprintf(f, ",%s_%s", engines[k],
-				m == 0 ? "match_us" : m == 1 ? "insert_us" : "delete_us");
+			fprintf(f, ",%s_%s", engines[k], metrics[m].name);
 	fprintf(f, "\n");
 	for (size_t i = 0; i < N_PAPER; i++) {
 		fprintf(f, "%u", paper_subs[i]);
-		for (int k = 0; k < N_ENGINES; k++)
-			fprintf(f, ",%.3f", r[i][k].match_us);
-		for (int k = 0; k < N_ENGINES; k++)
-			fprintf(f, ",%.3f", r[i][k].insert_us);
-		for (int k = 0; k < N_ENGINES; k++)
-			fprintf(f, ",%.3f", r[i][k].delete_us);
+		for (size_t m = 0; m < N_METRICS; m++)
+			for (int k = 0; k < N_ENGINES; k++)
+				fprintf(f, ",%.3f", metric(&r[i][k], m));
 		fprintf(f, "\n");
 	}
 	fclose(f);
 	f = open_out(dir, "rein-paper.gp");
 	if (f == NULL)
 		return -1;
-	static const char *const what[3] = { "matching time per event", "insert time",
-					     "delete time" };
-	static const char *const file[3] = { "match", "insert", "delete" };
 	fprintf(f, "set datafile separator ','\nset terminal pngcairo size 800,500\n"
 		   "set logscale xy\nset key top left\nset grid\n"
 		   "set xlabel 'subscriptions'\nset ylabel 'microseconds'\n");
-	for (int m = 0; m < 3; m++) {
+	for (size_t m = 0; m < N_METRICS; m++) {
 		fprintf(f, "set output 'rein-paper-%s.png'\n"
 			   "set title 'MP-REIN paper setup (m=10, c=15, k=10, width 0.3): %s'\n"
 			   "plot ",
-			file[m], what[m]);
+			metrics[m].name, metrics[m].title);
 		for (int k = 0; k < N_ENGINES; k++)
 			fprintf(f, "%s'rein-paper.csv' using 1:%d with linespoints title '%s'",
-				k ? ", " : "", 2 + m * N_ENGINES + k, engines[k]);
+				k ? ", " : "", 2 + (int)m * N_ENGINES + k, engines[k]);
 		fprintf(f, "\n");
 	}
 	fclose(f);
@@ -436,10 +452,16 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 	FILE *f = open_out(dir, "rein-scale.csv");
 	if (f == NULL)
 		return -1;
-	fprintf(f, "engine,match_us,insert_us,delete_us,bytes_per_sub,matches_per_event\n");
-	for (int k = 0; k < N_ENGINES; k++)
-		fprintf(f, "%s,%.3f,%.3f,%.3f,%.1f,%.3f\n", engines[k], r[k].match_us,
-			r[k].insert_us, r[k].delete_us, r[k].bytes_per_sub, r[k].matches_per_event);
+	fprintf(f, "engine");
+	for (size_t m = 0; m < N_METRICS; m++)
+		fprintf(f, ",%s_us", metrics[m].name);
+	fprintf(f, ",bytes_per_sub,matches_per_event\n");
+	for (int k = 0; k < N_ENGINES; k++) {
+		fprintf(f, "%s", engines[k]);
+		for (size_t m = 0; m < N_METRICS; m++)
+			fprintf(f, ",%.3f", metric(&r[k], m));
+		fprintf(f, ",%.1f,%.3f\n", r[k].bytes_per_sub, r[k].matches_per_event);
+	}
 	fclose(f);
 	f = open_out(dir, "rein-scale.gp");
 	if (f == NULL)
@@ -449,8 +471,9 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 		   "set style fill solid 0.8 border -1\nset logscale y\nset grid ytics\n"
 		   "set key top right\nset ylabel 'microseconds (log)'\n"
 		   "set title 'Scale: %u subs, 20 attributes, 10 constrained, width 0.3'\n"
-		   "plot 'rein-scale.csv' using 2:xtic(1) title 'match per event', "
-		   "'' using 3 title 'insert', '' using 4 title 'delete'\n",
+		   "plot 'rein-scale.csv' using 2:xtic(1) title 'match per event (wall)', "
+		   "'' using 3 title 'match per event (CPU)', '' using 4 title 'insert (CPU)', "
+		   "'' using 5 title 'delete (CPU)'\n",
 		n_subs);
 	fclose(f);
 	plot(dir, "rein-scale.gp");
