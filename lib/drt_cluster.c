@@ -964,6 +964,8 @@ size_t drt_cluster_take_actions(struct drt_cluster *cl, struct drt_action *out, 
 {
 	size_t n = cl->n_act < max ? cl->n_act : max;
 
+	if (n == 0)
+		return 0;
 	memcpy(out, cl->act, n * sizeof(*out));
 	memmove(cl->act, cl->act + n, (cl->n_act - n) * sizeof(*cl->act));
 	cl->n_act -= n;

@@ -127,7 +127,8 @@ static bool same_as_brute(struct spate_matchvec *mv, const struct spate_event *e
 {
 	size_t want = 0;
 
-	qsort(mv->v, mv->n, sizeof(*mv->v), cmp_ptr);
+	if (mv->n > 1)
+		qsort(mv->v, mv->n, sizeof(*mv->v), cmp_ptr);
 	for (size_t i = 1; i < mv->n; i++)
 		if (mv->v[i] == mv->v[i - 1])
 			return false;
