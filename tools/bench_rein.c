@@ -468,6 +468,7 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 		return -1;
 	fprintf(f, "set datafile separator ','\nset terminal pngcairo size 800,500\n"
 		   "set output 'rein-scale.png'\nset style data histograms\n"
+		   "set datafile columnheaders\n"
 		   "set style fill solid 0.8 border -1\nset logscale y\nset grid ytics\n"
 		   "set key top right\nset ylabel 'microseconds (log)'\n"
 		   "set title 'Scale: %u subs, 20 attributes, 10 constrained, width 0.3'\n"
