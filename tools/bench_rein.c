@@ -48,6 +48,7 @@ struct gen {
 
 static uint64_t rng;
 static uint32_t ivx_groups; /* --ivx-groups, 0 = the engine's default */
+static size_t n_paper_points; /* paper sizes run (--quick: the first 3) */
 
 static uint64_t next_rand(void)
 {
@@ -388,7 +389,7 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 
 	memset(r, 0, sizeof(r)); /* engines left out show 0 */
 
-	for (size_t i = 0; i < N_PAPER; i++) {
+	for (size_t i = 0; i < n_paper_points; i++) {
 		const uint32_t evs[N_ENGINES] = { events, events, events, events };
 		uint32_t del = paper_subs[i] < 10000 ? paper_subs[i] : 10000;
 		int rc = run_point("paper", &w, paper_subs[i], evs, events, events, del, r[i]);
@@ -406,7 +407,7 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 		for (int k = 0; k < N_ENGINES; k++)
 			fprintf(f, ",%s_%s", engines[k], metrics[m].name);
 	fprintf(f, "\n");
-	for (size_t i = 0; i < N_PAPER; i++) {
+	for (size_t i = 0; i < n_paper_points; i++) {
 		fprintf(f, "%u", paper_subs[i]);
 		for (size_t m = 0; m < N_METRICS; m++)
 			for (int k = 0; k < N_ENGINES; k++)
@@ -513,6 +514,7 @@ int bench_rein_main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "engines", required_argument, NULL, 'E' },
 		{ "ivx-groups", required_argument, NULL, 'g' },
+		{ "quick", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -521,6 +523,7 @@ int bench_rein_main(int argc, char **argv)
 	uint32_t scale_subs = 1000000, events = 1000;
 	int c;
 
+	n_paper_points = N_PAPER;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': dir = optarg; break;
@@ -528,6 +531,11 @@ int bench_rein_main(int argc, char **argv)
 		case 'x': only = optarg; break;
 		case 'n': scale_subs = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'e': events = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'q': /* a smoke run: small sizes, few events */
+			n_paper_points = 3;
+			scale_subs = 20000;
+			events = 20;
+			break;
 		case 'g': ivx_groups = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'E':
 			if (select_engines(optarg) != 0)
@@ -536,7 +544,7 @@ int bench_rein_main(int argc, char **argv)
 		case 'h':
 			printf("usage: spate-bench rein [--out DIR] [--seed N] [--only paper|scale]\n"
 			       "                        [--scale-subs N] [--events N] [--engines a,b]\n"
-			       "                        [--ivx-groups N]\n"
+			       "                        [--ivx-groups N] [--quick]\n"
 			       "The MP-REIN paper's experiment and the 1M-subscription scale run for\n"
 			       "rein, mprein and ivx: JSON lines; CSV and PNG plots into DIR.\n");
 			return 0;
