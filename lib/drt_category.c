@@ -22,6 +22,13 @@
  * No per-subscription map: delete finds the filing keyword by looking for
  * the pointer in the buckets of the subscription's own keywords at its
  * first cell.
+ *
+ * Content-only subscriptions (no keyword, a rectangle filed in the world
+ * row, numeric constraints) would all share the world row's keyword-less
+ * bucket, which every event scans whole. Once a category has CAT_IVX_MIN
+ * of them they move to an interval index (ivx_index.h), which answers
+ * with one bit-set pass and confirms with spate_sub_matches(), so
+ * matching stays exact.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +36,17 @@
 #include "drt_category.h"
 #include "drt_ftab.h"
 #include "drt_grid.h"
+#include "ivx_index.h"
 #include "spate_err.h"
 
 #define CAT_WIDE_CELLS 16         /* subs over more cells go a level up */
 #define KW_NONE 0                 /* kwkey of keyword-less subs; else keyword + 1 */
 #define FILTER_BITS 1024
 #define MAX_KEYS (3 * (SPATE_KW_MAX_HARD + 1))
+/* Content-only subs a category gathers before they get an interval
+ * index: below it a scan of the bucket is cheaper than a pass over an
+ * index block (4096 slots). */
+#define CAT_IVX_MIN 256
 
 struct entry {
 	struct spate_rect r;
@@ -61,6 +73,9 @@ struct drt_category {
 	bool plain; /* a sub came in through plain add: masks do not apply */
 	uint64_t filter[FILTER_BITS / 64];
 	uint64_t events, candidates, matches;
+	const struct spate_schema *schema;
+	uint32_t n_content;     /* content-only subs, in the bucket or in ivx */
+	struct ivx_index *ivx;  /* NULL until n_content reaches CAT_IVX_MIN */
 };
 
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
@@ -105,10 +120,16 @@ static void free_arrays(struct drt_category *c)
 	}
 }
 
+void drt_category_set_schema(struct drt_category *c, const struct spate_schema *schema)
+{
+	c->schema = schema;
+}
+
 void drt_category_destroy(struct drt_category *c)
 {
 	if (c == NULL)
 		return;
+	ivx_destroy(c->ivx);
 	free_arrays(c);
 	drt_ftab_free(&c->buckets);
 	free(c);
@@ -209,11 +230,63 @@ static uint32_t choose_kwkey(const struct drt_category *c, const struct spate_su
 	return best;
 }
 
+static bool content_only(const struct spate_sub *s, const struct drt_span *sp)
+{
+	return s->n_kw == 0 && sp->level == 2 && ivx_indexable(s);
+}
+
+/* Give c its interval index and move the content-only subs of the world
+ * row's keyword-less bucket into it. 0 or -1 (nothing changed). */
+static int start_ivx(struct drt_category *c)
+{
+	struct bucket *b = drt_ftab_get(&c->buckets, key_of(DRT_GRID_WORLD, KW_NONE));
+	uint32_t n = b == NULL ? 0 : b->one ? 1 : b->u.m.n;
+	const struct spate_sub **v = malloc((n + 1) * sizeof(*v));
+	uint32_t k = 0;
+
+	c->ivx = v ? ivx_create(c->schema, 0) : NULL;
+	if (c->ivx == NULL) {
+		free(v);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct spate_sub *s = b->one ? b->one : b->u.m.e[i].s;
+		if (ivx_indexable(s))
+			v[k++] = s;
+	}
+	for (uint32_t i = 0; i < k; i++)
+		if (ivx_add(c->ivx, v[i]) != 0) {
+			ivx_destroy(c->ivx);
+			c->ivx = NULL;
+			free(v);
+			return -1;
+		}
+	for (uint32_t i = 0; i < k; i++) { /* never allocates */
+		bucket_pull(c, key_of(DRT_GRID_WORLD, KW_NONE), v[i]);
+		c->n_nokw--;
+		c->n_level[2]--;
+	}
+	free(v);
+	return 0;
+}
+
 /* File s under kwkey. 0 or -SPATE_E_NO_MEMORY (nothing changed). */
 static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey)
 {
 	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
 	int rc = 0;
+
+	if (content_only(s, &sp)) {
+		if (c->ivx == NULL && c->n_content + 1 >= CAT_IVX_MIN && start_ivx(c) != 0)
+			return -SPATE_E_NO_MEMORY;
+		if (c->ivx != NULL) {
+			if (ivx_add(c->ivx, s) != 0)
+				return -SPATE_E_NO_MEMORY;
+			c->n++;
+			c->n_content++;
+			return 0;
+		}
+	}
 
 	for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++)
@@ -227,6 +300,7 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 	c->n++;
 	c->n_nokw += s->n_kw == 0;
 	c->n_level[sp.level]++;
+	c->n_content += content_only(s, &sp);
 	return 0;
 }
 
@@ -265,6 +339,15 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 	uint32_t kwkey = KW_NONE;
 	bool found = false;
 
+	if (c->ivx != NULL && content_only(s, &sp) && ivx_del(c->ivx, s)) {
+		c->n--;
+		c->n_content--;
+		if (c->n == 0) {
+			memset(c->filter, 0, sizeof(c->filter));
+			c->plain = false;
+		}
+		return true;
+	}
 	/* its filing keyword is the one whose first-cell bucket holds it */
 	if (s->n_kw == 0)
 		found = bucket_pull(c, key_of(cell, KW_NONE), s);
@@ -275,6 +358,7 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 	if (!found)
 		return false;
 	pull_all(c, s, &sp, kwkey); /* the other cells */
+	c->n_content -= content_only(s, &sp);
 	c->n--;
 	c->n_nokw -= s->n_kw == 0;
 	c->n_level[sp.level]--;
@@ -361,6 +445,13 @@ static int match_masked(struct drt_category *c, const struct spate_event *ev, ui
 		if (b != NULL && scan(c, b, ev, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
 	}
+	/* the content-only subs, keyword-less: looked at as "none" is */
+	if (c->ivx != NULL && mask_has(kw_mask, -1)) {
+		size_t before = mv->n;
+		if (ivx_match(c->ivx, ev, mv) != 0)
+			return -SPATE_E_NO_MEMORY;
+		c->matches += mv->n - before;
+	}
 	return 0;
 }
 
@@ -376,8 +467,20 @@ int drt_category_match_routed(struct drt_category *c, const struct spate_event *
 	return match_masked(c, ev, c->plain ? ~0ull : kw_mask, mv);
 }
 
-/* Every subscription once (in the bucket of its first cell), with the
- * keyword it is filed under. */
+struct filed_ctx {
+	void (*fn)(const struct spate_sub *s, uint32_t kwkey, void *ctx);
+	void *ctx;
+};
+
+static void ivx_filed(const struct spate_sub *s, void *ctx)
+{
+	struct filed_ctx *f = ctx;
+
+	f->fn(s, KW_NONE, f->ctx);
+}
+
+/* Every subscription once (in the bucket of its first cell, or in the
+ * interval index), with the keyword it is filed under. */
 static void foreach_filed(const struct drt_category *c,
 			  void (*fn)(const struct spate_sub *s, uint32_t kwkey, void *ctx), void *ctx)
 {
@@ -394,6 +497,10 @@ static void foreach_filed(const struct drt_category *c,
 			if (drt_grid_first(&c->g, &sp) == key >> 32)
 				fn(s, (uint32_t)key, ctx);
 		}
+	}
+	if (c->ivx != NULL) {
+		struct filed_ctx f = { fn, ctx };
+		ivx_foreach(c->ivx, ivx_filed, &f);
 	}
 }
 
@@ -455,7 +562,9 @@ int drt_category_merge(struct drt_category *into, struct drt_category *from)
 	/* from is emptied wholesale */
 	free_arrays(from);
 	drt_ftab_clear(&from->buckets);
-	from->n = from->n_nokw = 0;
+	ivx_destroy(from->ivx);
+	from->ivx = NULL;
+	from->n = from->n_nokw = from->n_content = 0;
 	memset(from->n_level, 0, sizeof(from->n_level));
 	memset(from->filter, 0, sizeof(from->filter));
 	return 0;
@@ -468,7 +577,7 @@ uint32_t drt_category_size(const struct drt_category *c)
 
 void drt_category_stats(const struct drt_category *c, struct drt_category_stats *st)
 {
-	size_t bytes = sizeof(*c) + drt_ftab_bytes(&c->buckets);
+	size_t bytes = sizeof(*c) + drt_ftab_bytes(&c->buckets) + (c->ivx ? ivx_bytes(c->ivx) : 0);
 	uint64_t key;
 
 	for (size_t i = 0; i <= c->buckets.mask; i++) {

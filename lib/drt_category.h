@@ -29,6 +29,11 @@ struct drt_category;
 struct drt_category *drt_category_create(double cell_deg);
 void drt_category_destroy(struct drt_category *c);
 
+/* The attribute domains the category's interval index uses (spate_schema.h;
+ * default: every attribute on the default domain). Only speed depends on
+ * it. The schema must outlive c; set it before the first add. */
+void drt_category_set_schema(struct drt_category *c, const struct spate_schema *schema);
+
 /* Add s (its id must not be in c). 0, or -SPATE_E_NO_MEMORY with c
  * unchanged. */
 int drt_category_add(struct drt_category *c, const struct spate_sub *s);

@@ -20,6 +20,7 @@
 
 struct spate_engine {
 	struct drt_params p;
+	struct spate_schema schema; /* for the categories' interval indexes */
 	struct drt_cluster *cl;
 	struct spate_idmap *cats; /* category id -> struct drt_category */
 	uint32_t *hit;            /* ids of the categories an event matched in */
@@ -83,10 +84,13 @@ static struct spate_engine *drt_create(const struct spate_engine_params *params)
 
 	if (e == NULL)
 		return NULL;
-	if (params)
+	if (params) {
 		e->p = params->drt;
-	else
+		e->schema = params->schema;
+	} else {
 		drt_params_default(&e->p);
+		spate_schema_default(&e->schema);
+	}
 	e->cl = drt_cluster_create(&e->p);
 	e->cats = spate_idmap_create();
 	/* a throwaway category validates cat_cell */
@@ -133,6 +137,8 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 		return rc;
 	if (pl.created) {
 		c = drt_category_create(e->p.cat_cell);
+		if (c != NULL)
+			drt_category_set_schema(c, &e->schema);
 		if (c != NULL && spate_idmap_put(e->cats, pl.cat, c) != 0) {
 			drt_category_destroy(c);
 			c = NULL;

@@ -39,7 +39,7 @@ static int ivx_engine_add(struct spate_engine *e, const struct spate_sub *s)
 
 static void ivx_engine_del(struct spate_engine *e, const struct spate_sub *s)
 {
-	ivx_del(e->x, s);
+	(void)ivx_del(e->x, s);
 }
 
 static int ivx_engine_match(struct spate_engine *e, const struct spate_event *ev,

@@ -230,12 +230,12 @@ int ivx_add(struct ivx_index *x, const struct spate_sub *s)
 	return 0;
 }
 
-void ivx_del(struct ivx_index *x, const struct spate_sub *s)
+bool ivx_del(struct ivx_index *x, const struct spate_sub *s)
 {
 	int64_t slot = rein_slots_free(&x->sl, s);
 
 	if (slot < 0)
-		return;
+		return false;
 	uint32_t n = rein_intervals(s, x->iv); /* iv_cap fits since the add */
 	for (uint32_t i = 0; i < n; i++) {
 		struct ivx_attr *at = x->attrs[x->iv[i].attr];
@@ -245,6 +245,23 @@ void ivx_del(struct ivx_index *x, const struct spate_sub *s)
 		if (x->iv[i].attr >= 64)
 			write_bits(x, at, NULL, (uint32_t)slot);
 	}
+	return true;
+}
+
+bool ivx_indexable(const struct spate_sub *s)
+{
+	for (uint16_t i = 0; i < s->n_cons; i++)
+		if (s->cons[i].op != SPATE_OP_NE && !isnan(s->cons[i].value))
+			return true;
+	return false;
+}
+
+void ivx_foreach(const struct ivx_index *x, void (*fn)(const struct spate_sub *s, void *ctx),
+		 void *ctx)
+{
+	for (uint32_t w = 0; w < rein_slots_words(&x->sl); w++)
+		for (uint64_t u = x->sl.used[w]; u; u &= u - 1)
+			fn(x->sl.sub[w * 64 + (uint32_t)__builtin_ctzll(u)], ctx);
 }
 
 /* The attributes the event must look at, the most failing first. */

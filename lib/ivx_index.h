@@ -32,6 +32,7 @@
 #ifndef IVX_INDEX_H
 #define IVX_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,8 +52,14 @@ void ivx_destroy(struct ivx_index *x);
 /* 0 or -SPATE_E_NO_MEMORY (the index is unchanged then). s stays valid
  * until ivx_del(s); its id is new to the index. */
 int ivx_add(struct ivx_index *x, const struct spate_sub *s);
-/* Remove a sub added before (unknown subs are ignored). */
-void ivx_del(struct ivx_index *x, const struct spate_sub *s);
+/* Remove a sub added before; false (nothing done) if x does not hold it. */
+bool ivx_del(struct ivx_index *x, const struct spate_sub *s);
+/* Has s a constraint the index can use (any but != and NaN)? Subs without
+ * one are still exact in the index, but every event confirms them. */
+bool ivx_indexable(const struct spate_sub *s);
+/* Call fn once for every sub held; x must not change meanwhile. */
+void ivx_foreach(const struct ivx_index *x, void (*fn)(const struct spate_sub *s, void *ctx),
+		 void *ctx);
 /* Append every sub matching ev to mv; 0 or -SPATE_E_NO_MEMORY. */
 int ivx_match(struct ivx_index *x, const struct spate_event *ev, struct spate_matchvec *mv);
 size_t ivx_count(const struct ivx_index *x);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "drt_category.h"
 #include "rein_core.h"
 #include "spate_err.h"
 #include "spate_matcher.h"
@@ -373,8 +374,115 @@ static void test_domain(void)
 	}
 }
 
+/* drt's categories hand content-only subs (no keyword, wide rectangle,
+ * numeric constraints) to an ivx index once they have 256: check a
+ * category against spate_sub_matches() over live subs through that
+ * switch, deletes, and a merge into another category. */
+static void collect(const struct spate_sub *s, void *ctx)
+{
+	(*(uint32_t *)ctx)++;
+	(void)s;
+}
+
+static void check_cat(struct drt_category *c, const struct spate_sub *subs, const bool *live,
+		      uint32_t n, uint32_t n_ev)
+{
+	struct spate_matchvec mv = { 0 };
+	struct spate_attr va[NN];
+	uint32_t kw = 1;
+
+	for (uint32_t k = 0; k < n_ev; k++) {
+		uint16_t na = 0;
+		for (uint32_t a = 0; a < NN; a++)
+			if (check_below(5) != 0)
+				va[na++] = (struct spate_attr){ a, gen_value() };
+		struct spate_event ev = { .id = k, .lon = (int32_t)check_below(3) * SPATE_COORD_SCALE,
+					  .n_kw = 1, .kw = &kw, .n_attr = na, .attr = va };
+		mv.n = 0;
+		CHECK_EQ_INT(drt_category_match(c, &ev, &mv), 0);
+		uint32_t want = 0;
+		for (uint32_t i = 0; i < n; i++)
+			want += live[i] && spate_sub_matches(&subs[i], &ev);
+		bool dup = false;
+		for (size_t i = 0; i < mv.n; i++) {
+			dup |= !live[mv.v[i]->id - 1] || !spate_sub_matches(mv.v[i], &ev);
+			for (size_t j = 0; j < i; j++)
+				dup |= mv.v[i] == mv.v[j];
+		}
+		CHECK(!dup);
+		CHECK_EQ_INT(mv.n, want);
+		n_matches += want;
+	}
+	spate_matchvec_free(&mv);
+}
+
+static void test_drt_ivx(void)
+{
+	enum { N = 1200 };
+	static struct spate_sub subs[N];
+	static struct spate_constraint cons[N][4];
+	static bool live[N];
+	static const uint32_t kw[] = { 1 };
+	struct spate_schema sc;
+	struct drt_category *c = drt_category_create(2), *d = drt_category_create(2);
+
+	spate_schema_default(&sc);
+	drt_category_set_schema(c, &sc);
+	drt_category_set_schema(d, &sc);
+	check_rng = 4242;
+	for (uint32_t i = 0; i < N; i++) {
+		uint16_t nc = (uint16_t)check_below(5);
+		for (uint16_t k = 0; k < nc; k++)
+			cons[i][k] = (struct spate_constraint){ (uint32_t)k * 3 + check_below(3),
+								(uint8_t)(check_below(SPATE_OP_MAX) + 1),
+								gen_value() };
+		subs[i] = (struct spate_sub){ .id = i + 1, .n_cons = nc, .cons = cons[i] };
+		subs[i].rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+						    SPATE_LAT_MAX };
+		if (check_below(6) == 0) /* a small rectangle: not content-only */
+			subs[i].rect = (struct spate_rect){ 0, 0, SPATE_COORD_SCALE, SPATE_COORD_SCALE };
+		if (check_below(6) == 0) { /* a keyword: not content-only */
+			subs[i].n_kw = 1;
+			subs[i].kw = kw;
+		}
+		struct drt_category *to = i < N / 2 ? c : d;
+		CHECK_EQ_INT(drt_category_add(to, &subs[i]), 0);
+		live[i] = true;
+		if (i % 100 == 99 && i < N / 2) /* before, across and after the switch */
+			check_cat(c, subs, live, i + 1, 20);
+	}
+	/* c holds the first half only: check it alone before the merge */
+	for (uint32_t i = N / 2; i < N; i++)
+		live[i] = false;
+	check_cat(c, subs, live, N, 40);
+	for (uint32_t i = 0; i < N / 2; i += 3) {
+		CHECK(drt_category_del(c, &subs[i]));
+		live[i] = false;
+	}
+	CHECK(!drt_category_del(c, &subs[0]));
+	check_cat(c, subs, live, N, 40);
+	CHECK_EQ_INT(drt_category_merge(d, c), 0);
+	CHECK_EQ_INT(drt_category_size(c), 0);
+	for (uint32_t i = N / 2; i < N; i++)
+		live[i] = true;
+	uint32_t n = 0;
+	drt_category_foreach(d, collect, &n);
+	CHECK_EQ_INT(n, drt_category_size(d));
+	CHECK_EQ_INT(n, N - (N / 2 + 2) / 3);
+	check_cat(d, subs, live, N, 60);
+	for (uint32_t i = 0; i < N; i++)
+		if (live[i]) {
+			CHECK(drt_category_del(d, &subs[i]));
+			live[i] = false;
+		}
+	CHECK_EQ_INT(drt_category_size(d), 0);
+	drt_category_destroy(c);
+	drt_category_destroy(d);
+}
+
 int main(void)
 {
+	test_drt_ivx();
 	test_domain();
 	test_edges();
 	for (uint64_t seed = 1; seed <= 6; seed++)
