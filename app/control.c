@@ -120,10 +120,12 @@ static int param_set(const char *name, const char *value, char *err, size_t errl
 		c->common.matcher.params = p;
 		return 0;
 	}
-	if (starts(name, "limits.") || starts(name, "quotas.")) {
-		/* The notifier packs to the limit it was created with. */
+	if (starts(name, "limits.") || starts(name, "quotas.") || starts(name, "ivx.")) {
+		/* The notifier packs to the limit it was created with, and the
+		 * interval indexes are laid out for their value groups: those
+		 * take only their current value at run time. */
 		char cur[32];
-		if (strcmp(name, "limits.max_messages") == 0 &&
+		if ((strcmp(name, "limits.max_messages") == 0 || starts(name, "ivx.")) &&
 		    (spate_conf_int_get(&c->common, name, cur, sizeof(cur)) != 0 ||
 		     strcmp(cur, value) != 0)) {
 			snprintf(err, errlen, "%s changes at the next start only", name);
@@ -521,7 +523,7 @@ static int add_override(config_t *cfg, const char *name, const char *value)
 
 	if (starts(name, "drt."))
 		snprintf(group, sizeof(group), "spate.drt");
-	else if (starts(name, "limits.") || starts(name, "quotas."))
+	else if (starts(name, "limits.") || starts(name, "quotas.") || starts(name, "ivx."))
 		snprintf(group, sizeof(group), "spate.%.*s", (int)(key - 1 - name), name);
 	else
 		snprintf(group, sizeof(group), "%.*s", (int)(key - 1 - name), name);

@@ -14,10 +14,8 @@ struct pl_msg *pl_msg_get(struct rte_mempool *mp, int must)
 		m->heap = 0;
 		return m;
 	}
-	if (!must) {
-		spated_cnt.msg_no_memory++;
-		return NULL;
-	}
+	if (!must)
+		return NULL; /* the caller counts it under its own reason */
 	struct pl_msg *m = malloc(sizeof(*m));
 	if (m == NULL) {
 		spated_cnt.msg_no_memory++;

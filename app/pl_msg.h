@@ -118,7 +118,9 @@ struct pl_msg {
 };
 
 /* A message from the pool, or from the heap when `must` and the pool is
- * empty (control messages are never dropped); NULL otherwise. */
+ * empty (control messages are never dropped); NULL otherwise, uncounted:
+ * what a missing message costs (a lost event part, a lost hint) is the
+ * caller's to count. */
 struct pl_msg *pl_msg_get(struct rte_mempool *mp, int must);
 void pl_msg_put(struct rte_mempool *mp, struct pl_msg *m);
 

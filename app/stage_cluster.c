@@ -281,8 +281,10 @@ static struct pl_msg *event_part(struct stage_cluster *s, const struct spate_eve
 {
 	struct pl_msg *m = pl_msg_get(s->msg_pool, 0);
 
-	if (m == NULL)
+	if (m == NULL) {
+		spated_cnt.msg_no_memory++;
 		return NULL;
+	}
 	m->type = PL_EVENT;
 	m->cat = 0;
 	struct pl_event *pe = &m->u.ev;

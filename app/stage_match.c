@@ -329,8 +329,10 @@ static void feedback(struct stage_match *s, const struct pl_event *pe, const uin
 	if (pe->parts <= 1 && n < 2)
 		return;
 	struct pl_msg *f = pl_msg_get(s->msg_pool, 0);
-	if (f == NULL)
+	if (f == NULL) {
+		spated_cnt.feedback_lost++; /* a hint: matching stays exact */
 		return;
+	}
 	f->type = PL_FEEDBACK;
 	f->u.fb.seq = pe->seq;
 	f->u.fb.parts = pe->parts;

@@ -43,7 +43,7 @@ done <"$E2E_TMP/params"
 echo "ok: get and set of $(wc -l <"$E2E_TMP/params") settings"
 # What shapes the grids, the placement or the notifier changes at the next
 # start only: another value is refused, saying so.
-for nv in drt.route_cell=3 drt.workers=2 drt.cat_cell=1 limits.max_messages=32; do
+for nv in drt.route_cell=3 drt.workers=2 drt.cat_cell=1 limits.max_messages=32 ivx.groups=8; do
 	ctl set "${nv%=*}" "${nv#*=}" 2>"$E2E_TMP/err" && fail "set $nv was accepted"
 	grep -q "next start" "$E2E_TMP/err" || fail "set $nv: $(cat "$E2E_TMP/err")"
 done
