@@ -58,6 +58,7 @@ struct drt_category {
 	uint32_t nx, ny;
 	struct drt_ftab buckets; /* cell << 32 | kwkey -> struct bucket */
 	uint32_t n, n_nokw, n_wide;
+	bool plain; /* a sub came in through plain add: masks do not apply */
 	uint64_t filter[FILTER_BITS / 64];
 	uint64_t events, candidates, matches;
 };
@@ -246,10 +247,10 @@ static uint32_t choose_kwkey(const struct drt_category *c, const struct spate_su
 	return best;
 }
 
-int drt_category_add(struct drt_category *c, const struct spate_sub *s)
+/* File s under kwkey. 0 or -SPATE_E_NO_MEMORY (nothing changed). */
+static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey)
 {
 	struct span sp = span_of(c, &s->rect);
-	uint32_t kwkey = choose_kwkey(c, s, &sp);
 	int rc = 0;
 
 	if (sp.wide) {
@@ -269,6 +270,34 @@ int drt_category_add(struct drt_category *c, const struct spate_sub *s)
 	c->n_nokw += s->n_kw == 0;
 	c->n_wide += sp.wide;
 	return 0;
+}
+
+int drt_category_add(struct drt_category *c, const struct spate_sub *s)
+{
+	struct span sp = span_of(c, &s->rect);
+	int rc = add_filed(c, s, choose_kwkey(c, s, &sp));
+
+	c->plain |= rc == 0;
+	return rc;
+}
+
+/* Is kwkey one of s's keywords (or "none" for a keyword-less s)? */
+static bool own_kwkey(const struct spate_sub *s, uint32_t kwkey)
+{
+	if (kwkey == KW_NONE)
+		return s->n_kw == 0;
+	for (uint16_t i = 0; i < s->n_kw; i++)
+		if (s->kw[i] + 1 == kwkey)
+			return true;
+	return false;
+}
+
+int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
+			    uint32_t route_kw)
+{
+	if (!own_kwkey(s, route_kw)) /* not a routing keyword of s: file it our way */
+		return drt_category_add(c, s);
+	return add_filed(c, s, route_kw);
 }
 
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
@@ -291,8 +320,10 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 	c->n--;
 	c->n_nokw -= s->n_kw == 0;
 	c->n_wide -= sp.wide;
-	if (c->n == 0)
+	if (c->n == 0) {
 		memset(c->filter, 0, sizeof(c->filter));
+		c->plain = false;
+	}
 	return true;
 }
 
@@ -339,8 +370,15 @@ static int scan(struct drt_category *c, const struct bucket *b, const struct spa
 	return 0;
 }
 
-int drt_category_match(struct drt_category *c, const struct spate_event *ev,
-		       struct spate_matchvec *mv)
+/* Does kw_mask name event keyword k (-1: "none")? */
+static bool mask_has(uint64_t kw_mask, int32_t k)
+{
+	return kw_mask >> (k < 62 ? k + 1 : 63) & 1;
+}
+
+/* Match under the event keywords kw_mask names (all: ~0). */
+static int match_masked(struct drt_category *c, const struct spate_event *ev, uint64_t kw_mask,
+			struct spate_matchvec *mv)
 {
 	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, c->cell_units, c->ny) * c->nx +
 			cell_of(ev->lon, SPATE_LON_MAX, c->cell_units, c->nx);
@@ -351,7 +389,7 @@ int drt_category_match(struct drt_category *c, const struct spate_event *ev,
 	/* the keys worth a lookup, prefetched together, then read */
 	for (int32_t k = c->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
-		if (!filter_has(c, kwkey))
+		if (!mask_has(kw_mask, k) || !filter_has(c, kwkey))
 			continue;
 		keys[n++] = key_of(cell, kwkey);
 		if (c->n_wide)
@@ -367,9 +405,22 @@ int drt_category_match(struct drt_category *c, const struct spate_event *ev,
 	return 0;
 }
 
-/* Every subscription once: in the bucket of its first cell. */
-static void foreach_sub(const struct drt_category *c,
-			void (*fn)(const struct spate_sub *s, void *ctx), void *ctx)
+int drt_category_match(struct drt_category *c, const struct spate_event *ev,
+		       struct spate_matchvec *mv)
+{
+	return match_masked(c, ev, ~0ull, mv);
+}
+
+int drt_category_match_routed(struct drt_category *c, const struct spate_event *ev,
+			      uint64_t kw_mask, struct spate_matchvec *mv)
+{
+	return match_masked(c, ev, c->plain ? ~0ull : kw_mask, mv);
+}
+
+/* Every subscription once (in the bucket of its first cell), with the
+ * keyword it is filed under. */
+static void foreach_filed(const struct drt_category *c,
+			  void (*fn)(const struct spate_sub *s, uint32_t kwkey, void *ctx), void *ctx)
 {
 	uint64_t key;
 
@@ -382,26 +433,46 @@ static void foreach_sub(const struct drt_category *c,
 			const struct spate_sub *s = b->one ? b->one : b->u.m.e[j].s;
 			struct span sp = span_of(c, &s->rect);
 			if (first_cell(c, &sp) == key >> 32)
-				fn(s, ctx);
+				fn(s, (uint32_t)key, ctx);
 		}
 	}
+}
+
+struct foreach_ctx {
+	void (*fn)(const struct spate_sub *s, void *ctx);
+	void *ctx;
+};
+
+static void call_fn(const struct spate_sub *s, uint32_t kwkey, void *ctx)
+{
+	struct foreach_ctx *x = ctx;
+
+	(void)kwkey;
+	x->fn(s, x->ctx);
 }
 
 void drt_category_foreach(const struct drt_category *c,
 			  void (*fn)(const struct spate_sub *s, void *ctx), void *ctx)
 {
-	foreach_sub(c, fn, ctx);
+	struct foreach_ctx x = { fn, ctx };
+
+	foreach_filed(c, call_fn, &x);
 }
 
+struct filed {
+	const struct spate_sub *s;
+	uint32_t kwkey;
+};
+
 struct collect {
-	const struct spate_sub **v;
+	struct filed *v;
 	uint32_t n;
 };
 
-static void collect_sub(const struct spate_sub *s, void *ctx)
+static void collect_sub(const struct spate_sub *s, uint32_t kwkey, void *ctx)
 {
 	struct collect *x = ctx;
-	x->v[x->n++] = s;
+	x->v[x->n++] = (struct filed){ s, kwkey };
 }
 
 int drt_category_merge(struct drt_category *into, struct drt_category *from)
@@ -410,16 +481,18 @@ int drt_category_merge(struct drt_category *into, struct drt_category *from)
 
 	if (x.v == NULL)
 		return -SPATE_E_NO_MEMORY;
-	foreach_sub(from, collect_sub, &x);
+	foreach_filed(from, collect_sub, &x);
 	for (uint32_t i = 0; i < x.n; i++) {
-		if (drt_category_add(into, x.v[i]) != 0) {
+		if (add_filed(into, x.v[i].s, x.v[i].kwkey) != 0) {
 			while (i-- > 0) /* all stay in from */
-				drt_category_del(into, x.v[i]);
+				drt_category_del(into, x.v[i].s);
 			free(x.v);
 			return -SPATE_E_NO_MEMORY;
 		}
 	}
 	free(x.v);
+	into->plain |= from->plain;
+	from->plain = false;
 	/* from is emptied wholesale */
 	free_arrays(from);
 	drt_ftab_clear(&from->buckets);

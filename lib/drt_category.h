@@ -32,6 +32,11 @@ void drt_category_destroy(struct drt_category *c);
 /* Add s (its id must not be in c). 0, or -SPATE_E_NO_MEMORY with c
  * unchanged. */
 int drt_category_add(struct drt_category *c, const struct spate_sub *s);
+/* Add s filed under route_kw, its routing keyword from the cluster
+ * (drt_placement.route_kw: keyword id + 1, or 0 when s has none). Same
+ * results as add otherwise. */
+int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
+			    uint32_t route_kw);
 /* Remove s (the pointer given to add); false if c does not hold it.
  * Never allocates. */
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s);
@@ -41,8 +46,15 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s);
 int drt_category_match(struct drt_category *c, const struct spate_event *ev,
 		       struct spate_matchvec *mv);
 
-/* Move every subscription of `from` into `into`; `from` is left empty.
- * 0, or -SPATE_E_NO_MEMORY with every subscription still in exactly one
+/* The same, looking only under the event keywords kw_mask names
+ * (drt_route.kw_mask). Exact when every subscription came in through
+ * add_routed with its placement's keyword; a category that had a plain
+ * add ignores the mask (still exact, just not narrowed). */
+int drt_category_match_routed(struct drt_category *c, const struct spate_event *ev,
+			      uint64_t kw_mask, struct spate_matchvec *mv);
+
+/* Move every subscription of `from` into `into` (each keeps its filing
+ * keyword); `from` is left empty. 0, or -SPATE_E_NO_MEMORY with every subscription still in exactly one
  * of the two. */
 int drt_category_merge(struct drt_category *into, struct drt_category *from);
 

@@ -20,9 +20,12 @@
  *
  * Merging is cheap because a merged-away category is not unlisted: it
  * stays as a part of the category it went into (root), keeps its list
- * entries and the subscriptions registered to it, and is freed when the
- * last of them is removed. Routing and placement resolve a part to its
- * root (with path compression).
+ * entries and the subscriptions registered to it, and is freed when no
+ * subscription and no list entry names it any more. A list counts per
+ * group (a live category with its parts): an entry naming a part counts
+ * for its root, and whoever touches the list re-points such entries to
+ * the root and folds duplicates, so lists shrink back to one entry per
+ * live category.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -48,7 +51,10 @@ struct cat {
 	uint32_t id, worker, slot;
 	uint32_t size;             /* live: subscriptions in it, parts included */
 	uint32_t reg;              /* subscriptions registered (home) to this part */
+	uint32_t lrefs;            /* routing list entries naming it */
+	bool live;                 /* in cats[] */
 	uint32_t stamp;
+	uint32_t out_at;           /* its entry in route()'s output, this event */
 	struct cat *root;          /* NULL when live, else what it merged into */
 	struct cat *prev, *next;   /* a live category's parts, a ring through it */
 	struct spate_rect mbr;
@@ -95,6 +101,7 @@ struct drt_cluster {
 	size_t cap_out;
 	uint32_t epoch;
 	uint64_t period_events;
+	uint32_t last_kwkey;         /* routing keyword of the last placement */
 	struct drt_cluster_stats st;
 };
 
@@ -281,75 +288,133 @@ static uint32_t rlist_len(const struct rlist *l)
 	return l->cap ? l->n : 1;
 }
 
-/* One more subscription of part p under key. 0 or -1 (nothing changed). */
-static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *p)
+static void part_release(struct drt_cluster *cl, struct cat *p);
+
+/* Make entry i of l name c (a root) instead of what it names. */
+static void repoint(struct drt_cluster *cl, struct rlist *l, uint32_t i, struct cat *c)
+{
+	struct cat *old = rlist_cat(l, i);
+
+	if (old == c)
+		return;
+	c->lrefs++;
+	if (l->cap)
+		l->u.many[i].c = c;
+	else
+		l->u.one = c;
+	old->lrefs--;
+	part_release(cl, old);
+}
+
+/* Remove entry i (of an array list); back inline at one. */
+static void drop_entry(struct drt_cluster *cl, struct rlist *l, uint32_t i)
+{
+	struct cat *old = l->u.many[i].c;
+
+	l->u.many[i] = l->u.many[--l->n];
+	if (l->n == 1) {
+		struct pair *v = l->u.many;
+		*l = (struct rlist){ { .one = v[0].c }, (uint32_t)v[0].count, 0 };
+		free(v);
+	}
+	old->lrefs--;
+	part_release(cl, old);
+}
+
+/* Compact l: every entry names a root, one entry per root. Returns the
+ * index of root c's entry, or UINT32_MAX. */
+static uint32_t rlist_fold(struct drt_cluster *cl, struct rlist *l, struct cat *c)
+{
+	uint32_t at = UINT32_MAX;
+
+	if (l->cap == 0) {
+		repoint(cl, l, 0, root_of(l->u.one));
+		return l->u.one == c ? 0 : UINT32_MAX;
+	}
+	for (uint32_t i = 0; i < l->n; i++) {
+		struct cat *r = root_of(l->u.many[i].c);
+		repoint(cl, l, i, r);
+		/* an earlier entry of the same root takes this one's count */
+		for (uint32_t j = 0; j < i; j++)
+			if (l->u.many[j].c == r) {
+				l->u.many[j].count += l->u.many[i].count;
+				drop_entry(cl, l, i);
+				i--;
+				if (l->cap == 0)
+					return l->u.one == c ? 0 : UINT32_MAX;
+				break;
+			}
+	}
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->u.many[i].c == c)
+			at = i;
+	return at;
+}
+
+/* One more subscription of live category c under key. 0 or -1 (nothing
+ * changed). */
+static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
 {
 	struct rlist *l = drt_ftab_get(&cl->route, key);
 
 	if (l == NULL) {
 		if ((l = drt_ftab_add(&cl->route, key)) == NULL)
 			return -1;
-		*l = (struct rlist){ { .one = p }, 1, 0 };
+		*l = (struct rlist){ { .one = c }, 1, 0 };
+		c->lrefs++;
+		return 0;
+	}
+	uint32_t at = rlist_fold(cl, l, c);
+	if (at != UINT32_MAX) {
+		if (l->cap)
+			l->u.many[at].count++;
+		else
+			l->n++;
 		return 0;
 	}
 	if (l->cap == 0) {
-		if (l->u.one == p) {
-			l->n++;
-			return 0;
-		}
-		struct pair *v = malloc(2 * sizeof(*v));
+		struct pair *v = malloc(4 * sizeof(*v));
 		if (v == NULL)
 			return -1;
 		v[0] = (struct pair){ l->u.one, l->n };
-		v[1] = (struct pair){ p, 1 };
-		*l = (struct rlist){ { .many = v }, 2, 2 };
-		return 0;
-	}
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->u.many[i].c == p) {
-			l->u.many[i].count++;
-			return 0;
-		}
-	if (l->n == l->cap) {
+		*l = (struct rlist){ { .many = v }, 1, 4 };
+	} else if (l->n == l->cap) {
 		struct pair *v = realloc(l->u.many, 2 * l->cap * sizeof(*v));
 		if (v == NULL)
 			return -1;
 		l->u.many = v;
 		l->cap *= 2;
 	}
-	l->u.many[l->n++] = (struct pair){ p, 1 };
+	l->u.many[l->n++] = (struct pair){ c, 1 };
+	c->lrefs++;
 	return 0;
 }
 
-/* One fewer subscription of part p under key. Never allocates. */
-static void rlist_remove(struct drt_cluster *cl, uint64_t key, const struct cat *p)
+/* One fewer subscription of live category c under key. Never allocates. */
+static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 {
 	struct rlist *l = drt_ftab_get(&cl->route, key);
 
 	if (l == NULL)
 		return;
+	uint32_t at = rlist_fold(cl, l, c);
+	if (at == UINT32_MAX)
+		return;
 	if (l->cap == 0) {
-		if (l->u.one == p && --l->n == 0)
+		if (--l->n == 0) {
 			drt_ftab_del(&cl->route, key);
+			c->lrefs--;
+		}
 		return;
 	}
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (l->u.many[i].c != p)
-			continue;
-		if (--l->u.many[i].count == 0)
-			l->u.many[i] = l->u.many[--l->n];
-		break;
-	}
-	if (l->n == 1) { /* back inline */
-		struct pair *v = l->u.many;
-		*l = (struct rlist){ { .one = v[0].c }, (uint32_t)v[0].count, 0 };
-		free(v);
-	}
+	if (--l->u.many[at].count == 0)
+		drop_entry(cl, l, at);
 }
 
 /* Count a subscription with rectangle r and routing keyword kwkey into
- * (delta 1) or out of (-1) part p's routing keys: its keyword keys and its
- * footprint ("any") keys. Raising may fail (-1, nothing changed). */
+ * (delta 1) or out of (-1) live category p's routing keys: its keyword
+ * keys and its footprint ("any") keys. Raising may fail (-1, nothing
+ * changed). */
 static int route_adjust(struct drt_cluster *cl, struct cat *p, const struct spate_rect *r,
 			uint32_t kwkey, int delta)
 {
@@ -454,6 +519,7 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 	c->mbr = *r;
 	c->prev = c->next = c;
 	c->slot = cl->n_cats;
+	c->live = true;
 	cl->cats[cl->n_cats++] = c;
 	cl->st.created++;
 	return c;
@@ -465,13 +531,16 @@ static void cat_unlive(struct drt_cluster *cl, struct cat *c)
 {
 	cl->cats[c->slot] = cl->cats[--cl->n_cats];
 	cl->cats[c->slot]->slot = c->slot;
+	c->live = false;
 	drt_ftab_free(&c->kw);
 }
 
-/* Free a part (or an emptied live category, whose parts are all gone)
- * once no subscription is registered to it. */
-static void part_free(struct drt_cluster *cl, struct cat *p)
+/* Free a merged-away part (or an emptied category taken out of the live
+ * ones) once no subscription is registered to it and no list names it. */
+static void part_release(struct drt_cluster *cl, struct cat *p)
 {
+	if (p->reg || p->lrefs || p->live)
+		return;
 	p->prev->next = p->next;
 	p->next->prev = p->prev;
 	spate_idmap_del(cl->by_id, p->id);
@@ -525,6 +594,7 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 		return -1;
 	}
 	*h = (uint64_t)c->id << 32 | kwkey;
+	cl->last_kwkey = kwkey;
 	c->mbr = rect_union(&c->mbr, &q->rect);
 	c->size++;
 	c->reg++;
@@ -649,8 +719,7 @@ static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from
 	flast->next = into;
 	into->prev = flast;
 	cat_unlive(cl, from);
-	if (from->reg == 0)
-		part_free(cl, from);
+	part_release(cl, from);
 	/* keep from's co-match counts, now as into's */
 	struct corr_buf b = corr_snapshot(cl);
 	for (size_t i = 0; b.v && i < b.n; i++) {
@@ -884,11 +953,11 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 	if (cat_take(cl, best, q) != 0) {
 		if (fresh) {
 			cat_unlive(cl, fresh);
-			part_free(cl, fresh);
+			part_release(cl, fresh);
 		}
 		return -SPATE_E_NO_MEMORY;
 	}
-	*out = (struct drt_placement){ best->id, best->worker, fresh != NULL };
+	*out = (struct drt_placement){ best->id, best->worker, fresh != NULL, cl->last_kwkey };
 	while (merging && cl->n_cats > cl->p.cmax)
 		if (merge_once(cl, fresh) != 0)
 			break; /* out of memory: stay over the bound, still exact */
@@ -906,18 +975,17 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	uint64_t v = *h;
 	home_del(cl, q->id);
 	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
-	route_adjust(cl, p, &q->rect, (uint32_t)v, -1);
+	route_adjust(cl, c, &q->rect, (uint32_t)v, -1);
 	count_keywords(cl, c, q, -1);
 	cl->n_wide -= span_of(cl, &q->rect).wide;
 	p->reg--;
 	c->size--;
 	c->n_del++;
 	*out = (struct drt_removal){ c->id, c->worker, c->size == 0 };
-	if (p != c && p->reg == 0)
-		part_free(cl, p);
-	if (c->size == 0) { /* every part is gone with its last subscription */
+	part_release(cl, p);
+	if (c->size == 0) { /* no list names it, no part is left */
 		cat_unlive(cl, c);
-		part_free(cl, c);
+		part_release(cl, c);
 	}
 	return 0;
 }
@@ -928,7 +996,7 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 	uint32_t epoch = next_epoch(cl);
 	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, cl->cell_units, cl->ny) * cl->nx +
 			cell_of(ev->lon, SPATE_LON_MAX, cl->cell_units, cl->nx);
-	uint64_t keys[2 * (SPATE_KW_MAX_HARD + 1)];
+	uint64_t keys[2 * (SPATE_KW_MAX_HARD + 1)], bits[2 * (SPATE_KW_MAX_HARD + 1)];
 	size_t n = 0, nk = 0;
 
 	cl->st.events++;
@@ -936,9 +1004,13 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 	/* every key first, prefetched, then the lists */
 	for (int32_t k = cl->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
+		uint64_t bit = 1ull << (k < 62 ? k + 1 : 63);
+		bits[nk] = bit;
 		keys[nk++] = key_of(cell, kwkey);
-		if (cl->n_wide)
+		if (cl->n_wide) {
+			bits[nk] = bit;
 			keys[nk++] = key_of(CL_WIDE_ROW, kwkey);
+		}
 	}
 	for (size_t i = 0; i < nk; i++)
 		drt_ftab_prefetch(&cl->route, keys[i]);
@@ -946,13 +1018,18 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 		const struct rlist *l = drt_ftab_get(&cl->route, keys[k]);
 		for (uint32_t i = 0; l && i < rlist_len(l); i++) {
 			struct cat *c = root_of(rlist_cat(l, i));
-			if (c->stamp == epoch)
+			if (c->stamp == epoch) {
+				if (c->out_at != UINT32_MAX)
+					cl->out[c->out_at].kw_mask |= bits[k];
 				continue;
+			}
 			c->stamp = epoch;
+			c->out_at = UINT32_MAX;
 			if (!in_rect(&c->mbr, ev->lon, ev->lat))
 				continue;
 			c->t_num++;
-			cl->out[n++] = (struct drt_route){ c->id, c->worker };
+			c->out_at = (uint32_t)n;
+			cl->out[n++] = (struct drt_route){ c->id, c->worker, bits[k] };
 		}
 	}
 	cl->st.routed += n;

@@ -47,6 +47,9 @@ struct drt_placement {
 	uint32_t cat;    /* category id */
 	uint32_t worker; /* its owner */
 	bool created;    /* a new category: the worker creates it first */
+	uint32_t route_kw; /* q's routing keyword (kw id + 1; 0 = q has none):
+			    * pass it to drt_category_add_routed() so routes'
+			    * kw_mask can narrow matching */
 };
 /* Choose q's category (Sim = alpha*KeySim + (1-alpha)*SpatialSim over
  * the categories near q; a new one below new_th) and record q in its
@@ -66,6 +69,11 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q,
 
 struct drt_route {
 	uint32_t cat, worker;
+	/* Which of the event's keywords led here: bit 0 = keyword-less
+	 * subscriptions, bit i (1..62) = ev->kw[i-1], bit 63 = any of
+	 * ev->kw[62..]. A match in the category is filed under one of them
+	 * (drt_category_match_routed). */
+	uint64_t kw_mask;
 };
 /* The categories ev must be matched in; *out points to n entries owned by
  * the cluster, valid until the next call. Counts ev for the period. */

@@ -139,7 +139,7 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 	} else {
 		c = spate_idmap_get(e->cats, pl.cat);
 	}
-	if (c == NULL || drt_category_add(c, q) != 0) {
+	if (c == NULL || drt_category_add_routed(c, q, pl.route_kw) != 0) {
 		struct drt_removal rm;
 		drt_cluster_remove(e->cl, q, &rm);
 		if (rm.emptied) {
@@ -193,7 +193,7 @@ static int drt_match(struct spate_engine *e, const struct spate_event *ev,
 		size_t before = mv->n;
 		if (c == NULL)
 			continue;
-		if (drt_category_match(c, ev, mv) != 0)
+		if (drt_category_match_routed(c, ev, r[i].kw_mask, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
 		if (mv->n > before)
 			e->hit[n_hit++] = r[i].cat;

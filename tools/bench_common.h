@@ -13,6 +13,9 @@
 int bench_apply_spec(char *spec, struct spate_matcher_conf *conf);
 /* Monotonic seconds. */
 double bench_now_s(void);
+/* CPU seconds of this thread: on a shared, overloaded machine the time
+ * the thread was descheduled does not count. */
+double bench_cpu_s(void);
 
 /* spate-bench drt ...: DRt-Cluster's benchmarks (tools/bench_drt.c). */
 int bench_drt_main(int argc, char **argv);

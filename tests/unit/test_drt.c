@@ -336,8 +336,97 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 	drt_cluster_destroy(cl);
 }
 
+/* An engine (by spec) against brute force on a stream of interleaved
+ * adds, deletes and events over the generators above. */
+static uint64_t engine_merges, engine_moves;
+
+static void test_engine(const char *name, const struct drt_params *p, uint64_t seed, int ops)
+{
+	const struct spate_engine_ops *ops_ = spate_engine_find(name);
+	struct spate_engine_params params;
+	struct spate_matchvec mv = { 0 };
+	struct spate_event e;
+
+	spate_engine_params_default(&params);
+	if (p)
+		params.drt = *p;
+	struct spate_engine *eng = ops_->create(&params);
+	CHECK(eng != NULL);
+	check_rng = seed;
+	memset(live, 0, sizeof(live));
+	for (uint32_t i = 0; i < N_SUBS; i++)
+		gen_sub(i, i + 1);
+	int bad = 0;
+	for (int op = 0; op < ops && bad < 3; op++) {
+		uint32_t i = check_below(N_SUBS);
+		if (check_below(3) == 0) {
+			if (live[i])
+				ops_->sub_del(eng, &subs[i]);
+			else
+				CHECK_EQ_INT(ops_->sub_add(eng, &subs[i]), 0);
+			live[i] = !live[i];
+			continue;
+		}
+		gen_event(&e, (uint64_t)op);
+		mv.n = 0;
+		CHECK_EQ_INT(ops_->match(eng, &e, &mv), 0);
+		if (!same_as_brute(&mv, &e, 0, N_SUBS, live)) {
+			bad++;
+			fprintf(stderr, "%s seed %llu op %d: differs from brute\n", name,
+				(unsigned long long)seed, op);
+			CHECK(false);
+		}
+	}
+	if (ops_->stats) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		ops_->stats(eng, f);
+		fclose(f);
+		const char *m = strstr(buf, "\"merges_in_node\":");
+		const char *b = strstr(buf, "\"merges_between_nodes\":");
+		const char *r = strstr(buf, "\"rebalance_moves\":");
+		engine_merges += (m ? strtoull(m + 17, NULL, 10) : 0) + (b ? strtoull(b + 23, NULL, 10) : 0);
+		engine_moves += r ? strtoull(r + 18, NULL, 10) : 0;
+		free(buf);
+	}
+	spate_matchvec_free(&mv);
+	ops_->destroy(eng);
+}
+
+static void test_engines(void)
+{
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		test_engine("kdtree", NULL, seed, 3000);
+		test_engine("grid", NULL, seed, 3000);
+		test_engine("drt", NULL, seed, 3000);
+	}
+	/* every variant under pressure: few categories (many merges), short
+	 * periods with several workers (many rebalances), coarse and fine
+	 * grids on both levels */
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		struct drt_params p;
+		drt_params_default(&p);
+		p.variant = (uint32_t)(seed % 3);
+		p.cmax = 1 + (uint32_t)(seed % 6) * 2;
+		p.lambda = 30 + 10 * (uint32_t)(seed % 5);
+		p.workers = 1 + (uint32_t)(seed % 4);
+		p.sigma = 0.05;
+		p.alpha = (double)(seed % 5) / 4;
+		p.new_th = 0.2 + 0.15 * (double)(seed % 5);
+		p.route_cell = (double[]){ 0.25, 1, 5, 30 }[seed % 4];
+		p.cat_cell = (double[]){ 0.25, 2, 0.5 }[seed % 3];
+		test_engine("drt", &p, seed * 31, 2500);
+	}
+	printf("drt engine: %llu merges, %llu rebalance moves\n",
+	       (unsigned long long)engine_merges, (unsigned long long)engine_moves);
+	CHECK(engine_merges > 500);
+	CHECK(engine_moves > 20);
+}
+
 int main(void)
 {
+	test_engines();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_category(seed * 7919, seed % 2 ? 2 : 0.25);
 	uint64_t merges = 0, moves = 0;
