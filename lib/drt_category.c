@@ -3,12 +3,13 @@
  * A grid of cell_deg cells by keyword. Each subscription is filed under
  * ONE of its keywords (the one with the smallest bucket in this category
  * when it arrives; "none" for keyword-less ones) in every cell its
- * rectangle overlaps, or once in a wide row when that is more than
- * CAT_WIDE_CELLS cells. An event looks only at its own cell's and the wide
- * row's buckets for its own keywords and "none": a matching subscription
- * carries its filing keyword (so the event does too) and covers the
- * event's cell, so it is found, and exactly once (one filing keyword, one
- * cell per event, event keywords unique).
+ * rectangle overlaps on the finest level of drt_grid.h where that is at
+ * most CAT_WIDE_CELLS cells (a coarser grid, then one row for the
+ * world). An event looks only at its own cell on each level in use, in the
+ * buckets of its own keywords and "none": a matching subscription carries
+ * its filing keyword (so the event does too) and covers the event's cell
+ * on its level, so it is found, and exactly once (one filing keyword, one
+ * level, one cell per level, event keywords unique).
  *
  * Layout for the cache: buckets live in a flat table (drt_ftab.h), a
  * bucket of one subscription holds its entry inline, and every entry keeps
@@ -27,13 +28,13 @@
 
 #include "drt_category.h"
 #include "drt_ftab.h"
+#include "drt_grid.h"
 #include "spate_err.h"
 
-#define CAT_WIDE_CELLS 16         /* subs over more cells go in the wide row */
-#define CAT_WIDE_ROW 0xfffffffeull
+#define CAT_WIDE_CELLS 16         /* subs over more cells go a level up */
 #define KW_NONE 0                 /* kwkey of keyword-less subs; else keyword + 1 */
 #define FILTER_BITS 1024
-#define MAX_KEYS (2 * (SPATE_KW_MAX_HARD + 1))
+#define MAX_KEYS (3 * (SPATE_KW_MAX_HARD + 1))
 
 struct entry {
 	struct spate_rect r;
@@ -54,46 +55,13 @@ struct bucket {
 };
 
 struct drt_category {
-	int64_t cell_units;
-	uint32_t nx, ny;
+	struct drt_grid g;
 	struct drt_ftab buckets; /* cell << 32 | kwkey -> struct bucket */
-	uint32_t n, n_nokw, n_wide;
+	uint32_t n, n_nokw, n_level[3];
 	bool plain; /* a sub came in through plain add: masks do not apply */
 	uint64_t filter[FILTER_BITS / 64];
 	uint64_t events, candidates, matches;
 };
-
-struct span {
-	uint32_t x0, x1, y0, y1;
-	bool wide;
-};
-
-/* Cell of a coordinate; the upper border folds into the last cell. Monotone,
- * so a point inside a rectangle falls in a cell the rectangle covers. */
-static uint32_t cell_of(int64_t v, int64_t max, int64_t units, uint32_t n)
-{
-	uint32_t c = (uint32_t)((v + max) / units);
-	return c < n ? c : n - 1;
-}
-
-static struct span span_of(const struct drt_category *c, const struct spate_rect *r)
-{
-	struct span s = {
-		cell_of(r->min_lon, SPATE_LON_MAX, c->cell_units, c->nx),
-		cell_of(r->max_lon, SPATE_LON_MAX, c->cell_units, c->nx),
-		cell_of(r->min_lat, SPATE_LAT_MAX, c->cell_units, c->ny),
-		cell_of(r->max_lat, SPATE_LAT_MAX, c->cell_units, c->ny),
-		false,
-	};
-	s.wide = (uint64_t)(s.x1 - s.x0 + 1) * (s.y1 - s.y0 + 1) > CAT_WIDE_CELLS;
-	return s;
-}
-
-/* The row a subscription's first (or only) bucket is in. */
-static uint64_t first_cell(const struct drt_category *c, const struct span *sp)
-{
-	return sp->wide ? CAT_WIDE_ROW : (uint64_t)sp->y0 * c->nx + sp->x0;
-}
 
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
 {
@@ -118,9 +86,7 @@ struct drt_category *drt_category_create(double cell_deg)
 	struct drt_category *c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
-	c->cell_units = (int64_t)(cell_deg * SPATE_COORD_SCALE + 0.5);
-	c->nx = (uint32_t)((2 * (int64_t)SPATE_LON_MAX + c->cell_units - 1) / c->cell_units);
-	c->ny = (uint32_t)((2 * (int64_t)SPATE_LAT_MAX + c->cell_units - 1) / c->cell_units);
+	drt_grid_init(&c->g, cell_deg);
 	if (drt_ftab_init(&c->buckets, sizeof(struct bucket)) != 0) {
 		free(c);
 		return NULL;
@@ -216,25 +182,21 @@ static bool bucket_pull(struct drt_category *c, uint64_t key, const struct spate
 }
 
 /* Pull s from every cell of its span with kwkey (where it is). */
-static void pull_all(struct drt_category *c, const struct spate_sub *s, const struct span *sp,
+static void pull_all(struct drt_category *c, const struct spate_sub *s, const struct drt_span *sp,
 		     uint32_t kwkey)
 {
-	if (sp->wide) {
-		bucket_pull(c, key_of(CAT_WIDE_ROW, kwkey), s);
-		return;
-	}
 	for (uint32_t y = sp->y0; y <= sp->y1; y++)
 		for (uint32_t x = sp->x0; x <= sp->x1; x++)
-			bucket_pull(c, key_of((uint64_t)y * c->nx + x, kwkey), s);
+			bucket_pull(c, key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey), s);
 }
 
 /* The filing keyword: the one of s's keywords with the smallest bucket at
  * s's first cell (rarest here, so events carrying frequent keywords see
  * few candidates). */
 static uint32_t choose_kwkey(const struct drt_category *c, const struct spate_sub *s,
-			     const struct span *sp)
+			     const struct drt_span *sp)
 {
-	uint64_t cell = first_cell(c, sp);
+	uint64_t cell = drt_grid_first(&c->g, sp);
 	uint32_t best = KW_NONE, best_n = UINT32_MAX;
 
 	for (uint16_t i = 0; i < s->n_kw; i++) {
@@ -250,16 +212,12 @@ static uint32_t choose_kwkey(const struct drt_category *c, const struct spate_su
 /* File s under kwkey. 0 or -SPATE_E_NO_MEMORY (nothing changed). */
 static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey)
 {
-	struct span sp = span_of(c, &s->rect);
+	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
 	int rc = 0;
 
-	if (sp.wide) {
-		rc = bucket_push(c, key_of(CAT_WIDE_ROW, kwkey), s);
-	} else {
-		for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
-			for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++)
-				rc = bucket_push(c, key_of((uint64_t)y * c->nx + x, kwkey), s);
-	}
+	for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++)
+			rc = bucket_push(c, key_of(drt_grid_cell(&c->g, sp.level, x, y), kwkey), s);
 	if (rc != 0) {
 		pull_all(c, s, &sp, kwkey); /* pulls only what was pushed */
 		return -SPATE_E_NO_MEMORY;
@@ -268,13 +226,13 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 	c->filter[b / 64] |= 1ull << (b % 64);
 	c->n++;
 	c->n_nokw += s->n_kw == 0;
-	c->n_wide += sp.wide;
+	c->n_level[sp.level]++;
 	return 0;
 }
 
 int drt_category_add(struct drt_category *c, const struct spate_sub *s)
 {
-	struct span sp = span_of(c, &s->rect);
+	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
 	int rc = add_filed(c, s, choose_kwkey(c, s, &sp));
 
 	c->plain |= rc == 0;
@@ -302,8 +260,8 @@ int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
 
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 {
-	struct span sp = span_of(c, &s->rect);
-	uint64_t cell = first_cell(c, &sp);
+	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
+	uint64_t cell = drt_grid_first(&c->g, &sp);
 	uint32_t kwkey = KW_NONE;
 	bool found = false;
 
@@ -319,7 +277,7 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 	pull_all(c, s, &sp, kwkey); /* the other cells */
 	c->n--;
 	c->n_nokw -= s->n_kw == 0;
-	c->n_wide -= sp.wide;
+	c->n_level[sp.level]--;
 	if (c->n == 0) {
 		memset(c->filter, 0, sizeof(c->filter));
 		c->plain = false;
@@ -380,20 +338,21 @@ static bool mask_has(uint64_t kw_mask, int32_t k)
 static int match_masked(struct drt_category *c, const struct spate_event *ev, uint64_t kw_mask,
 			struct spate_matchvec *mv)
 {
-	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, c->cell_units, c->ny) * c->nx +
-			cell_of(ev->lon, SPATE_LON_MAX, c->cell_units, c->nx);
+	uint64_t cells[3];
 	uint64_t keys[MAX_KEYS];
-	size_t n = 0;
+	size_t n = 0, n_cells = 0;
 
+	for (int level = 0; level < 3; level++)
+		if (c->n_level[level])
+			cells[n_cells++] = drt_grid_point(&c->g, ev->lon, ev->lat, level);
 	c->events++;
 	/* the keys worth a lookup, prefetched together, then read */
 	for (int32_t k = c->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
 		if (!mask_has(kw_mask, k) || !filter_has(c, kwkey))
 			continue;
-		keys[n++] = key_of(cell, kwkey);
-		if (c->n_wide)
-			keys[n++] = key_of(CAT_WIDE_ROW, kwkey);
+		for (size_t i = 0; i < n_cells; i++)
+			keys[n++] = key_of(cells[i], kwkey);
 	}
 	for (size_t i = 0; i < n; i++)
 		drt_ftab_prefetch(&c->buckets, keys[i]);
@@ -431,8 +390,8 @@ static void foreach_filed(const struct drt_category *c,
 		uint32_t n = b->one ? 1 : b->u.m.n;
 		for (uint32_t j = 0; j < n; j++) {
 			const struct spate_sub *s = b->one ? b->one : b->u.m.e[j].s;
-			struct span sp = span_of(c, &s->rect);
-			if (first_cell(c, &sp) == key >> 32)
+			struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
+			if (drt_grid_first(&c->g, &sp) == key >> 32)
 				fn(s, (uint32_t)key, ctx);
 		}
 	}
@@ -496,7 +455,8 @@ int drt_category_merge(struct drt_category *into, struct drt_category *from)
 	/* from is emptied wholesale */
 	free_arrays(from);
 	drt_ftab_clear(&from->buckets);
-	from->n = from->n_nokw = from->n_wide = 0;
+	from->n = from->n_nokw = 0;
+	memset(from->n_level, 0, sizeof(from->n_level));
 	memset(from->filter, 0, sizeof(from->filter));
 	return 0;
 }

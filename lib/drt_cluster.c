@@ -7,14 +7,15 @@
  * Routing index (the paper's "grid plus inverted keyword index", made
  * precise). Every subscription is filed under one routing keyword (the
  * globally rarest of its keywords when it arrives; "none" if it has none)
- * in every routing cell (route_cell degrees) its rectangle overlaps, or in
- * a wide row past CL_WIDE_CELLS cells. The index (a flat table,
+ * in every routing cell its rectangle overlaps on the finest level of
+ * drt_grid.h (route_cell degrees, then coarser) where that is at most
+ * CL_WIDE_CELLS cells. The index (a flat table,
  * drt_ftab.h) maps (cell, keyword) to the categories holding such a
  * subscription, with counts, so removal keeps the lists exact. An event
- * visits (its cell and the wide row) x (its keywords and "none") and keeps
+ * visits (its cell on each level) x (its keywords and "none") and keeps
  * the categories whose MBR holds its point. Exactness: a subscription
  * matching the event has its routing keyword in the event and overlaps the
- * event's cell (or is wide), and lies in its category's MBR, so its
+ * event's cell on its level, and lies in its category's MBR, so its
  * category is listed. The same lists under the key "any" give, per cell,
  * the categories with subscriptions there: the placement candidates.
  *
@@ -34,11 +35,11 @@
 #include "drt_balance.h"
 #include "drt_cluster.h"
 #include "drt_ftab.h"
+#include "drt_grid.h"
 #include "spate_err.h"
 #include "spate_idmap.h"
 
-#define CL_WIDE_CELLS 64        /* subs over more routing cells: wide row */
-#define CL_WIDE_ROW 0xfffffffeull
+#define CL_WIDE_CELLS 16        /* subs over more routing cells go a level up */
 #define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
 #define KW_ANY 0xfffffffeu      /* the per-cell footprint key */
 #define MAX_CANDIDATES 32       /* categories a placement compares */
@@ -84,8 +85,7 @@ struct rlist {
 
 struct drt_cluster {
 	struct drt_params p;
-	int64_t cell_units;
-	uint32_t nx, ny;
+	struct drt_grid g;
 	struct cat **cats;
 	uint32_t n_cats, cap_cats, next_id, next_worker;
 	struct spate_idmap *by_id;   /* id -> struct cat, live or part */
@@ -93,7 +93,7 @@ struct drt_cluster {
 	uint64_t home_max;           /* the same for sub id DRT_FTAB_EMPTY (0 = none) */
 	struct spate_idmap *kw_all;  /* kw + 1 -> count over every category */
 	struct drt_ftab route;       /* routing key -> struct rlist */
-	uint64_t n_wide, n_nokw;     /* subs in the wide row, keyword-less subs */
+	uint64_t n_level[3], n_nokw; /* subs filed on each level, keyword-less subs */
 	struct spate_idmap *corr;    /* lo id << 32 | hi id -> count */
 	struct drt_action *act;
 	size_t n_act, cap_act;
@@ -248,30 +248,6 @@ static double spatial_sim(const struct drt_cluster *cl, const struct spate_rect 
 
 /* ---- routing index ---- */
 
-struct span {
-	uint32_t x0, x1, y0, y1;
-	bool wide;
-};
-
-static uint32_t cell_of(int64_t v, int64_t max, int64_t units, uint32_t n)
-{
-	uint32_t c = (uint32_t)((v + max) / units);
-	return c < n ? c : n - 1;
-}
-
-static struct span span_of(const struct drt_cluster *cl, const struct spate_rect *r)
-{
-	struct span s = {
-		cell_of(r->min_lon, SPATE_LON_MAX, cl->cell_units, cl->nx),
-		cell_of(r->max_lon, SPATE_LON_MAX, cl->cell_units, cl->nx),
-		cell_of(r->min_lat, SPATE_LAT_MAX, cl->cell_units, cl->ny),
-		cell_of(r->max_lat, SPATE_LAT_MAX, cl->cell_units, cl->ny),
-		false,
-	};
-	s.wide = (uint64_t)(s.x1 - s.x0 + 1) * (s.y1 - s.y0 + 1) > CL_WIDE_CELLS;
-	return s;
-}
-
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
 {
 	return cell << 32 | kwkey;
@@ -418,16 +394,13 @@ static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 static int route_adjust(struct drt_cluster *cl, struct cat *p, const struct spate_rect *r,
 			uint32_t kwkey, int delta)
 {
-	struct span sp = span_of(cl, r);
+	struct drt_span sp = drt_grid_span(&cl->g, r, CL_WIDE_CELLS);
 	uint64_t cells[CL_WIDE_CELLS];
 	uint32_t n = 0;
 
-	if (sp.wide)
-		cells[n++] = CL_WIDE_ROW;
-	else
-		for (uint32_t y = sp.y0; y <= sp.y1; y++)
-			for (uint32_t x = sp.x0; x <= sp.x1; x++)
-				cells[n++] = (uint64_t)y * cl->nx + x;
+	for (uint32_t y = sp.y0; y <= sp.y1; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1; x++)
+			cells[n++] = drt_grid_cell(&cl->g, sp.level, x, y);
 	for (uint32_t i = 0; i < n; i++) {
 		if (delta < 0) {
 			rlist_remove(cl, key_of(cells[i], kwkey), p);
@@ -599,7 +572,7 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 	c->size++;
 	c->reg++;
 	c->n_ins++;
-	cl->n_wide += span_of(cl, &q->rect).wide;
+	cl->n_level[drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS).level]++;
 	return 0;
 }
 
@@ -820,9 +793,7 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	if (cl == NULL)
 		return NULL;
 	cl->p = *p;
-	cl->cell_units = (int64_t)llround(p->route_cell * SPATE_COORD_SCALE);
-	cl->nx = (uint32_t)((2 * (int64_t)SPATE_LON_MAX + cl->cell_units - 1) / cl->cell_units);
-	cl->ny = (uint32_t)((2 * (int64_t)SPATE_LAT_MAX + cl->cell_units - 1) / cl->cell_units);
+	drt_grid_init(&cl->g, p->route_cell);
 	cl->next_id = 1;
 	cl->by_id = spate_idmap_create();
 	cl->kw_all = spate_idmap_create();
@@ -879,7 +850,7 @@ void drt_cluster_destroy(struct drt_cluster *cl)
  * (at most MAX_CANDIDATES), or NULL. */
 static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, double *best_sim)
 {
-	struct span sp = span_of(cl, &q->rect);
+	struct drt_span sp = drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS);
 	uint32_t epoch = next_epoch(cl), seen = 0, cells = 0;
 	struct cat *best = NULL;
 	double a = cl->p.alpha;
@@ -887,11 +858,11 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 	*best_sim = -1;
 	for (uint32_t y = sp.y0; y <= sp.y1 + 1 && seen < MAX_CANDIDATES; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1 && seen < MAX_CANDIDATES; x++) {
-			/* q's cells (at most MAX_PLACE_CELLS), then the wide row */
+			/* q's cells (at most MAX_PLACE_CELLS), then the world row */
 			bool last = y > sp.y1;
-			if (!last && (sp.wide || cells++ >= MAX_PLACE_CELLS))
+			if (!last && cells++ >= MAX_PLACE_CELLS)
 				continue;
-			uint64_t cell = last ? CL_WIDE_ROW : (uint64_t)y * cl->nx + x;
+			uint64_t cell = last ? DRT_GRID_WORLD : drt_grid_cell(&cl->g, sp.level, x, y);
 			const struct rlist *l = drt_ftab_get(&cl->route, key_of(cell, KW_ANY));
 			for (uint32_t i = 0; l && i < rlist_len(l) && seen < MAX_CANDIDATES; i++) {
 				struct cat *c = root_of(rlist_cat(l, i));
@@ -977,7 +948,7 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
 	route_adjust(cl, c, &q->rect, (uint32_t)v, -1);
 	count_keywords(cl, c, q, -1);
-	cl->n_wide -= span_of(cl, &q->rect).wide;
+	cl->n_level[drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS).level]--;
 	p->reg--;
 	c->size--;
 	c->n_del++;
@@ -994,22 +965,21 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 			 const struct drt_route **out)
 {
 	uint32_t epoch = next_epoch(cl);
-	uint64_t cell = (uint64_t)cell_of(ev->lat, SPATE_LAT_MAX, cl->cell_units, cl->ny) * cl->nx +
-			cell_of(ev->lon, SPATE_LON_MAX, cl->cell_units, cl->nx);
-	uint64_t keys[2 * (SPATE_KW_MAX_HARD + 1)], bits[2 * (SPATE_KW_MAX_HARD + 1)];
-	size_t n = 0, nk = 0;
+	uint64_t keys[3 * (SPATE_KW_MAX_HARD + 1)], bits[3 * (SPATE_KW_MAX_HARD + 1)], cells[3];
+	size_t n = 0, nk = 0, n_cells = 0;
 
+	for (int level = 0; level < 3; level++)
+		if (cl->n_level[level])
+			cells[n_cells++] = drt_grid_point(&cl->g, ev->lon, ev->lat, level);
 	cl->st.events++;
 	cl->period_events++;
 	/* every key first, prefetched, then the lists */
 	for (int32_t k = cl->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
 		uint64_t bit = 1ull << (k < 62 ? k + 1 : 63);
-		bits[nk] = bit;
-		keys[nk++] = key_of(cell, kwkey);
-		if (cl->n_wide) {
+		for (size_t i = 0; i < n_cells; i++) {
 			bits[nk] = bit;
-			keys[nk++] = key_of(CL_WIDE_ROW, kwkey);
+			keys[nk++] = key_of(cells[i], kwkey);
 		}
 	}
 	for (size_t i = 0; i < nk; i++)
