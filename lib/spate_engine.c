@@ -89,12 +89,12 @@ extern const struct spate_engine_ops spate_engine_ivx;
 
 /* The first entry is the default engine: keep the fastest exact one first. */
 static const struct spate_engine_ops *const engines[] = {
+	&spate_engine_drt,
 	&spate_engine_grid,
 	&spate_engine_brute,
 	&spate_engine_rein,
 	&spate_engine_mprein,
 	&spate_engine_ivx,
-	&spate_engine_drt,
 	&spate_engine_kdtree,
 	NULL,
 };
