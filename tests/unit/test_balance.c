@@ -50,7 +50,10 @@ static void test_params(void)
 	char err[200], buf[64];
 
 	drt_params_default(&p);
-	CHECK(p.alpha == 0.5 && p.new_th == 0.5 && p.lambda == 50000 && p.variant == DRT_SIM_FRE_CO);
+	/* the paper's values, except the three tuned ones (docs/benchmarks.md) */
+	CHECK(p.alpha == 0.2 && p.new_th == 0.5 && p.lambda == 50000 && p.variant == DRT_SIM_FRE_CO);
+	CHECK(p.route_cell == 0.5 && p.cat_cell == 0.5);
+	CHECK_EQ_INT(drt_params_set(&p, "cat_cell", "0.001", err, sizeof(err)), -1);
 	CHECK_EQ_INT(drt_params_set(&p, "alpha", "0.25", err, sizeof(err)), 0);
 	CHECK(p.alpha == 0.25);
 	CHECK_EQ_INT(drt_params_set(&p, "alpha", "1.5", err, sizeof(err)), -1);

@@ -135,7 +135,7 @@ static bool same_as_brute(struct spate_matchvec *mv, const struct spate_event *e
 	for (uint32_t i = lo; i < hi; i++)
 		if (in[i] && spate_sub_matches(&subs[i], e)) {
 			want++;
-			if (bsearch(&(const struct spate_sub *){ &subs[i] }, mv->v, mv->n, sizeof(*mv->v),
+			if (mv->n == 0 || bsearch(&(const struct spate_sub *){ &subs[i] }, mv->v, mv->n, sizeof(*mv->v),
 				    cmp_ptr) == NULL)
 				return false;
 		}
