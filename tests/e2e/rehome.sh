@@ -12,6 +12,7 @@ python3 "$E2E_DIR/gen-stream.py" --seed 11 --subs 800 --events 6000 >"$E2E_TMP/g
 cpus=$(nproc)
 export NETNS_EAL_LCORES="--lcores=0@0,1@$((1 % cpus)),2@0,3@$((1 % cpus))"
 SPATE_CONF=$E2E_TMP/spated-rehome.conf
+# alpha and cat_cell: the paper's values, the plan this test was tuned on
 e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 1, 2, 3 ];" \
 	"lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1; alpha = 0.5; cat_cell = 2;"
 e2e_start
