@@ -101,14 +101,11 @@ static struct rein_attr *attr_get(struct spate_engine *e, uint32_t a)
 	if (at == NULL || at->low != NULL)
 		return at;
 	rein_dom_init(&at->dom, spate_schema_domain(&e->schema, a));
-	at->low = calloc(at->dom.cells, sizeof(*at->low));
-	at->high = calloc(at->dom.cells, sizeof(*at->high));
-	if (at->low == NULL || at->high == NULL) {
-		free(at->low);
-		free(at->high);
-		at->low = at->high = NULL;
+	void *low, *high;
+	if (rein_buckets_alloc(&low, &high, at->dom.cells, sizeof(*at->low)) != 0)
 		return NULL;
-	}
+	at->low = low;
+	at->high = high;
 	return at;
 }
 

@@ -150,6 +150,19 @@ int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev
 	return 0;
 }
 
+int rein_buckets_alloc(void **low, void **high, uint32_t cells, size_t size)
+{
+	*low = calloc(cells, size);
+	*high = calloc(cells, size);
+	if (*low == NULL || *high == NULL) {
+		free(*low);
+		free(*high);
+		*low = *high = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 void *rein_attr_get(void ***table, uint32_t *n, uint32_t a, size_t size)
 {
 	if (a >= *n) {

@@ -115,4 +115,9 @@ static inline void rein_mark(uint64_t *mark, uint32_t i)
  * NULL on no memory. Shared by rein and mprein. */
 void *rein_attr_get(void ***table, uint32_t *n, uint32_t a, size_t size);
 
+/* An attribute's low- and high-bound bucket arrays, `cells` zeroed
+ * buckets of `size` bytes each: 0, or -1 with neither allocated. Shared
+ * by rein and mprein, whose buckets differ in type only. */
+int rein_buckets_alloc(void **low, void **high, uint32_t cells, size_t size);
+
 #endif
