@@ -54,11 +54,33 @@ done
 flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -I$src/lib -I$src/tests/proto -I$src/tests/fuzz"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 
-# shellcheck disable=SC2086 # word splitting of the lists is wanted
-"$cc" $flags $san -fsanitize=fuzzer "$main" $lib_srcs $libs -o "$dir/fuzz" \
+# lib/ is compiled once per WORK_DIR for every target (instrumented for
+# coverage with fuzzer-no-link, which plain ASan binaries link too: the
+# sanitizer runtime has no-op coverage hooks), under a lock since meson
+# runs targets in parallel; rebuilt when a lib/ file is newer than the
+# stamp. Before, each target compiled lib/ twice.
+objdir=$work/fuzz-lib
+mkdir -p "$objdir" || exit 1
+(
+	flock 9 || exit 1
+	if [ ! -f "$objdir/stamp" ] ||
+		[ -n "$(find "$src/lib" "$src/tests/fuzz" -newer "$objdir/stamp" -name '*.[ch]' | head -n 1)" ]; then
+		rm -f "$objdir"/*.o "$objdir/stamp"
+		# shellcheck disable=SC2086 # word splitting of the lists is wanted
+		printf '%s\n' $lib_srcs | xargs -P 2 -I{} sh -c \
+			'"$0" $1 -fsanitize=fuzzer-no-link -c "$2" -o "$3/$(basename "$2" .c).o"' \
+			"$cc" "$flags $san" {} "$objdir" >"$objdir/build.log" 2>&1 ||
+			{ cat "$objdir/build.log"; echo "lib/ build for fuzzing failed"; exit 1; }
+		touch "$objdir/stamp"
+	fi
+) 9>"$work/fuzz-lib.lock" || { echo "$name: build failed"; exit 1; }
+lib_objs=$(ls "$objdir"/*.o)
+
+# shellcheck disable=SC2086
+"$cc" $flags $san -fsanitize=fuzzer "$main" $lib_objs $libs -o "$dir/fuzz" \
 	>"$dir/build.log" 2>&1 || { cat "$dir/build.log"; echo "$name: build failed"; exit 1; }
 # shellcheck disable=SC2086
-"$cc" $flags $san -DSPATE_FUZZ_SEEDS "$main" $lib_srcs $libs -o "$dir/seeds" \
+"$cc" $flags $san -DSPATE_FUZZ_SEEDS "$main" $lib_objs $libs -o "$dir/seeds" \
 	>"$dir/build-seeds.log" 2>&1 ||
 	{ cat "$dir/build-seeds.log"; echo "$name: seed generator build failed"; exit 1; }
 
