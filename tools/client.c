@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "spate_conf.h"
 #include "spate_err.h"
 
 double client_now(void)
@@ -86,6 +87,30 @@ int client_open(struct client *c, const char *server, const char *local)
 		return -1;
 	}
 	spate_writer_init(&c->ev_w, c->ev_buf, sizeof(c->ev_buf), 0, c->client_id, ++c->seq);
+	return 0;
+}
+
+int client_start(struct client *c, const char *conf_path, struct spate_stream_reader *rd,
+		 const char *stream, const char *server, const char *local)
+{
+	struct spate_conf conf;
+	char err[512];
+
+	spate_conf_default(&conf);
+	if (conf_path && spate_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: %s\n", c->prog, err);
+		return 2;
+	}
+	c->lim = conf.limits;
+	c->lim.max_messages = 1024;
+	if (spate_stream_open(rd, stream, &c->lim) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", c->prog, stream, strerror(errno));
+		return 2;
+	}
+	if (client_open(c, server, local) != 0) {
+		spate_stream_close(rd);
+		return 2;
+	}
 	return 0;
 }
 

@@ -74,6 +74,15 @@ void client_init(struct client *c, const char *prog);
 int client_open(struct client *c, const char *server, const char *local);
 void client_close(struct client *c);
 
+/* The start every client tool shares: the limits from the config file's
+ * 'spate' group (conf_path NULL = defaults; messages per datagram lifted
+ * to 1024 so any server reply decodes), the stream file opened with them
+ * ("-" = stdin), and the socket towards `server` bound to `local`.
+ * 0, or the tool's exit status (2) after a message on stderr, with
+ * nothing left open. Set c->on_notify/on_nack/ctx before or after. */
+int client_start(struct client *c, const char *conf_path, struct spate_stream_reader *rd,
+		 const char *stream, const char *server, const char *local);
+
 /* Read whatever the server sends within timeout_ms (0 = only what is
  * queued); stops early when the awaited ACK/NACK came. */
 void client_pump(struct client *c, int timeout_ms);

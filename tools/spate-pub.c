@@ -3,17 +3,14 @@
  * can, several events per datagram when asked. A progress line (sent,
  * rate, elapsed) is redrawn on a terminal; a summary closes the run.
  * Refused events come back as NACKs, which are reported and counted. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "client.h"
 #include "opt.h"
-#include "spate_conf.h"
 #include "spate_err.h"
 #include "spate_stream.h"
 
@@ -93,12 +90,9 @@ int main(int argc, char **argv)
 	uint64_t count = UINT64_MAX, v;
 	int linger_ms = 200, show = isatty(2), c, bad = 0;
 	bool skip_bad = false;
-	struct spate_conf conf;
-	char err[512];
 
 	client_init(&cl, PROG);
 	cl.batch = 1;
-	spate_conf_default(&conf);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S': server = optarg; break;
@@ -126,24 +120,13 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		stream = argv[optind];
-	if (conf_path && spate_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
-	cl.lim = conf.limits;
-	cl.lim.max_messages = 1024;
 	cl.on_nack = on_nack;
 	cl.ctx = &p;
 
 	struct spate_stream_reader rd;
-	if (spate_stream_open(&rd, stream, &cl.lim) != 0) {
-		fprintf(stderr, PROG ": %s: %s\n", stream, strerror(errno));
-		return 2;
-	}
-	if (client_open(&cl, server, NULL) != 0) {
-		spate_stream_close(&rd);
-		return 2;
-	}
+	int start_rc = client_start(&cl, conf_path, &rd, stream, server, NULL);
+	if (start_rc != 0)
+		return start_rc;
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -5,7 +5,6 @@
  * "event_id<TAB>sub_id" lines, events in stream order and sub ids
  * ascending, so the output compares byte for byte with spate-match.
  * The protocol side is client.h, shared with spate-pub and spate-sub. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include "client.h"
 #include "opt.h"
 #include "outfile.h"
-#include "spate_conf.h"
 #include "spate_err.h"
 #include "spate_idmap.h"
 #include "spate_proto.h"
@@ -105,12 +103,9 @@ int main(int argc, char **argv)
 	int idle_ms = 500;
 	double rate = 20000;
 	uint64_t id;
-	struct spate_conf conf;
-	char err[512];
 	int c, bad = 0;
 
 	client_init(&cl, PROG);
-	spate_conf_default(&conf);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S': server = optarg; break;
@@ -137,22 +132,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (conf_path && spate_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
-	cl.lim = conf.limits;
-	cl.lim.max_messages = 1024;
 	cl.on_notify = record_pair;
 	cl.ctx = &r;
 
 	struct spate_stream_reader rd;
-	if (spate_stream_open(&rd, stream, &cl.lim) != 0) {
-		fprintf(stderr, PROG ": %s: %s\n", stream, strerror(errno));
-		return 2;
-	}
-	if (client_open(&cl, server, NULL) != 0)
-		return 2;
+	int start_rc = client_start(&cl, conf_path, &rd, stream, server, NULL);
+	if (start_rc != 0)
+		return start_rc;
 	r.event_order = spate_idmap_create();
 
 	struct spate_stream_op op;

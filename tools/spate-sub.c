@@ -3,18 +3,15 @@
  * and writes every notification as "event_id<TAB>sub_id", as they come.
  * Losses are seen through the server's per-receiver sequence numbers and
  * reported as they happen and in the summary. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "client.h"
 #include "opt.h"
 #include "outfile.h"
-#include "spate_conf.h"
 #include "spate_err.h"
 #include "spate_stream.h"
 
@@ -114,12 +111,9 @@ int main(int argc, char **argv)
 	int idle_ms = 0, c, bad = 0;
 	uint64_t count = 0, v;
 	bool skip_bad = false, cleanup = false;
-	struct spate_conf conf;
-	char err[512];
 
 	client_init(&cl, PROG);
 	cl.report_gaps = true;
-	spate_conf_default(&conf);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S': server = optarg; break;
@@ -148,24 +142,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *stream = argv[optind];
-	if (conf_path && spate_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
-	cl.lim = conf.limits;
-	cl.lim.max_messages = 1024;
 	cl.on_notify = on_notify;
 	cl.ctx = &st;
 
 	struct spate_stream_reader rd;
-	if (spate_stream_open(&rd, stream, &cl.lim) != 0) {
-		fprintf(stderr, PROG ": %s: %s\n", stream, strerror(errno));
-		return 2;
-	}
-	if (client_open(&cl, server, listen_on) != 0) {
-		spate_stream_close(&rd);
-		return 2;
-	}
+	int start_rc = client_start(&cl, conf_path, &rd, stream, server, listen_on);
+	if (start_rc != 0)
+		return start_rc;
 	struct outfile of;
 	if (outfile_open(&of, PROG, out) != 0) {
 		spate_stream_close(&rd);
