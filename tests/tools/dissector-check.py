@@ -26,7 +26,7 @@ FIELDS = [
     "spate.sub.max_lon", "spate.sub.max_lat", "spate.sub.dest_ip", "spate.sub.dest_port",
     "spate.cons.name", "spate.cons.op", "spate.cons.value", "spate.ack.req_type", "spate.ack.code",
     "spate.ack.req_seq", "spate.ack.id", "spate.notify.event_id", "spate.notify.n_subs",
-    "spate.notify.sub_id",
+    "spate.notify.sub_id", "spate.flags.auth", "spate.auth.nonce", "spate.auth.mac",
 ]
 TYPES = {"EVENT": 1, "SUB_ADD": 2, "SUB_DEL": 3, "ACK": 4, "NACK": 5, "NOTIFY": 6}
 OPS = {">=": 1, "<=": 2, ">": 3, "<": 4, "=": 5, "!=": 6}
@@ -63,6 +63,10 @@ def norm(field, v):
     """Compare as numbers where the field is numeric."""
     if field in ("spate.keyword", "spate.attr.name", "spate.cons.name", "spate.sub.dest_ip"):
         return v
+    if field == "spate.auth.mac":
+        return v.replace(":", "").lower()
+    if field == "spate.flags.auth":
+        return float(v in ("1", "True", "true", 1))
     return float(int(v, 16)) if isinstance(v, str) and v.startswith("0x") else float(v)
 
 
@@ -96,7 +100,7 @@ def kv(words):
     return dict(w.split("=", 1) for w in words)
 
 
-def doc_expect(decoded, codes):
+def doc_expect(decoded, codes, payload):
     """Fields from the decoded lines of one example; None if not checkable."""
     want = {}
 
@@ -109,10 +113,16 @@ def doc_expect(decoded, codes):
         if word == "BAD_HEADER" or word == "REFUSED":
             return None  # the dissector shows what the bytes say; not comparable
         if word == "AUTH":
-            return None  # authenticated datagrams: the dissector does not decode the trailer yet
+            # The trailer: the nonce as decoded, the MAC as the last 32 bytes
+            # (the dissector has no key: it shows the MAC, it cannot verify it).
+            add("spate.auth.nonce", a["nonce"])
+            add("spate.auth.mac", payload[-32:].hex())
+            continue
         if word == "HDR":
             for k in ("version", "flags", "length", "count", "client_id", "seq"):
                 add("spate." + k, a[k])
+            add("spate.flags.auth", 1 if int(a["flags"], 16) & 2 else 0)
+            want["spate.auth.nonce"] = []  # no trailer unless an AUTH line says so
             continue
         add("spate.msg.type", TYPES[word])
         if word == "EVENT":
@@ -172,7 +182,7 @@ def cmd_doc(doc, lua, work):
     rows = tshark(pcap, lua)
     bad, checked = [], 0
     for i, ((payload, decoded), got) in enumerate(zip(examples, rows)):
-        want = doc_expect(decoded, codes)
+        want = doc_expect(decoded, codes, payload)
         if want is None:
             continue
         checked += 1

@@ -1,7 +1,10 @@
 -- spate.lua - Wireshark/tshark dissector for the Spate protocol, version 1
 -- (docs/protocol.md). Every message type, with fields for display filters:
 --
---   spate.seq, spate.client_id, spate.flags.server, spate.count
+--   spate.seq, spate.client_id, spate.flags.server, spate.flags.auth,
+--   spate.count, spate.auth.nonce, spate.auth.mac (the trailer of an
+--   authenticated datagram; the MAC is shown, not verified: that needs
+--   the client's key)
 --   spate.msg.type == 1 (EVENT) ... 6 (NOTIFY)
 --   spate.event.id, spate.event.lon, spate.event.lat (1e-7 degree),
 --   spate.event.lon_deg, spate.event.lat_deg, spate.keyword,
@@ -42,6 +45,10 @@ local F = {
 	version = ProtoField.uint8("spate.version", "Version"),
 	flags = ProtoField.uint8("spate.flags", "Flags", base.HEX),
 	server = ProtoField.bool("spate.flags.server", "Sent by a server", 8, nil, 0x01),
+	auth = ProtoField.bool("spate.flags.auth", "Authenticated (40-byte trailer)", 8, nil, 0x02),
+	auth_trailer = ProtoField.none("spate.auth", "Authentication trailer"),
+	auth_nonce = ProtoField.uint64("spate.auth.nonce", "Nonce"),
+	auth_mac = ProtoField.bytes("spate.auth.mac", "HMAC-SHA256 (not verified here)"),
 	length = ProtoField.uint16("spate.length", "Length"),
 	count = ProtoField.uint16("spate.count", "Messages"),
 	client_id = ProtoField.uint32("spate.client_id", "Client id"),
@@ -215,8 +222,21 @@ function spate.dissector(buf, pinfo, tree)
 	root:add(F.version, buf(2, 1))
 	local ft = root:add(F.flags, buf(3, 1))
 	ft:add(F.server, buf(3, 1))
+	ft:add(F.auth, buf(3, 1))
+	-- An authenticated datagram's messages end where its trailer begins
+	-- (docs/protocol.md, "Authenticated datagrams").
+	local authed = bit.band(buf(3, 1):uint(), 0x02) ~= 0
+	local total = len
+	if authed then
+		if len < 56 then
+			root:add_proto_expert_info(E.short, "Too short for the auth trailer")
+			authed = false
+		else
+			len = len - 40
+		end
+	end
 	local lt = root:add(F.length, buf(4, 2))
-	if buf(4, 2):uint() ~= len then lt:add_proto_expert_info(E.length) end
+	if buf(4, 2):uint() ~= total then lt:add_proto_expert_info(E.length) end
 	local count = buf(6, 2):uint()
 	root:add(F.count, buf(6, 2))
 	root:add(F.client_id, buf(8, 4))
@@ -252,8 +272,14 @@ function spate.dissector(buf, pinfo, tree)
 		p = p + mlen
 	end
 	if p < len then root:add_proto_expert_info(E.length, "Trailing bytes") end
+	if authed then
+		local at = root:add(F.auth_trailer, buf(len, 40))
+		at:add(F.auth_nonce, buf(len, 8))
+		at:add(F.auth_mac, buf(len + 8, 32))
+		info[#info + 1] = "AUTH nonce=" .. buf(len, 8):uint64():tonumber()
+	end
 	pinfo.cols.info = table.concat(info, ", ")
-	return len
+	return total
 end
 
 local function heuristic(buf, pinfo, tree)
