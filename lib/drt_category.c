@@ -11,10 +11,10 @@
  * on its level, so it is found, and exactly once (one filing keyword, one
  * level, one cell per level, event keywords unique).
  *
- * Layout for the cache: buckets live in a flat table (drt_ftab.h), a
- * bucket of one subscription holds its entry inline, and every entry keeps
- * the rectangle beside the pointer, so most candidates are rejected
- * without touching the subscription. A 1024-bit filter of the filing
+ * Layout for the cache and for memory: buckets live in a flat table
+ * (drt_ftab.h) of 16-byte slots; a bucket of one subscription holds its
+ * pointer inline, a larger one points to an array of pointers (the
+ * candidates' rectangles are prefetched together). A 1024-bit filter of the filing
  * keywords (bits set on add, cleared only when the category empties)
  * skips most lookups of keywords the category does not have, and the
  * remaining lookups are prefetched together.
@@ -48,23 +48,44 @@
  * index block (4096 slots). */
 #define CAT_IVX_MIN 256
 
-struct entry {
-	struct spate_rect r;
-	const struct spate_sub *s;
+/* A bucket's payload in the table is one word: the subscription itself
+ * (low bit 0) while the bucket holds one, else (low bit 1) a struct
+ * barray. Rectangles are read from the subscriptions: a copy in the index
+ * cost 16 bytes per filing, more than a candidate's extra cache miss is
+ * worth at this selectivity (a few candidates per event). */
+struct barray {
+	uint32_t n, cap;
+	const struct spate_sub *s[];
 };
 
-/* A bucket's payload in the table: one entry inline (one != NULL), or an
- * array. */
 struct bucket {
-	union {
-		struct spate_rect r;
-		struct {
-			struct entry *e;
-			uint32_t n, cap;
-		} m;
-	} u;
-	const struct spate_sub *one;
+	uintptr_t w;
 };
+
+static bool bucket_single(const struct bucket *b)
+{
+	return (b->w & 1) == 0;
+}
+
+static struct barray *bucket_array(const struct bucket *b)
+{
+	return (struct barray *)(b->w & ~(uintptr_t)1);
+}
+
+static uint32_t bucket_n(const struct bucket *b)
+{
+	return bucket_single(b) ? 1 : bucket_array(b)->n;
+}
+
+static const struct spate_sub *bucket_at(const struct bucket *b, uint32_t i)
+{
+	return bucket_single(b) ? (const struct spate_sub *)b->w : bucket_array(b)->s[i];
+}
+
+static struct barray *barray_alloc(uint32_t cap)
+{
+	return malloc(sizeof(struct barray) + cap * sizeof(const struct spate_sub *));
+}
 
 struct drt_category {
 	struct drt_grid g;
@@ -115,8 +136,8 @@ static void free_arrays(struct drt_category *c)
 
 	for (size_t i = 0; i <= c->buckets.mask; i++) {
 		struct bucket *b = drt_ftab_at(&c->buckets, i, &key);
-		if (b && !b->one)
-			free(b->u.m.e);
+		if (b && !bucket_single(b))
+			free(bucket_array(b));
 	}
 }
 
@@ -138,38 +159,39 @@ void drt_category_destroy(struct drt_category *c)
 static uint32_t bucket_size(const struct drt_category *c, uint64_t key)
 {
 	const struct bucket *b = drt_ftab_get(&c->buckets, key);
-	return b == NULL ? 0 : b->one ? 1 : b->u.m.n;
+	return b == NULL ? 0 : bucket_n(b);
 }
 
 /* Append s to the bucket of key, creating it. 0 or -1 (nothing changed). */
 static int bucket_push(struct drt_category *c, uint64_t key, const struct spate_sub *s)
 {
 	struct bucket *b = drt_ftab_get(&c->buckets, key);
+	struct barray *a;
 
 	if (b == NULL) {
 		if ((b = drt_ftab_add(&c->buckets, key)) == NULL)
 			return -1;
-		b->u.r = s->rect;
-		b->one = s;
+		b->w = (uintptr_t)s;
 		return 0;
 	}
-	if (b->one) { /* one inline: go to an array */
-		struct entry *e = malloc(2 * sizeof(*e));
-		if (e == NULL)
+	if (bucket_single(b)) { /* one inline: go to an array */
+		if ((a = barray_alloc(2)) == NULL)
 			return -1;
-		e[0] = (struct entry){ b->u.r, b->one };
-		b->u.m.e = e;
-		b->u.m.n = 1;
-		b->u.m.cap = 2;
-		b->one = NULL;
-	} else if (b->u.m.n == b->u.m.cap) {
-		struct entry *e = realloc(b->u.m.e, 2 * b->u.m.cap * sizeof(*e));
-		if (e == NULL)
-			return -1;
-		b->u.m.e = e;
-		b->u.m.cap *= 2;
+		a->s[0] = (const struct spate_sub *)b->w;
+		a->n = 1;
+		a->cap = 2;
+	} else {
+		a = bucket_array(b);
+		if (a->n == a->cap) {
+			struct barray *na = realloc(a, sizeof(*a) + 2 * a->cap * sizeof(a->s[0]));
+			if (na == NULL)
+				return -1;
+			a = na;
+			a->cap *= 2;
+		}
 	}
-	b->u.m.e[b->u.m.n++] = (struct entry){ s->rect, s };
+	a->s[a->n++] = s;
+	b->w = (uintptr_t)a | 1;
 	return 0;
 }
 
@@ -181,23 +203,22 @@ static bool bucket_pull(struct drt_category *c, uint64_t key, const struct spate
 
 	if (b == NULL)
 		return false;
-	if (b->one) {
-		if (b->one != s)
+	if (bucket_single(b)) {
+		if ((const struct spate_sub *)b->w != s)
 			return false;
 		drt_ftab_del(&c->buckets, key);
 		return true;
 	}
+	struct barray *a = bucket_array(b);
 	uint32_t i = 0;
-	while (i < b->u.m.n && b->u.m.e[i].s != s)
+	while (i < a->n && a->s[i] != s)
 		i++;
-	if (i == b->u.m.n)
+	if (i == a->n)
 		return false;
-	b->u.m.e[i] = b->u.m.e[--b->u.m.n];
-	if (b->u.m.n == 1) {
-		struct entry *e = b->u.m.e;
-		b->u.r = e[0].r;
-		b->one = e[0].s;
-		free(e);
+	a->s[i] = a->s[--a->n];
+	if (a->n == 1) {
+		b->w = (uintptr_t)a->s[0];
+		free(a);
 	}
 	return true;
 }
@@ -240,7 +261,7 @@ static bool content_only(const struct spate_sub *s, const struct drt_span *sp)
 static int start_ivx(struct drt_category *c)
 {
 	struct bucket *b = drt_ftab_get(&c->buckets, key_of(DRT_GRID_WORLD, KW_NONE));
-	uint32_t n = b == NULL ? 0 : b->one ? 1 : b->u.m.n;
+	uint32_t n = b == NULL ? 0 : bucket_n(b);
 	const struct spate_sub **v = malloc((n + 1) * sizeof(*v));
 	uint32_t k = 0;
 
@@ -250,7 +271,7 @@ static int start_ivx(struct drt_category *c)
 		return -1;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		const struct spate_sub *s = b->one ? b->one : b->u.m.e[i].s;
+		const struct spate_sub *s = bucket_at(b, i);
 		if (ivx_indexable(s))
 			v[k++] = s;
 	}
@@ -401,13 +422,17 @@ static bool point_in(const struct spate_rect *r, const struct spate_event *ev)
 static int scan(struct drt_category *c, const struct bucket *b, const struct spate_event *ev,
 		struct spate_matchvec *mv)
 {
-	if (b->one) {
+	if (bucket_single(b)) {
+		const struct spate_sub *s = (const struct spate_sub *)b->w;
 		c->candidates++;
-		return point_in(&b->u.r, ev) ? confirm(c, b->one, ev, mv) : 0;
+		return point_in(&s->rect, ev) ? confirm(c, s, ev, mv) : 0;
 	}
-	c->candidates += b->u.m.n;
-	for (uint32_t i = 0; i < b->u.m.n; i++)
-		if (point_in(&b->u.m.e[i].r, ev) && confirm(c, b->u.m.e[i].s, ev, mv) != 0)
+	const struct barray *a = bucket_array(b);
+	c->candidates += a->n;
+	for (uint32_t i = 0; i < a->n; i++) /* their misses overlap */
+		__builtin_prefetch(&a->s[i]->rect);
+	for (uint32_t i = 0; i < a->n; i++)
+		if (point_in(&a->s[i]->rect, ev) && confirm(c, a->s[i], ev, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
 	return 0;
 }
@@ -490,9 +515,9 @@ static void foreach_filed(const struct drt_category *c,
 		const struct bucket *b = drt_ftab_at(&c->buckets, i, &key);
 		if (b == NULL)
 			continue;
-		uint32_t n = b->one ? 1 : b->u.m.n;
+		uint32_t n = bucket_n(b);
 		for (uint32_t j = 0; j < n; j++) {
-			const struct spate_sub *s = b->one ? b->one : b->u.m.e[j].s;
+			const struct spate_sub *s = bucket_at(b, j);
 			struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
 			if (drt_grid_first(&c->g, &sp) == key >> 32)
 				fn(s, (uint32_t)key, ctx);
@@ -582,8 +607,8 @@ void drt_category_stats(const struct drt_category *c, struct drt_category_stats 
 
 	for (size_t i = 0; i <= c->buckets.mask; i++) {
 		const struct bucket *b = drt_ftab_at(&c->buckets, i, &key);
-		if (b && !b->one)
-			bytes += b->u.m.cap * sizeof(struct entry);
+		if (b && !bucket_single(b))
+			bytes += sizeof(struct barray) + bucket_array(b)->cap * sizeof(const struct spate_sub *);
 	}
 	*st = (struct drt_category_stats){ c->events, c->candidates, c->matches, bytes };
 }

@@ -10,10 +10,9 @@ static int alloc_slots(struct drt_ftab *t, uint32_t bits)
 {
 	size_t n = (size_t)1 << bits;
 
-	t->slots = malloc(n * t->slot_size);
+	t->slots = calloc(n, t->slot_size); /* every slot empty */
 	if (t->slots == NULL)
 		return -1;
-	memset(t->slots, 0xff, n * t->slot_size); /* every key DRT_FTAB_EMPTY */
 	t->mask = n - 1;
 	t->shift = 64 - bits;
 	return 0;
@@ -35,7 +34,7 @@ void drt_ftab_free(struct drt_ftab *t)
 
 void drt_ftab_clear(struct drt_ftab *t)
 {
-	memset(t->slots, 0xff, (t->mask + 1) * t->slot_size);
+	memset(t->slots, 0, (t->mask + 1) * t->slot_size);
 	t->count = 0;
 }
 
@@ -49,10 +48,10 @@ static int grow(struct drt_ftab *t)
 	}
 	for (size_t i = 0; i <= old.mask; i++) {
 		uint64_t *s = drt_ftab_slot(&old, i);
-		if (*s == DRT_FTAB_EMPTY)
+		if (*s == 0)
 			continue;
-		size_t j = drt_ftab_home(t, *s);
-		while (*drt_ftab_slot(t, j) != DRT_FTAB_EMPTY)
+		size_t j = drt_ftab_home(t, drt_ftab_word(*s));
+		while (*drt_ftab_slot(t, j) != 0)
 			j = (j + 1) & t->mask;
 		memcpy(drt_ftab_slot(t, j), s, t->slot_size);
 	}
@@ -65,11 +64,10 @@ void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
 	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && grow(t) != 0)
 		return NULL;
 	size_t i = drt_ftab_home(t, key);
-	while (*drt_ftab_slot(t, i) != DRT_FTAB_EMPTY)
+	while (*drt_ftab_slot(t, i) != 0)
 		i = (i + 1) & t->mask;
-	uint64_t *s = drt_ftab_slot(t, i);
-	memset(s + 1, 0, t->slot_size - 8);
-	*s = key;
+	uint64_t *s = drt_ftab_slot(t, i); /* payload zero: empty slots are */
+	*s = drt_ftab_word(key);
 	t->count++;
 	return s + 1;
 }
@@ -77,24 +75,24 @@ void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
 void drt_ftab_del(struct drt_ftab *t, uint64_t key)
 {
 	size_t i = drt_ftab_home(t, key);
+	uint64_t w = drt_ftab_word(key);
 
-	while (*drt_ftab_slot(t, i) != key) {
-		if (*drt_ftab_slot(t, i) == DRT_FTAB_EMPTY)
+	while (*drt_ftab_slot(t, i) != w) {
+		if (*drt_ftab_slot(t, i) == 0)
 			return;
 		i = (i + 1) & t->mask;
 	}
 	/* Backward shift: pull later entries of the run into the hole when
 	 * their home does not lie cyclically in (hole, j]. */
-	for (size_t j = (i + 1) & t->mask; *drt_ftab_slot(t, j) != DRT_FTAB_EMPTY;
-	     j = (j + 1) & t->mask) {
-		size_t h = drt_ftab_home(t, *drt_ftab_slot(t, j));
+	for (size_t j = (i + 1) & t->mask; *drt_ftab_slot(t, j) != 0; j = (j + 1) & t->mask) {
+		size_t h = drt_ftab_home(t, drt_ftab_word(*drt_ftab_slot(t, j)));
 		int movable = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
 		if (movable) {
 			memcpy(drt_ftab_slot(t, i), drt_ftab_slot(t, j), t->slot_size);
 			i = j;
 		}
 	}
-	*drt_ftab_slot(t, i) = DRT_FTAB_EMPTY;
+	memset(drt_ftab_slot(t, i), 0, t->slot_size); /* payload zero for the next add */
 	t->count--;
 }
 

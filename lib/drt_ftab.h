@@ -11,6 +11,10 @@
  * Linear probing with backward-shift deletion (no tombstones), load at
  * most 3/4. Key DRT_FTAB_EMPTY (all ones) cannot be stored. Payload
  * pointers are valid only until the next add or del.
+ *
+ * A slot stores its key complemented, so an empty slot is all zero
+ * bits: a new table is calloc'ed fresh (zero pages from the kernel, no
+ * pass to mark the slots empty), which halves the cost of growing.
  */
 #ifndef DRT_FTAB_H
 #define DRT_FTAB_H
@@ -38,6 +42,12 @@ void drt_ftab_del(struct drt_ftab *t, uint64_t key);
 /* Bytes the table owns. */
 size_t drt_ftab_bytes(const struct drt_ftab *t);
 
+/* What a slot holds for key (0 = empty). */
+static inline uint64_t drt_ftab_word(uint64_t key)
+{
+	return ~key;
+}
+
 static inline uint64_t *drt_ftab_slot(const struct drt_ftab *t, size_t i)
 {
 	return (uint64_t *)(void *)(t->slots + i * t->slot_size);
@@ -57,11 +67,13 @@ static inline void drt_ftab_prefetch(const struct drt_ftab *t, uint64_t key)
 /* The payload of key, or NULL. */
 static inline void *drt_ftab_get(const struct drt_ftab *t, uint64_t key)
 {
+	uint64_t w = drt_ftab_word(key);
+
 	for (size_t i = drt_ftab_home(t, key);; i = (i + 1) & t->mask) {
 		uint64_t *s = drt_ftab_slot(t, i);
-		if (*s == key)
+		if (*s == w)
 			return s + 1;
-		if (*s == DRT_FTAB_EMPTY)
+		if (*s == 0)
 			return NULL;
 	}
 }
@@ -72,8 +84,8 @@ static inline void *drt_ftab_at(const struct drt_ftab *t, size_t i, uint64_t *ke
 {
 	uint64_t *s = drt_ftab_slot(t, i);
 
-	*key = *s;
-	return *s == DRT_FTAB_EMPTY ? NULL : s + 1;
+	*key = drt_ftab_word(*s);
+	return *s == 0 ? NULL : s + 1;
 }
 
 #endif
