@@ -116,8 +116,7 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Sort ascending and drop repeats; returns the new count. */
-static uint16_t sort_unique_u32(uint32_t *v, uint16_t n)
+uint16_t spate_matcher_sort_unique(uint32_t *v, uint16_t n)
 {
 	uint16_t k = 0;
 
@@ -162,7 +161,7 @@ static struct spate_sub *intern_sub(struct spate_matcher *m,
 		cons[i].op = rs->cons[i].op;
 		cons[i].value = rs->cons[i].value;
 	}
-	uint16_t nk = sort_unique_u32(kw, (uint16_t)n_kw);
+	uint16_t nk = spate_matcher_sort_unique(kw, (uint16_t)n_kw);
 	qsort(cons, n_cons, sizeof(cons[0]), cmp_constraint);
 
 	size_t kw_bytes = nk * sizeof(uint32_t);
@@ -415,7 +414,7 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 		if (id != SPATE_DICT_NONE)
 			m->ev_kw[nk++] = id;
 	}
-	nk = sort_unique_u32(m->ev_kw, nk);
+	nk = spate_matcher_sort_unique(m->ev_kw, nk);
 	for (uint32_t i = 0; i < n_attr; i++) {
 		uint32_t id = spate_dict_lookup(m->attrs, re->attr[i].name.p,
 						re->attr[i].name.len);

@@ -1,5 +1,7 @@
-/* bench_common.c - engine specs and the clock for spate-bench's modes. */
+/* bench_common.c - engine specs, the clock and the output files for
+ * spate-bench's modes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -45,4 +47,43 @@ double bench_cpu_s(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+FILE *bench_open_out(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		perror(path);
+	return f;
+}
+
+FILE *bench_gp_open(const char *dir, const char *name, int w, int h, bool one_png)
+{
+	char file[256];
+
+	snprintf(file, sizeof(file), "%s.gp", name);
+	FILE *f = bench_open_out(dir, file);
+	if (f == NULL)
+		return NULL;
+	fprintf(f, "set terminal png size %d,%d noenhanced\nset datafile separator ','\n", w, h);
+	if (one_png)
+		fprintf(f, "set output '%s.png'\n", name);
+	return f;
+}
+
+void bench_gp_run(FILE *gp, const char *dir, const char *name)
+{
+	char cmd[8192];
+
+	fclose(gp);
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "spate-bench: gnuplot not installed, no PNG for %s\n", name);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot '%s.gp'", dir, name);
+	if (system(cmd) != 0)
+		fprintf(stderr, "spate-bench: gnuplot failed on %s/%s.gp\n", dir, name);
 }

@@ -1,8 +1,11 @@
 /* bench_common.h - what the spate-bench modes share: engine specs with
- * parameters, the clock. Each mode lives in its own file (bench_drt.c,
+ * parameters, the clock, the CSV and gnuplot output files. Each mode lives in its own file (bench_drt.c,
  * ...) and spate-bench.c dispatches on the first word. */
 #ifndef SPATE_BENCH_COMMON_H
 #define SPATE_BENCH_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
 
 #include "spate_matcher.h"
 
@@ -16,6 +19,17 @@ double bench_now_s(void);
 /* CPU seconds of this thread: on a shared, overloaded machine the time
  * the thread was descheduled does not count. */
 double bench_cpu_s(void);
+
+/* Output files of --out DIR. bench_open_out: DIR/name for writing, NULL
+ * (with the reason on stderr) if it cannot be made. bench_gp_open: the
+ * gnuplot script DIR/name.gp, begun with what every plot shares (a PNG
+ * terminal of w x h, comma-separated data) and, with one_png, the output
+ * name.png (else the script sets its outputs). bench_gp_run:
+ * close the script and run gnuplot on it; a missing or failing gnuplot is
+ * reported, not fatal (the CSV is the result). */
+FILE *bench_open_out(const char *dir, const char *name);
+FILE *bench_gp_open(const char *dir, const char *name, int w, int h, bool one_png);
+void bench_gp_run(FILE *gp, const char *dir, const char *name);
 
 /* spate-bench drt ...: DRt-Cluster's benchmarks (tools/bench_drt.c). */
 int bench_drt_main(int argc, char **argv);

@@ -99,24 +99,6 @@ static uint32_t zipf_draw(const struct zipf *z)
 	return lo;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Sort and drop repeats; returns the new count. */
-static uint16_t sort_unique(uint32_t *v, uint16_t n)
-{
-	uint16_t k = 0;
-
-	qsort(v, n, sizeof(*v), cmp_u32);
-	for (uint16_t i = 0; i < n; i++)
-		if (k == 0 || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
-}
-
 static int32_t fix(double deg)
 {
 	return (int32_t)llround(deg * SPATE_COORD_SCALE);
@@ -187,7 +169,7 @@ static int gen_fast(struct workload *w, size_t n_subs, size_t n_events, double s
 		s->id = i + 1;
 		s->rect = (struct spate_rect){ fix(x), fix(y), fix(x + f * W), fix(y + f * H) };
 		s->kw = kw;
-		s->n_kw = sort_unique(kw, n);
+		s->n_kw = spate_matcher_sort_unique(kw, n);
 	}
 	for (size_t i = 0; i < n_events; i++) {
 		struct spate_event *e = &w->events[i];
@@ -198,7 +180,7 @@ static int gen_fast(struct workload *w, size_t n_subs, size_t n_events, double s
 		e->lon = fix(unif(US_LON0, US_LON1));
 		e->lat = fix(unif(US_LAT0, US_LAT1));
 		e->kw = kw;
-		e->n_kw = sort_unique(kw, EVENT_KW);
+		e->n_kw = spate_matcher_sort_unique(kw, EVENT_KW);
 	}
 	w->train_events = 0;
 	free(z.cum);
@@ -241,7 +223,7 @@ static int gen_paper(struct workload *w, size_t n_events, double ratio, double m
 		e->lon = clampi(fix(plon[p] + dx), SPATE_LON_MAX);
 		e->lat = clampi(fix(plat[p] + dy), SPATE_LAT_MAX);
 		e->kw = kw;
-		e->n_kw = sort_unique(kw, n);
+		e->n_kw = spate_matcher_sort_unique(kw, n);
 	}
 	for (size_t i = 0; i < n_subs; i++) {
 		const struct spate_event *e = &w->events[below((uint32_t)n_events)];
@@ -259,7 +241,7 @@ static int gen_paper(struct workload *w, size_t n_events, double ratio, double m
 			clampi(e->lon - fix(hx), SPATE_LON_MAX), clampi(e->lat - fix(hy), SPATE_LAT_MAX),
 			clampi(e->lon + fix(hx), SPATE_LON_MAX), clampi(e->lat + fix(hy), SPATE_LAT_MAX) };
 		s->kw = kw;
-		s->n_kw = sort_unique(kw, n);
+		s->n_kw = spate_matcher_sort_unique(kw, n);
 	}
 	w->train_events = n_events / 2;
 	free(z.cum);
@@ -360,6 +342,17 @@ static void print_fig(const struct figures *a, const struct figures *b, double e
 		printf(",\"categories_per_event\":null,\"candidates_per_event\":null");
 }
 
+/* The end of a run: the engine and the match vector go; -1 means out of
+ * memory (said on stderr). Returns rc. */
+static int finish(const struct spec *sp, struct spate_engine *e, struct spate_matchvec *mv, int rc)
+{
+	if (rc != 0)
+		fprintf(stderr, "spate-bench drt: %s: out of memory\n", sp->text);
+	sp->ops->destroy(e);
+	spate_matchvec_free(mv);
+	return rc;
+}
+
 /* ---- the paper's figures ---- */
 
 struct paper_row {
@@ -414,14 +407,9 @@ static int run_paper(const struct spec *sp, const struct workload *w, struct tal
 	row->cat_train = f1.have && te ? (f1.routed - f0.routed) / te : NAN;
 	row->cat_after = f2.have && after ? (f2.routed - f1.routed) / after : NAN;
 	row->eps_after = dt > 0 ? after / dt : 0;
-	sp->ops->destroy(e);
-	spate_matchvec_free(&mv);
-	return 0;
+	return finish(sp, e, &mv, 0);
 fail:
-	fprintf(stderr, "spate-bench drt: %s: out of memory\n", sp->text);
-	sp->ops->destroy(e);
-	spate_matchvec_free(&mv);
-	return -1;
+	return finish(sp, e, &mv, -1);
 }
 
 /* ---- scale ---- */
@@ -478,41 +466,12 @@ static int run_scale(const struct spec *sp, const struct workload *w, size_t n_d
 				   dels ? t_del * 1e6 / (double)dels : 0,
 				   (double)bytes / (double)w->n_subs, f1.have ? f1.categories : NAN };
 	snprintf(row->spec, sizeof(row->spec), "%.127s", sp->text);
-	sp->ops->destroy(e);
-	spate_matchvec_free(&mv);
-	return 0;
+	return finish(sp, e, &mv, 0);
 fail:
-	fprintf(stderr, "spate-bench drt: %s: out of memory\n", sp->text);
-	sp->ops->destroy(e);
-	spate_matchvec_free(&mv);
-	return -1;
+	return finish(sp, e, &mv, -1);
 }
 
 /* ---- output files ---- */
-
-static FILE *open_out(const char *dir, const char *name)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (f == NULL)
-		perror(path);
-	return f;
-}
-
-static void plot(const char *dir, const char *name)
-{
-	char cmd[8192];
-
-	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "spate-bench drt: gnuplot not installed, no PNG for %s\n", name);
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot '%s.gp'", dir, name);
-	if (system(cmd) != 0)
-		fprintf(stderr, "spate-bench drt: gnuplot failed on %s/%s.gp\n", dir, name);
-}
 
 /* A plot label: the spec, "(paper)" for the paper's parameters. */
 static const char *label(const char *spec, char *buf, size_t len)
@@ -529,7 +488,7 @@ static void write_paper_files(const char *dir, const struct paper_row *r, size_t
 {
 	char lb[160];
 
-	FILE *f = open_out(dir, "fig4.csv"), *g;
+	FILE *f = bench_open_out(dir, "fig4.csv"), *g;
 
 	if (f == NULL)
 		return;
@@ -539,38 +498,34 @@ static void write_paper_files(const char *dir, const struct paper_row *r, size_t
 			fprintf(f, "%s,%.4f,%.4f\n", label(r[i].spec, lb, sizeof(lb)), r[i].cat_train,
 				r[i].cat_after);
 	fclose(f);
-	if ((f = open_out(dir, "fig6.csv")) == NULL)
+	if ((f = bench_open_out(dir, "fig6.csv")) == NULL)
 		return;
 	fprintf(f, "spec,events_per_s\n");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s,%.0f\n", label(r[i].spec, lb, sizeof(lb)), r[i].eps_after);
 	fclose(f);
-	if ((g = open_out(dir, "fig4.gp")) != NULL) {
-		fprintf(g, "set terminal png size 900,500 noenhanced\nset output 'fig4.png'\nset xtics rotate by -20\n"
-			   "set datafile separator ','\nset style data histograms\n"
+	if ((g = bench_gp_open(dir, "fig4", 900, 500, true)) != NULL) {
+		fprintf(g, "set xtics rotate by -20\nset style data histograms\n"
 			   "set style fill solid 0.8 border -1\nset key top right\n"
 			   "set title 'Fig. 4: categories an event is routed to'\n"
 			   "set ylabel 'categories per event'\nset yrange [0:*]\n"
 			   "plot 'fig4.csv' using 2:xtic(1) title 'during training', "
 			   "'' using 3 title 'after training'\n");
-		fclose(g);
-		plot(dir, "fig4");
+		bench_gp_run(g, dir, "fig4");
 	}
-	if ((g = open_out(dir, "fig6.gp")) != NULL) {
-		fprintf(g, "set terminal png size 900,500 noenhanced\nset output 'fig6.png'\nset xtics rotate by -20\n"
-			   "set datafile separator ','\nset style data histograms\n"
+	if ((g = bench_gp_open(dir, "fig6", 900, 500, true)) != NULL) {
+		fprintf(g, "set xtics rotate by -20\nset style data histograms\n"
 			   "set style fill solid 0.8 border -1\nset logscale y\n"
 			   "set title 'Fig. 6: event throughput after training (one core)'\n"
 			   "set ylabel 'events/s'\n"
 			   "plot 'fig6.csv' using 2:xtic(1) notitle\n");
-		fclose(g);
-		plot(dir, "fig6");
+		bench_gp_run(g, dir, "fig6");
 	}
 }
 
 static void write_scale_files(const char *dir, const struct scale_row *r, size_t n)
 {
-	FILE *f = open_out(dir, "scale.csv"), *g;
+	FILE *f = bench_open_out(dir, "scale.csv"), *g;
 
 	if (f == NULL)
 		return;
@@ -579,17 +534,15 @@ static void write_scale_files(const char *dir, const struct scale_row *r, size_t
 		fprintf(f, "%s,%zu,%.0f,%.3f,%.3f,%.1f\n", r[i].spec, r[i].subs, r[i].eps, r[i].ins_us,
 			r[i].del_us, r[i].bytes);
 	fclose(f);
-	if ((g = open_out(dir, "scale.gp")) == NULL)
+	if ((g = bench_gp_open(dir, "scale", 800, 500, true)) == NULL)
 		return;
-	fprintf(g, "set terminal png size 800,500 noenhanced\nset output 'scale.png'\n"
-		   "set datafile separator ','\nset logscale xy\nset key top right\n"
+	fprintf(g, "set logscale xy\nset key top right\n"
 		   "set title 'FAST-style workload: events/s against subscriptions (one core)'\n"
 		   "set xlabel 'subscriptions'\nset ylabel 'events/s'\n"
 		   "specs = system(\"tail -n +2 scale.csv | cut -d, -f1 | sort -u | tr '\\\\n' ' '\")\n"
 		   "plot for [s in specs] sprintf(\"< grep '^%%s,' scale.csv\", s) "
 		   "using 2:3 with linespoints title s\n");
-	fclose(g);
-	plot(dir, "scale");
+	bench_gp_run(g, dir, "scale");
 }
 
 /* ---- main ---- */

@@ -337,29 +337,6 @@ static int run_point(const char *exp, const struct workload *w, uint32_t n_subs,
 	return status;
 }
 
-static FILE *open_out(const char *dir, const char *name)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (f == NULL)
-		perror(path);
-	return f;
-}
-
-/* Run a gnuplot script file in dir (cd there first); a missing gnuplot is
- * reported, not fatal: the CSV is the result. */
-static void plot(const char *dir, const char *script)
-{
-	char cmd[4200];
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot '%s'", dir, script);
-	if (system(cmd) != 0)
-		fprintf(stderr, "spate-bench: gnuplot failed on %s/%s (is gnuplot installed?)\n",
-			dir, script);
-}
-
 /* What the CSV files and plots show, from struct measure. */
 static const struct {
 	const char *name, *title;
@@ -399,7 +376,7 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 	}
 	if (dir == NULL)
 		return status;
-	FILE *f = open_out(dir, "rein-paper.csv");
+	FILE *f = bench_open_out(dir, "rein-paper.csv");
 	if (f == NULL)
 		return -1;
 	fprintf(f, "subs");
@@ -415,11 +392,10 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 		fprintf(f, "\n");
 	}
 	fclose(f);
-	f = open_out(dir, "rein-paper.gp");
+	f = bench_gp_open(dir, "rein-paper", 800, 500, false);
 	if (f == NULL)
 		return -1;
-	fprintf(f, "set datafile separator ','\nset terminal pngcairo size 800,500\n"
-		   "set logscale xy\nset key top left\nset grid\n"
+	fprintf(f, "set logscale xy\nset key top left\nset grid\n"
 		   "set xlabel 'subscriptions'\nset ylabel 'microseconds'\n");
 	for (size_t m = 0; m < N_METRICS; m++) {
 		fprintf(f, "set output 'rein-paper-%s.png'\n"
@@ -431,8 +407,7 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 				k ? ", " : "", 2 + (int)m * N_ENGINES + k, engines[k]);
 		fprintf(f, "\n");
 	}
-	fclose(f);
-	plot(dir, "rein-paper.gp");
+	bench_gp_run(f, dir, "rein-paper");
 	return status;
 }
 
@@ -450,7 +425,7 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 	int status = run_point("scale", &w, n_subs, evs, brute, brute, 10000, r);
 	if (status < 0 || dir == NULL)
 		return status;
-	FILE *f = open_out(dir, "rein-scale.csv");
+	FILE *f = bench_open_out(dir, "rein-scale.csv");
 	if (f == NULL)
 		return -1;
 	fprintf(f, "engine");
@@ -464,11 +439,10 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 		fprintf(f, ",%.1f,%.3f\n", r[k].bytes_per_sub, r[k].matches_per_event);
 	}
 	fclose(f);
-	f = open_out(dir, "rein-scale.gp");
+	f = bench_gp_open(dir, "rein-scale", 800, 500, true);
 	if (f == NULL)
 		return -1;
-	fprintf(f, "set datafile separator ','\nset terminal pngcairo size 800,500\n"
-		   "set output 'rein-scale.png'\nset style data histograms\n"
+	fprintf(f, "set style data histograms\n"
 		   "set datafile columnheaders\n"
 		   "set style fill solid 0.8 border -1\nset logscale y\nset grid ytics\n"
 		   "set key top right\nset ylabel 'microseconds (log)'\n"
@@ -477,8 +451,7 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 		   "'' using 3 title 'match per event (CPU)', '' using 4 title 'insert (CPU)', "
 		   "'' using 5 title 'delete (CPU)'\n",
 		n_subs);
-	fclose(f);
-	plot(dir, "rein-scale.gp");
+	bench_gp_run(f, dir, "rein-scale");
 	return status;
 }
 
