@@ -7,11 +7,13 @@
  * Routing index (the paper's "grid plus inverted keyword index", made
  * precise). Every subscription is filed under one routing keyword (the
  * globally rarest of its keywords when it arrives; "none" if it has none)
- * in every routing cell its rectangle overlaps on the finest level of
- * drt_grid.h (route_cell degrees, then coarser) where that is at most
- * CL_WIDE_CELLS cells. The index (a flat table,
- * drt_ftab.h) maps (cell, keyword) to the categories holding such a
- * subscription, with counts, so removal keeps the lists exact. An event
+ * in every routing cell its rectangle overlaps on a level of drt_grid.h:
+ * route_cell degrees when that is at most CL_FINE_CELLS cells, else the
+ * coarser level when at most CL_WIDE_CELLS, else the world row
+ * (route_span). The index (a flat table, drt_ftab.h) maps (cell, keyword)
+ * to the categories holding such a subscription, with counts, so removal
+ * keeps the lists exact; a list entry is one word (pool number and count)
+ * while a key names one category. An event
  * visits (its cell on each level) x (its keywords and "none") and keeps
  * the categories whose MBR holds its point. Exactness: a subscription
  * matching the event has its routing keyword in the event and overlaps the
@@ -40,7 +42,8 @@
 #include "spate_err.h"
 #include "spate_idmap.h"
 
-#define CL_WIDE_CELLS 16        /* subs over more routing cells go a level up */
+#define CL_FINE_CELLS 2         /* subs over more level-0 routing cells go a level up */
+#define CL_WIDE_CELLS 16        /* subs over more level-1 routing cells go to the world row */
 #define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
 #define KW_ANY 0xfffffffeu      /* the per-cell footprint key */
 #define MAX_CANDIDATES 32       /* categories a placement compares */
@@ -51,6 +54,7 @@
 /* A category, live (root == NULL) or a merged-away part of one. */
 struct cat {
 	uint32_t id, worker, slot;
+	uint32_t num;              /* in cl->pool */
 	uint32_t size;             /* live: subscriptions in it, parts included */
 	uint32_t reg;              /* subscriptions registered (home) to this part */
 	uint32_t lrefs;            /* routing list entries naming it */
@@ -67,21 +71,23 @@ struct cat {
 	double cs, cd;
 };
 
-/* One category (part) under a routing key, with how many of its
- * subscriptions are there. */
+/* One category (part) under a routing key, by its pool number, with how
+ * many of its subscriptions are there. */
 struct pair {
-	struct cat *c;
-	uint64_t count;
+	uint32_t num, count;
 };
 
-/* The payload of a routing key: one pair inline (cap == 0, n = its
- * count) or an array of n pairs. */
-struct rlist {
-	union {
-		struct cat *one;
-		struct pair *many;
-	} u;
+struct rarr {
 	uint32_t n, cap;
+	struct pair v[];
+};
+
+/* The payload of a routing key, one word (the table's slots are 16 bytes,
+ * a third less than a pointer-and-count pair in the slot): one pair
+ * inline (low bit 1; num << 1 | 1 in the low half, the count in the high
+ * half) or a struct rarr * (low bit 0). */
+struct rlist {
+	uint64_t w;
 };
 
 struct drt_cluster {
@@ -89,6 +95,11 @@ struct drt_cluster {
 	struct drt_grid g;
 	struct cat **cats;
 	uint32_t n_cats, cap_cats, next_id, next_worker;
+	/* Every category and part by a small number (what routing lists
+	 * hold), numbers reused: free[0..n_free) are unused ones. */
+	struct cat **pool;
+	uint32_t *free_nums;
+	uint32_t n_pool, cap_pool, n_free;
 	struct spate_idmap *by_id;   /* id -> struct cat, live or part */
 	struct drt_ftab home;        /* sub id -> part id << 32 | routing kwkey */
 	uint64_t home_max;           /* the same for sub id DRT_FTAB_EMPTY (0 = none) */
@@ -249,20 +260,62 @@ static double spatial_sim(const struct drt_cluster *cl, const struct spate_rect 
 
 /* ---- routing index ---- */
 
+/* Where the routing index files a rectangle. Only one that fits in one
+ * level-0 cell stays there; the others go to level 1, where a category's
+ * subscriptions with the same keyword in the same cell share one counted
+ * entry. Replicating a subscription in every 0.5-degree cell it touches
+ * (about 2 cells on average at FAST scale) cost more memory than the
+ * coarser routing costs in categories visited: the category's own index
+ * still has the fine cells. */
+static struct drt_span route_span(const struct drt_cluster *cl, const struct spate_rect *r)
+{
+	return drt_grid_span_fit(&cl->g, r, CL_FINE_CELLS, CL_WIDE_CELLS);
+}
+
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
 {
 	return cell << 32 | kwkey;
 }
 
-/* The i-th category (part) listed under l. */
-static struct cat *rlist_cat(const struct rlist *l, uint32_t i)
+static bool rlist_inline(const struct rlist *l)
 {
-	return l->cap ? l->u.many[i].c : l->u.one;
+	return l->w & 1;
+}
+
+static struct rarr *rlist_arr(const struct rlist *l)
+{
+	return (struct rarr *)(uintptr_t)l->w;
+}
+
+static uint64_t pair_word(struct pair p)
+{
+	return (uint64_t)p.count << 32 | (uint64_t)p.num << 1 | 1;
 }
 
 static uint32_t rlist_len(const struct rlist *l)
 {
-	return l->cap ? l->n : 1;
+	return rlist_inline(l) ? 1 : rlist_arr(l)->n;
+}
+
+static struct pair rlist_get(const struct rlist *l, uint32_t i)
+{
+	if (rlist_inline(l))
+		return (struct pair){ (uint32_t)l->w >> 1, (uint32_t)(l->w >> 32) };
+	return rlist_arr(l)->v[i];
+}
+
+static void rlist_set(struct rlist *l, uint32_t i, struct pair p)
+{
+	if (rlist_inline(l))
+		l->w = pair_word(p);
+	else
+		rlist_arr(l)->v[i] = p;
+}
+
+/* The i-th category (part) listed under l. */
+static struct cat *rlist_cat(const struct drt_cluster *cl, const struct rlist *l, uint32_t i)
+{
+	return cl->pool[rlist_get(l, i).num];
 }
 
 static void part_release(struct drt_cluster *cl, struct cat *p);
@@ -270,15 +323,12 @@ static void part_release(struct drt_cluster *cl, struct cat *p);
 /* Make entry i of l name c (a root) instead of what it names. */
 static void repoint(struct drt_cluster *cl, struct rlist *l, uint32_t i, struct cat *c)
 {
-	struct cat *old = rlist_cat(l, i);
+	struct cat *old = rlist_cat(cl, l, i);
 
 	if (old == c)
 		return;
 	c->lrefs++;
-	if (l->cap)
-		l->u.many[i].c = c;
-	else
-		l->u.one = c;
+	rlist_set(l, i, (struct pair){ c->num, rlist_get(l, i).count });
 	old->lrefs--;
 	part_release(cl, old);
 }
@@ -286,13 +336,13 @@ static void repoint(struct drt_cluster *cl, struct rlist *l, uint32_t i, struct 
 /* Remove entry i (of an array list); back inline at one. */
 static void drop_entry(struct drt_cluster *cl, struct rlist *l, uint32_t i)
 {
-	struct cat *old = l->u.many[i].c;
+	struct rarr *a = rlist_arr(l);
+	struct cat *old = cl->pool[a->v[i].num];
 
-	l->u.many[i] = l->u.many[--l->n];
-	if (l->n == 1) {
-		struct pair *v = l->u.many;
-		*l = (struct rlist){ { .one = v[0].c }, (uint32_t)v[0].count, 0 };
-		free(v);
+	a->v[i] = a->v[--a->n];
+	if (a->n == 1) {
+		l->w = pair_word(a->v[0]);
+		free(a);
 	}
 	old->lrefs--;
 	part_release(cl, old);
@@ -302,30 +352,29 @@ static void drop_entry(struct drt_cluster *cl, struct rlist *l, uint32_t i)
  * index of root c's entry, or UINT32_MAX. */
 static uint32_t rlist_fold(struct drt_cluster *cl, struct rlist *l, struct cat *c)
 {
-	uint32_t at = UINT32_MAX;
-
-	if (l->cap == 0) {
-		repoint(cl, l, 0, root_of(l->u.one));
-		return l->u.one == c ? 0 : UINT32_MAX;
+	if (rlist_inline(l)) {
+		repoint(cl, l, 0, root_of(rlist_cat(cl, l, 0)));
+		return rlist_cat(cl, l, 0) == c ? 0 : UINT32_MAX;
 	}
-	for (uint32_t i = 0; i < l->n; i++) {
-		struct cat *r = root_of(l->u.many[i].c);
+	struct rarr *a = rlist_arr(l);
+	for (uint32_t i = 0; i < a->n; i++) {
+		struct cat *r = root_of(cl->pool[a->v[i].num]);
 		repoint(cl, l, i, r);
 		/* an earlier entry of the same root takes this one's count */
 		for (uint32_t j = 0; j < i; j++)
-			if (l->u.many[j].c == r) {
-				l->u.many[j].count += l->u.many[i].count;
+			if (a->v[j].num == r->num) {
+				a->v[j].count += a->v[i].count;
 				drop_entry(cl, l, i);
+				if (rlist_inline(l))
+					return rlist_cat(cl, l, 0) == c ? 0 : UINT32_MAX;
 				i--;
-				if (l->cap == 0)
-					return l->u.one == c ? 0 : UINT32_MAX;
 				break;
 			}
 	}
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->u.many[i].c == c)
-			at = i;
-	return at;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->v[i].num == c->num)
+			return i;
+	return UINT32_MAX;
 }
 
 /* One more subscription of live category c under key. 0 or -1 (nothing
@@ -333,36 +382,41 @@ static uint32_t rlist_fold(struct drt_cluster *cl, struct rlist *l, struct cat *
 static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
 {
 	struct rlist *l = drt_ftab_get(&cl->route, key);
+	struct rarr *a;
 
 	if (l == NULL) {
 		if ((l = drt_ftab_add(&cl->route, key)) == NULL)
 			return -1;
-		*l = (struct rlist){ { .one = c }, 1, 0 };
+		l->w = pair_word((struct pair){ c->num, 1 });
 		c->lrefs++;
 		return 0;
 	}
 	uint32_t at = rlist_fold(cl, l, c);
 	if (at != UINT32_MAX) {
-		if (l->cap)
-			l->u.many[at].count++;
-		else
-			l->n++;
+		struct pair p = rlist_get(l, at);
+		p.count++;
+		rlist_set(l, at, p);
 		return 0;
 	}
-	if (l->cap == 0) {
-		struct pair *v = malloc(4 * sizeof(*v));
-		if (v == NULL)
+	if (rlist_inline(l)) {
+		if ((a = malloc(sizeof(*a) + 4 * sizeof(a->v[0]))) == NULL)
 			return -1;
-		v[0] = (struct pair){ l->u.one, l->n };
-		*l = (struct rlist){ { .many = v }, 1, 4 };
-	} else if (l->n == l->cap) {
-		struct pair *v = realloc(l->u.many, 2 * l->cap * sizeof(*v));
-		if (v == NULL)
-			return -1;
-		l->u.many = v;
-		l->cap *= 2;
+		a->v[0] = rlist_get(l, 0);
+		a->n = 1;
+		a->cap = 4;
+		l->w = (uintptr_t)a;
+	} else {
+		a = rlist_arr(l);
+		if (a->n == a->cap) {
+			struct rarr *na = realloc(a, sizeof(*a) + 2 * a->cap * sizeof(a->v[0]));
+			if (na == NULL)
+				return -1;
+			a = na;
+			a->cap *= 2;
+			l->w = (uintptr_t)a;
+		}
 	}
-	l->u.many[l->n++] = (struct pair){ c, 1 };
+	a->v[a->n++] = (struct pair){ c->num, 1 };
 	c->lrefs++;
 	return 0;
 }
@@ -377,15 +431,17 @@ static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 	uint32_t at = rlist_fold(cl, l, c);
 	if (at == UINT32_MAX)
 		return;
-	if (l->cap == 0) {
-		if (--l->n == 0) {
-			drt_ftab_del(&cl->route, key);
-			c->lrefs--;
-		}
+	struct pair p = rlist_get(l, at);
+	if (--p.count > 0) {
+		rlist_set(l, at, p);
 		return;
 	}
-	if (--l->u.many[at].count == 0)
-		drop_entry(cl, l, at);
+	if (rlist_inline(l)) {
+		drt_ftab_del(&cl->route, key);
+		c->lrefs--;
+		return;
+	}
+	drop_entry(cl, l, at);
 }
 
 /* Count a subscription with rectangle r and routing keyword kwkey into
@@ -395,7 +451,7 @@ static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 static int route_adjust(struct drt_cluster *cl, struct cat *p, const struct spate_rect *r,
 			uint32_t kwkey, int delta)
 {
-	struct drt_span sp = drt_grid_span(&cl->g, r, CL_WIDE_CELLS);
+	struct drt_span sp = route_span(cl, r);
 	uint64_t cells[CL_WIDE_CELLS];
 	uint32_t n = 0;
 
@@ -476,6 +532,18 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 		cl->cap_cats = ncap;
 		cl->cap_out = ncap;
 	}
+	if (cl->n_free == 0 && cl->n_pool == cl->cap_pool) {
+		uint32_t ncap = cl->cap_pool ? cl->cap_pool * 2 : 64;
+		struct cat **np = realloc(cl->pool, ncap * sizeof(*np));
+		if (np)
+			cl->pool = np;
+		uint32_t *nf = realloc(cl->free_nums, ncap * sizeof(*nf));
+		if (nf)
+			cl->free_nums = nf;
+		if (np == NULL || nf == NULL)
+			return NULL;
+		cl->cap_pool = ncap;
+	}
 	struct cat *c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
@@ -489,6 +557,8 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 		return NULL;
 	}
 	c->id = cl->next_id++;
+	c->num = cl->n_free ? cl->free_nums[--cl->n_free] : cl->n_pool++;
+	cl->pool[c->num] = c;
 	c->worker = worker;
 	c->mbr = *r;
 	c->prev = c->next = c;
@@ -518,6 +588,8 @@ static void part_release(struct drt_cluster *cl, struct cat *p)
 	p->prev->next = p->next;
 	p->next->prev = p->prev;
 	spate_idmap_del(cl->by_id, p->id);
+	cl->pool[p->num] = NULL;
+	cl->free_nums[cl->n_free++] = p->num;
 	free(p);
 }
 
@@ -573,7 +645,7 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 	c->size++;
 	c->reg++;
 	c->n_ins++;
-	cl->n_level[drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS).level]++;
+	cl->n_level[route_span(cl, &q->rect).level]++;
 	return 0;
 }
 
@@ -833,12 +905,14 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	}
 	for (size_t i = 0; i <= cl->route.mask; i++) {
 		struct rlist *l = drt_ftab_at(&cl->route, i, &key);
-		if (l && l->cap)
-			free(l->u.many);
+		if (l && !rlist_inline(l))
+			free(rlist_arr(l));
 	}
 	drt_ftab_free(&cl->route);
 	drt_ftab_free(&cl->home);
 	free(cl->cats);
+	free(cl->pool);
+	free(cl->free_nums);
 	free(cl->out);
 	free(cl->act);
 	spate_idmap_destroy(cl->by_id);
@@ -851,7 +925,7 @@ void drt_cluster_destroy(struct drt_cluster *cl)
  * (at most MAX_CANDIDATES), or NULL. */
 static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, double *best_sim)
 {
-	struct drt_span sp = drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS);
+	struct drt_span sp = route_span(cl, &q->rect);
 	uint32_t epoch = next_epoch(cl), seen = 0, cells = 0;
 	struct cat *best = NULL;
 	double a = cl->p.alpha;
@@ -866,7 +940,7 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 			uint64_t cell = last ? DRT_GRID_WORLD : drt_grid_cell(&cl->g, sp.level, x, y);
 			const struct rlist *l = drt_ftab_get(&cl->route, key_of(cell, KW_ANY));
 			for (uint32_t i = 0; l && i < rlist_len(l) && seen < MAX_CANDIDATES; i++) {
-				struct cat *c = root_of(rlist_cat(l, i));
+				struct cat *c = root_of(rlist_cat(cl, l, i));
 				if (c->stamp == epoch)
 					continue;
 				c->stamp = epoch;
@@ -949,7 +1023,7 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
 	route_adjust(cl, c, &q->rect, (uint32_t)v, -1);
 	count_keywords(cl, c, q, -1);
-	cl->n_level[drt_grid_span(&cl->g, &q->rect, CL_WIDE_CELLS).level]--;
+	cl->n_level[route_span(cl, &q->rect).level]--;
 	p->reg--;
 	c->size--;
 	c->n_del++;
@@ -988,7 +1062,7 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 	for (size_t k = 0; k < nk; k++) {
 		const struct rlist *l = drt_ftab_get(&cl->route, keys[k]);
 		for (uint32_t i = 0; l && i < rlist_len(l); i++) {
-			struct cat *c = root_of(rlist_cat(l, i));
+			struct cat *c = root_of(rlist_cat(cl, l, i));
 			if (c->stamp == epoch) {
 				if (c->out_at != UINT32_MAX)
 					cl->out[c->out_at].kw_mask |= bits[k];
@@ -1148,6 +1222,7 @@ static size_t idmap_bytes(size_t n)
 void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *st)
 {
 	size_t bytes = sizeof(*cl) + cl->cap_cats * (sizeof(*cl->cats) + sizeof(*cl->out)) +
+		       cl->cap_pool * (sizeof(*cl->pool) + sizeof(*cl->free_nums)) +
 		       drt_ftab_bytes(&cl->route) + drt_ftab_bytes(&cl->home) +
 		       idmap_bytes(spate_idmap_count(cl->by_id)) +
 		       idmap_bytes(spate_idmap_count(cl->kw_all)) +
@@ -1156,8 +1231,8 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 
 	for (size_t i = 0; i <= cl->route.mask; i++) {
 		const struct rlist *l = drt_ftab_at(&cl->route, i, &key);
-		if (l && l->cap)
-			bytes += l->cap * sizeof(struct pair);
+		if (l && !rlist_inline(l))
+			bytes += sizeof(struct rarr) + rlist_arr(l)->cap * sizeof(struct pair);
 	}
 	for (uint32_t i = 0; i < cl->n_cats; i++)
 		bytes += drt_ftab_bytes(&cl->cats[i]->kw);

@@ -24,6 +24,7 @@
 
 struct drt_grid {
 	int64_t units;     /* level 0 cell side, 1e-7 degree */
+	double inv[2];     /* 1 / cell side on levels 0 and 1 */
 	uint32_t nx, ny;   /* level 0 */
 	uint32_t nx1, ny1; /* level 1 */
 };
@@ -40,12 +41,18 @@ static inline void drt_grid_init(struct drt_grid *g, double cell_deg)
 	g->nx = (uint32_t)((2 * (int64_t)SPATE_LON_MAX + g->units - 1) / g->units);
 	g->ny = (uint32_t)((2 * (int64_t)SPATE_LAT_MAX + g->units - 1) / g->units);
 	g->nx1 = (g->nx + DRT_GRID_COARSE - 1) / DRT_GRID_COARSE;
+	g->inv[0] = 1.0 / (double)g->units;
+	g->inv[1] = 1.0 / (double)(g->units * DRT_GRID_COARSE);
 	g->ny1 = (g->ny + DRT_GRID_COARSE - 1) / DRT_GRID_COARSE;
 }
 
-static inline uint32_t drt_grid_coord(int64_t v, int64_t max, int64_t units, uint32_t n)
+/* A multiply, not a 64-bit division (spans are computed several times
+ * per insert and delete, and divisions were their cost): any function of the coordinate works as long as it is
+ * monotone and everyone uses the same one, and a product of a
+ * non-negative integer with a positive constant, truncated, is. */
+static inline uint32_t drt_grid_coord(int64_t v, int64_t max, double inv, uint32_t n)
 {
-	uint32_t c = (uint32_t)((v + max) / units);
+	uint32_t c = (uint32_t)((double)(v + max) * inv);
 	return c < n ? c : n - 1;
 }
 
@@ -53,7 +60,7 @@ static inline uint32_t drt_grid_coord(int64_t v, int64_t max, int64_t units, uin
 static inline struct drt_span drt_grid_span_on(const struct drt_grid *g, const struct spate_rect *r,
 					       int level)
 {
-	int64_t u = level ? g->units * DRT_GRID_COARSE : g->units;
+	double u = g->inv[level != 0];
 	uint32_t nx = level ? g->nx1 : g->nx, ny = level ? g->ny1 : g->ny;
 
 	return (struct drt_span){
@@ -70,18 +77,26 @@ static inline uint64_t drt_grid_span_cells(const struct drt_span *s)
 	return (uint64_t)(s->x1 - s->x0 + 1) * (s->y1 - s->y0 + 1);
 }
 
+/* The span of r on level 0 if it covers at most max0 cells there, else
+ * on level 1 if at most max1, else the world row. */
+static inline struct drt_span drt_grid_span_fit(const struct drt_grid *g, const struct spate_rect *r,
+						uint32_t max0, uint32_t max1)
+{
+	struct drt_span s = drt_grid_span_on(g, r, 0);
+
+	if (drt_grid_span_cells(&s) <= max0)
+		return s;
+	s = drt_grid_span_on(g, r, 1);
+	if (drt_grid_span_cells(&s) <= max1)
+		return s;
+	return (struct drt_span){ 0, 0, 0, 0, 2 };
+}
+
 /* The finest level on which r covers at most max_cells cells. */
 static inline struct drt_span drt_grid_span(const struct drt_grid *g, const struct spate_rect *r,
 					    uint32_t max_cells)
 {
-	struct drt_span s = drt_grid_span_on(g, r, 0);
-
-	if (drt_grid_span_cells(&s) <= max_cells)
-		return s;
-	s = drt_grid_span_on(g, r, 1);
-	if (drt_grid_span_cells(&s) <= max_cells)
-		return s;
-	return (struct drt_span){ 0, 0, 0, 0, 2 };
+	return drt_grid_span_fit(g, r, max_cells, max_cells);
 }
 
 /* The index of cell (x, y) of a level. */

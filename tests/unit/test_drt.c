@@ -11,6 +11,7 @@
 #include "check.h"
 #include "drt_category.h"
 #include "drt_cluster.h"
+#include "drt_ftab.h"
 #include "spate_err.h"
 #include "spate_idmap.h"
 
@@ -424,8 +425,73 @@ static void test_engines(void)
 	CHECK(engine_moves > 20);
 }
 
+/* The flat table against an array: adds (a new payload reads zero),
+ * gets, deletes (backward shift), clears, growth and iteration, with
+ * keys from a small range (long probe runs, key 0, neighbours) and
+ * large ones. */
+static void test_ftab(uint64_t seed)
+{
+	enum { N_KEYS = 3000 };
+	static uint64_t val[N_KEYS];
+	static bool in[N_KEYS];
+	struct drt_ftab t;
+	size_t n = 0;
+
+	check_rng = seed;
+	memset(in, 0, sizeof(in));
+	CHECK(drt_ftab_init(&t, 16) == 0);
+	for (int op = 0; op < 60000; op++) {
+		uint32_t i = check_below(N_KEYS);
+		/* half the keys small, half spread over 64 bits (never all ones) */
+		uint64_t key = i % 2 ? i : (uint64_t)i * 0x9e3779b97f4a7c15ull >> 1;
+		uint64_t *p = drt_ftab_get(&t, key);
+		CHECK((p != NULL) == in[i]);
+		if (p != NULL)
+			CHECK(p[0] == val[i] && p[1] == ~val[i]);
+		switch (check_below(op < 30000 ? 3 : 2)) {
+		case 0:
+			if (!in[i]) {
+				p = drt_ftab_add(&t, key);
+				CHECK(p != NULL && p[0] == 0 && p[1] == 0);
+				val[i] = check_rand();
+				p[0] = val[i];
+				p[1] = ~val[i];
+				in[i] = true;
+				n++;
+			}
+			break;
+		case 1:
+			drt_ftab_del(&t, key);
+			n -= in[i];
+			in[i] = false;
+			break;
+		default:
+			break;
+		}
+		if (op == 45000) {
+			drt_ftab_clear(&t);
+			memset(in, 0, sizeof(in));
+			n = 0;
+		}
+		CHECK(t.count == n);
+	}
+	size_t seen = 0;
+	for (size_t i = 0; i <= t.mask; i++) {
+		uint64_t key;
+		uint64_t *p = drt_ftab_at(&t, i, &key);
+		if (p == NULL)
+			continue;
+		seen++;
+		CHECK(drt_ftab_get(&t, key) == p);
+	}
+	CHECK(seen == n);
+	drt_ftab_free(&t);
+}
+
 int main(void)
 {
+	for (uint64_t seed = 1; seed <= 3; seed++)
+		test_ftab(seed * 104729);
 	test_engines();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_category(seed * 7919, seed % 2 ? 2 : 0.25);
