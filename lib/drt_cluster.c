@@ -42,7 +42,7 @@
 #include "spate_err.h"
 #include "spate_idmap.h"
 
-#define CL_FINE_CELLS 2         /* subs over more level-0 routing cells go a level up */
+#define CL_FINE_CELLS 16        /* subs over more level-0 routing cells go a level up */
 #define CL_WIDE_CELLS 16        /* subs over more level-1 routing cells go to the world row */
 #define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
 #define KW_ANY 0xfffffffeu      /* the per-cell footprint key */
@@ -260,13 +260,14 @@ static double spatial_sim(const struct drt_cluster *cl, const struct spate_rect 
 
 /* ---- routing index ---- */
 
-/* Where the routing index files a rectangle. Only one that fits in one
- * level-0 cell stays there; the others go to level 1, where a category's
- * subscriptions with the same keyword in the same cell share one counted
- * entry. Replicating a subscription in every 0.5-degree cell it touches
- * (about 2 cells on average at FAST scale) cost more memory than the
- * coarser routing costs in categories visited: the category's own index
- * still has the fine cells. */
+/* Where the routing index files a rectangle: level 0 when it covers at
+ * most CL_FINE_CELLS cells there. Measured at FAST scale (callgrind,
+ * 100k; docs/benchmarks.md): CL_FINE_CELLS 2 cuts the index from 199 to
+ * 159 bytes per subscription (146 at 1M: each subscription sits in about
+ * 2 level-0 cells, but mostly in one level-1 cell, where a category's
+ * subscriptions with one keyword share an entry), for 1.13 instead of
+ * 0.79 categories and twice the instructions per event; matching speed
+ * won. */
 static struct drt_span route_span(const struct drt_cluster *cl, const struct spate_rect *r)
 {
 	return drt_grid_span_fit(&cl->g, r, CL_FINE_CELLS, CL_WIDE_CELLS);

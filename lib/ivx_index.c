@@ -176,9 +176,12 @@ static void count(const struct ivx_index *x, struct ivx_attr *at, const struct r
 }
 
 /* Write slot's bit in every set of the attribute: 1 where the interval
- * fails (and HAS), 0 elsewhere; iv NULL clears them all. */
+ * fails (and HAS), 0 elsewhere; iv NULL clears them all. fresh: the
+ * slot's bits of this attribute are all 0 already, so only the 1s are
+ * written (each set is a different cache line: at 1M subscriptions the
+ * writes are the insert's cost). */
 static void write_bits(const struct ivx_index *x, const struct ivx_attr *at,
-		       const struct rein_iv *iv, uint32_t slot)
+		       const struct rein_iv *iv, uint32_t slot, bool fresh)
 {
 	uint64_t *w = slot_words(x, at, slot);
 	uint64_t bit = (uint64_t)1 << (slot & 63);
@@ -190,10 +193,16 @@ static void write_bits(const struct ivx_index *x, const struct ivx_attr *at,
 	}
 	for (uint32_t g = 0; g < x->groups; g++) {
 		uint64_t *p = &w[g * BLOCK_WORDS];
-		*p = iv != NULL && (g < glo || g > ghi) ? *p | bit : *p & ~bit;
+		if (iv != NULL && (g < glo || g > ghi))
+			*p |= bit;
+		else if (!fresh)
+			*p &= ~bit;
 	}
 	uint64_t *has = &w[x->groups * BLOCK_WORDS];
-	*has = iv != NULL ? *has | bit : *has & ~bit;
+	if (iv != NULL)
+		*has |= bit;
+	else if (!fresh)
+		*has &= ~bit;
 }
 
 int ivx_add(struct ivx_index *x, const struct spate_sub *s)
@@ -215,16 +224,20 @@ int ivx_add(struct ivx_index *x, const struct spate_sub *s)
 	}
 	/* Clear what a deleted sub left in this slot and the new one does
 	 * not overwrite. */
-	uint64_t now = 0;
+	uint64_t now = 0, prev = x->amask[slot];
 	for (uint32_t i = 0; i < n; i++)
 		if (x->iv[i].attr < 64)
 			now |= (uint64_t)1 << x->iv[i].attr;
-	for (uint64_t old = x->amask[slot] & ~now; old; old &= old - 1)
-		write_bits(x, x->attrs[__builtin_ctzll(old)], NULL, (uint32_t)slot);
+	for (uint64_t old = prev & ~now; old; old &= old - 1)
+		write_bits(x, x->attrs[__builtin_ctzll(old)], NULL, (uint32_t)slot, false);
 	x->amask[slot] = now;
 	for (uint32_t i = 0; i < n; i++) {
 		struct ivx_attr *at = x->attrs[x->iv[i].attr];
-		write_bits(x, at, &x->iv[i], (uint32_t)slot);
+		uint32_t a = x->iv[i].attr;
+		/* zero unless the slot's last holder had this attribute below 64
+		 * (past 64, a delete clears at once) */
+		bool fresh = a >= 64 || !(prev >> a & 1);
+		write_bits(x, at, &x->iv[i], (uint32_t)slot, fresh);
 		count(x, at, &x->iv[i], 1);
 	}
 	return 0;
@@ -243,7 +256,7 @@ bool ivx_del(struct ivx_index *x, const struct spate_sub *s)
 		/* Attributes past the slot mask are cleared now; the others
 		 * when the slot is given again (see amask). */
 		if (x->iv[i].attr >= 64)
-			write_bits(x, at, NULL, (uint32_t)slot);
+			write_bits(x, at, NULL, (uint32_t)slot, false);
 	}
 	return true;
 }
