@@ -34,6 +34,7 @@
 #define MAX_ACTIONS 64
 #define FB_SLOTS 1024 /* events whose feedback parts are being gathered */
 #define FB_CATS 32    /* categories per event kept for correlation */
+#define DEL_MEMORY 4096 /* recent deletes recognised when retransmitted */
 
 /* A category as this stage tracks it. */
 struct ccat {
@@ -190,14 +191,20 @@ static void run_actions(struct stage_cluster *s)
 		}
 }
 
-/* The category a placed subscription is in now (merges followed). */
-static uint32_t current_cat(struct stage_cluster *s, uint64_t sub_id)
+/* Category c - 1 now (merges followed; 0: none). */
+static uint32_t follow_cat(struct stage_cluster *s, uintptr_t c)
 {
-	uintptr_t c = (uintptr_t)spate_idmap_get(s->home, sub_id), next;
+	uintptr_t next;
 
 	while (c != 0 && (next = (uintptr_t)spate_idmap_get(s->fwd, c - 1)) != 0)
 		c = next;
 	return c ? (uint32_t)(c - 1) : 0;
+}
+
+/* The category a placed subscription is in now. */
+static uint32_t current_cat(struct stage_cluster *s, uint64_t sub_id)
+{
+	return follow_cat(s, (uintptr_t)spate_idmap_get(s->home, sub_id));
 }
 
 static void copy_sub(struct pl_sub *ps, const struct spate_sub *q)
@@ -256,6 +263,9 @@ static void front_sub_del(struct spate_engine *e, const struct spate_sub *q)
 	if (drt_cluster_remove(s->cl, q, &rm) != 0)
 		return;
 	spate_idmap_del(s->home, q->id);
+	uint64_t *tag = spate_matcher_del_tag(s->m, q->id);
+	if (tag != NULL)
+		*tag = (uint64_t)rm.cat + 1; /* a retransmission's ACK goes behind it */
 	struct pl_msg *m = control(s, PL_SUB_DEL, rm.cat, 0);
 	if (m != NULL) {
 		m->u.sub.reply = s->cur;
@@ -438,13 +448,20 @@ static void nack(struct stage_cluster *s, int code)
 		notifier_reply(s->nt, s->cur.to, s->cur.req_type, code, s->cur.req_seq, s->cur.id);
 }
 
-/* An idempotent SUB_ADD retransmission: ACK once the original is applied,
- * i.e. after it on the sub's owner. */
-static void ack_behind(struct stage_cluster *s, uint64_t id)
+/* An idempotent retransmission: ACK once the original is applied, i.e.
+ * after it on the owner of category `cat`. A retransmitted delete whose
+ * category is gone (emptied by it or later): ACKed here, as nothing of
+ * that category is left to wait for. */
+static void ack_behind(struct stage_cluster *s, uint32_t cat, int deleted)
 {
-	uint32_t cat = current_cat(s, id);
 	struct ccat *c = ccat_of(s, cat);
 
+	if (c == NULL && deleted) {
+		if (s->cur.req_type != 0) /* 0: preloaded, nobody to answer */
+			notifier_reply(s->nt, s->cur.to, s->cur.req_type, 0, s->cur.req_seq,
+				       s->cur.id);
+		return;
+	}
 	if (c == NULL) {
 		spated_cnt.cat_unknown++;
 		return;
@@ -488,15 +505,19 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 		else if (s->forwarded)
 			spated_cnt.sub_adds++;
 		else
-			ack_behind(s, rs->id);
+			ack_behind(s, current_cat(s, rs->id), 0);
 		return;
 	}
 	case SPATE_MSG_SUB_DEL:
 		rc = spate_matcher_sub_del(s->m, msg->id, hdr->client_id);
-		if (rc != 0)
+		if (rc < 0) {
 			nack(s, -rc);
-		else
+		} else if (rc == SPATE_MATCHER_DEL_REPEAT) {
+			uint64_t *tag = spate_matcher_del_tag(s->m, msg->id);
+			ack_behind(s, follow_cat(s, tag ? (uintptr_t)*tag : 0), 1);
+		} else {
 			spated_cnt.sub_dels++;
+		}
 		return;
 	default:
 		nack(s, SPATE_E_NOT_ALLOWED); /* servers send those, clients do not */
@@ -571,6 +592,8 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
 	s->fb = calloc(FB_SLOTS, sizeof(*s->fb));
 	s->fb_in = calloc(c->n_workers, sizeof(*s->fb_in));
 	s->m = spate_matcher_create_engine(&c->common->matcher, &front_ops, &s->front);
+	if (s->m != NULL && spate_matcher_remember_deletes(s->m, DEL_MEMORY) != 0)
+		goto fail;
 	s->in = calloc(c->n_in, sizeof(*s->in));
 	s->to_match = calloc(c->n_workers, sizeof(*s->to_match));
 	if (!s->cl || !s->cats || !s->home || !s->fwd || !s->fb || !s->fb_in || !s->m || !s->in ||

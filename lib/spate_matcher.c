@@ -8,6 +8,11 @@
 #include "spate_idmap.h"
 #include "spate_matcher.h"
 
+struct del_memo {
+	uint64_t id, tag;
+	uint32_t owner;
+};
+
 struct spate_matcher {
 	const struct spate_engine_ops *ops;
 	struct spate_engine *engine;
@@ -17,6 +22,11 @@ struct spate_matcher {
 	struct spate_idmap *subs;        /* id -> struct spate_sub (one block) */
 	struct spate_idmap *per_client;  /* owner + 1 -> count (as a pointer) */
 	struct spate_matcher_conf conf;
+	/* Recent deletes, oldest overwritten first (a ring), and id -> slot
+	 * + 1 of the live ones: retransmitted deletes are recognised. */
+	struct del_memo *dels;
+	uint32_t del_cap, del_next;
+	struct spate_idmap *del_index;
 	/* Scratch for interning one event: no allocation per event. */
 	uint32_t ev_kw[SPATE_KW_MAX_HARD];
 	struct spate_attr ev_attr[SPATE_ATTR_MAX_HARD];
@@ -92,6 +102,8 @@ void spate_matcher_destroy(struct spate_matcher *m)
 		spate_idmap_destroy(m->subs);
 	}
 	spate_idmap_destroy(m->per_client);
+	spate_idmap_destroy(m->del_index);
+	free(m->dels);
 	spate_dict_destroy(m->keywords);
 	spate_dict_destroy(m->attrs);
 	free(m);
@@ -232,6 +244,48 @@ static bool in_domain(const struct spate_schema *sc, const struct spate_sub *s)
 	return true;
 }
 
+int spate_matcher_remember_deletes(struct spate_matcher *m, uint32_t n)
+{
+	struct del_memo *d = n ? calloc(n, sizeof(*d)) : NULL;
+	struct spate_idmap *ix = n ? spate_idmap_create() : NULL;
+
+	if (n != 0 && (d == NULL || ix == NULL)) {
+		free(d);
+		spate_idmap_destroy(ix);
+		return -SPATE_E_NO_MEMORY;
+	}
+	spate_idmap_destroy(m->del_index);
+	free(m->dels);
+	m->dels = d;
+	m->del_index = ix;
+	m->del_cap = n;
+	m->del_next = 0;
+	return 0;
+}
+
+/* The remembered delete of id, or NULL. */
+static struct del_memo *del_find(const struct spate_matcher *m, uint64_t id)
+{
+	uintptr_t slot = m->del_index ? (uintptr_t)spate_idmap_get(m->del_index, id) : 0;
+
+	return slot ? &m->dels[slot - 1] : NULL;
+}
+
+/* Remember a delete in the oldest slot. Not remembering (no memory) only
+ * means a retransmission of it is NACKed UNKNOWN_ID, as without memory. */
+static void del_remember(struct spate_matcher *m, uint64_t id, uint32_t owner)
+{
+	if (m->del_cap == 0)
+		return;
+	uint32_t slot = m->del_next;
+	struct del_memo *d = &m->dels[slot];
+	if (del_find(m, d->id) == d)
+		spate_idmap_del(m->del_index, d->id);
+	*d = (struct del_memo){ .id = id, .owner = owner };
+	if (spate_idmap_put(m->del_index, id, (void *)(uintptr_t)(slot + 1)) == 0)
+		m->del_next = (slot + 1) % m->del_cap;
+}
+
 int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
 			  uint32_t owner)
 {
@@ -272,17 +326,31 @@ int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *r
 		free(s);
 		return err;
 	}
+	/* the id lives again: a delete of it is news, not a repeat */
+	if (del_find(m, s->id) != NULL)
+		spate_idmap_del(m->del_index, s->id);
 	return 0;
+}
+
+uint64_t *spate_matcher_del_tag(struct spate_matcher *m, uint64_t id)
+{
+	struct del_memo *d = del_find(m, id);
+
+	return d ? &d->tag : NULL;
 }
 
 int spate_matcher_sub_del(struct spate_matcher *m, uint64_t id, uint32_t owner)
 {
 	struct spate_sub *s = spate_idmap_get(m->subs, id);
 
-	if (s == NULL)
-		return -SPATE_E_UNKNOWN_ID;
+	if (s == NULL) {
+		struct del_memo *d = del_find(m, id);
+		return d && d->owner == owner ? SPATE_MATCHER_DEL_REPEAT : -SPATE_E_UNKNOWN_ID;
+	}
 	if (s->owner != owner)
 		return -SPATE_E_NOT_OWNER;
+	/* remembered before the engine runs: it may tag the memo */
+	del_remember(m, id, owner);
 	m->ops->sub_del(m->engine, s);
 	spate_idmap_del(m->subs, id);
 	client_count_set(m, owner, client_count(m, owner) - 1);

@@ -48,8 +48,22 @@ void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f);
  * sub must already be valid (decoded or parsed). */
 int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
 			  uint32_t owner);
-/* Errors: -SPATE_E_{UNKNOWN_ID,NOT_OWNER}. */
+/* Errors: -SPATE_E_{UNKNOWN_ID,NOT_OWNER}. With a delete memory
+ * (spate_matcher_remember_deletes), a delete of an id this owner deleted
+ * recently is a retransmission (its first copy applied, its ACK lost):
+ * nothing happens and SPATE_MATCHER_DEL_REPEAT is returned, to be ACKed
+ * again. An id nobody deleted lately stays -SPATE_E_UNKNOWN_ID. */
+#define SPATE_MATCHER_DEL_REPEAT 1
 int spate_matcher_sub_del(struct spate_matcher *m, uint64_t id, uint32_t owner);
+/* Remember the last `n` deletes (id and owner; 0 = none, the default:
+ * a repeated delete is then UNKNOWN_ID, as offline tools want). Older
+ * ones are forgotten first, so memory stays bounded. 0 or
+ * -SPATE_E_NO_MEMORY. */
+int spate_matcher_remember_deletes(struct spate_matcher *m, uint32_t n);
+/* The caller's own word about a remembered delete of `id` (where its
+ * first copy went, say), 0 until set; NULL if `id` is not remembered.
+ * Valid until the next add or delete. */
+uint64_t *spate_matcher_del_tag(struct spate_matcher *m, uint64_t id);
 /* The stored sub with this id, or NULL. */
 const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
 					       uint64_t id);

@@ -166,6 +166,67 @@ static void test_rules(void)
 	CHECK(spate_matcher_create(&conf) == NULL);
 }
 
+/* Retransmitted deletes: with a delete memory, a repeat by the same
+ * owner is recognised (nothing deleted twice, the engine untouched), a
+ * truly unknown id or another owner's repeat stays UNKNOWN_ID, a re-added
+ * id's delete is a real one, and the memory is bounded (oldest out). */
+static void test_delete_memory(void)
+{
+	struct spate_matcher_conf conf;
+	spate_matcher_conf_default(&conf);
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	struct spate_raw_sub s;
+
+	for (uint64_t id = 1; id <= 8; id++) {
+		gen_sub(&s, id);
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0);
+	}
+	/* no memory (the default): a repeat is unknown */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 10), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 10), -SPATE_E_UNKNOWN_ID);
+	CHECK(spate_matcher_del_tag(m, 1) == NULL);
+
+	CHECK_EQ_INT(spate_matcher_remember_deletes(m, 3), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 10), 0);
+	CHECK_EQ_INT(spate_matcher_sub_count(m), 6);
+	uint64_t *tag = spate_matcher_del_tag(m, 2);
+	CHECK(tag != NULL && *tag == 0);
+	if (tag)
+		*tag = 77;
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 10), SPATE_MATCHER_DEL_REPEAT);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 10), SPATE_MATCHER_DEL_REPEAT);
+	CHECK(spate_matcher_del_tag(m, 2) != NULL && *spate_matcher_del_tag(m, 2) == 77);
+	CHECK_EQ_INT(spate_matcher_sub_count(m), 6);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 11), -SPATE_E_UNKNOWN_ID); /* not its owner */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 99, 10), -SPATE_E_UNKNOWN_ID); /* never there */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 10), -SPATE_E_UNKNOWN_ID); /* before the memory */
+	/* re-added: its next delete is real, then a repeat again */
+	gen_sub(&s, 2);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 12), 0);
+	CHECK(spate_matcher_del_tag(m, 2) == NULL);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 10), -SPATE_E_NOT_OWNER);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 12), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 12), SPATE_MATCHER_DEL_REPEAT);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 10), -SPATE_E_UNKNOWN_ID);
+	/* bounded: three more deletes push 2 out */
+	for (uint64_t id = 3; id <= 5; id++)
+		CHECK_EQ_INT(spate_matcher_sub_del(m, id, 10), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 12), -SPATE_E_UNKNOWN_ID);
+	for (uint64_t id = 3; id <= 5; id++)
+		CHECK_EQ_INT(spate_matcher_sub_del(m, id, 10), SPATE_MATCHER_DEL_REPEAT);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 6, 10), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 3, 10), -SPATE_E_UNKNOWN_ID);
+	CHECK_EQ_INT(spate_matcher_sub_count(m), 2);
+	/* matching is untouched by the memory: the remaining subs only */
+	struct spate_matchvec mv = { 0 };
+	struct spate_raw_event e = { .id = 1 };
+	CHECK_EQ_INT(spate_matcher_event(m, &e, &mv), 0);
+	for (size_t i = 0; i < mv.n; i++)
+		CHECK(mv.v[i]->id == 7 || mv.v[i]->id == 8);
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
+}
+
 #define MAX_LIVE 400
 
 static uint64_t total_matches, total_events;
@@ -234,6 +295,7 @@ int main(void)
 {
 	check_rng = 1;
 	test_rules();
+	test_delete_memory();
 	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 		for (uint64_t seed = 1; seed <= 40; seed++)
 			run_workload((*e)->name, NULL, seed, 3000);
