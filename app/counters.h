@@ -74,7 +74,11 @@
 	X(cat_unknown)       /* message for a category not here: dropped */\
 	X(feedback_lost)     /* correlation feedback the ring did not take */\
 	X(event_parts)       /* event messages a matching stage took */  \
-	X(busy_cycles)       /* TSC cycles of polls that found work */
+	X(busy_cycles)       /* TSC cycles of polls that found work */      \
+	X(cycles_rx)         /* of which in the RX stage */                 \
+	X(cycles_cluster)    /* in the cluster stage */                     \
+	X(cycles_match)      /* in matching stages */                       \
+	X(cycles_tx)         /* in the TX stage */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;
@@ -98,7 +102,9 @@ struct spated_counters_slot {
 } __attribute__((aligned(64)));
 
 extern struct spated_counters_slot spated_cnt_slots[SPATED_COUNTER_SLOTS];
-extern __thread struct spated_counters *spated_cnt_self;
+/* initial-exec: a plain %fs-relative load, not a __tls_get_addr call per
+ * counter (the flags DPDK brings make this code PIC). */
+extern __thread struct spated_counters *spated_cnt_self __attribute__((tls_model("initial-exec")));
 #define spated_cnt (*spated_cnt_self)
 
 /* Make `spated_cnt` this thread's block for lcore `lcore_id`. */

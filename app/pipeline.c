@@ -1,5 +1,6 @@
 /* pipeline.c - building the stages and their rings, and the lcore loop
  * (pipeline.h). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 struct stage_ref {
 	unsigned int (*poll)(void *arg);
 	void *arg;
+	size_t cycles; /* offset of its cycles counter in spated_counters */
 };
 
 struct lcore_plan {
@@ -82,11 +84,11 @@ static unsigned int lcore_of(int id, const char *what)
 }
 
 static void place(struct pipeline *p, int id, const char *what,
-		  unsigned int (*poll)(void *), void *arg)
+		  unsigned int (*poll)(void *), void *arg, size_t cycles)
 {
 	struct lcore_plan *lp = &p->plans[lcore_of(id, what)];
 
-	lp->st[lp->n++] = (struct stage_ref){ poll, arg };
+	lp->st[lp->n++] = (struct stage_ref){ poll, arg, cycles };
 }
 
 struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_id,
@@ -179,25 +181,35 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 			rte_exit(EXIT_FAILURE, "matching stage %u: err=%d, port=%u\n", w, -ENOMEM, port_id);
 	}
 
-	place(p, conf->lcores.rx, "rx", poll_rx, p->rx);
-	place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster);
+	place(p, conf->lcores.rx, "rx", poll_rx, p->rx, offsetof(struct spated_counters, cycles_rx));
+	place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster,
+	      offsetof(struct spated_counters, cycles_cluster));
 	for (w = 0; w < p->n_workers; w++)
-		place(p, conf->lcores.match[w], "match", poll_match, p->match[w]);
-	place(p, conf->lcores.tx, "tx", poll_tx, p->tx);
+		place(p, conf->lcores.match[w], "match", poll_match, p->match[w],
+		      offsetof(struct spated_counters, cycles_match));
+	place(p, conf->lcores.tx, "tx", poll_tx, p->tx, offsetof(struct spated_counters, cycles_tx));
 	return p;
 }
 
 /* One turn of every stage on this lcore; the cycles of turns that found
- * work are counted (busy_cycles: cycles per event in the benchmark). */
+ * work are counted, in all (busy_cycles) and per stage (cycles_rx, ...):
+ * cycles per event and stage in the benchmark. */
 static unsigned int poll_all(struct lcore_plan *lp)
 {
-	uint64_t t0 = rte_rdtsc();
+	struct spated_counters *cnt = &spated_cnt;
+	uint64_t t0 = rte_rdtsc(), t = t0;
 	unsigned int work = 0;
 
-	for (unsigned int i = 0; i < lp->n; i++)
-		work += lp->st[i].poll(lp->st[i].arg);
+	for (unsigned int i = 0; i < lp->n; i++) {
+		unsigned int w = lp->st[i].poll(lp->st[i].arg);
+		uint64_t now = rte_rdtsc();
+		if (w != 0)
+			*(uint64_t *)((char *)cnt + lp->st[i].cycles) += now - t;
+		t = now;
+		work += w;
+	}
 	if (work != 0)
-		spated_cnt.busy_cycles += rte_rdtsc() - t0;
+		cnt->busy_cycles += t - t0;
 	return work;
 }
 

@@ -50,8 +50,8 @@ void spate_dict_destroy(struct spate_dict *d)
 	free(d);
 }
 
-static uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len,
-			  uint32_t h)
+static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len,
+				 uint32_t h)
 {
 	for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
 		const struct dict_slot *s = &d->slots[i];
@@ -67,6 +67,18 @@ uint32_t spate_dict_lookup(const struct spate_dict *d, const char *p, size_t len
 {
 	uint32_t h = spate_hash_bytes(p, len);
 	return d->slots[find_slot(d, p, len, h)].id;
+}
+
+void spate_dict_lookup_many(const struct spate_dict *d, const struct spate_str *s, size_t n,
+			    uint32_t *ids)
+{
+	/* the hashes parked in ids[] until each is replaced by its id */
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = spate_hash_bytes(s[i].p, s[i].len);
+		__builtin_prefetch(&d->slots[ids[i] & d->mask]);
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = d->slots[find_slot(d, s[i].p, s[i].len, ids[i])].id;
 }
 
 static int grow(struct spate_dict *d)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spate_types.h"
+
 #define SPATE_DICT_NONE UINT32_MAX
 
 struct spate_dict;
@@ -20,6 +22,11 @@ struct spate_dict *spate_dict_create(void);
 void spate_dict_destroy(struct spate_dict *d);
 /* The id of the string, or SPATE_DICT_NONE if it was never interned. */
 uint32_t spate_dict_lookup(const struct spate_dict *d, const char *p, size_t len);
+/* Several lookups at once (an event's keywords): ids[i] of s[i], i < n.
+ * The hashes come first and their slots are prefetched, so the cache
+ * misses of the n probes overlap instead of following each other. */
+void spate_dict_lookup_many(const struct spate_dict *d, const struct spate_str *s, size_t n,
+			    uint32_t *ids);
 /* The id of the string, interning it if new; SPATE_DICT_NONE on no memory. */
 uint32_t spate_dict_intern(struct spate_dict *d, const char *p, size_t len);
 /* The string of an id (NUL-terminated), its length in *len if non-NULL. */

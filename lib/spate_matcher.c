@@ -122,17 +122,20 @@ void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f)
 		fputs("{}", f);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
+/* Insertion sort: n is at most SPATE_KW_MAX_HARD and usually a handful,
+ * where qsort's calls through a comparison pointer cost more than the
+ * moves (they were a tenth of spated's per-event cost). */
 uint16_t spate_matcher_sort_unique(uint32_t *v, uint16_t n)
 {
 	uint16_t k = 0;
 
-	qsort(v, n, sizeof(*v), cmp_u32);
+	for (uint16_t i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		uint16_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 	for (uint16_t i = 0; i < n; i++)
 		if (k == 0 || v[k - 1] != v[i])
 			v[k++] = v[i];
@@ -456,12 +459,6 @@ int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit
 	return 0;
 }
 
-static int cmp_attr(const void *a, const void *b)
-{
-	const struct spate_attr *x = a, *y = b;
-	return (x->attr > y->attr) - (x->attr < y->attr);
-}
-
 static int cmp_sub_id(const void *a, const void *b)
 {
 	const struct spate_sub *x = *(const struct spate_sub *const *)a;
@@ -477,11 +474,10 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 	uint16_t nk = 0, na = 0;
 
 	/* Keywords and names no subscription uses cannot matter: drop them. */
-	for (uint32_t i = 0; i < n_kw; i++) {
-		uint32_t id = spate_dict_lookup(m->keywords, re->kw[i].p, re->kw[i].len);
-		if (id != SPATE_DICT_NONE)
-			m->ev_kw[nk++] = id;
-	}
+	spate_dict_lookup_many(m->keywords, re->kw, n_kw, m->ev_kw);
+	for (uint32_t i = 0; i < n_kw; i++)
+		if (m->ev_kw[i] != SPATE_DICT_NONE)
+			m->ev_kw[nk++] = m->ev_kw[i];
 	nk = spate_matcher_sort_unique(m->ev_kw, nk);
 	for (uint32_t i = 0; i < n_attr; i++) {
 		uint32_t id = spate_dict_lookup(m->attrs, re->attr[i].name.p,
@@ -495,7 +491,14 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 		if (!seen)
 			m->ev_attr[na++] = (struct spate_attr){ id, re->attr[i].value };
 	}
-	qsort(m->ev_attr, na, sizeof(m->ev_attr[0]), cmp_attr);
+	/* insertion sort by attribute id: a few, often none (see above) */
+	for (uint16_t i = 1; i < na; i++) {
+		struct spate_attr x = m->ev_attr[i];
+		uint16_t j = i;
+		for (; j > 0 && m->ev_attr[j - 1].attr > x.attr; j--)
+			m->ev_attr[j] = m->ev_attr[j - 1];
+		m->ev_attr[j] = x;
+	}
 
 	struct spate_event ev = {
 		.id = re->id, .lon = re->lon, .lat = re->lat,

@@ -122,8 +122,13 @@ int spate_check_keyword(const struct spate_limits *lim, const char *p, size_t le
 	if (len == 1 && s[0] == '-')
 		return -SPATE_E_BAD_KEYWORD;
 	for (size_t i = 0; i < len;) {
-		if (s[i] <= 0x20 || s[i] == 0x7f || s[i] == ',')
-			return -SPATE_E_BAD_KEYWORD;
+		/* ASCII, the common case, one byte at a time without a call */
+		if (s[i] < 0x80) {
+			if (s[i] <= 0x20 || s[i] == 0x7f || s[i] == ',')
+				return -SPATE_E_BAD_KEYWORD;
+			i++;
+			continue;
+		}
 		size_t n = utf8_seq_len(s + i, len - i);
 		if (n == 0)
 			return -SPATE_E_BAD_KEYWORD;
