@@ -10,7 +10,7 @@
 #   tools/pipeline-bench.sh [--subs N] [--events N] [--workers W]
 #        [--batch N] [--seconds S] [--layout "rx = 0; ..."] [--lcores MAP]
 #        [--stream FILE] [--drt "lambda = N; ..."] [--sleep-us N]
-#        [--series S] [--perf FILE] [--keep DIR] [--no-inprocess]
+#        [--series S] [--skew F] [--perf FILE] [--keep DIR] [--no-inprocess]
 #
 # The stream is tools/fast-stream.py's (FAST-style: a US extent, 1-3
 # keyword subscriptions from a Zipf vocabulary, 10-keyword events), or
@@ -30,11 +30,14 @@
 #    stream, in the same run (ratios hold on a noisy machine).
 # --series S also prints {"bench":"pipeline-series","t":T,"events_per_s":X}
 # every S seconds during the measurement (Fig. 7: throughput over time).
+# --skew F moves a fraction F of the generated events into a hot box (the
+# westmost eighth of the extent, the same latitudes): the categories there
+# take most of the matching (Fig. 7's skewed workload).
 # --perf FILE records `perf record -g` of the daemon over the measurement.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 subs=1000 events=20000 workers=1 seconds=5 keep="" layout="" lcores="" batch=64
-stream="" drt="" sleep_us=0 series="" perf_out="" inprocess=1
+stream="" drt="" sleep_us=0 series="" perf_out="" inprocess=1 skew=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--subs) subs=$2; shift 2 ;;
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--drt) drt=$2; shift 2 ;;
 	--sleep-us) sleep_us=$2; shift 2 ;;
 	--series) series=$2; shift 2 ;;
+	--skew) skew=$2; shift 2 ;;
 	--perf) perf_out=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
 	--no-inprocess) inprocess=0; shift ;;
@@ -73,6 +77,22 @@ if [ -n "$stream" ]; then
 	subs=$(grep -c '^sub' "$tmp/stream.tsv" || true)
 else
 	python3 "$top/tools/fast-stream.py" --subs "$subs" --events "$events" --seed 3 >"$tmp/stream.tsv"
+fi
+if [ "$skew" != 0 ]; then
+	python3 - "$tmp/stream.tsv" "$skew" <<'PY'
+import random, sys
+path, f = sys.argv[1], float(sys.argv[2])
+LON0, LON1 = -125.0, -66.0  # fast-stream.py's extent
+rnd = random.Random(7)
+out = []
+for line in open(path):
+    c = line.rstrip("\n").split("\t")
+    if c[0] == "event" and rnd.random() < f:
+        x = (float(c[2]) - LON0) / (LON1 - LON0)
+        c[2] = "%.6f" % (LON0 + x * (LON1 - LON0) / 8)
+    out.append("\t".join(c) + "\n")
+open(path, "w").write("".join(out))
+PY
 fi
 grep -v '^event' "$tmp/stream.tsv" >"$tmp/subs.tsv" || true
 "$top/build/tools/spate-pcap" --only events --batch "$batch" --out "$tmp/bench.pcap" \
