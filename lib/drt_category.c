@@ -291,11 +291,17 @@ static int start_ivx(struct drt_category *c)
 	return 0;
 }
 
-/* File s under kwkey. 0 or -SPATE_E_NO_MEMORY (nothing changed). */
+#define KW_CHOOSE UINT32_MAX /* add_filed: choose the filing keyword */
+
+/* File s under kwkey (KW_CHOOSE: choose_kwkey's). 0 or
+ * -SPATE_E_NO_MEMORY (nothing changed). */
 static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey)
 {
 	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
 	int rc = 0;
+
+	if (kwkey == KW_CHOOSE)
+		kwkey = choose_kwkey(c, s, &sp);
 
 	if (content_only(s, &sp)) {
 		if (c->ivx == NULL && c->n_content + 1 >= CAT_IVX_MIN && start_ivx(c) != 0)
@@ -327,8 +333,7 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 
 int drt_category_add(struct drt_category *c, const struct spate_sub *s)
 {
-	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
-	int rc = add_filed(c, s, choose_kwkey(c, s, &sp));
+	int rc = add_filed(c, s, KW_CHOOSE);
 
 	c->plain |= rc == 0;
 	return rc;

@@ -103,7 +103,7 @@ struct drt_cluster {
 	struct spate_idmap *by_id;   /* id -> struct cat, live or part */
 	struct drt_ftab home;        /* sub id -> part id << 32 | routing kwkey */
 	uint64_t home_max;           /* the same for sub id DRT_FTAB_EMPTY (0 = none) */
-	struct spate_idmap *kw_all;  /* kw + 1 -> count over every category */
+	struct drt_ftab kw_all;      /* kw + 1 -> count over every category (u64) */
 	struct drt_ftab route;       /* routing key -> struct rlist */
 	uint64_t n_level[3], n_nokw; /* subs filed on each level, keyword-less subs */
 	struct spate_idmap *corr;    /* lo id << 32 | hi id -> count */
@@ -486,10 +486,10 @@ undo:
 static uint32_t choose_kwkey(const struct drt_cluster *cl, const struct spate_sub *q)
 {
 	uint32_t best = KW_NONE;
-	uintptr_t best_n = UINTPTR_MAX;
+	uint64_t best_n = UINT64_MAX;
 
 	for (uint16_t i = 0; i < q->n_kw; i++) {
-		uintptr_t n = map_count(cl->kw_all, (uint64_t)q->kw[i] + 1);
+		uint64_t n = ftab_count(&cl->kw_all, (uint64_t)q->kw[i] + 1);
 		if (n < best_n) {
 			best_n = n;
 			best = q->kw[i] + 1;
@@ -604,15 +604,15 @@ static int count_keywords(struct drt_cluster *cl, struct cat *c, const struct sp
 		if (ftab_adjust(&c->kw, k, delta) != 0) {
 			while (i-- > 0) {
 				ftab_adjust(&c->kw, (uint64_t)q->kw[i] + 1, -delta);
-				map_adjust(cl->kw_all, (uint64_t)q->kw[i] + 1, -delta);
+				ftab_adjust(&cl->kw_all, (uint64_t)q->kw[i] + 1, -delta);
 			}
 			return -1;
 		}
-		if (map_adjust(cl->kw_all, k, delta) != 0) {
+		if (ftab_adjust(&cl->kw_all, k, delta) != 0) {
 			ftab_adjust(&c->kw, k, -delta);
 			while (i-- > 0) {
 				ftab_adjust(&c->kw, (uint64_t)q->kw[i] + 1, -delta);
-				map_adjust(cl->kw_all, (uint64_t)q->kw[i] + 1, -delta);
+				ftab_adjust(&cl->kw_all, (uint64_t)q->kw[i] + 1, -delta);
 			}
 			return -1;
 		}
@@ -870,17 +870,18 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	drt_grid_init(&cl->g, p->route_cell);
 	cl->next_id = 1;
 	cl->by_id = spate_idmap_create();
-	cl->kw_all = spate_idmap_create();
 	cl->corr = spate_idmap_create();
 	int rh = drt_ftab_init(&cl->home, sizeof(uint64_t));
 	int rr = drt_ftab_init(&cl->route, sizeof(struct rlist));
-	if (!cl->by_id || !cl->kw_all || !cl->corr || rh || rr) {
+	int rk = drt_ftab_init(&cl->kw_all, sizeof(uint64_t));
+	if (!cl->by_id || !cl->corr || rh || rr || rk) {
 		if (rh == 0)
 			drt_ftab_free(&cl->home);
 		if (rr == 0)
 			drt_ftab_free(&cl->route);
+		if (rk == 0)
+			drt_ftab_free(&cl->kw_all);
 		spate_idmap_destroy(cl->by_id);
-		spate_idmap_destroy(cl->kw_all);
 		spate_idmap_destroy(cl->corr);
 		free(cl);
 		return NULL;
@@ -917,7 +918,7 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	free(cl->out);
 	free(cl->act);
 	spate_idmap_destroy(cl->by_id);
-	spate_idmap_destroy(cl->kw_all);
+	drt_ftab_free(&cl->kw_all);
 	spate_idmap_destroy(cl->corr);
 	free(cl);
 }
@@ -1226,7 +1227,7 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 		       cl->cap_pool * (sizeof(*cl->pool) + sizeof(*cl->free_nums)) +
 		       drt_ftab_bytes(&cl->route) + drt_ftab_bytes(&cl->home) +
 		       idmap_bytes(spate_idmap_count(cl->by_id)) +
-		       idmap_bytes(spate_idmap_count(cl->kw_all)) +
+		       drt_ftab_bytes(&cl->kw_all) +
 		       idmap_bytes(spate_idmap_count(cl->corr));
 	uint64_t key;
 
