@@ -1,7 +1,7 @@
 set terminal png size 900,500 noenhanced
+set datafile separator ','
 set output 'fig6.png'
 set xtics rotate by -20
-set datafile separator ','
 set style data histograms
 set style fill solid 0.8 border -1
 set logscale y

@@ -1,6 +1,6 @@
 set terminal png size 800,500 noenhanced
-set output 'scale.png'
 set datafile separator ','
+set output 'scale.png'
 set logscale xy
 set key top right
 set title 'FAST-style workload: events/s against subscriptions (one core)'
