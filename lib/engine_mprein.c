@@ -335,14 +335,9 @@ static struct mp_attr *attr_get(struct spate_engine *e, uint32_t a)
 
 static int mp_sub_add(struct spate_engine *e, const struct spate_sub *s)
 {
-	if (e->iv_cap < s->n_cons) {
-		struct rein_iv *niv = realloc(e->iv, s->n_cons * sizeof(*niv));
-		if (niv == NULL)
-			return -SPATE_E_NO_MEMORY;
-		e->iv = niv;
-		e->iv_cap = s->n_cons;
-	}
-	uint32_t n = rein_intervals(s, e->iv);
+	uint32_t n = rein_intervals_buf(s, &e->iv, &e->iv_cap);
+	if (n == UINT32_MAX)
+		return -SPATE_E_NO_MEMORY;
 	/* Reserve everything first so that nothing fails half-way. */
 	for (uint32_t i = 0; i < n; i++) {
 		struct mp_attr *at = attr_get(e, e->iv[i].attr);

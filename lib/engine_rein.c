@@ -109,21 +109,9 @@ static struct rein_attr *attr_get(struct spate_engine *e, uint32_t a)
 	return at;
 }
 
-static uint32_t intervals(struct spate_engine *e, const struct spate_sub *s)
-{
-	if (e->iv_cap < s->n_cons) {
-		struct rein_iv *n = realloc(e->iv, s->n_cons * sizeof(*n));
-		if (n == NULL)
-			return UINT32_MAX;
-		e->iv = n;
-		e->iv_cap = s->n_cons;
-	}
-	return rein_intervals(s, e->iv);
-}
-
 static int rein_sub_add(struct spate_engine *e, const struct spate_sub *s)
 {
-	uint32_t n = intervals(e, s);
+	uint32_t n = rein_intervals_buf(s, &e->iv, &e->iv_cap);
 
 	if (n == UINT32_MAX)
 		return -SPATE_E_NO_MEMORY;
@@ -160,7 +148,7 @@ static void vec_remove(struct rein_vec *v, uint32_t slot)
 
 static void rein_sub_del(struct spate_engine *e, const struct spate_sub *s)
 {
-	uint32_t n = intervals(e, s); /* iv_cap is already large enough */
+	uint32_t n = rein_intervals_buf(s, &e->iv, &e->iv_cap); /* fits: the add grew it */
 	int64_t slot = rein_slots_free(&e->sl, s);
 
 	if (slot < 0 || n == UINT32_MAX)

@@ -141,18 +141,6 @@ static int grow_blocks(struct ivx_index *x, uint32_t blocks)
 	return 0;
 }
 
-static uint32_t intervals(struct ivx_index *x, const struct spate_sub *s)
-{
-	if (x->iv_cap < s->n_cons) {
-		struct rein_iv *n = realloc(x->iv, s->n_cons * sizeof(*n));
-		if (n == NULL)
-			return UINT32_MAX;
-		x->iv = n;
-		x->iv_cap = s->n_cons;
-	}
-	return rein_intervals(s, x->iv);
-}
-
 /* The word of slot in group g's line is w[g * BLOCK_WORDS]. */
 static uint64_t *slot_words(const struct ivx_index *x, const struct ivx_attr *at, uint32_t slot)
 {
@@ -207,7 +195,7 @@ static void write_bits(const struct ivx_index *x, const struct ivx_attr *at,
 
 int ivx_add(struct ivx_index *x, const struct spate_sub *s)
 {
-	uint32_t n = intervals(x, s);
+	uint32_t n = rein_intervals_buf(s, &x->iv, &x->iv_cap);
 
 	if (n == UINT32_MAX)
 		return -SPATE_E_NO_MEMORY;

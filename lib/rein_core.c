@@ -180,3 +180,15 @@ void *rein_attr_get(void ***table, uint32_t *n, uint32_t a, size_t size)
 		(*table)[a] = calloc(1, size);
 	return (*table)[a];
 }
+
+uint32_t rein_intervals_buf(const struct spate_sub *s, struct rein_iv **iv, uint32_t *cap)
+{
+	if (*cap < s->n_cons) {
+		struct rein_iv *n = realloc(*iv, s->n_cons * sizeof(*n));
+		if (n == NULL)
+			return UINT32_MAX;
+		*iv = n;
+		*cap = s->n_cons;
+	}
+	return rein_intervals(s, *iv);
+}

@@ -60,6 +60,9 @@ struct rein_iv {
  * that has an indexable constraint; returns how many. Deterministic, so a
  * delete recomputes exactly what the add indexed. */
 uint32_t rein_intervals(const struct spate_sub *s, struct rein_iv *iv);
+/* The same into a buffer *iv of *cap entries, grown to fit first (an
+ * engine's scratch buffer); UINT32_MAX on no memory (buffer unchanged). */
+uint32_t rein_intervals_buf(const struct spate_sub *s, struct rein_iv **iv, uint32_t *cap);
 
 /* Does v (not NaN) pass the low end lo? the high end hi? */
 static inline bool rein_lo_ok(double v, double lo, bool strict)
