@@ -38,10 +38,10 @@ for mode in off on; do
 	"$top/tools/pipeline-bench.sh" --subs "$subs" --events 20000 --workers "$workers" \
 		--skew "$skew" --series 1 --seconds "$seconds" --sleep-us "$sleep_us" \
 		--drt "lambda = $l; sigma = 0.0;" --no-inprocess >"$tmp/$mode.jsonl"
-	python3 - "$mode" "$lambda" "$skew" <"$tmp/$mode.jsonl" >>"$tmp/all.jsonl" <<'PY'
+	python3 - "$mode" "$lambda" "$skew" "$tmp/$mode.jsonl" >>"$tmp/all.jsonl" <<'PY'
 import json, sys
 mode, lam, skew = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-for line in sys.stdin:
+for line in open(sys.argv[4]):
     o = json.loads(line)
     o["balancing"] = mode
     o["skew"] = skew
