@@ -35,6 +35,7 @@ void spated_conf_default(struct spated_conf *c)
 	c->backlog_max = 1024;
 	snprintf(c->category_engine, sizeof(c->category_engine), "drt");
 	c->rcu_cpu = -1;
+	c->rcu_warn_ms = 1000;
 	ops_conf_default(&c->ops);
 }
 
@@ -69,6 +70,7 @@ static const struct uint_key uint_keys[] = {
 	UKEY("ring_size", 64, 1 << 20, ring_size),
 	UKEY("msgs", 1023, 1 << 22, msgs),
 	UKEY("backlog_max", 32, 1 << 20, backlog_max),
+	UKEY("rcu_warn_ms", 0, 600000, rcu_warn_ms),
 };
 
 static int read_uint(struct spated_conf *c, const config_setting_t *s,
@@ -241,6 +243,11 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 				return spate_conf_error(err, errlen, path, s, "spated.rcu_cpu must be -1 (not pinned) or a CPU in [0, 1023]");
 			c->rcu_cpu = config_setting_get_int(s);
 			rc = 0;
+		} else if (strcmp(name, "debug_hooks") == 0) {
+			if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+				return spate_conf_error(err, errlen, path, s, "spated.debug_hooks must be true or false");
+			c->debug_hooks = config_setting_get_bool(s);
+			rc = 0;
 		}
 		for (size_t k = 0; rc > 0 && k < sizeof(uint_keys) / sizeof(uint_keys[0]); k++)
 			if (strcmp(name, uint_keys[k].name) == 0)
@@ -249,7 +256,8 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			return spate_conf_error(err, errlen, path, s,
 					"spated: unknown setting '%s' (known: eal, port, ipv4, udp_port, "
 					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us, lcores, "
-					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, preload)", name);
+					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, rcu_warn_ms, "
+					"debug_hooks, preload)", name);
 		if (rc < 0)
 			return -1;
 	}

@@ -11,6 +11,8 @@
  *     lcores: { rx = 0; tx = 0; cluster = 0; match = [ 0 ]; };
  *     ring_size = 1024;  msgs = 16383;  backlog_max = 1024;
  *     category_engine = "drt";  rcu_cpu = -1;
+ *     rcu_warn_ms = 1000;   # warn about RCU grace periods longer, 0 = off
+ *     debug_hooks = false;  # allow `spatectl debug ...` (tests only)
  *   };
  *
  * lcores: the EAL lcore of each stage (docs/architecture.md); any number
@@ -24,6 +26,7 @@
 #ifndef SPATED_CONFIG_H
 #define SPATED_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <libconfig.h>
@@ -57,6 +60,8 @@ struct spated_conf {
 	uint32_t backlog_max;           /* cluster stops reading past this backlog */
 	char category_engine[32];       /* index inside each category: "drt" or a lib engine */
 	int rcu_cpu;                    /* CPU of the call_rcu thread; -1 = not pinned */
+	uint32_t rcu_warn_ms;           /* grace-period watchdog threshold, 0 = off */
+	bool debug_hooks;               /* fault-injection commands allowed */
 	char preload[256];              /* stream file of subscriptions applied at start */
 	struct ops_conf ops;            /* journal, control, access groups */
 };

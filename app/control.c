@@ -27,6 +27,7 @@
 #include "control.h"
 #include "counters.h"
 #include "ctl_out.h"
+#include "debug_stall.h"
 #include "drt_params.h"
 #include "durable.h"
 #include "spated_log.h"
@@ -508,6 +509,32 @@ static int cmd_compact(struct ctl_req *r, struct ctl_out *o, char *err, size_t e
 	return 0;
 }
 
+/* Fault injection for tests: refused unless spated.debug_hooks. */
+static int cmd_debug_stall(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	char *end;
+
+	if (!tgt.conf->debug_hooks) {
+		snprintf(err, errlen, "debug hooks are off (spated.debug_hooks = true enables them)");
+		return -1;
+	}
+	unsigned long w = strtoul(r->argv[0], &end, 10);
+	if (*end != '\0' || end == r->argv[0] || w >= tgt.conf->lcores.n_match) {
+		snprintf(err, errlen, "WORKER must be a matching worker, 0 to %u",
+			 tgt.conf->lcores.n_match - 1);
+		return -1;
+	}
+	unsigned long ms = strtoul(r->argv[1], &end, 10);
+	if (*end != '\0' || end == r->argv[1] || ms < 1 || ms > DEBUG_STALL_MS_MAX) {
+		snprintf(err, errlen, "MS must be 1 to %u", DEBUG_STALL_MS_MAX);
+		return -1;
+	}
+	debug_stall_arm((uint32_t)w, (uint32_t)ms);
+	ctl_out_u64(o, "worker", w);
+	ctl_out_u64(o, "stall_ms", ms);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* Commands run on the control thread.                                */
 
@@ -633,6 +660,9 @@ static const struct command commands[] = {
 	  cmd_rebalance, true },
 	{ "journal compact", 0, 0, "journal compact", "rewrite the journal as a snapshot now",
 	  cmd_compact, true },
+	{ "debug stall", 2, 2, "debug stall WORKER MS",
+	  "test hook: the matching worker stops (no RCU quiescent state) for MS ms; needs spated.debug_hooks",
+	  cmd_debug_stall, true },
 	{ "save", 0, 0, "save", "write the settings changed by `set` to control.overrides, read at the next start",
 	  cmd_save, false },
 	{ "help", 0, 0, "help", "this list", cmd_help, false },

@@ -78,7 +78,9 @@
 	X(cycles_rx)         /* of which in the RX stage */                 \
 	X(cycles_cluster)    /* in the cluster stage */                     \
 	X(cycles_match)      /* in matching stages */                       \
-	X(cycles_tx)         /* in the TX stage */
+	X(cycles_tx)         /* in the TX stage */                          \
+	X(rcu_slow)          /* RCU grace periods past spated.rcu_warn_ms */\
+	X(rcu_resumed)       /* of which completed since (reclamation ran)*/
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

@@ -29,6 +29,7 @@
 #include "pipeline.h"
 #include "pl_msg.h"
 #include "port.h"
+#include "rcu_watch.h"
 #include "telemetry.h"
 
 /* Set by signal handlers, read by housekeeping: handlers do nothing
@@ -76,6 +77,7 @@ struct house {
 	struct pipeline *pl;
 	uint16_t port_id;
 	uint64_t hz, start, stats_every, next_stats;
+	uint32_t rcu_warn_ms;
 };
 
 /* The counters, then where the categories are (from the directory) and
@@ -112,6 +114,7 @@ static int housekeeping(void *ctx)
 			h->next_stats = now + h->stats_every;
 		print_stats(h, now);
 	}
+	rcu_watch_poll(now, h->rcu_warn_ms);
 	return quit_flag;
 }
 
@@ -266,6 +269,7 @@ int main(int argc, char **argv)
 	h.start = rte_get_timer_cycles();
 	h.stats_every = conf.stats_interval * h.hz;
 	h.next_stats = h.start + h.stats_every;
+	h.rcu_warn_ms = conf.rcu_warn_ms;
 	pipeline_run(pl, housekeeping, &h);
 
 	print_stats(&h, rte_get_timer_cycles());

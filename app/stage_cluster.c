@@ -444,7 +444,9 @@ static void nack(struct stage_cluster *s, int code)
 {
 	spated_cnt.bad_messages++;
 	spated_cnt.msg_err[code < SPATE_E__COUNT ? code : 0]++;
-	if (s->cur.req_type != 0) /* 0: a preloaded line, nobody to answer */
+	/* No address: a preloaded line, nobody to answer. (Not req_type 0:
+	 * that is also a NACK for a message whose type could not be read.) */
+	if (s->cur.to.ipv4 != 0)
 		notifier_reply(s->nt, s->cur.to, s->cur.req_type, code, s->cur.req_seq, s->cur.id);
 }
 

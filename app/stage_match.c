@@ -14,6 +14,7 @@
 
 #include "cat_index.h"
 #include "counters.h"
+#include "debug_stall.h"
 #include "notify.h"
 #include "pl_msg.h"
 #include "ring_out.h"
@@ -464,6 +465,7 @@ unsigned int stage_match_poll(struct stage_match *s)
 	void *objs[PL_BURST];
 	unsigned int total = 0, nb;
 
+	debug_stall_point(s->worker); /* test hook, spated.debug_hooks */
 	/* handoffs first: they release what is parked */
 	for (uint32_t w = 0; w < s->n_workers; w++) {
 		if (s->peer_in[w] == NULL)
