@@ -779,7 +779,7 @@ static bool run_link(uint64_t seed, uint32_t n_ops)
 		total.out_of_window += st->out_of_window;
 	}
 	total_dropped += l.dropped;
-	total_ops += ma.ops;
+	total_ops += n_ops;
 	spate_peer_chan_destroy(a);
 	spate_peer_chan_destroy(bch);
 	return ok;
