@@ -19,6 +19,7 @@
 #include "check.h"
 #include "spate_be.h"
 #include "spate_peer_chan.h"
+#include "spate_peer_map.h"
 
 static struct spate_limits lim;
 
@@ -916,10 +917,55 @@ static void test_chan_edges(void)
 	n_delivered = 0;
 	CHECK_EQ_INT(spate_peer_chan_receive(b2, out, &h, count_deliver, NULL), 1);
 	CHECK_EQ_INT(n_delivered, 1);
+	/* a frame a whole window ahead is dropped (and acked again) */
+	h.seq += 2;
+	CHECK_EQ_INT(spate_peer_chan_receive(b2, out, &h, count_deliver, NULL), 0);
+	CHECK_EQ_INT(spate_peer_chan_stats(b2)->out_of_window, 1);
+	CHECK(spate_peer_chan_poll(b2, 20000, out, sizeof(out)) == SPATE_PEER_HDR_LEN);
+	CHECK_EQ_INT(n_delivered, 1);
 
 	spate_peer_chan_destroy(a);
 	spate_peer_chan_destroy(b);
 	spate_peer_chan_destroy(b2);
+}
+
+/* ---- the placement map ---- */
+
+static void test_map(void)
+{
+	struct spate_peer_place e[4] = { { 1, 2, 0 }, { 7, 3, 5 }, { 0x80000000u, 2, 65535 },
+					 { 0xffffffffu, 9, 1 } }, d[4];
+	uint8_t buf[64], mut[64];
+	uint32_t n = 99;
+
+	size_t len = spate_peer_map_encode(buf, sizeof(buf), e, 4);
+	CHECK_EQ_INT(len, spate_peer_map_size(4));
+	CHECK_EQ_INT(spate_peer_map_decode(buf, len, d, 4, &n), 0);
+	CHECK(n == 4 && memcmp(e, d, sizeof(e)) == 0);
+	CHECK_EQ_INT(spate_peer_map_encode(buf, len - 1, e, 4), 0);
+	/* empty map */
+	CHECK_EQ_INT(spate_peer_map_encode(mut, sizeof(mut), e, 0), 8);
+	CHECK_EQ_INT(spate_peer_map_decode(mut, 8, d, 0, &n), 0);
+	CHECK_EQ_INT(n, 0);
+	/* refusals */
+	CHECK_EQ_INT(spate_peer_map_decode(buf, len, d, 3, &n), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_peer_map_decode(buf, 7, d, 4, &n), -SPATE_E_TRUNCATED);
+	CHECK_EQ_INT(spate_peer_map_decode(buf, len - 1, d, 4, &n), -SPATE_E_BAD_LENGTH);
+	memcpy(mut, buf, len);
+	mut[0] = 'X';
+	CHECK_EQ_INT(spate_peer_map_decode(mut, len, d, 4, &n), -SPATE_E_BAD_MAGIC);
+	memcpy(mut, buf, len);
+	spate_put_be32(mut + 4, 0x1999999au); /* count * 10 wraps in 32 bits */
+	CHECK_EQ_INT(spate_peer_map_decode(mut, len, d, 4, &n), -SPATE_E_BAD_LENGTH);
+	memcpy(mut, buf, len);
+	spate_put_be32(mut + 8 + 10 + 4, 0); /* host 0 */
+	CHECK_EQ_INT(spate_peer_map_decode(mut, len, d, 4, &n), -SPATE_E_BAD_ID);
+	CHECK_EQ_INT(n, 0);
+	memcpy(mut, buf, len);
+	spate_put_be32(mut + 8 + 10, 1); /* duplicate category */
+	CHECK_EQ_INT(spate_peer_map_decode(mut, len, d, 4, &n), -SPATE_E_BAD_ID);
+	e[1].cat = 0; /* unsorted: the encoder refuses too */
+	CHECK_EQ_INT(spate_peer_map_encode(buf, sizeof(buf), e, 4), 0);
 }
 
 int main(void)
@@ -929,6 +975,7 @@ int main(void)
 	test_round_trip();
 	test_malformed();
 	test_chan_edges();
+	test_map();
 	test_link();
 	return check_summary("test_peer");
 }
