@@ -11,6 +11,7 @@ PACKAGES="
   python3 iproute2 ethtool iputils-ping procps valgrind
   clang libclang-rt-14-dev
   libpcap-dev tshark gnuplot-nox
+  zookeeper libzookeeper-mt-dev
 "
 
 missing=""

@@ -1,0 +1,226 @@
+/* test_zk.c - zk/spate_zk against a real ZooKeeper server (started by
+ * run-zk.sh on 127.0.0.1 with a private port and data dir).
+ *
+ * usage: test_zk HOST:PORT
+ *  - epochs grow and are never reused, even across sessions;
+ *  - membership: joins are seen, a duplicate host id is refused, a
+ *    closed session's node goes at once, and a host that dies without
+ *    closing (a child process killed with SIGKILL) is dropped when its
+ *    session expires: the failover signal, measured;
+ *  - election: the first front leads, the second waits and takes over
+ *    when the first goes;
+ *  - placement map: versioned compare-and-set, a stale writer refused,
+ *    watchers told of every write, the bytes decode. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../unit/check.h"
+#include "spate_peer_map.h"
+#include "spate_zk.h"
+
+static const char *servers;
+static char root[64];
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static struct spate_zk *open_zk(int session_ms)
+{
+	char err[256];
+	struct spate_zk *zk = spate_zk_open(servers, root, session_ms, 20000, err, sizeof(err));
+	if (!zk)
+		fprintf(stderr, "test_zk: %s\n", err);
+	return zk;
+}
+
+/* Wait (at most ms) until zk reports bit; the other bits are kept in
+ * *seen. 1 if it came. */
+static int wait_bit(struct spate_zk *zk, unsigned *seen, unsigned bit, int ms)
+{
+	for (int t = 0; t <= ms; t += 10) {
+		*seen |= spate_zk_events(zk);
+		if (*seen & bit) {
+			*seen &= ~bit;
+			return 1;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+static int has_member(struct spate_zk *zk, uint32_t host)
+{
+	uint32_t ids[16], n = 0;
+	if (spate_zk_members(zk, ids, 16, &n) != 0)
+		return -1;
+	for (uint32_t i = 0; i < n && i < 16; i++)
+		if (ids[i] == host)
+			return 1;
+	return 0;
+}
+
+static void test_epochs(struct spate_zk *a)
+{
+	uint32_t e1 = 0, e2 = 0, e3 = 0;
+
+	CHECK_EQ_INT(spate_zk_new_epoch(a, 1, &e1), 0);
+	CHECK_EQ_INT(spate_zk_new_epoch(a, 1, &e2), 0);
+	CHECK(e1 > 0 && e2 > e1);
+	struct spate_zk *b = open_zk(4000);
+	CHECK(b != NULL);
+	if (b) {
+		CHECK_EQ_INT(spate_zk_new_epoch(b, 1, &e3), 0);
+		CHECK(e3 > e2);
+		spate_zk_close(b);
+	}
+}
+
+static void test_members(struct spate_zk *a)
+{
+	unsigned seen = 0;
+	char info[64];
+
+	CHECK_EQ_INT(spate_zk_join(a, 1, "role=front epoch=1"), 0);
+	CHECK_EQ_INT(has_member(a, 1), 1); /* arms the watch */
+	struct spate_zk *b = open_zk(4000);
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	CHECK_EQ_INT(spate_zk_join(b, 2, "role=match ipv4=127.0.0.2 port=47110"), 0);
+	CHECK(wait_bit(a, &seen, SPATE_ZK_MEMBERS, 5000));
+	CHECK_EQ_INT(has_member(a, 2), 1);
+	CHECK_EQ_INT(spate_zk_member_info(a, 2, info, sizeof(info)), 0);
+	CHECK(strcmp(info, "role=match ipv4=127.0.0.2 port=47110") == 0);
+	CHECK_EQ_INT(spate_zk_join(a, 2, "again"), SPATE_ZK_EXISTS);
+	spate_zk_close(b);
+	CHECK(wait_bit(a, &seen, SPATE_ZK_MEMBERS, 5000));
+	CHECK_EQ_INT(has_member(a, 2), 0);
+
+	/* a host that dies without a word: its session must expire */
+	int pipefd[2];
+	CHECK_EQ_INT(pipe(pipefd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct spate_zk *c = open_zk(1000);
+		char ok = c && spate_zk_join(c, 3, "role=match") == 0;
+		if (write(pipefd[1], &ok, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 600; i++) /* bounded: 60 s */
+			usleep(100000);
+		_exit(0);
+	}
+	char ok = 0;
+	CHECK(pid > 0 && read(pipefd[0], &ok, 1) == 1 && ok == 1);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	CHECK_EQ_INT(has_member(a, 3), 1);
+	double t0 = now_s();
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	int gone = 0;
+	while (!gone && now_s() - t0 < 15) {
+		if (wait_bit(a, &seen, SPATE_ZK_MEMBERS, 1000))
+			gone = has_member(a, 3) == 0;
+	}
+	CHECK(gone);
+	printf("test_zk: a killed member (session timeout 1000 ms) left the membership after %.2f s\n",
+	       now_s() - t0);
+}
+
+static void test_election(void)
+{
+	struct spate_zk *f1 = open_zk(4000), *f2 = open_zk(4000);
+	unsigned seen = 0;
+	int l1 = -1, l2 = -1;
+
+	CHECK(f1 && f2);
+	if (!f1 || !f2)
+		goto out;
+	CHECK_EQ_INT(spate_zk_elect(f1, 10, &l1), 0);
+	CHECK_EQ_INT(spate_zk_elect(f2, 11, &l2), 0);
+	CHECK(l1 == 1 && l2 == 0);
+	/* asking again changes nothing */
+	CHECK_EQ_INT(spate_zk_elect(f2, 11, &l2), 0);
+	CHECK_EQ_INT(l2, 0);
+	spate_zk_close(f1);
+	f1 = NULL;
+	CHECK(wait_bit(f2, &seen, SPATE_ZK_LEADER, 5000));
+	CHECK_EQ_INT(spate_zk_elect(f2, 11, &l2), 0);
+	CHECK_EQ_INT(l2, 1);
+out:
+	spate_zk_close(f1);
+	spate_zk_close(f2);
+}
+
+static void test_map(struct spate_zk *a)
+{
+	struct spate_zk *b = open_zk(4000);
+	struct spate_peer_place e[3] = { { 1, 2, 0 }, { 5, 3, 1 }, { 9, 2, 3 } }, d[3];
+	uint8_t buf[256], got[256];
+	size_t len, glen = 0;
+	int32_t v0 = -1, v1 = -1, v2 = -1, vb = -1;
+	unsigned seen = 0;
+	uint32_t n = 0;
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	CHECK_EQ_INT(spate_zk_map_get(b, got, sizeof(got), &glen, &v0), 0);
+	CHECK_EQ_INT(glen, 0); /* made empty by open */
+	len = spate_peer_map_encode(buf, sizeof(buf), e, 3);
+	CHECK_EQ_INT(spate_zk_map_set(a, buf, len, v0, &v1), 0);
+	CHECK_EQ_INT(v1, v0 + 1);
+	CHECK(wait_bit(b, &seen, SPATE_ZK_MAP, 5000));
+	CHECK_EQ_INT(spate_zk_map_get(b, got, sizeof(got), &glen, &vb), 0);
+	CHECK_EQ_INT(vb, v1);
+	CHECK(glen == len && memcmp(got, buf, len) == 0);
+	CHECK_EQ_INT(spate_peer_map_decode(got, glen, d, 3, &n), 0);
+	CHECK(n == 3 && d[1].cat == 5 && d[1].host == 3 && d[1].lcore == 1);
+	/* a writer that still believes in v0 (a deposed leader) is refused */
+	CHECK_EQ_INT(spate_zk_map_set(b, buf, 8, v0, &v2), SPATE_ZK_CONFLICT);
+	/* the next write of the leader is seen too (the watch was re-armed) */
+	e[1].host = 4;
+	len = spate_peer_map_encode(buf, sizeof(buf), e, 3);
+	CHECK_EQ_INT(spate_zk_map_set(a, buf, len, v1, &v2), 0);
+	CHECK_EQ_INT(v2, v1 + 1);
+	CHECK(wait_bit(b, &seen, SPATE_ZK_MAP, 5000));
+	CHECK_EQ_INT(spate_zk_map_get(b, got, sizeof(got), &glen, &vb), 0);
+	CHECK_EQ_INT(spate_peer_map_decode(got, glen, d, 3, &n), 0);
+	CHECK(vb == v2 && d[1].host == 4);
+	/* too small a buffer is an error, not a cut map */
+	CHECK(spate_zk_map_get(b, got, 4, &glen, &vb) != 0);
+	spate_zk_close(b);
+}
+
+int main(int argc, char **argv)
+{
+	char err[256];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_zk HOST:PORT\n");
+		return 2;
+	}
+	servers = argv[1];
+	snprintf(root, sizeof(root), "/spate/test-%d", (int)getpid());
+	CHECK(spate_zk_open(servers, "relative", 1000, 100, err, sizeof(err)) == NULL);
+	struct spate_zk *a = open_zk(4000);
+	CHECK(a != NULL);
+	if (a) {
+		test_epochs(a);
+		test_members(a);
+		test_election();
+		test_map(a);
+		CHECK_EQ_INT(spate_zk_events(a) & SPATE_ZK_EXPIRED, 0);
+		spate_zk_close(a);
+	}
+	return check_summary("test_zk");
+}
