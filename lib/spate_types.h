@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SPATE_COORD_SCALE 10000000   /* units per degree */
 #define SPATE_LON_MAX (180 * SPATE_COORD_SCALE)
@@ -67,6 +68,13 @@ struct spate_str {
 	const char *p; /* not NUL-terminated */
 	uint32_t len;
 };
+
+/* A C string as a spate_str (tests and seed generators build messages
+ * from literals). */
+static inline struct spate_str spate_str_of(const char *s)
+{
+	return (struct spate_str){ s, (uint32_t)strlen(s) };
+}
 
 struct spate_rect {
 	int32_t min_lon, min_lat, max_lon, max_lat; /* inclusive */

@@ -133,11 +133,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /* ---- the seed corpus ---- */
 #include "fuzz_seed.h"
 
-static struct spate_str S(const char *s)
-{
-	return (struct spate_str){ s, (uint32_t)strlen(s) };
-}
-
 int main(int argc, char **argv)
 {
 	static uint8_t buf[SPATE_DGRAM_MAX];
@@ -153,16 +148,16 @@ int main(int argc, char **argv)
 	}
 	ev = (struct spate_raw_event){ .id = 42, .lon = 1453920000, .lat = -60816900,
 				       .n_kw = 2, .n_attr = 2 };
-	ev.kw[0] = S("iata:gka");
-	ev.kw[1] = S("caf\xc3\xa9");
-	ev.attr[0] = (struct spate_raw_attr){ S("altitude_ft"), 5282 };
-	ev.attr[1] = (struct spate_raw_attr){ S("x.y"), -0.5 };
+	ev.kw[0] = spate_str_of("iata:gka");
+	ev.kw[1] = spate_str_of("caf\xc3\xa9");
+	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
+	ev.attr[1] = (struct spate_raw_attr){ spate_str_of("x.y"), -0.5 };
 	sub = (struct spate_raw_sub){ .id = 1001,
 				      .rect = { -1800000000, -900000000, 1800000000, 900000000 },
 				      .dest = { 0xc0000207, 47200 }, .n_kw = 1, .n_cons = 2 };
-	sub.kw[0] = S("type:airport");
-	sub.cons[0] = (struct spate_raw_constraint){ S("altitude_ft"), SPATE_OP_GE, 5000 };
-	sub.cons[1] = (struct spate_raw_constraint){ S("r"), SPATE_OP_NE, 1e300 };
+	sub.kw[0] = spate_str_of("type:airport");
+	sub.cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
+	sub.cons[1] = (struct spate_raw_constraint){ spate_str_of("r"), SPATE_OP_NE, 1e300 };
 
 	for (int t = 0; t <= SPATE_MSG_TYPE_MAX; t++) {
 		char name[32];

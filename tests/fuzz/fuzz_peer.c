@@ -117,11 +117,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /* ---- the seed corpus ---- */
 #include "fuzz_seed.h"
 
-static struct spate_str S(const char *s)
-{
-	return (struct spate_str){ s, (uint32_t)strlen(s) };
-}
-
 static uint8_t body[SPATE_PEER_BODY_MAX], frame[SPATE_PEER_FRAME_MAX];
 
 static int write_frame(const char *dir, const char *name, const struct spate_peer_writer *w,
@@ -151,12 +146,12 @@ int main(int argc, char **argv)
 	}
 	ev = (struct spate_raw_event){ .id = 42, .lon = 1453920000, .lat = -60816900,
 				       .n_kw = 1, .n_attr = 1 };
-	ev.kw[0] = S("iata:gka");
-	ev.attr[0] = (struct spate_raw_attr){ S("altitude_ft"), 5282 };
+	ev.kw[0] = spate_str_of("iata:gka");
+	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
 	sub = (struct spate_raw_sub){ .id = 1001, .rect = { -10, -10, 10, 10 },
 				      .dest = { 0xc0000207, 47200 }, .n_kw = 1, .n_cons = 1 };
-	sub.kw[0] = S("type:airport");
-	sub.cons[0] = (struct spate_raw_constraint){ S("altitude_ft"), SPATE_OP_GE, 5000 };
+	sub.kw[0] = spate_str_of("type:airport");
+	sub.cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
 	for (uint32_t i = 0; i < SPATE_PEER_CATS_MAX; i++)
 		cats[i] = i * 7;
 

@@ -18,11 +18,6 @@ static struct spate_limits lim;
 static struct spate_msg msg;     /* a few KB: not on the stack */
 static char abuf[300];           /* 'a' * 300 for long strings */
 
-static struct spate_str S(const char *s)
-{
-	return (struct spate_str){ s, (uint32_t)strlen(s) };
-}
-
 static struct spate_str A(uint32_t n)
 {
 	return (struct spate_str){ abuf, n };
@@ -48,10 +43,10 @@ static void sample_event(struct spate_raw_event *e)
 	e->lon = 1453920000;
 	e->lat = -60816900;
 	e->n_kw = 2;
-	e->kw[0] = S("iata:gka");
-	e->kw[1] = S("type:airport");
+	e->kw[0] = spate_str_of("iata:gka");
+	e->kw[1] = spate_str_of("type:airport");
 	e->n_attr = 1;
-	e->attr[0] = (struct spate_raw_attr){ S("altitude_ft"), 5282 };
+	e->attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
 }
 
 static void sample_sub(struct spate_raw_sub *s)
@@ -61,10 +56,10 @@ static void sample_sub(struct spate_raw_sub *s)
 	s->rect = (struct spate_rect){ 1400000000, -100000000, 1500000000, 0 };
 	s->dest = (struct spate_dest){ 0xc0000201, 5000 };
 	s->n_kw = 1;
-	s->kw[0] = S("type:airport");
+	s->kw[0] = spate_str_of("type:airport");
 	s->n_cons = 2;
-	s->cons[0] = (struct spate_raw_constraint){ S("altitude_ft"), SPATE_OP_GE, 1000 };
-	s->cons[1] = (struct spate_raw_constraint){ S("runways"), SPATE_OP_NE, -0.0 };
+	s->cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 1000 };
+	s->cons[1] = (struct spate_raw_constraint){ spate_str_of("runways"), SPATE_OP_NE, -0.0 };
 }
 
 static const uint64_t sample_ids[3] = { 7, 8, UINT64_MAX };
@@ -408,39 +403,39 @@ EV_CASE(c_lon_lo, e.lon = -SPATE_LON_MAX - 1)
 EV_CASE(c_lon_min, e.lon = INT32_MIN)
 EV_CASE(c_lat_lo, e.lat = -SPATE_LAT_MAX - 1)            /* -90.0000001 */
 EV_CASE(c_lat_hi, e.lat = SPATE_LAT_MAX + 1)
-EV_CASE(c_ev_17kw, e.n_kw = 17; for (int i = 0; i < 17; i++) e.kw[i] = S("k"))
+EV_CASE(c_ev_17kw, e.n_kw = 17; for (int i = 0; i < 17; i++) e.kw[i] = spate_str_of("k"))
 EV_CASE(c_kw_long, e.kw[1] = A(65))
-EV_CASE(c_kw_empty, e.kw[0] = S(""))
-EV_CASE(c_kw_utf8, e.kw[0] = S("caf\xc3"))                /* cut sequence */
-EV_CASE(c_kw_overlong, e.kw[0] = S("\xc0\xaf"))
-EV_CASE(c_kw_surrogate, e.kw[0] = S("\xed\xa0\x80"))
-EV_CASE(c_kw_comma, e.kw[0] = S("a,b"))
-EV_CASE(c_kw_space, e.kw[0] = S("a b"))
-EV_CASE(c_kw_ctrl, e.kw[0] = S("a\x01"))
+EV_CASE(c_kw_empty, e.kw[0] = spate_str_of(""))
+EV_CASE(c_kw_utf8, e.kw[0] = spate_str_of("caf\xc3"))                /* cut sequence */
+EV_CASE(c_kw_overlong, e.kw[0] = spate_str_of("\xc0\xaf"))
+EV_CASE(c_kw_surrogate, e.kw[0] = spate_str_of("\xed\xa0\x80"))
+EV_CASE(c_kw_comma, e.kw[0] = spate_str_of("a,b"))
+EV_CASE(c_kw_space, e.kw[0] = spate_str_of("a b"))
+EV_CASE(c_kw_ctrl, e.kw[0] = spate_str_of("a\x01"))
 EV_CASE(c_attr_nan, e.attr[0].value = NAN)
 EV_CASE(c_attr_inf, e.attr[0].value = INFINITY)
 EV_CASE(c_attr_ninf, e.attr[0].value = -INFINITY)
 EV_CASE(c_ev_17attr, e.n_attr = 17;
-	for (int i = 0; i < 17; i++) e.attr[i] = (struct spate_raw_attr){ S("a"), i })
+	for (int i = 0; i < 17; i++) e.attr[i] = (struct spate_raw_attr){ spate_str_of("a"), i })
 EV_CASE(c_name_long, e.attr[0].name = A(33))
-EV_CASE(c_name_empty, e.attr[0].name = S(""))
-EV_CASE(c_name_bad, e.attr[0].name = S("alt ft"))
+EV_CASE(c_name_empty, e.attr[0].name = spate_str_of(""))
+EV_CASE(c_name_bad, e.attr[0].name = spate_str_of("alt ft"))
 
 SUB_CASE(c_rect_lon, s.rect.max_lon = SPATE_LON_MAX + 1)
 SUB_CASE(c_rect_lat, s.rect.min_lat = -SPATE_LAT_MAX - 1)
 SUB_CASE(c_inv_lon, s.rect.min_lon = s.rect.max_lon + 1)
 SUB_CASE(c_inv_lat, s.rect.max_lat = s.rect.min_lat - 1)
-SUB_CASE(c_sub_17kw, s.n_kw = 17; for (int i = 0; i < 17; i++) s.kw[i] = S("k"))
-SUB_CASE(c_sub_kw_empty, s.kw[0] = S(""))
-SUB_CASE(c_sub_kw_comma, s.kw[0] = S(","))
+SUB_CASE(c_sub_17kw, s.n_kw = 17; for (int i = 0; i < 17; i++) s.kw[i] = spate_str_of("k"))
+SUB_CASE(c_sub_kw_empty, s.kw[0] = spate_str_of(""))
+SUB_CASE(c_sub_kw_comma, s.kw[0] = spate_str_of(","))
 SUB_CASE(c_op0, s.cons[0].op = 0)
 SUB_CASE(c_op7, s.cons[1].op = 7)
 SUB_CASE(c_cons_nan, s.cons[0].value = NAN)
 SUB_CASE(c_cons_inf, s.cons[1].value = -INFINITY)
 SUB_CASE(c_sub_17cons, s.n_cons = 17;
 	 for (int i = 0; i < 17; i++)
-		 s.cons[i] = (struct spate_raw_constraint){ S("a"), SPATE_OP_EQ, i })
-SUB_CASE(c_cons_name, s.cons[0].name = S("a=b"))
+		 s.cons[i] = (struct spate_raw_constraint){ spate_str_of("a"), SPATE_OP_EQ, i })
+SUB_CASE(c_cons_name, s.cons[0].name = spate_str_of("a=b"))
 
 /* A string whose length byte runs past its message's end, into the next
  * message: must be BAD_LENGTH, not whatever the next bytes look like. */
@@ -451,9 +446,9 @@ static size_t string_overrun(uint8_t *b, int name)
 
 	sample_event(&e);
 	e.n_kw = name ? 0 : 1;
-	e.kw[0] = S("abc");
+	e.kw[0] = spate_str_of("abc");
 	e.n_attr = name ? 1 : 0;
-	e.attr[0] = (struct spate_raw_attr){ S("abc"), 1 };
+	e.attr[0] = (struct spate_raw_attr){ spate_str_of("abc"), 1 };
 	spate_writer_init(&w, b, SPATE_DGRAM_MAX, 0, 7, 1);
 	CHECK_EQ_INT(spate_put_event(&w, &e), 0);
 	CHECK_EQ_INT(spate_put_sub_del(&w, 77), 0);

@@ -8,11 +8,6 @@
 
 static struct spate_limits lim;
 
-static struct spate_str S(const char *s)
-{
-	return (struct spate_str){ s, (uint32_t)strlen(s) };
-}
-
 static size_t build(uint8_t *buf, size_t cap)
 {
 	struct spate_writer w;
@@ -22,12 +17,12 @@ static size_t build(uint8_t *buf, size_t cap)
 				     .dest = { 0xc6120002, 4000 }, .n_kw = 1, .n_cons = 2 };
 	uint64_t ids[3] = { 1, 2, 1ull << 60 };
 
-	ev.kw[0] = S("caf\xc3\xa9");
-	ev.kw[1] = S("x:y");
-	ev.attr[0] = (struct spate_raw_attr){ S("pop"), -0.5 };
-	sub.kw[0] = S("k");
-	sub.cons[0] = (struct spate_raw_constraint){ S("pop"), SPATE_OP_GE, 1e6 };
-	sub.cons[1] = (struct spate_raw_constraint){ S("t"), SPATE_OP_NE, 0 };
+	ev.kw[0] = spate_str_of("caf\xc3\xa9");
+	ev.kw[1] = spate_str_of("x:y");
+	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("pop"), -0.5 };
+	sub.kw[0] = spate_str_of("k");
+	sub.cons[0] = (struct spate_raw_constraint){ spate_str_of("pop"), SPATE_OP_GE, 1e6 };
+	sub.cons[1] = (struct spate_raw_constraint){ spate_str_of("t"), SPATE_OP_NE, 0 };
 	spate_writer_init(&w, buf, cap, 0, 7, 99);
 	CHECK_EQ_INT(spate_put_event(&w, &ev), 0);
 	CHECK_EQ_INT(spate_put_sub_add(&w, &sub), 0);

@@ -23,11 +23,6 @@
 
 static struct spate_limits lim;
 
-static struct spate_str S(const char *s)
-{
-	return (struct spate_str){ s, (uint32_t)strlen(s) };
-}
-
 /* ---- frames ---- */
 
 static uint8_t frame[SPATE_PEER_FRAME_MAX];
@@ -51,14 +46,14 @@ static void fill_samples(void)
 {
 	ev = (struct spate_raw_event){ .id = 42, .lon = 1453920000, .lat = -60816900,
 				       .n_kw = 2, .n_attr = 1 };
-	ev.kw[0] = S("iata:gka");
-	ev.kw[1] = S("caf\xc3\xa9");
-	ev.attr[0] = (struct spate_raw_attr){ S("altitude_ft"), 5282 };
+	ev.kw[0] = spate_str_of("iata:gka");
+	ev.kw[1] = spate_str_of("caf\xc3\xa9");
+	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
 	sub = (struct spate_raw_sub){ .id = 1001,
 				      .rect = { -1800000000, -900000000, 1800000000, 900000000 },
 				      .dest = { 0xc0000207, 47200 }, .n_kw = 1, .n_cons = 1 };
-	sub.kw[0] = S("type:airport");
-	sub.cons[0] = (struct spate_raw_constraint){ S("altitude_ft"), SPATE_OP_GE, 5000 };
+	sub.kw[0] = spate_str_of("type:airport");
+	sub.cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
 }
 
 /* One message of each type, in type order. */
