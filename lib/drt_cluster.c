@@ -50,6 +50,7 @@
 #define MAX_PLACE_CELLS 16      /* cells of q a placement looks in */
 #define MAX_CORR_CATS 32        /* co-matching categories counted per event */
 #define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
+#define CAP_FLOOR 16            /* cat_cap never holds a category below this size */
 
 /* A category, live (root == NULL) or a merged-away part of one. */
 struct cat {
@@ -114,6 +115,8 @@ struct drt_cluster {
 	uint32_t epoch;
 	uint64_t period_events;
 	uint32_t last_kwkey;         /* routing keyword of the last placement */
+	uint64_t *w_subs;            /* subscriptions per worker [p.workers] */
+	uint64_t n_subs;             /* placed, in all */
 	struct drt_cluster_stats st;
 };
 
@@ -177,6 +180,17 @@ static struct cat *live_by_id(const struct drt_cluster *cl, uint32_t id)
 static struct cat *root_of(struct cat *c)
 {
 	return c->root ? c->root : c;
+}
+
+/* The largest size a merge or an insert may make (cat_cap): a fraction
+ * of a worker's share of the subscriptions, at least CAP_FLOOR. One
+ * worker has no balance to keep: no cap (big categories match faster). */
+static uint64_t cap_size(const struct drt_cluster *cl)
+{
+	if (cl->p.cat_cap <= 0 || cl->p.workers < 2)
+		return UINT64_MAX;
+	double c = cl->p.cat_cap * (double)cl->n_subs / cl->p.workers;
+	return c < CAP_FLOOR ? CAP_FLOOR : (uint64_t)c;
 }
 
 static double area_deg2(const struct spate_rect *r)
@@ -646,6 +660,8 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 	c->size++;
 	c->reg++;
 	c->n_ins++;
+	cl->w_subs[c->worker]++;
+	cl->n_subs++;
 	cl->n_level[route_span(cl, &q->rect).level]++;
 	return 0;
 }
@@ -747,6 +763,8 @@ static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from
 	}
 	if (queue_action(cl, &a) != 0)
 		goto undo;
+	cl->w_subs[from->worker] -= from->size;
+	cl->w_subs[into->worker] += from->size;
 	into->kw_total += from->kw_total;
 	into->n_nokw += from->n_nokw;
 	into->size += from->size;
@@ -797,15 +815,39 @@ undo:
 	return -1;
 }
 
+/* c's spatially nearest live category that c can merge with under cap,
+ * or NULL. */
+static struct cat *nearest_fit(struct drt_cluster *cl, struct cat *c, uint64_t cap)
+{
+	struct cat *partner = NULL;
+	double best_s = -1;
+
+	for (uint32_t i = 0; i < cl->n_cats; i++) {
+		struct cat *x = cl->cats[i];
+		if (x == c || (uint64_t)x->size + c->size > cap)
+			continue;
+		double s = spatial_sim(cl, &x->mbr, &c->mbr);
+		if (s > best_s) {
+			best_s = s;
+			partner = x;
+		}
+	}
+	return partner;
+}
+
 /* One merge (Sim-Fre-Co): the category with the largest MergeJudgePara =
  * CS/CD merges with its most correlated category on its own worker
  * (InNode); below `merge_th`, with its most correlated one anywhere
  * (InAndBetNode). With no correlation seen yet, `newest` merges into its
- * spatially nearest category. The smaller side moves. */
+ * spatially nearest category. The smaller side moves. No merge makes a
+ * category larger than cap_size(): with no such pair among those, the
+ * smallest category merges into its nearest that fits. 0, -1 on no
+ * memory, 1 when no pair fits under the cap. */
 static int merge_once(struct drt_cluster *cl, struct cat *newest)
 {
 	struct cat *c = NULL, *partner = NULL;
 	double best = -1;
+	uint64_t cap = cap_size(cl);
 
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
 		struct cat *x = cl->cats[i];
@@ -826,7 +868,8 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 			if (lo != c->id && hi != c->id)
 				continue;
 			struct cat *o = live_by_id(cl, lo == c->id ? hi : lo);
-			if (o == NULL || (same_worker && o->worker != c->worker))
+			if (o == NULL || (same_worker && o->worker != c->worker) ||
+			    (uint64_t)o->size + c->size > cap)
 				continue;
 			if (b.v[i].val > best_w || (b.v[i].val == best_w && partner && o->id < partner->id)) {
 				best_w = b.v[i].val;
@@ -837,19 +880,14 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 	}
 	if (partner == NULL) {
 		c = newest ? newest : cl->cats[cl->n_cats - 1];
-		double best_s = -1;
-		for (uint32_t i = 0; i < cl->n_cats; i++) {
-			struct cat *x = cl->cats[i];
-			if (x == c)
-				continue;
-			double s = spatial_sim(cl, &x->mbr, &c->mbr);
-			if (s > best_s) {
-				best_s = s;
-				partner = x;
-			}
-		}
-		if (partner == NULL)
-			return 0;
+		partner = nearest_fit(cl, c, cap);
+	}
+	if (partner == NULL) {
+		for (uint32_t i = 0; i < cl->n_cats; i++)
+			if (cl->cats[i]->size < c->size)
+				c = cl->cats[i];
+		if ((partner = nearest_fit(cl, c, cap)) == NULL)
+			return 1;
 	}
 	struct cat *into = partner->size >= c->size ? partner : c;
 	return merge_pair(cl, into, into == partner ? c : partner);
@@ -871,10 +909,11 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	cl->next_id = 1;
 	cl->by_id = spate_idmap_create();
 	cl->corr = spate_idmap_create();
+	cl->w_subs = calloc(p->workers, sizeof(*cl->w_subs));
 	int rh = drt_ftab_init(&cl->home, sizeof(uint64_t));
 	int rr = drt_ftab_init(&cl->route, sizeof(struct rlist));
 	int rk = drt_ftab_init(&cl->kw_all, sizeof(uint64_t));
-	if (!cl->by_id || !cl->corr || rh || rr || rk) {
+	if (!cl->by_id || !cl->corr || !cl->w_subs || rh || rr || rk) {
 		if (rh == 0)
 			drt_ftab_free(&cl->home);
 		if (rr == 0)
@@ -883,6 +922,7 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 			drt_ftab_free(&cl->kw_all);
 		spate_idmap_destroy(cl->by_id);
 		spate_idmap_destroy(cl->corr);
+		free(cl->w_subs);
 		free(cl);
 		return NULL;
 	}
@@ -920,15 +960,17 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	spate_idmap_destroy(cl->by_id);
 	drt_ftab_free(&cl->kw_all);
 	spate_idmap_destroy(cl->corr);
+	free(cl->w_subs);
 	free(cl);
 }
 
 /* The most similar category among those with subscriptions in q's cells
- * (at most MAX_CANDIDATES), or NULL. */
+ * (at most MAX_CANDIDATES) and room below cat_cap, or NULL. */
 static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, double *best_sim)
 {
 	struct drt_span sp = route_span(cl, &q->rect);
 	uint32_t epoch = next_epoch(cl), seen = 0, cells = 0;
+	uint64_t cap = cap_size(cl);
 	struct cat *best = NULL;
 	double a = cl->p.alpha;
 
@@ -947,6 +989,8 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 					continue;
 				c->stamp = epoch;
 				seen++;
+				if (c->size >= cap)
+					continue; /* full: q goes elsewhere */
 				double s = (1 - a) * spatial_sim(cl, &c->mbr, &q->rect);
 				if (s + a <= *best_sim)
 					continue; /* KeySim <= 1 cannot lift it */
@@ -960,6 +1004,22 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 				return best;
 		}
 	return best;
+}
+
+/* A new category's worker: the paper's, the most similar category's (in
+ * turn when there is none), unless that worker holds more than
+ * (1 + place_slack) x the mean: then the one holding the fewest. */
+static uint32_t new_cat_worker(struct drt_cluster *cl, const struct cat *similar)
+{
+	uint32_t m = cl->p.workers, w = similar ? similar->worker : cl->next_worker++ % m;
+	double mean = (double)(cl->n_subs + 1) / m;
+
+	if ((double)(cl->w_subs[w] + 1) <= (1 + cl->p.place_slack) * mean)
+		return w;
+	for (uint32_t k = 0; k < m; k++)
+		if (cl->w_subs[k] < cl->w_subs[w])
+			w = k;
+	return w;
 }
 
 static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub *q)
@@ -988,9 +1048,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 
 	if (best == NULL || best_sim < cl->p.new_th) {
 		if (merging || !full) {
-			/* on the worker of the most similar category, as the paper does */
-			uint32_t w = best ? best->worker : cl->next_worker++ % cl->p.workers;
-			fresh = cat_new(cl, &q->rect, w);
+			fresh = cat_new(cl, &q->rect, new_cat_worker(cl, best));
 			if (fresh == NULL)
 				return -SPATE_E_NO_MEMORY;
 			best = fresh;
@@ -1008,7 +1066,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 	*out = (struct drt_placement){ best->id, best->worker, fresh != NULL, cl->last_kwkey };
 	while (merging && cl->n_cats > cl->p.cmax)
 		if (merge_once(cl, fresh) != 0)
-			break; /* out of memory: stay over the bound, still exact */
+			break; /* no memory or nothing fits the cap: stay over the bound, still exact */
 		else
 			fresh = NULL;
 	return 0;
@@ -1029,6 +1087,8 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	p->reg--;
 	c->size--;
 	c->n_del++;
+	cl->w_subs[c->worker]--;
+	cl->n_subs--;
 	*out = (struct drt_removal){ c->id, c->worker, c->size == 0 };
 	part_release(cl, p);
 	if (c->size == 0) { /* no list names it, no part is left */
@@ -1147,6 +1207,8 @@ static int rebalance(struct drt_cluster *cl, const struct corr_buf *b)
 			rc = -1;
 			break;
 		}
+		cl->w_subs[c->worker] -= c->size;
+		cl->w_subs[mv[i].to] += c->size;
 		c->worker = mv[i].to;
 		cl->st.moves++;
 	}

@@ -28,6 +28,13 @@ struct drt_params {
 	uint32_t variant;   /* enum drt_variant */
 	double c_ins, c_del;/* load constants of formula (7) */
 	double cat_cell;    /* degrees, the grid inside a category (paper: 2) */
+	/* Size awareness (not in the paper, docs/algorithms.md): */
+	double cat_cap;     /* no merge or insert grows a category past this
+			     * fraction of a worker's share of the
+			     * subscriptions (0 = no cap) */
+	double place_slack; /* a new category goes to the least-filled worker
+			     * when the most similar category's worker holds
+			     * more than (1 + place_slack) x the mean */
 };
 
 void drt_params_default(struct drt_params *p);

@@ -572,10 +572,155 @@ static int same(const char *what, const struct tally *first, const struct tally 
 	return 1;
 }
 
+/* ---- balance (Fig. 7 in-process) ---- */
+
+struct cat_load {
+	uint32_t id, worker, size;
+	uint64_t events;
+};
+
+struct cat_snap {
+	struct cat_load *v;
+	size_t n, cap;
+};
+
+static void snap_one(void *ctx, const struct spate_category_info *ci)
+{
+	struct cat_snap *s = ctx;
+
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 256;
+		struct cat_load *nv = realloc(s->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return; /* a figure short; the bench goes on */
+		s->v = nv;
+		s->cap = ncap;
+	}
+	s->v[s->n++] = (struct cat_load){ ci->id, ci->worker, ci->n_subs, ci->events };
+}
+
+static uint64_t snap_events(const struct cat_snap *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].id == id)
+			return s->v[i].events;
+	return 0;
+}
+
+#define BAL_MAX_WORKERS 64
+
+/* One run: the subscriptions, the events once with the spec's lambda
+ * (balancing on or, with a huge lambda, off), then the events once more
+ * with no period end, measured: per worker, its subscriptions, its
+ * categories and its matching load (events routed to a category times
+ * its size, formula (7)'s first term) in that pass. */
+static int run_balance(const char *mode, const struct spec *sp, const struct workload *w,
+		       uint32_t workers, struct tally *t)
+{
+	struct spate_engine *e = sp->ops->create(&sp->params);
+	struct spate_matchvec mv = { 0 };
+	struct cat_snap s0 = { 0 }, s1 = { 0 };
+	struct spate_engine_params quiet = sp->params;
+	char err[256];
+	double load[BAL_MAX_WORKERS] = { 0 }, total = 0, max = 0;
+	uint64_t subs[BAL_MAX_WORKERS] = { 0 }, cats[BAL_MAX_WORKERS] = { 0 }, biggest = 0;
+
+	if (e == NULL || sp->ops->categories == NULL)
+		return finish(sp, e, &mv, -1);
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < w->n_subs; i++)
+		if (sp->ops->sub_add(e, &w->subs[i]) != 0)
+			return finish(sp, e, &mv, -1);
+	struct tally warm;
+	for (size_t i = 0; i < w->n_events; i++)
+		if (match_one(sp, e, &w->events[i], &mv, &warm) != 0)
+			return finish(sp, e, &mv, -1);
+	quiet.drt.lambda = 1000000000;
+	if (sp->ops->set_params(e, &quiet, err, sizeof(err)) != 0) {
+		fprintf(stderr, "spate-bench drt: balance: %s\n", err);
+		return finish(sp, e, &mv, -1);
+	}
+	sp->ops->categories(e, snap_one, &s0);
+	double t0 = bench_cpu_s();
+	for (size_t i = 0; i < w->n_events; i++)
+		if (match_one(sp, e, &w->events[i], &mv, t) != 0)
+			return finish(sp, e, &mv, -1);
+	double dt = bench_cpu_s() - t0;
+	sp->ops->categories(e, snap_one, &s1);
+	for (size_t i = 0; i < s1.n; i++) {
+		const struct cat_load *c = &s1.v[i];
+		uint32_t wk = c->worker % BAL_MAX_WORKERS;
+		double l = (double)(c->events - snap_events(&s0, c->id)) * c->size;
+		load[wk] += l;
+		total += l;
+		subs[wk] += c->size;
+		cats[wk]++;
+		if (c->size > biggest)
+			biggest = c->size;
+	}
+	printf("{\"bench\":\"balance\",\"workload\":\"fast\",\"balancing\":\"%s\",\"spec\":\"%s\","
+	       "\"subs\":%zu,\"events\":%zu,\"workers\":%u,\"events_per_s\":%.0f,"
+	       "\"categories\":%zu,\"largest_category\":%" PRIu64 ",\"per_worker\":[",
+	       mode, sp->text, w->n_subs, w->n_events, workers, dt > 0 ? w->n_events / dt : 0,
+	       s1.n, biggest);
+	for (uint32_t k = 0; k < workers && k < BAL_MAX_WORKERS; k++) {
+		printf("%s{\"subs\":%" PRIu64 ",\"categories\":%" PRIu64 ",\"load_share\":%.3f}",
+		       k ? "," : "", subs[k], cats[k], total > 0 ? load[k] / total : 0);
+		if (load[k] > max)
+			max = load[k];
+	}
+	/* W workers in parallel finish the pass when the busiest does */
+	printf("],\"parallel_speedup\":%.2f,\"matches\":%" PRIu64 "}\n",
+	       max > 0 ? total / max : 0, t->matches);
+	fflush(stdout);
+	free(s0.v);
+	free(s1.v);
+	return finish(sp, e, &mv, 0);
+}
+
+/* --skew F: a fraction F of the events moves into a hot box, the westmost
+ * eighth of the extent (tools/pipeline-bench.sh --skew, same box). */
+static void skew_events(struct workload *w, double f)
+{
+	for (size_t i = 0; i < w->n_events; i++)
+		if (unif(0, 1) < f) {
+			double lon = (double)w->events[i].lon / SPATE_COORD_SCALE;
+			w->events[i].lon = fix(US_LON0 + (lon - US_LON0) / 8);
+		}
+}
+
+static int run_balance_pair(const char *base, size_t n_subs, size_t n_events, double side,
+			    double skew, uint32_t lambda, uint64_t seed)
+{
+	struct workload w;
+	struct spec sp;
+	struct tally off, on;
+	char text[256];
+	int rc = 0;
+
+	rng_state = seed * 0x9e3779b97f4a7c15ull + n_subs;
+	if (gen_fast(&w, n_subs, n_events, side) != 0) {
+		fprintf(stderr, "spate-bench drt: out of memory\n");
+		return 1;
+	}
+	skew_events(&w, skew);
+	snprintf(text, sizeof(text), "%s:lambda=1000000000", base);
+	if (parse_spec(text, &sp) != 0 || run_balance("off", &sp, &w, sp.params.drt.workers, &off) != 0)
+		rc = 1;
+	snprintf(text, sizeof(text), "%s:lambda=%u", base, lambda);
+	if (rc == 0 && (parse_spec(text, &sp) != 0 ||
+			run_balance("on", &sp, &w, sp.params.drt.workers, &on) != 0))
+		rc = 1;
+	if (rc == 0)
+		rc = same("balance", &off, &on, text);
+	workload_free(&w);
+	return rc;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: spate-bench drt [paper|scale|all] [options]\n"
+		"usage: spate-bench drt [paper|scale|balance|all] [options]\n"
 		"  paper: Fig. 4 and Fig. 6 on the paper's workload method\n"
 		"    --events N        events (default 100000); subs = --ratio x N\n"
 		"    --ratio R         subscriptions per event (default 0.01)\n"
@@ -590,6 +735,12 @@ static void usage(FILE *f)
 		"                      --brute-max subscriptions, default 200000, kdtree up to\n"
 		"                      --kdtree-max, default 1000000)\n"
 		"    --repeat K        match the events K times (steadier; for profiling)\n"
+		"  balance: Fig. 7 in-process: per-worker load with balancing off and on,\n"
+		"    on a FAST workload whose events are skewed into a hot box\n"
+		"    --balance-spec S  drt spec (default drt:workers=2:sigma=0)\n"
+		"    --subs N          subscriptions (default 20000)\n"
+		"    --balance-events N events (default 200000), --skew F (default 0.8),\n"
+		"    --lambda N        events per load period when on (default 20000)\n"
 		"  --seed N  --out DIR (CSV, gnuplot scripts and PNG)\n");
 }
 
@@ -610,6 +761,11 @@ int bench_drt_main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'R' },
+		{ "balance-spec", required_argument, NULL, 'B' },
+		{ "subs", required_argument, NULL, 'u' },
+		{ "balance-events", required_argument, NULL, 'V' },
+		{ "skew", required_argument, NULL, 'w' },
+		{ "lambda", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -620,13 +776,18 @@ int bench_drt_main(int argc, char **argv)
 	const char *engines = "drt,grid,kdtree,brute", *sizes = "100000,1000000", *out = NULL;
 	uint64_t seed = 1;
 	int c, status = 0, repeat = 1;
-	bool do_paper = true, do_scale = true;
+	bool do_paper = true, do_scale = true, do_balance = false;
+	const char *balance_spec = "drt:workers=2:sigma=0";
+	size_t bal_subs = 20000, bal_events = 200000;
+	double skew = 0.8;
+	uint32_t lambda = 20000;
 
 	optind = 1;
 	if (argc > 1 && argv[1][0] != '-') {
 		do_paper = strcmp(argv[1], "paper") == 0 || strcmp(argv[1], "all") == 0;
 		do_scale = strcmp(argv[1], "scale") == 0 || strcmp(argv[1], "all") == 0;
-		if (!do_paper && !do_scale) {
+		do_balance = strcmp(argv[1], "balance") == 0;
+		if (!do_paper && !do_scale && !do_balance) {
 			usage(stderr);
 			return 2;
 		}
@@ -648,12 +809,17 @@ int bench_drt_main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 10); break;
 		case 'o': out = optarg; break;
 		case 'R': repeat = atoi(optarg); break;
+		case 'B': balance_spec = optarg; break;
+		case 'u': bal_subs = strtoull(optarg, NULL, 10); break;
+		case 'V': bal_events = strtoull(optarg, NULL, 10); break;
+		case 'w': skew = strtod(optarg, NULL); break;
+		case 'l': lambda = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc || repeat < 1 || paper_events < 2 || !(ratio > 0) || !(side > 0 && side <= 1) ||
-	    !(max_extent >= 0)) {
+	    !(max_extent >= 0) || !(skew >= 0 && skew <= 1) || bal_subs == 0 || lambda == 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -661,6 +827,8 @@ int bench_drt_main(int argc, char **argv)
 		perror(out);
 		return 2;
 	}
+	if (do_balance)
+		return run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda, seed);
 	struct spec sp[MAX_SPECS];
 	size_t n_sp;
 	if (do_paper) {

@@ -213,7 +213,24 @@ struct view {
 	uint32_t cat_of[N_SUBS];
 	struct spate_idmap *worker_of; /* cat id -> worker + 1 */
 	uint64_t merges, moves;
+	double cat_cap;                /* the cluster's, to check merges against */
+	uint32_t workers;
+	uint64_t capped;               /* merges that went up to the cap */
 };
+
+/* The cluster's cat_cap in subscriptions now (drt_cluster.c cap_size,
+ * CAP_FLOOR 16): merges never make a category larger. */
+static uint64_t cap_now(const struct view *v)
+{
+	uint64_t n = 0;
+
+	if (v->cat_cap <= 0 || v->workers < 2)
+		return UINT64_MAX;
+	for (uint32_t k = 0; k < N_SUBS; k++)
+		n += live[k];
+	double c = v->cat_cap * (double)n / v->workers;
+	return c < 16 ? 16 : (uint64_t)c;
+}
 
 static void take_actions(struct drt_cluster *cl, struct view *v)
 {
@@ -227,9 +244,14 @@ static void take_actions(struct drt_cluster *cl, struct view *v)
 			CHECK_EQ_INT(w - 1, a[i].from_worker);
 			if (a[i].kind == DRT_ACTION_MERGE) {
 				CHECK((uintptr_t)spate_idmap_get(v->worker_of, a[i].into) == a[i].to_worker + 1);
-				for (uint32_t k = 0; k < N_SUBS; k++)
+				uint64_t size = 0, cap = cap_now(v);
+				for (uint32_t k = 0; k < N_SUBS; k++) {
 					if (live[k] && v->cat_of[k] == a[i].cat)
 						v->cat_of[k] = a[i].into;
+					size += live[k] && v->cat_of[k] == a[i].into;
+				}
+				CHECK(size <= cap); /* cat_cap holds */
+				v->capped += cap != UINT64_MAX && 2 * size > cap;
 				spate_idmap_del(v->worker_of, a[i].cat);
 				v->merges++;
 			} else {
@@ -241,7 +263,7 @@ static void take_actions(struct drt_cluster *cl, struct view *v)
 }
 
 static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_t workers,
-			 double route_cell, struct view *v)
+			 double route_cell, double cat_cap, struct view *v)
 {
 	struct drt_params p;
 	struct spate_event e;
@@ -254,6 +276,9 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 	p.lambda = 40;
 	p.route_cell = route_cell;
 	p.sigma = 0.05;
+	p.cat_cap = cat_cap;
+	v->cat_cap = cat_cap;
+	v->workers = workers;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	CHECK(cl != NULL);
 	check_rng = seed;
@@ -319,8 +344,8 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 	struct drt_cluster_stats st;
 	drt_cluster_stats(cl, &st);
 	CHECK(st.categories == drt_cluster_count(cl));
-	if (variant == DRT_SIM_FRE_CO)
-		CHECK(st.categories <= cmax);
+	if (variant == DRT_SIM_FRE_CO && cap_now(v) == UINT64_MAX)
+		CHECK(st.categories <= cmax); /* a cap may leave no pair to merge */
 	for (uint32_t i = 0; i < drt_cluster_count(cl); i++) {
 		struct drt_cat_info info;
 		drt_cluster_cat_at(cl, i, &info);
@@ -417,6 +442,8 @@ static void test_engines(void)
 		p.new_th = 0.2 + 0.15 * (double)(seed % 5);
 		p.route_cell = (double[]){ 0.25, 1, 5, 30 }[seed % 4];
 		p.cat_cell = (double[]){ 0.25, 2, 0.5 }[seed % 3];
+		p.cat_cap = (double[]){ 0, 0.1, 0.02, 0.5 }[seed / 3 % 4];
+		p.place_slack = (double[]){ 0, 0.1, 1e6 }[seed / 2 % 3];
 		test_engine("drt", &p, seed * 31, 2500);
 	}
 	printf("drt engine: %llu merges, %llu rebalance moves\n",
@@ -495,19 +522,23 @@ int main(void)
 	test_engines();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_category(seed * 7919, seed % 2 ? 2 : 0.25);
-	uint64_t merges = 0, moves = 0;
-	for (uint64_t seed = 1; seed <= 12; seed++) {
+	uint64_t merges = 0, moves = 0, capped = 0;
+	/* no cap, the default cap, and tight caps (every merge near it) */
+	for (uint64_t seed = 1; seed <= 24; seed++) {
 		struct view v = { .worker_of = spate_idmap_create() };
 		test_cluster(seed, (uint32_t)(seed % 3), 1 + (uint32_t)(seed % 5) * 3,
-			     1 + (uint32_t)(seed % 4), seed % 2 ? 5 : 0.5, &v);
+			     1 + (uint32_t)(seed % 4), seed % 2 ? 5 : 0.5,
+			     (double[]){ 0, 0.1, 0.05, 0.3 }[seed / 2 % 4], &v);
 		merges += v.merges;
 		moves += v.moves;
+		capped += v.capped;
 		spate_idmap_destroy(v.worker_of);
 	}
-	printf("drt: %llu merges, %llu moves seen\n", (unsigned long long)merges,
-	       (unsigned long long)moves);
+	printf("drt: %llu merges (%llu up to the cap), %llu moves seen\n",
+	       (unsigned long long)merges, (unsigned long long)capped, (unsigned long long)moves);
 	CHECK(merges > 15); /* the runs do exercise merging and balancing */
 	CHECK(moves > 10);
+	CHECK(capped > 10); /* and the cap */
 	struct drt_params p;
 	drt_params_default(&p);
 	p.route_cell = 0;
