@@ -26,6 +26,7 @@
 #include "config.h"
 #include "control.h"
 #include "counters.h"
+#include "durable.h"
 #include "pipeline.h"
 #include "pl_msg.h"
 #include "port.h"
@@ -203,11 +204,6 @@ int main(int argc, char **argv)
 		rte_exit(EXIT_FAILURE, "rte_eal_init: err=%d, port=%u\n", rte_errno, 0u);
 	install_signals();
 	control_apply_log_level(&conf);
-	/* The journal is not wired into the pipeline yet: refuse rather than
-	 * run without the durability the file asks for. */
-	if (conf.ops.journal_path[0] != '\0')
-		rte_exit(EXIT_FAILURE, "journal.path: the subscription journal is not yet wired into the "
-			 "pipeline (lib/spate_journal.h is ready): remove it from the config\n");
 	/* Before the stages: the cluster stage checks every datagram with it. */
 	spated_access = access_create(&conf.ops);
 	if (spated_access == NULL)
@@ -249,6 +245,11 @@ int main(int argc, char **argv)
 	struct rte_ether_addr mac;
 	port_start(port_id, mp, (uint16_t)conf.rx_desc, (uint16_t)conf.tx_desc, conf.mtu, &mac);
 	struct pipeline *pl = pipeline_create(&conf, port_id, &mac, mp);
+	if (conf.ops.journal_path[0] != '\0') {
+		spated_durable = pipeline_journal_open(pl, err, sizeof(err));
+		if (spated_durable == NULL)
+			rte_exit(EXIT_FAILURE, "%s\n", err);
+	}
 	telemetry_register();
 	/* Control requests run on the cluster stage's lcore, which owns the
 	 * matcher and the settings (stage_cluster_poll calls control_poll). */
@@ -275,6 +276,8 @@ int main(int argc, char **argv)
 	print_stats(&h, rte_get_timer_cycles());
 	port_close(port_id);
 	control_stop();
+	durable_close(spated_durable); /* what is pending, synced */
+	spated_durable = NULL;
 	pipeline_destroy(pl);
 	access_destroy(spated_access);
 	rte_mempool_free(mp);

@@ -13,8 +13,10 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "counters.h"
+#include "durable.h"
 #include "pipeline.h"
 #include "pl_msg.h"
+#include "spate_err.h"
 #include "stage_cluster.h"
 #include "stage_match.h"
 #include "stage_rx.h"
@@ -316,4 +318,43 @@ struct spate_matcher *pipeline_matcher(struct pipeline *p)
 unsigned int pipeline_cluster_lcore(const struct pipeline *p)
 {
 	return lcore_of(p->conf->lcores.cluster, "cluster");
+}
+
+/* Before the lcores start, this thread runs the stages: when the cluster
+ * stage's backlogs are long, the matching stages take them in. */
+static int drain_once(struct pipeline *p)
+{
+	unsigned int work = 0;
+
+	stage_cluster_flush(p->cluster);
+	for (uint32_t w = 0; w < p->n_workers; w++)
+		work += stage_match_poll(p->match[w]);
+	return work != 0;
+}
+
+/* One replayed record: applied as the network's would be, once there is
+ * room, so memory stays bounded however long the journal. */
+static int replay_one(void *ctx, uint32_t owner, const struct spate_msg *msg)
+{
+	struct pipeline *p = ctx;
+	unsigned int idle = 0;
+
+	while (!stage_cluster_ready(p->cluster))
+		if (!drain_once(p) && ++idle > 1000)
+			return -SPATE_E_NO_MEMORY; /* stuck: counted as refused */
+	return stage_cluster_apply(p->cluster, owner, msg);
+}
+
+struct durable *pipeline_journal_open(struct pipeline *p, char *err, size_t errlen)
+{
+	const struct spated_conf *c = p->conf;
+	struct durable *d = durable_open(c->ops.journal_path, &c->ops.journal, replay_one, p,
+					 stage_cluster_matcher(p->cluster), err, errlen);
+
+	if (d == NULL)
+		return NULL;
+	for (unsigned int i = 0; i < 1000000 && drain_once(p); i++)
+		;
+	stage_cluster_set_durable(p->cluster, d);
+	return d;
 }

@@ -45,4 +45,10 @@ uint32_t pipeline_workers(const struct pipeline *p);
 struct spate_matcher *pipeline_matcher(struct pipeline *p);
 unsigned int pipeline_cluster_lcore(const struct pipeline *p);
 
+struct durable;
+/* Open the subscription journal (conf->ops.journal_path), replay it into
+ * the stages and have the cluster stage record and hold from then on
+ * (durable.h). Before pipeline_run. NULL with err on failure. */
+struct durable *pipeline_journal_open(struct pipeline *p, char *err, size_t errlen);
+
 #endif

@@ -22,7 +22,7 @@ void ring_out_flush(struct ring_out *o)
 {
 	uint32_t want = o->n - o->head;
 
-	if (want == 0)
+	if (want == 0 || o->hold)
 		return;
 	uint32_t sent = rte_ring_sp_enqueue_burst(o->ring, o->v + o->head, want, NULL);
 	o->head += sent;
@@ -61,7 +61,7 @@ void ring_out_push(struct ring_out *o, void *obj)
 	uint32_t pending = o->n - o->head;
 
 	/* Every full burst; a long lossless backlog is retried each burst too. */
-	if (pending > 0 && pending % RING_OUT_BURST == 0)
+	if (!o->hold && pending > 0 && pending % RING_OUT_BURST == 0)
 		ring_out_flush(o);
 	if (make_room(o) != 0) {
 		spated_cnt.msg_no_memory++;

@@ -23,6 +23,10 @@
 struct ring_out {
 	struct rte_ring *ring;
 	int lossless;
+	/* Held: nothing reaches the ring, everything waits in order in the
+	 * backlog (the cluster stage, while journal records are not durable:
+	 * app/durable.h). */
+	int hold;
 	void (*drop)(void *ctx, void *obj); /* free and count one object */
 	void *drop_ctx;
 	void **v;                /* pending objects v[head..n) */

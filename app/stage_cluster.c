@@ -9,6 +9,14 @@
  * and where merged categories went (to find a subscription's category
  * now), and it gathers the matching stages' feedback per event for the
  * correlation counts.
+ *
+ * With a journal (durable.h), every applied SUB_ADD/SUB_DEL from the
+ * network is recorded, and from then until the record is durable all
+ * output of this stage is held in its rings' backlogs (hold()), in
+ * order: the matching stages ACK a change only once they have it, so no
+ * ACK leaves before its record is safe, and events queue behind the
+ * changes they must see. Replayed and preloaded operations have no one
+ * to answer and are not recorded again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +27,7 @@
 #include "access.h"
 #include "control.h"
 #include "counters.h"
+#include "durable.h"
 #include "notify.h"
 #include "pl_msg.h"
 #include "drt_cluster.h"
@@ -73,6 +82,9 @@ struct stage_cluster {
 	struct rte_mempool *msg_pool;
 	struct notifier *nt; /* NACKs */
 	uint32_t backlog_max;
+	struct durable *dur; /* NULL: no journal */
+	int holding;         /* output held until the journal is durable */
+	int last_nack;       /* the code of the last refusal (replay counts them) */
 	/* the request being handled */
 	struct pl_reply cur;
 	int forwarded;
@@ -442,6 +454,7 @@ static const struct spate_engine_ops front_ops = {
 
 static void nack(struct stage_cluster *s, int code)
 {
+	s->last_nack = code;
 	spated_cnt.bad_messages++;
 	spated_cnt.msg_err[code < SPATE_E__COUNT ? code : 0]++;
 	/* No address: a preloaded line, nobody to answer. (Not req_type 0:
@@ -475,6 +488,25 @@ static void ack_behind(struct stage_cluster *s, uint32_t cat, int deleted)
 	}
 }
 
+/* Hold (or let go) everything this stage sends. */
+static void hold(struct stage_cluster *s, int on)
+{
+	if (s->holding == on)
+		return;
+	s->holding = on;
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		s->to_match[w].hold = on;
+	s->to_tx.ring.hold = on;
+}
+
+/* Commit the journal; once nothing is pending, release what was held.
+ * `force`: sync now (a backlog is full), whatever the interval policy. */
+static void settle(struct stage_cluster *s, bool force)
+{
+	if (s->holding && durable_commit(s->dur, force) == 1)
+		hold(s, 0);
+}
+
 static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 		       struct spate_dest src, struct spate_msg *msg)
 {
@@ -482,7 +514,8 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 
 	s->cur = (struct pl_reply){ src, hdr->seq, src.ipv4 ? msg->type : 0, msg->id };
 	s->forwarded = 0;
-	if ((msg->type == SPATE_MSG_SUB_ADD || msg->type == SPATE_MSG_SUB_DEL) &&
+	/* From the network (not replayed or preloaded): rate-limited. */
+	if (src.ipv4 != 0 && (msg->type == SPATE_MSG_SUB_ADD || msg->type == SPATE_MSG_SUB_DEL) &&
 	    access_sub_op(spated_access, hdr->client_id) != 0) {
 		nack(s, SPATE_E_RATE_LIMITED);
 		return;
@@ -502,11 +535,15 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 		if (rs->dest.port == 0)
 			rs->dest.port = src.port;
 		rc = spate_matcher_sub_add(s->m, rs, hdr->client_id);
-		if (rc != 0)
+		if (rc != 0) {
 			nack(s, -rc);
-		else if (s->forwarded)
+		} else if (s->forwarded) {
 			spated_cnt.sub_adds++;
-		else
+			if (src.ipv4 != 0) {
+				durable_sub_add(s->dur, rs, hdr->client_id);
+				hold(s, s->dur != NULL);
+			}
+		} else
 			ack_behind(s, current_cat(s, rs->id), 0);
 		return;
 	}
@@ -519,6 +556,10 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 			ack_behind(s, follow_cat(s, tag ? (uintptr_t)*tag : 0), 1);
 		} else {
 			spated_cnt.sub_dels++;
+			if (src.ipv4 != 0) {
+				durable_sub_del(s->dur, msg->id, hdr->client_id);
+				hold(s, s->dur != NULL);
+			}
 		}
 		return;
 	default:
@@ -705,6 +746,7 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 			pl_msg_put(s->msg_pool, fbm[i]);
 		}
 	}
+	settle(s, false); /* an interval policy's sync comes due with no traffic too */
 	flush(s); /* the backlogs first */
 	if (s->pre_open)
 		return preload_step(s);
@@ -721,8 +763,12 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 		while (s->next_pending < s->n_pending) {
 			struct rte_mbuf *mb = s->pending[s->next_pending];
 			if (!has_room(s, dgram_count(mb))) {
-				spated_cnt.backpressure++;
+				/* Held output filled a backlog: sync now, let it go. */
+				settle(s, true);
 				flush(s);
+			}
+			if (!has_room(s, dgram_count(mb))) {
+				spated_cnt.backpressure++;
 				return total;
 			}
 			s->next_pending++;
@@ -731,6 +777,7 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 		}
 	}
 	s->next_in++;
+	settle(s, false); /* one sync for the burst's sub operations */
 	flush(s);
 	control_poll(); /* operators' requests, between two polls: no lock */
 	return total;
@@ -739,6 +786,35 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 struct spate_matcher *stage_cluster_matcher(struct stage_cluster *s)
 {
 	return s->m;
+}
+
+void stage_cluster_set_durable(struct stage_cluster *s, struct durable *d)
+{
+	s->dur = d;
+}
+
+int stage_cluster_apply(void *arg, uint32_t owner, const struct spate_msg *msg)
+{
+	struct stage_cluster *s = arg;
+	const struct spate_hdr hdr = { .client_id = owner };
+	const struct spate_dest none = { 0, 0 };
+
+	if (msg->type != SPATE_MSG_SUB_ADD && msg->type != SPATE_MSG_SUB_DEL)
+		return -SPATE_E_NOT_ALLOWED;
+	s->msg = *msg;
+	s->last_nack = 0;
+	on_message(s, &hdr, none, &s->msg);
+	return -s->last_nack;
+}
+
+int stage_cluster_ready(struct stage_cluster *s)
+{
+	return has_room(s, 1);
+}
+
+void stage_cluster_flush(struct stage_cluster *s)
+{
+	flush(s);
 }
 
 static void free_ccat(uint64_t key, void *val, void *ctx)

@@ -52,4 +52,19 @@ void stage_cluster_destroy(struct stage_cluster *s);
 /* Its matcher, for the control commands it runs (control.h). */
 struct spate_matcher *stage_cluster_matcher(struct stage_cluster *s);
 
+struct durable;
+struct spate_msg;
+/* Record the sub operations from the network in `d` and hold the output
+ * until they are durable (durable.h); before the lcores start. */
+void stage_cluster_set_durable(struct stage_cluster *s, struct durable *d);
+/* Apply one journaled SUB_ADD/SUB_DEL of `owner` (arg: the stage), as
+ * the journal replays it: no reply, no record, no rate limit. 0 or a
+ * -SPATE_E_* code. Before the lcores start: call stage_cluster_ready()
+ * first, and while it says no, flush and let the matching stages drain. */
+int stage_cluster_apply(void *arg, uint32_t owner, const struct spate_msg *msg);
+/* Room in the backlogs and the message pool for one more operation? */
+int stage_cluster_ready(struct stage_cluster *s);
+/* Send what the backlogs hold (what the rings take). */
+void stage_cluster_flush(struct stage_cluster *s);
+
 #endif
