@@ -163,9 +163,30 @@ static void test_ratelimit(void)
 	spate_ratelimit_destroy(rl);
 }
 
+/* At spated's real bound (65536 buckets, docs/protocol.md "Limits"): the
+ * 65536 clients first seen have a bucket each, the next ones share one. */
+static void test_ratelimit_bound(void)
+{
+	const uint32_t bound = 65536;
+	struct spate_ratelimit *rl = spate_ratelimit_create(1, 2, bound);
+	uint32_t ok = 0;
+
+	for (uint32_t c = 1; c <= bound; c++)
+		ok += spate_ratelimit_take(rl, c, 0) == 0 && spate_ratelimit_take(rl, c, 0) == 0;
+	CHECK_EQ_INT(ok, bound); /* each its own burst of 2 */
+	ok = 0;
+	for (uint32_t c = bound + 1; c <= bound + 100; c++)
+		ok += spate_ratelimit_take(rl, c, 0) == 0;
+	CHECK_EQ_INT(ok, 2); /* one shared burst for everyone past the bound */
+	CHECK_EQ_INT(spate_ratelimit_take(rl, 7, 0), -SPATE_E_RATE_LIMITED);
+	CHECK_EQ_INT(spate_ratelimit_take(rl, 7, 1000000), 0); /* its own bucket refilled */
+	spate_ratelimit_destroy(rl);
+}
+
 int main(void)
 {
 	test_auth();
 	test_ratelimit();
+	test_ratelimit_bound();
 	return check_summary("access");
 }
