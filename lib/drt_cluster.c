@@ -392,6 +392,20 @@ static uint32_t rlist_fold(struct drt_cluster *cl, struct rlist *l, struct cat *
 	return UINT32_MAX;
 }
 
+/* The index of the entry naming c itself, or UINT32_MAX. No fold: most
+ * touches find their category's own entry, and a list that still names
+ * parts is folded when the category is not found directly. */
+static uint32_t rlist_find(const struct rlist *l, const struct cat *c)
+{
+	if (rlist_inline(l))
+		return (uint32_t)l->w >> 1 == c->num ? 0 : UINT32_MAX;
+	const struct rarr *a = rlist_arr(l);
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->v[i].num == c->num)
+			return i;
+	return UINT32_MAX;
+}
+
 /* One more subscription of live category c under key. 0 or -1 (nothing
  * changed). */
 static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
@@ -406,7 +420,9 @@ static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
 		c->lrefs++;
 		return 0;
 	}
-	uint32_t at = rlist_fold(cl, l, c);
+	uint32_t at = rlist_find(l, c);
+	if (at == UINT32_MAX)
+		at = rlist_fold(cl, l, c);
 	if (at != UINT32_MAX) {
 		struct pair p = rlist_get(l, at);
 		p.count++;
@@ -443,7 +459,9 @@ static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 
 	if (l == NULL)
 		return;
-	uint32_t at = rlist_fold(cl, l, c);
+	uint32_t at = rlist_find(l, c);
+	if (at == UINT32_MAX)
+		at = rlist_fold(cl, l, c);
 	if (at == UINT32_MAX)
 		return;
 	struct pair p = rlist_get(l, at);
@@ -463,10 +481,9 @@ static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
  * (delta 1) or out of (-1) live category p's routing keys: its keyword
  * keys and its footprint ("any") keys. Raising may fail (-1, nothing
  * changed). */
-static int route_adjust(struct drt_cluster *cl, struct cat *p, const struct spate_rect *r,
+static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span sp,
 			uint32_t kwkey, int delta)
 {
-	struct drt_span sp = route_span(cl, r);
 	uint64_t cells[CL_WIDE_CELLS];
 	uint32_t n = 0;
 
@@ -638,19 +655,20 @@ static int count_keywords(struct drt_cluster *cl, struct cat *c, const struct sp
 }
 
 /* Record q in live category c (registered to c itself). 0 or -1. */
-static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q)
+static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q,
+		    struct drt_span sp)
 {
 	uint32_t kwkey = choose_kwkey(cl, q);
 	uint64_t *h;
 
 	if (count_keywords(cl, c, q, 1) != 0)
 		return -1;
-	if (route_adjust(cl, c, &q->rect, kwkey, 1) != 0) {
+	if (route_adjust(cl, c, sp, kwkey, 1) != 0) {
 		count_keywords(cl, c, q, -1);
 		return -1;
 	}
 	if ((h = home_slot(cl, q->id, true)) == NULL) {
-		route_adjust(cl, c, &q->rect, kwkey, -1);
+		route_adjust(cl, c, sp, kwkey, -1);
 		count_keywords(cl, c, q, -1);
 		return -1;
 	}
@@ -662,7 +680,7 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 	c->n_ins++;
 	cl->w_subs[c->worker]++;
 	cl->n_subs++;
-	cl->n_level[route_span(cl, &q->rect).level]++;
+	cl->n_level[sp.level]++;
 	return 0;
 }
 
@@ -966,9 +984,9 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 
 /* The most similar category among those with subscriptions in q's cells
  * (at most MAX_CANDIDATES) and room below cat_cap, or NULL. */
-static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, double *best_sim)
+static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q,
+			     struct drt_span sp, double *best_sim)
 {
-	struct drt_span sp = route_span(cl, &q->rect);
 	uint32_t epoch = next_epoch(cl), seen = 0, cells = 0;
 	uint64_t cap = cap_size(cl);
 	struct cat *best = NULL;
@@ -1042,7 +1060,8 @@ static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub 
 int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct drt_placement *out)
 {
 	double best_sim;
-	struct cat *best = best_near(cl, q, &best_sim), *fresh = NULL;
+	struct drt_span sp = route_span(cl, &q->rect);
+	struct cat *best = best_near(cl, q, sp, &best_sim), *fresh = NULL;
 	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
 	bool full = cl->n_cats >= cl->p.cmax;
 
@@ -1056,7 +1075,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 			best = best_anywhere(cl, q);
 		}
 	}
-	if (cat_take(cl, best, q) != 0) {
+	if (cat_take(cl, best, q, sp) != 0) {
 		if (fresh) {
 			cat_unlive(cl, fresh);
 			part_release(cl, fresh);
@@ -1081,9 +1100,10 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	uint64_t v = *h;
 	home_del(cl, q->id);
 	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
-	route_adjust(cl, c, &q->rect, (uint32_t)v, -1);
+	struct drt_span sp = route_span(cl, &q->rect);
+	route_adjust(cl, c, sp, (uint32_t)v, -1);
 	count_keywords(cl, c, q, -1);
-	cl->n_level[route_span(cl, &q->rect).level]--;
+	cl->n_level[sp.level]--;
 	p->reg--;
 	c->size--;
 	c->n_del++;
