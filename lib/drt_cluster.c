@@ -50,6 +50,8 @@
 #define MAX_PLACE_CELLS 16      /* cells of q a placement looks in */
 #define MAX_CORR_CATS 32        /* co-matching categories counted per event */
 #define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
+#define ROUTE_LOAD8 7            /* routing table filled up to 7/8 (docs/benchmarks.md) */
+#define HOME_LOAD8 7             /* sub id -> category table, the same */
 #define CAP_FLOOR 16            /* cat_cap never holds a category below this size */
 
 /* A category, live (root == NULL) or a merged-away part of one. */
@@ -944,6 +946,8 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 		free(cl);
 		return NULL;
 	}
+	drt_ftab_set_max_load(&cl->route, ROUTE_LOAD8);
+	drt_ftab_set_max_load(&cl->home, HOME_LOAD8);
 	return cl;
 }
 

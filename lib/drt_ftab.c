@@ -22,7 +22,13 @@ int drt_ftab_init(struct drt_ftab *t, uint32_t payload)
 {
 	memset(t, 0, sizeof(*t));
 	t->slot_size = 8 + payload;
+	t->load8 = 6;
 	return alloc_slots(t, FTAB_MIN_BITS);
+}
+
+void drt_ftab_set_max_load(struct drt_ftab *t, uint32_t eighths)
+{
+	t->load8 = eighths < 4 ? 4 : eighths > 7 ? 7 : eighths;
 }
 
 void drt_ftab_free(struct drt_ftab *t)
@@ -61,7 +67,7 @@ static int grow(struct drt_ftab *t)
 
 void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
 {
-	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && grow(t) != 0)
+	if ((t->count + 1) * 8 > (t->mask + 1) * t->load8 && grow(t) != 0)
 		return NULL;
 	size_t i = drt_ftab_home(t, key);
 	while (*drt_ftab_slot(t, i) != 0)

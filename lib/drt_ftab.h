@@ -9,8 +9,9 @@
  * of an event's keys before it reads any of them.
  *
  * Linear probing with backward-shift deletion (no tombstones), load at
- * most 3/4. Key DRT_FTAB_EMPTY (all ones) cannot be stored. Payload
- * pointers are valid only until the next add or del.
+ * most 3/4 (or what drt_ftab_set_max_load() says). Key DRT_FTAB_EMPTY
+ * (all ones) cannot be stored. Payload pointers are valid only until the
+ * next add or del.
  *
  * A slot stores its key complemented, so an empty slot is all zero
  * bits: a new table is calloc'ed fresh (zero pages from the kernel, no
@@ -28,11 +29,15 @@ struct drt_ftab {
 	unsigned char *slots;
 	size_t mask, count;
 	uint32_t slot_size, shift;
+	uint32_t load8; /* grow beyond load8/8 full */
 };
 
 /* payload: bytes, a multiple of 8. 0 or -1 on no memory. */
 int drt_ftab_init(struct drt_ftab *t, uint32_t payload);
 void drt_ftab_free(struct drt_ftab *t);
+/* Let t fill up to eighths/8 (4..7; init: 6) before it doubles: fewer
+ * bytes, longer probes (misses and deletes walk longer runs). */
+void drt_ftab_set_max_load(struct drt_ftab *t, uint32_t eighths);
 /* A zeroed payload for key, which must be absent; NULL on no memory. */
 void *drt_ftab_add(struct drt_ftab *t, uint64_t key);
 /* Remove every key, keeping the slots. */

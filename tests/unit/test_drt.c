@@ -456,7 +456,7 @@ static void test_engines(void)
  * gets, deletes (backward shift), clears, growth and iteration, with
  * keys from a small range (long probe runs, key 0, neighbours) and
  * large ones. */
-static void test_ftab(uint64_t seed)
+static void test_ftab(uint64_t seed, uint32_t load8)
 {
 	enum { N_KEYS = 3000 };
 	static uint64_t val[N_KEYS];
@@ -467,6 +467,7 @@ static void test_ftab(uint64_t seed)
 	check_rng = seed;
 	memset(in, 0, sizeof(in));
 	CHECK(drt_ftab_init(&t, 16) == 0);
+	drt_ftab_set_max_load(&t, load8);
 	for (int op = 0; op < 60000; op++) {
 		uint32_t i = check_below(N_KEYS);
 		/* half the keys small, half spread over 64 bits (never all ones) */
@@ -501,6 +502,7 @@ static void test_ftab(uint64_t seed)
 			n = 0;
 		}
 		CHECK(t.count == n);
+		CHECK(t.count * 8 <= (t.mask + 1) * load8); /* the load bound holds */
 	}
 	size_t seen = 0;
 	for (size_t i = 0; i <= t.mask; i++) {
@@ -518,7 +520,9 @@ static void test_ftab(uint64_t seed)
 int main(void)
 {
 	for (uint64_t seed = 1; seed <= 3; seed++)
-		test_ftab(seed * 104729);
+		test_ftab(seed * 104729, 6);
+	for (uint64_t seed = 4; seed <= 5; seed++)
+		test_ftab(seed * 104729, 7); /* routing and home tables' load */
 	test_engines();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_category(seed * 7919, seed % 2 ? 2 : 0.25);
