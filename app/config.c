@@ -29,7 +29,8 @@ void spated_conf_default(struct spated_conf *c)
 	c->mbufs = 4095;
 	c->rx_desc = 512;
 	c->tx_desc = 512;
-	c->lcores = (struct spated_lcores){ -1, -1, -1, 1, { -1 } };
+	c->lcores = (struct spated_lcores){ .n_rx = 1, .rx = { -1 }, .tx = -1, .cluster = -1,
+					    .n_match = 1, .match = { -1 } };
 	c->ring_size = 1024;
 	c->msgs = 16383;
 	c->backlog_max = 1024;
@@ -165,15 +166,28 @@ static int read_lcores(struct spated_conf *c, const config_setting_t *g, const c
 {
 	if (!config_setting_is_group(g))
 		return spate_conf_error(err, errlen, path, g,
-				"spated.lcores must be a group { rx = N; tx = N; cluster = N; match = [ N, ... ]; }");
+				"spated.lcores must be a group { rx = N or [ N, ... ]; tx = N; cluster = N; match = [ N, ... ]; }");
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, i);
 		const char *name = config_setting_name(s);
 		int rc;
 
-		if (strcmp(name, "rx") == 0)
-			rc = read_lcore_id(s, name, &c->lcores.rx, path, err, errlen);
-		else if (strcmp(name, "tx") == 0)
+		if (strcmp(name, "rx") == 0 && config_setting_type(s) == CONFIG_TYPE_INT) {
+			rc = read_lcore_id(s, name, &c->lcores.rx[0], path, err, errlen);
+			c->lcores.n_rx = 1;
+		} else if (strcmp(name, "rx") == 0) {
+			int n = config_setting_length(s);
+			if ((!config_setting_is_array(s) && !config_setting_is_list(s)) || n < 1 ||
+			    n > SPATED_RX_MAX)
+				return spate_conf_error(err, errlen, path, s,
+						"spated.lcores.rx must be an lcore id or a list of 1 to %d lcore ids [ N, ... ] (one RX queue each)",
+						SPATED_RX_MAX);
+			rc = 0;
+			for (int k = 0; rc == 0 && k < n; k++)
+				rc = read_lcore_id(config_setting_get_elem(s, k), "rx[]",
+						   &c->lcores.rx[k], path, err, errlen);
+			c->lcores.n_rx = (uint32_t)n;
+		} else if (strcmp(name, "tx") == 0)
 			rc = read_lcore_id(s, name, &c->lcores.tx, path, err, errlen);
 		else if (strcmp(name, "cluster") == 0)
 			rc = read_lcore_id(s, name, &c->lcores.cluster, path, err, errlen);

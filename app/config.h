@@ -37,9 +37,13 @@
 #define SPATED_EAL_ARGS_MAX 64
 
 #define SPATED_MATCH_MAX 16
+#define SPATED_RX_MAX 8 /* RX lcores, one port queue each */
 
 struct spated_lcores {
-	int rx, tx, cluster;            /* lcore ids; -1 = the main lcore */
+	/* RX: one lcore per RX queue of the port (rx = N or rx = [ N, ... ]) */
+	uint32_t n_rx;
+	int rx[SPATED_RX_MAX];
+	int tx, cluster;                /* lcore ids; -1 = the main lcore */
 	uint32_t n_match;
 	int match[SPATED_MATCH_MAX];
 };

@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 			 conf.mbufs, rte_errno, port_id);
 
 	struct rte_ether_addr mac;
-	port_start(port_id, mp, (uint16_t)conf.rx_desc, (uint16_t)conf.tx_desc, conf.mtu, &mac);
+	port_start(port_id, mp, (uint16_t)conf.lcores.n_rx, (uint16_t)conf.rx_desc, (uint16_t)conf.tx_desc, conf.mtu, &mac);
 	struct pipeline *pl = pipeline_create(&conf, port_id, &mac, mp);
 	if (conf.ops.journal_path[0] != '\0') {
 		spated_durable = pipeline_journal_open(pl, err, sizeof(err));

@@ -22,7 +22,7 @@
 #include "stage_rx.h"
 #include "stage_tx.h"
 
-#define MAX_STAGES (3 + SPATED_MATCH_MAX)
+#define MAX_STAGES (2 + SPATED_RX_MAX + SPATED_MATCH_MAX)
 #define IPV4_UDP_HDRS 28 /* IPv4 (no options) + UDP headers */
 
 struct stage_ref {
@@ -44,11 +44,12 @@ struct pipeline {
 	struct rte_mempool *msg_pool;
 	struct category_dir *dir;
 	struct call_rcu_data *crdp;
-	struct stage_rx *rx;
+	struct stage_rx *rx[SPATED_RX_MAX];
 	struct stage_tx *tx;
 	struct stage_cluster *cluster;
 	struct stage_match *match[SPATED_MATCH_MAX];
-	struct rte_ring *rings[8 + 4 * SPATED_MATCH_MAX + SPATED_MATCH_MAX * SPATED_MATCH_MAX];
+	struct rte_ring *rings[8 + 2 * SPATED_RX_MAX + 4 * SPATED_MATCH_MAX +
+			       SPATED_MATCH_MAX * SPATED_MATCH_MAX];
 	unsigned int n_rings;
 	struct lcore_plan plans[RTE_MAX_LCORE];
 	volatile int stop;
@@ -127,10 +128,13 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 		rte_exit(EXIT_FAILURE, "call_rcu thread: err=%d, port=%u\n", -ENOMEM, port_id);
 
 	/* Rings: one per producer/consumer pair. */
-	struct rte_ring *rx_cl = ring(p, "rx_cl");
-	struct rte_ring *tx_in[3 + SPATED_MATCH_MAX];
-	uint32_t n_tx_in = 0;
-	struct rte_ring *rx_tx = tx_in[n_tx_in++] = ring(p, "rx_tx");
+	struct rte_ring *rx_cl[SPATED_RX_MAX], *rx_tx[SPATED_RX_MAX];
+	struct rte_ring *tx_in[2 + SPATED_RX_MAX + SPATED_MATCH_MAX];
+	uint32_t n_tx_in = 0, q;
+	for (q = 0; q < conf->lcores.n_rx; q++) {
+		rx_cl[q] = ring(p, "rx_cl");
+		rx_tx[q] = tx_in[n_tx_in++] = ring(p, "rx_tx");
+	}
 	struct rte_ring *cl_tx = tx_in[n_tx_in++] = ring(p, "cl_tx");
 	struct rte_ring *cl_m[SPATED_MATCH_MAX], *m_tx[SPATED_MATCH_MAX], *m_cl[SPATED_MATCH_MAX];
 	struct rte_ring *m_m[SPATED_MATCH_MAX][SPATED_MATCH_MAX] = { { NULL } };
@@ -143,27 +147,32 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 				m_m[w][v] = ring(p, "m_m");
 	}
 
-	struct stage_rx_conf rc = {
-		.port_id = port_id, .queue_id = 0, .pool = pkt_pool, .mac = *mac,
-		.ipv4 = conf->ipv4, .udp_port = conf->udp_port, .lim = &conf->common.limits,
-		.to_cluster = rx_cl, .to_tx = rx_tx,
-	};
 	struct stage_tx_conf tc = {
 		.port_id = port_id, .queue_id = 0, .pool = pkt_pool, .mac = *mac,
 		.ipv4 = conf->ipv4, .udp_port = conf->udp_port, .max_payload = max_payload,
 		.max_messages = max_messages, .in = tx_in, .n_in = n_tx_in,
 	};
 	struct stage_cluster_conf cc = {
-		.in = &rx_cl, .n_in = 1, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,
+		.in = rx_cl, .n_in = conf->lcores.n_rx, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,
 		.to_tx = cl_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool, .dir = p->dir,
 		.common = &conf->common, .max_payload = max_payload,
 		.backlog_max = conf->backlog_max, .preload = conf->preload,
 	};
-	p->rx = stage_rx_create(&rc);
+	/* RX stage q polls queue q of the port. */
+	for (q = 0; q < conf->lcores.n_rx; q++) {
+		struct stage_rx_conf rc = {
+			.port_id = port_id, .queue_id = (uint16_t)q, .pool = pkt_pool, .mac = *mac,
+			.ipv4 = conf->ipv4, .udp_port = conf->udp_port,
+			.lim = &conf->common.limits, .to_cluster = rx_cl[q], .to_tx = rx_tx[q],
+		};
+		p->rx[q] = stage_rx_create(&rc);
+		if (p->rx[q] == NULL)
+			rte_exit(EXIT_FAILURE, "RX stage %u: err=%d, port=%u\n", q, -ENOMEM, port_id);
+	}
 	p->tx = stage_tx_create(&tc);
 	p->cluster = stage_cluster_create(&cc);
-	if (p->rx == NULL || p->tx == NULL || p->cluster == NULL)
-		rte_exit(EXIT_FAILURE, "stages (rx, tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
+	if (p->tx == NULL || p->cluster == NULL)
+		rte_exit(EXIT_FAILURE, "stages (tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
 	for (w = 0; w < p->n_workers; w++) {
 		struct rte_ring *peer_in[SPATED_MATCH_MAX], *peer_out[SPATED_MATCH_MAX];
 		for (v = 0; v < p->n_workers; v++) {
@@ -183,7 +192,9 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 			rte_exit(EXIT_FAILURE, "matching stage %u: err=%d, port=%u\n", w, -ENOMEM, port_id);
 	}
 
-	place(p, conf->lcores.rx, "rx", poll_rx, p->rx, offsetof(struct spated_counters, cycles_rx));
+	for (q = 0; q < conf->lcores.n_rx; q++)
+		place(p, conf->lcores.rx[q], "rx", poll_rx, p->rx[q],
+		      offsetof(struct spated_counters, cycles_rx));
 	place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster,
 	      offsetof(struct spated_counters, cycles_cluster));
 	for (w = 0; w < p->n_workers; w++)
@@ -282,7 +293,8 @@ void pipeline_destroy(struct pipeline *p)
 {
 	if (p == NULL)
 		return;
-	stage_rx_destroy(p->rx);
+	for (uint32_t q = 0; q < p->conf->lcores.n_rx; q++)
+		stage_rx_destroy(p->rx[q]);
 	stage_cluster_destroy(p->cluster);
 	for (uint32_t w = 0; w < p->n_workers; w++)
 		stage_match_destroy(p->match[w]);

@@ -8,7 +8,9 @@
 #include <rte_ether.h>
 #include <rte_mempool.h>
 
-void port_start(uint16_t port_id, struct rte_mempool *mp, uint16_t rx_desc,
+/* n_rxq RX queues (spread by RSS where the port has it; net_af_packet
+ * spreads its qpairs by flow hash itself) and one TX queue. */
+void port_start(uint16_t port_id, struct rte_mempool *mp, uint16_t n_rxq, uint16_t rx_desc,
 		uint16_t tx_desc, uint32_t mtu, struct rte_ether_addr *mac);
 void port_close(uint16_t port_id);
 
