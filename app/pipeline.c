@@ -204,9 +204,10 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 	return p;
 }
 
-/* One turn of every stage on this lcore; the cycles of turns that found
- * work are counted, in all (busy_cycles) and per stage (cycles_rx, ...):
- * cycles per event and stage in the benchmark. */
+/* One turn of every stage on this lcore (polls, busy_polls: the load
+ * `spatectl show lcores` shows); the cycles of turns that found work are
+ * counted, in all (busy_cycles) and per stage (cycles_rx, ...): cycles
+ * per event and stage in the benchmark. */
 static unsigned int poll_all(struct lcore_plan *lp)
 {
 	struct spated_counters *cnt = &spated_cnt;
@@ -221,8 +222,11 @@ static unsigned int poll_all(struct lcore_plan *lp)
 		t = now;
 		work += w;
 	}
-	if (work != 0)
+	cnt->polls++;
+	if (work != 0) {
 		cnt->busy_cycles += t - t0;
+		cnt->busy_polls++;
+	}
 	return work;
 }
 

@@ -131,6 +131,13 @@ ctl --json show placement | python3 -c 'import json,sys; assert json.load(sys.st
 ctl rebalance now >/dev/null || fail "rebalance now"
 ctl journal compact 2>"$E2E_TMP/err" && fail "journal compact without a journal"
 grep -q "no journal" "$E2E_TMP/err" || fail "journal compact: $(cat "$E2E_TMP/err")"
+# the load figures of show lcores are counted (after the streams above: the lcore
+# polled, and some polls found work)
+ctl --json show lcores | python3 -c '
+import json, sys
+l = json.load(sys.stdin)["lcores"][0]
+sys.exit(0 if l["polls"] > 0 and 0 < l["busy_polls"] <= l["polls"] and l["busy_cycles"] > 0 else 1)' ||
+	fail "show lcores: polls/busy_polls not counted: $(ctl --json show lcores)"
 echo "ok: set while streaming, categories, placement, rebalance; compact refused without a journal"
 
 # save, restart: the settings come back.
