@@ -38,6 +38,7 @@ void spated_conf_default(struct spated_conf *c)
 	c->rcu_cpu = -1;
 	c->rcu_warn_ms = 1000;
 	ops_conf_default(&c->ops);
+	host_conf_default(&c->hosts);
 }
 
 void spated_conf_free(struct spated_conf *c)
@@ -263,6 +264,8 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			c->debug_hooks = config_setting_get_bool(s);
 			rc = 0;
 		}
+		if (rc > 0)
+			rc = host_conf_read(&c->hosts, s, path, err, errlen);
 		for (size_t k = 0; rc > 0 && k < sizeof(uint_keys) / sizeof(uint_keys[0]); k++)
 			if (strcmp(name, uint_keys[k].name) == 0)
 				rc = read_uint(c, s, &uint_keys[k], path, err, errlen);
@@ -271,7 +274,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 					"spated: unknown setting '%s' (known: eal, port, ipv4, udp_port, "
 					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us, lcores, "
 					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, rcu_warn_ms, "
-					"debug_hooks, preload)", name);
+					"debug_hooks, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm)", name);
 		if (rc < 0)
 			return -1;
 	}
@@ -279,6 +282,11 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "category_engine"),
 				"spated.category_engine '%s' is not an engine (spate-match --list-engines)",
 				c->category_engine);
+	if (host_conf_check(&c->hosts, top, path, SPATED_MATCH_MAX, err, errlen) != 0)
+		return -1;
+	if (c->hosts.drop_ppm != 0 && !c->debug_hooks)
+		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "peer_drop_ppm"),
+				"spated.peer_drop_ppm is fault injection for tests: it needs debug_hooks = true");
 	if (c->ring_size & (c->ring_size - 1))
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "ring_size"),
 				"spated.ring_size = %u must be a power of 2", c->ring_size);

@@ -13,6 +13,7 @@
  *     category_engine = "drt";  rcu_cpu = -1;
  *     rcu_warn_ms = 1000;   # warn about RCU grace periods longer, 0 = off
  *     debug_hooks = false;  # allow `spatectl debug ...` (tests only)
+ *     role = "both";  # and host_id, peers, peer_rto_ms: host_conf.h
  *   };
  *
  * lcores: the EAL lcore of each stage (docs/architecture.md); any number
@@ -31,6 +32,7 @@
 
 #include <libconfig.h>
 
+#include "host_conf.h"
 #include "ops_conf.h"
 #include "spate_conf.h"
 
@@ -68,6 +70,7 @@ struct spated_conf {
 	bool debug_hooks;               /* fault-injection commands allowed */
 	char preload[256];              /* stream file of subscriptions applied at start */
 	struct ops_conf ops;            /* journal, control, access groups */
+	struct host_conf hosts;         /* role, host_id, peers (host_conf.h) */
 };
 
 void spated_conf_default(struct spated_conf *c);

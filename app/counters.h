@@ -80,7 +80,19 @@
 	X(cycles_match)      /* in matching stages */                       \
 	X(cycles_tx)         /* in the TX stage */                          \
 	X(rcu_slow)          /* RCU grace periods past spated.rcu_warn_ms */\
-	X(rcu_resumed)       /* of which completed since (reclamation ran)*/
+	X(rcu_resumed)       /* of which completed since (reclamation ran)*/\
+	X(cycles_link)       /* in the inter-host link stage */            \
+	X(peer_frames_in)    /* inter-host frames received */               \
+	X(peer_bad)          /* refused by the codec (not acked: resent) */ \
+	X(peer_unknown_host) /* from a host not among spated.peers */       \
+	X(peer_stale)        /* naming another epoch or host pair */        \
+	X(peer_frames_out)   /* inter-host frames put on the wire */        \
+	X(peer_retransmits)  /* of which sent again */                      \
+	X(peer_msgs_out)     /* inter-host messages queued */               \
+	X(peer_msgs_in)      /* inter-host messages delivered */            \
+	X(peer_window_full)  /* a channel's window was full: held back */   \
+	X(peer_unsupported)  /* a cross-host move or merge: not built yet */\
+	X(peer_dropped_test) /* dropped on purpose (spated.peer_drop_ppm) */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

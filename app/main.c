@@ -255,15 +255,19 @@ int main(int argc, char **argv)
 	 * matcher and the settings (stage_cluster_poll calls control_poll). */
 	struct control_target ctl = { &conf, conf_path, pipeline_matcher(pl),
 				      pipeline_cluster_lcore(pl) };
-	if (control_start(&ctl, err, sizeof(err)) != 0)
+	/* a match host has no cluster stage to run control requests on:
+	 * no control socket there yet */
+	if (conf.hosts.role != SPATED_ROLE_MATCH && control_start(&ctl, err, sizeof(err)) != 0)
 		rte_exit(EXIT_FAILURE, "%s\n", err);
 
 	char mac_s[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_ether_format_addr(mac_s, sizeof(mac_s), &mac);
-	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u mac=%s workers=%u lcores=%u mtu=%u\n",
+	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u mac=%s workers=%u lcores=%u mtu=%u"
+	       " role=%s host=%u\n",
 	       conf.ipv4 >> 24, (conf.ipv4 >> 16) & 0xff, (conf.ipv4 >> 8) & 0xff,
 	       conf.ipv4 & 0xff, conf.udp_port, port_id, mac_s, pipeline_workers(pl),
-	       rte_lcore_count(), conf.mtu);
+	       rte_lcore_count(), conf.mtu, host_conf_role_name(conf.hosts.role),
+	       conf.hosts.host_id);
 	fflush(stdout);
 
 	struct house h = { .pl = pl, .port_id = port_id, .hz = rte_get_timer_hz() };

@@ -43,6 +43,10 @@ struct net {
 	net_udp_fn on_udp;
 	net_emit_fn emit;
 	net_learn_fn on_learn; /* may be NULL */
+	/* Inter-host frames (docs/multihost.md): UDP to peer_port go to
+	 * on_peer instead (0 / NULL: none, a single box). */
+	uint16_t peer_port;
+	net_udp_fn on_peer;
 	void *ctx;
 };
 

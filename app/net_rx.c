@@ -55,7 +55,11 @@ static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip
 		spated_cnt.udp_bad_len++;
 		goto drop;
 	}
-	if (rte_be_to_cpu_16(udp->dst_port) != n->udp_port) {
+	uint16_t dport = rte_be_to_cpu_16(udp->dst_port);
+	net_udp_fn deliver = n->on_udp;
+	if (n->peer_port != 0 && dport == n->peer_port && n->on_peer != NULL) {
+		deliver = n->on_peer;
+	} else if (dport != n->udp_port) {
 		spated_cnt.udp_other_port++;
 		goto drop;
 	}
@@ -68,7 +72,7 @@ static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip
 		.ipv4 = rte_be_to_cpu_32(ip->src_addr),
 		.port = rte_be_to_cpu_16(udp->src_port),
 	};
-	n->on_udp(n->ctx, m, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
+	deliver(n->ctx, m, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
 	return;
 drop:
 	rte_pktmbuf_free(m);

@@ -18,11 +18,12 @@
 #include "pl_msg.h"
 #include "spate_err.h"
 #include "stage_cluster.h"
+#include "stage_link.h"
 #include "stage_match.h"
 #include "stage_rx.h"
 #include "stage_tx.h"
 
-#define MAX_STAGES (2 + SPATED_RX_MAX + SPATED_MATCH_MAX)
+#define MAX_STAGES (3 + SPATED_RX_MAX + SPATED_MATCH_MAX)
 #define IPV4_UDP_HDRS 28 /* IPv4 (no options) + UDP headers */
 
 struct stage_ref {
@@ -48,7 +49,9 @@ struct pipeline {
 	struct stage_tx *tx;
 	struct stage_cluster *cluster;
 	struct stage_match *match[SPATED_MATCH_MAX];
-	struct rte_ring *rings[8 + 2 * SPATED_RX_MAX + 4 * SPATED_MATCH_MAX +
+	uint32_t n_local;          /* matching stages on this host */
+	struct stage_link *link;   /* multi-host only (host_conf.h) */
+	struct rte_ring *rings[8 + 3 * SPATED_RX_MAX + 4 * SPATED_MATCH_MAX +
 			       SPATED_MATCH_MAX * SPATED_MATCH_MAX];
 	unsigned int n_rings;
 	struct lcore_plan plans[RTE_MAX_LCORE];
@@ -59,6 +62,7 @@ static unsigned int poll_rx(void *a) { return stage_rx_poll(a); }
 static unsigned int poll_tx(void *a) { return stage_tx_poll(a); }
 static unsigned int poll_cluster(void *a) { return stage_cluster_poll(a); }
 static unsigned int poll_match(void *a) { return stage_match_poll(a); }
+static unsigned int poll_link(void *a) { return stage_link_poll(a); }
 
 static struct rte_ring *ring(struct pipeline *p, const char *what)
 {
@@ -103,7 +107,13 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 	if (p == NULL)
 		rte_exit(EXIT_FAILURE, "pipeline: err=%d, port=%u\n", -ENOMEM, port_id);
 	p->conf = conf;
-	p->n_workers = conf->lcores.n_match;
+	const struct host_conf *hc = &conf->hosts;
+	int front = hc->role != SPATED_ROLE_MATCH; /* runs the cluster stage */
+	int multi = hc->role != SPATED_ROLE_BOTH;
+	/* a front's workers are its match hosts' lcores; none of them here */
+	p->n_workers = hc->role == SPATED_ROLE_FRONT ? host_conf_remote_workers(hc)
+						     : conf->lcores.n_match;
+	p->n_local = hc->role == SPATED_ROLE_FRONT ? 0 : p->n_workers;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		p->plans[l].p = p;
 		p->plans[l].lcore = l;
@@ -129,18 +139,25 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 
 	/* Rings: one per producer/consumer pair. */
 	struct rte_ring *rx_cl[SPATED_RX_MAX], *rx_tx[SPATED_RX_MAX];
-	struct rte_ring *tx_in[2 + SPATED_RX_MAX + SPATED_MATCH_MAX];
+	struct rte_ring *rx_link[SPATED_RX_MAX] = { NULL };
+	struct rte_ring *tx_in[3 + SPATED_RX_MAX + SPATED_MATCH_MAX];
 	uint32_t n_tx_in = 0, q;
 	for (q = 0; q < conf->lcores.n_rx; q++) {
-		rx_cl[q] = ring(p, "rx_cl");
+		rx_cl[q] = front ? ring(p, "rx_cl") : NULL;
 		rx_tx[q] = tx_in[n_tx_in++] = ring(p, "rx_tx");
+		if (multi)
+			rx_link[q] = ring(p, "rx_link");
 	}
-	struct rte_ring *cl_tx = tx_in[n_tx_in++] = ring(p, "cl_tx");
+	struct rte_ring *cl_tx = front ? (tx_in[n_tx_in++] = ring(p, "cl_tx")) : NULL;
+	struct rte_ring *link_tx = multi ? (tx_in[n_tx_in++] = ring(p, "link_tx")) : NULL;
 	struct rte_ring *cl_m[SPATED_MATCH_MAX], *m_tx[SPATED_MATCH_MAX], *m_cl[SPATED_MATCH_MAX];
 	struct rte_ring *m_m[SPATED_MATCH_MAX][SPATED_MATCH_MAX] = { { NULL } };
 	for (w = 0; w < p->n_workers; w++) {
+		/* on a match host: the link stage stands for the cluster */
 		cl_m[w] = ring(p, "cl_m");
 		m_cl[w] = ring(p, "m_cl");
+		if (w >= p->n_local)
+			continue;
 		m_tx[w] = tx_in[n_tx_in++] = ring(p, "m_tx");
 		for (v = 0; v < p->n_workers; v++)
 			if (v != w)
@@ -164,16 +181,34 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 			.port_id = port_id, .queue_id = (uint16_t)q, .pool = pkt_pool, .mac = *mac,
 			.ipv4 = conf->ipv4, .udp_port = conf->udp_port,
 			.lim = &conf->common.limits, .to_cluster = rx_cl[q], .to_tx = rx_tx[q],
+			.to_link = rx_link[q], .peer_port = SPATED_PEER_PORT,
 		};
 		p->rx[q] = stage_rx_create(&rc);
 		if (p->rx[q] == NULL)
 			rte_exit(EXIT_FAILURE, "RX stage %u: err=%d, port=%u\n", q, -ENOMEM, port_id);
 	}
 	p->tx = stage_tx_create(&tc);
-	p->cluster = stage_cluster_create(&cc);
-	if (p->tx == NULL || p->cluster == NULL)
+	if (front)
+		p->cluster = stage_cluster_create(&cc);
+	if (p->tx == NULL || (front && p->cluster == NULL))
 		rte_exit(EXIT_FAILURE, "stages (tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
-	for (w = 0; w < p->n_workers; w++) {
+	if (multi) {
+		struct stage_link_conf lc = {
+			.hosts = hc, .epoch = 1, .from_rx = rx_link, .n_rx = conf->lcores.n_rx,
+			.to_tx = link_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool,
+			.max_frame = max_payload, .lim = &conf->common.limits,
+			.n_workers = p->n_workers,
+			/* front: cluster -> workers, feedback back; match: the reverse */
+			.from_stage = front ? cl_m : m_cl, .to_stage = front ? m_cl : cl_m,
+			.front_matcher = front ? stage_cluster_matcher(p->cluster) : NULL,
+			.match_conf = &conf->common.matcher,
+		};
+		p->link = stage_link_create(&lc);
+		if (p->link == NULL)
+			rte_exit(EXIT_FAILURE, "link stage (%s): err=%d, port=%u\n",
+				 host_conf_role_name(hc->role), -ENOMEM, port_id);
+	}
+	for (w = 0; w < p->n_local; w++) {
 		struct rte_ring *peer_in[SPATED_MATCH_MAX], *peer_out[SPATED_MATCH_MAX];
 		for (v = 0; v < p->n_workers; v++) {
 			peer_in[v] = m_m[v][w];
@@ -195,9 +230,15 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 	for (q = 0; q < conf->lcores.n_rx; q++)
 		place(p, conf->lcores.rx[q], "rx", poll_rx, p->rx[q],
 		      offsetof(struct spated_counters, cycles_rx));
-	place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster,
-	      offsetof(struct spated_counters, cycles_cluster));
-	for (w = 0; w < p->n_workers; w++)
+	if (front)
+		place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster,
+		      offsetof(struct spated_counters, cycles_cluster));
+	/* on a front the link reads the cluster matcher's dictionaries: same
+	 * lcore; on a match host it takes the cluster's lcore */
+	if (multi)
+		place(p, conf->lcores.cluster, "cluster", poll_link, p->link,
+		      offsetof(struct spated_counters, cycles_link));
+	for (w = 0; w < p->n_local; w++)
 		place(p, conf->lcores.match[w], "match", poll_match, p->match[w],
 		      offsetof(struct spated_counters, cycles_match));
 	place(p, conf->lcores.tx, "tx", poll_tx, p->tx, offsetof(struct spated_counters, cycles_tx));
@@ -299,8 +340,9 @@ void pipeline_destroy(struct pipeline *p)
 		return;
 	for (uint32_t q = 0; q < p->conf->lcores.n_rx; q++)
 		stage_rx_destroy(p->rx[q]);
+	stage_link_destroy(p->link);
 	stage_cluster_destroy(p->cluster);
-	for (uint32_t w = 0; w < p->n_workers; w++)
+	for (uint32_t w = 0; w < p->n_local; w++)
 		stage_match_destroy(p->match[w]);
 	/* the others' queued packets reach TX's rings: TX frees them */
 	stage_tx_destroy(p->tx);
@@ -328,7 +370,7 @@ uint32_t pipeline_workers(const struct pipeline *p)
 
 struct spate_matcher *pipeline_matcher(struct pipeline *p)
 {
-	return stage_cluster_matcher(p->cluster);
+	return p->cluster ? stage_cluster_matcher(p->cluster) : NULL;
 }
 
 unsigned int pipeline_cluster_lcore(const struct pipeline *p)

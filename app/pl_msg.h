@@ -31,6 +31,8 @@ enum pkt_kind {
 	PKT_PAYLOAD,    /* -> TX: data = a Spate datagram for peer (headroom for headers) */
 	PKT_FRAME,      /* -> TX: a finished Ethernet frame */
 	PKT_NEIGH,      /* RX -> TX: peer.ipv4 is at mac (no data) */
+	PKT_PEER,       /* RX -> link: an inter-host frame (data, peer = its source);
+			 * link -> TX: one to send to peer, as is */
 };
 
 struct pkt_meta {

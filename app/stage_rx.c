@@ -17,6 +17,7 @@ struct stage_rx {
 	const struct spate_limits *lim;
 	struct ring_out to_cluster;
 	struct tx_out to_tx;
+	struct ring_out to_link;
 };
 
 static void drop_dgram(void *ctx, void *obj)
@@ -56,6 +57,21 @@ static void on_udp(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len
 	pm->kind = PKT_DGRAM;
 	pm->peer = src;
 	ring_out_push(&s->to_cluster, m);
+}
+
+/* An inter-host frame: to the link stage, trimmed to the payload. The
+ * codec checks it there; a dropped one is resent by its channel. */
+static void on_peer(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len,
+		    struct spate_dest src)
+{
+	struct stage_rx *s = ctx;
+
+	rte_pktmbuf_adj(m, (uint16_t)(buf - rte_pktmbuf_mtod(m, const uint8_t *)));
+	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - len));
+	struct pkt_meta *pm = pkt_meta(m);
+	pm->kind = PKT_PEER;
+	pm->peer = src;
+	ring_out_push(&s->to_link, m);
 }
 
 static void emit_frame(void *ctx, struct rte_mbuf *m)
@@ -101,14 +117,25 @@ struct stage_rx *stage_rx_create(const struct stage_rx_conf *c)
 
 	if (s == NULL)
 		return NULL;
-	net_init(&s->net, c->port_id, c->pool, &c->mac, c->ipv4, c->udp_port);
+	/* no cluster stage here: no client port either */
+	net_init(&s->net, c->port_id, c->pool, &c->mac, c->ipv4,
+		 c->to_cluster != NULL ? c->udp_port : 0);
 	s->net.on_udp = on_udp;
 	s->net.emit = emit_frame;
 	s->net.on_learn = on_learn;
 	s->net.ctx = s;
 	s->queue_id = c->queue_id;
 	s->lim = c->lim;
-	if (ring_out_init(&s->to_cluster, c->to_cluster, 0, drop_dgram, s) != 0 ||
+	if (c->to_link != NULL) {
+		s->net.peer_port = c->peer_port;
+		s->net.on_peer = on_peer;
+		if (ring_out_init(&s->to_link, c->to_link, 0, drop_dgram, s) != 0) {
+			stage_rx_destroy(s);
+			return NULL;
+		}
+	}
+	if ((c->to_cluster != NULL &&
+	     ring_out_init(&s->to_cluster, c->to_cluster, 0, drop_dgram, s) != 0) ||
 	    tx_out_init(&s->to_tx, c->to_tx, c->pool) != 0) {
 		stage_rx_destroy(s);
 		return NULL;
@@ -125,7 +152,10 @@ unsigned int stage_rx_poll(struct stage_rx *s)
 
 	for (uint16_t i = 0; i < nb; i++)
 		net_rx(&s->net, pkts[i]);
-	ring_out_flush(&s->to_cluster);
+	if (s->to_cluster.ring != NULL)
+		ring_out_flush(&s->to_cluster);
+	if (s->to_link.ring != NULL)
+		ring_out_flush(&s->to_link);
 	tx_out_flush(&s->to_tx);
 	return nb;
 }
@@ -135,6 +165,7 @@ void stage_rx_destroy(struct stage_rx *s)
 	if (s == NULL)
 		return;
 	ring_out_fini(&s->to_cluster);
+	ring_out_fini(&s->to_link);
 	tx_out_fini(&s->to_tx);
 	free(s);
 }

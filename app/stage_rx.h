@@ -21,6 +21,11 @@ struct stage_rx_conf {
 	uint16_t udp_port;
 	const struct spate_limits *lim;
 	struct rte_ring *to_cluster, *to_tx;
+	/* inter-host frames (UDP to peer_port) go to the link stage; NULL:
+	 * a single box. to_cluster NULL: client datagrams are not served
+	 * here (a match host): counted as udp_other_port. */
+	struct rte_ring *to_link;
+	uint16_t peer_port;
 };
 
 struct stage_rx;

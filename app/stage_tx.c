@@ -81,6 +81,9 @@ static void handle(struct stage_tx *s, struct rte_mbuf *m)
 		notifier_stamp(s->seqs, pm->peer, rte_pktmbuf_mtod(m, uint8_t *));
 		net_udp_output(&s->net, m, pm->peer);
 		return;
+	case PKT_PEER:
+		net_udp_output(&s->net, m, pm->peer);
+		return;
 	case PKT_NEIGH:
 		neigh_learn(&s->net.neigh, pm->peer.ipv4, &pm->mac);
 		break;

@@ -24,9 +24,9 @@ int tx_out_init(struct tx_out *t, struct rte_ring *ring, struct rte_mempool *poo
 	return ring_out_init(&t->ring, ring, 0, drop_packet, t);
 }
 
-void tx_out_payload(void *ctx, struct spate_dest to, const void *buf, size_t len)
+static void put(struct tx_out *t, struct spate_dest to, const void *buf, size_t len,
+		uint8_t kind)
 {
-	struct tx_out *t = ctx;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(t->pool);
 
 	if (m == NULL) {
@@ -43,9 +43,19 @@ void tx_out_payload(void *ctx, struct spate_dest to, const void *buf, size_t len
 	}
 	memcpy(p, buf, len);
 	struct pkt_meta *pm = pkt_meta(m);
-	pm->kind = PKT_PAYLOAD;
+	pm->kind = kind;
 	pm->peer = to;
 	ring_out_push(&t->ring, m);
+}
+
+void tx_out_payload(void *ctx, struct spate_dest to, const void *buf, size_t len)
+{
+	put(ctx, to, buf, len, PKT_PAYLOAD);
+}
+
+void tx_out_peer(struct tx_out *t, struct spate_dest to, const void *buf, size_t len)
+{
+	put(t, to, buf, len, PKT_PEER);
 }
 
 void tx_out_packet(struct tx_out *t, struct rte_mbuf *m)

@@ -27,6 +27,8 @@ int tx_out_init(struct tx_out *t, struct rte_ring *ring, struct rte_mempool *poo
 /* A Spate datagram for `to` (copied). The spated_send_fn of notify.h:
  * ctx is the struct tx_out. */
 void tx_out_payload(void *ctx, struct spate_dest to, const void *buf, size_t len);
+/* An inter-host frame for `to` (copied), sent as is (PKT_PEER). */
+void tx_out_peer(struct tx_out *t, struct spate_dest to, const void *buf, size_t len);
 /* A packet with its pkt_meta filled in. */
 void tx_out_packet(struct tx_out *t, struct rte_mbuf *m);
 void tx_out_flush(struct tx_out *t);

@@ -424,26 +424,47 @@ static struct spate_str dict_str(const struct spate_dict *d, uint32_t id)
 	return (struct spate_str){ p, (uint32_t)len };
 }
 
-static void visit_one(uint64_t key, void *val, void *ctx)
+void spate_matcher_raw_sub(const struct spate_matcher *m, const struct spate_sub *s,
+			   struct spate_raw_sub *rs)
 {
-	struct visit_ctx *vc = ctx;
-	const struct spate_sub *s = val;
-	struct spate_raw_sub *rs = vc->rs;
-
-	(void)key;
 	rs->id = s->id;
 	rs->rect = s->rect;
 	rs->dest = s->dest;
 	rs->n_kw = s->n_kw;
 	rs->n_cons = s->n_cons;
 	for (uint16_t i = 0; i < s->n_kw; i++)
-		rs->kw[i] = dict_str(vc->m->keywords, s->kw[i]);
+		rs->kw[i] = dict_str(m->keywords, s->kw[i]);
 	for (uint16_t i = 0; i < s->n_cons; i++) {
-		rs->cons[i].name = dict_str(vc->m->attrs, s->cons[i].attr);
+		rs->cons[i].name = dict_str(m->attrs, s->cons[i].attr);
 		rs->cons[i].op = s->cons[i].op;
 		rs->cons[i].value = s->cons[i].value;
 	}
-	vc->fn(vc->ctx, rs, s->owner);
+}
+
+void spate_matcher_raw_event(const struct spate_matcher *m, const struct spate_event *ev,
+			     struct spate_raw_event *re)
+{
+	re->id = ev->id;
+	re->lon = ev->lon;
+	re->lat = ev->lat;
+	re->n_kw = ev->n_kw;
+	re->n_attr = ev->n_attr;
+	for (uint16_t i = 0; i < ev->n_kw; i++)
+		re->kw[i] = dict_str(m->keywords, ev->kw[i]);
+	for (uint16_t i = 0; i < ev->n_attr; i++) {
+		re->attr[i].name = dict_str(m->attrs, ev->attr[i].attr);
+		re->attr[i].value = ev->attr[i].value;
+	}
+}
+
+static void visit_one(uint64_t key, void *val, void *ctx)
+{
+	struct visit_ctx *vc = ctx;
+	const struct spate_sub *s = val;
+
+	(void)key;
+	spate_matcher_raw_sub(vc->m, s, vc->rs);
+	vc->fn(vc->ctx, vc->rs, s->owner);
 }
 
 int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn,

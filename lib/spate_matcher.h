@@ -78,6 +78,15 @@ typedef void (*spate_matcher_visit_fn)(void *ctx, const struct spate_raw_sub *rs
 int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn,
 			      void *ctx);
 
+/* The raw form of a subscription or event this matcher interned (its
+ * engine saw it: the multi-host link re-encodes what the cluster stage
+ * routes). Strings point into the dictionaries: valid until the next
+ * add. Unknown event keywords were dropped at interning and stay so. */
+void spate_matcher_raw_sub(const struct spate_matcher *m, const struct spate_sub *s,
+			   struct spate_raw_sub *rs);
+void spate_matcher_raw_event(const struct spate_matcher *m, const struct spate_event *ev,
+			     struct spate_raw_event *re);
+
 /* Run-time changes (spatectl). The current configuration (engine name,
  * quotas, parameters). */
 const struct spate_matcher_conf *spate_matcher_get_conf(const struct spate_matcher *m);

@@ -1,0 +1,153 @@
+/* host_conf.c - spated.role, host_id, peers, peer_rto_ms (host_conf.h). */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "host_conf.h"
+#include "spate_conf.h"
+
+static const char *const role_names[] = { "both", "front", "match" };
+
+const char *host_conf_role_name(uint8_t role)
+{
+	return role < 3 ? role_names[role] : "?";
+}
+
+void host_conf_default(struct host_conf *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->role = SPATED_ROLE_BOTH;
+	h->rto_ms = 20;
+}
+
+uint32_t host_conf_remote_workers(const struct host_conf *h)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < h->n_peers; i++)
+		n += h->peer[i].lcores;
+	return n;
+}
+
+static int read_int(const config_setting_t *s, const char *what, long long lo, long long hi,
+		    uint32_t *out, const char *path, char *err, size_t errlen)
+{
+	int t = config_setting_type(s);
+
+	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+		return spate_conf_error(err, errlen, path, s, "spated.%s must be an integer", what);
+	long long v = config_setting_get_int64(s);
+	if (v < lo || v > hi)
+		return spate_conf_error(err, errlen, path, s, "spated.%s = %lld is out of range [%lld, %lld]",
+					what, v, lo, hi);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int read_peer(struct spated_peer *p, const config_setting_t *g, const char *path,
+		     char *err, size_t errlen)
+{
+	int have_ip = 0;
+
+	if (!config_setting_is_group(g))
+		return spate_conf_error(err, errlen, path, g,
+					"spated.peers entries must be groups { host = N; ipv4 = \"a.b.c.d\"; lcores = N; }");
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, i);
+		const char *name = config_setting_name(s);
+		int rc;
+
+		if (strcmp(name, "host") == 0) {
+			rc = read_int(s, "peers.host", 1, UINT32_MAX, &p->host, path, err, errlen);
+		} else if (strcmp(name, "lcores") == 0) {
+			rc = read_int(s, "peers.lcores", 0, 1024, &p->lcores, path, err, errlen);
+		} else if (strcmp(name, "ipv4") == 0) {
+			const char *v = config_setting_get_string(s);
+			struct in_addr a;
+			if (v == NULL || inet_pton(AF_INET, v, &a) != 1)
+				return spate_conf_error(err, errlen, path, s,
+							"spated.peers.ipv4 must be a dotted IPv4 address string");
+			p->ipv4 = ntohl(a.s_addr);
+			have_ip = 1;
+			rc = 0;
+		} else {
+			return spate_conf_error(err, errlen, path, s,
+						"spated.peers: unknown setting '%s' (known: host, ipv4, lcores)", name);
+		}
+		if (rc != 0)
+			return -1;
+	}
+	if (p->host == 0 || !have_ip)
+		return spate_conf_error(err, errlen, path, g, "spated.peers: every peer needs host and ipv4");
+	return 0;
+}
+
+int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path,
+		   char *err, size_t errlen)
+{
+	const char *name = config_setting_name(s);
+
+	if (strcmp(name, "role") == 0) {
+		const char *v = config_setting_get_string(s);
+		for (uint8_t r = 0; v != NULL && r < 3; r++)
+			if (strcmp(v, role_names[r]) == 0) {
+				h->role = r;
+				return 0;
+			}
+		return spate_conf_error(err, errlen, path, s,
+					"spated.role must be \"both\", \"front\" or \"match\"");
+	}
+	if (strcmp(name, "host_id") == 0)
+		return read_int(s, "host_id", 1, UINT32_MAX, &h->host_id, path, err, errlen);
+	if (strcmp(name, "peer_drop_ppm") == 0)
+		return read_int(s, "peer_drop_ppm", 0, 500000, &h->drop_ppm, path, err, errlen);
+	if (strcmp(name, "peer_rto_ms") == 0)
+		return read_int(s, "peer_rto_ms", 1, 10000, &h->rto_ms, path, err, errlen);
+	if (strcmp(name, "peers") != 0)
+		return 1;
+	int n = config_setting_length(s);
+	if (!config_setting_is_list(s) || n > SPATED_PEERS_MAX)
+		return spate_conf_error(err, errlen, path, s,
+					"spated.peers must be a list of at most %d groups ( { ... }, ... )",
+					SPATED_PEERS_MAX);
+	h->n_peers = 0;
+	for (int i = 0; i < n; i++) {
+		struct spated_peer *p = &h->peer[h->n_peers];
+		memset(p, 0, sizeof(*p));
+		if (read_peer(p, config_setting_get_elem(s, i), path, err, errlen) != 0)
+			return -1;
+		for (uint32_t k = 0; k < h->n_peers; k++)
+			if (h->peer[k].host == p->host)
+				return spate_conf_error(err, errlen, path, config_setting_get_elem(s, i),
+							"spated.peers: host %u listed twice", p->host);
+		h->n_peers++;
+	}
+	return 0;
+}
+
+int host_conf_check(const struct host_conf *h, const config_setting_t *top, const char *path,
+		    uint32_t match_max, char *err, size_t errlen)
+{
+	if (h->role == SPATED_ROLE_BOTH)
+		return 0;
+	const char *role = host_conf_role_name(h->role);
+	if (h->host_id == 0)
+		return spate_conf_error(err, errlen, path, top, "spated.role = \"%s\" needs spated.host_id", role);
+	if (h->n_peers == 0)
+		return spate_conf_error(err, errlen, path, top, "spated.role = \"%s\" needs spated.peers", role);
+	for (uint32_t i = 0; i < h->n_peers; i++)
+		if (h->peer[i].host == h->host_id)
+			return spate_conf_error(err, errlen, path, top,
+						"spated.peers lists this host (host_id %u) itself", h->host_id);
+	if (h->role == SPATED_ROLE_FRONT) {
+		uint32_t w = host_conf_remote_workers(h);
+		if (w == 0 || w > match_max)
+			return spate_conf_error(err, errlen, path, top,
+						"spated.peers of a front: their lcores add up to %u, want 1 to %u",
+						w, match_max);
+		for (uint32_t i = 0; i < h->n_peers; i++)
+			if (h->peer[i].lcores == 0)
+				return spate_conf_error(err, errlen, path, top,
+							"spated.peers: match host %u has lcores = 0", h->peer[i].host);
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* host_conf.h - the multi-host part of the "spated" group
+ * (docs/multihost.md):
+ *
+ *   spated: {
+ *     role = "both";      # "both" (one box, the default), "front", "match"
+ *     host_id = 1;        # != 0, unique in the cluster (front/match)
+ *     peers = ( { host = 2; ipv4 = "10.0.0.2"; lcores = 2; }, ... );
+ *     peer_rto_ms = 20;   # the inter-host channel's retransmission timeout
+ *     peer_drop_ppm = 0;  # tests only (debug_hooks): drop inter-host frames
+ *   };
+ *
+ * peers is the static membership (ZooKeeper membership replaces it
+ * later): a front lists its match hosts with how many matching lcores
+ * each runs (its matching workers, in that order); a match host lists
+ * its front. Inter-host frames use UDP port SPATED_PEER_PORT on the
+ * data-plane port. Static peers all run epoch 1 (no fencing of restarts
+ * without ZooKeeper).
+ */
+#ifndef SPATED_HOST_CONF_H
+#define SPATED_HOST_CONF_H
+
+#include <stdint.h>
+
+#include <libconfig.h>
+
+#define SPATED_PEERS_MAX 16
+#define SPATED_PEER_PORT 47110
+
+enum spated_role {
+	SPATED_ROLE_BOTH = 0,
+	SPATED_ROLE_FRONT,
+	SPATED_ROLE_MATCH,
+};
+
+struct spated_peer {
+	uint32_t host;   /* its host_id */
+	uint32_t ipv4;   /* host byte order */
+	uint32_t lcores; /* a match host's matching workers (front's view) */
+};
+
+struct host_conf {
+	uint8_t role;        /* enum spated_role */
+	uint32_t host_id;
+	uint32_t n_peers;
+	struct spated_peer peer[SPATED_PEERS_MAX];
+	uint32_t rto_ms;
+	uint32_t drop_ppm;   /* fault injection: frames dropped per million, each way */
+};
+
+void host_conf_default(struct host_conf *h);
+/* One setting of the "spated" group: 0 read, -1 error (err filled), 1
+ * not one of ours. */
+int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path,
+		   char *err, size_t errlen);
+/* After the whole group: a role that needs a host id and peers has them;
+ * `n_match` is spated.lcores.match's length (a front's own workers are
+ * its peers' lcores, at most `match_max`). 0 or -1 (err filled). */
+int host_conf_check(const struct host_conf *h, const config_setting_t *top, const char *path,
+		    uint32_t match_max, char *err, size_t errlen);
+/* "both", "front", "match". */
+const char *host_conf_role_name(uint8_t role);
+/* A front's matching workers: the sum of its peers' lcores. */
+uint32_t host_conf_remote_workers(const struct host_conf *h);
+
+#endif

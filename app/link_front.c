@@ -1,0 +1,264 @@
+/* link_front.c - the front's side of the link stage (stage_link.h): the
+ * cluster stage's messages for remote workers as inter-host messages,
+ * and their feedback back. Runs on the cluster stage's lcore: it reads
+ * the cluster matcher's dictionaries to turn interned events and
+ * subscriptions back into client messages. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "counters.h"
+#include "link_int.h"
+#include "spate_err.h"
+
+/* Categories whose announcement a message changes, applied once the
+ * message is queued (a held message is encoded again later). */
+struct said_change {
+	uint32_t n;
+	uint32_t cat[PL_EVENT_CATS + 1];
+	uint32_t val[PL_EVENT_CATS + 1]; /* worker + 1; 0 = forget */
+};
+
+static void drop_feedback(void *ctx, void *obj)
+{
+	struct stage_link *s = ctx;
+
+	spated_cnt.feedback_lost++;
+	pl_msg_put(s->msg_pool, obj);
+}
+
+static struct spate_peer_reply peer_reply(const struct pl_reply *r)
+{
+	struct spate_peer_reply pr = { r->to.ipv4, r->to.port, r->req_type, r->req_seq };
+
+	if (r->req_type == 0) /* preloaded: answer nobody */
+		pr = (struct spate_peer_reply){ 0, 0, SPATE_MSG_SUB_ADD, 0 };
+	return pr;
+}
+
+/* CREATE(cat, lcore) when cat's messages came from another worker
+ * last (or never): the match host routes what follows to this lcore. */
+static int announce(struct stage_link *s, struct spate_peer_writer *w, struct said_change *ch,
+		    uint32_t cat, uint32_t worker)
+{
+	uintptr_t said = (uintptr_t)spate_idmap_get(s->said, cat);
+
+	for (uint32_t i = 0; i < ch->n; i++)
+		if (ch->cat[i] == cat)
+			said = ch->val[i];
+	if (said == (uintptr_t)worker + 1)
+		return 0;
+	ch->cat[ch->n] = cat;
+	ch->val[ch->n++] = worker + 1;
+	return spate_peer_put_create(w, cat, s->w_lcore[worker]);
+}
+
+static void forget(struct said_change *ch, uint32_t cat)
+{
+	ch->cat[ch->n] = cat;
+	ch->val[ch->n++] = 0;
+}
+
+static void warn_cross_host(const struct pl_msg *m)
+{
+	static int said;
+
+	spated_cnt.peer_unsupported++;
+	if (!said++)
+		fprintf(stderr, "spated: link: category %u moves to another host: not built yet "
+			"(issue 9); counted in peer_unsupported\n", m->cat);
+}
+
+/* The inter-host messages for message m from worker w's ring. */
+static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
+		  struct spate_peer_writer *out, struct said_change *ch)
+{
+	uint32_t pi = s->w_peer[w];
+	int rc = 0;
+
+	switch (m->type) {
+	case PL_EVENT: {
+		const struct pl_event *pe = &m->u.ev;
+		struct spate_event ev = {
+			.id = pe->id, .lon = pe->lon, .lat = pe->lat, .n_kw = pe->n_kw,
+			.n_attr = pe->n_attr, .kw = pe->kw, .attr = pe->attr,
+		};
+		/* only a move sets several apart: then CREATEs come first */
+		for (uint16_t i = 0; i < pe->n_cat && rc == 0; i++)
+			rc = announce(s, out, ch, pe->cats[i], w);
+		spate_matcher_raw_event(s->fm, &ev, s->rev);
+		if (rc == 0)
+			rc = spate_peer_put_event(out, pe->seq, pe->parts, pe->cats, pe->n_cat, s->rev);
+		break;
+	}
+	case PL_SUB_ADD: {
+		struct spate_sub q = m->u.sub.sub;
+		q.kw = m->u.sub.kw;
+		q.cons = m->u.sub.cons;
+		spate_matcher_raw_sub(s->fm, &q, s->rsub);
+		struct spate_peer_reply r = peer_reply(&m->u.sub.reply);
+		rc = announce(s, out, ch, m->cat, w);
+		if (rc == 0)
+			rc = spate_peer_put_sub_add(out, m->cat, 0, &r, s->rsub);
+		break;
+	}
+	case PL_SUB_DEL: {
+		struct spate_peer_reply r = peer_reply(&m->u.sub.reply);
+		r.req_type = SPATE_MSG_SUB_DEL;
+		rc = announce(s, out, ch, m->cat, w);
+		if (rc == 0)
+			rc = spate_peer_put_sub_del(out, m->cat, m->u.sub.drop_cat, &r,
+						    m->u.sub.sub.id);
+		if (m->u.sub.drop_cat)
+			forget(ch, m->cat);
+		break;
+	}
+	case PL_ACK: {
+		struct spate_peer_reply r = peer_reply(&m->u.ack);
+		rc = announce(s, out, ch, m->cat, w);
+		if (rc == 0)
+			rc = spate_peer_put_ack(out, m->cat, &r, m->u.ack.id);
+		break;
+	}
+	case PL_MERGE:
+		rc = announce(s, out, ch, m->cat, w);
+		if (rc == 0)
+			rc = spate_peer_put_merge(out, m->cat, m->other);
+		forget(ch, m->other);
+		break;
+	case PL_MOVE: {
+		uint32_t to = m->other;
+		if (to >= s->n_workers || s->w_peer[to] != pi) {
+			warn_cross_host(m);
+			return 0;
+		}
+		rc = announce(s, out, ch, m->cat, w);
+		if (rc == 0)
+			rc = spate_peer_put_move(out, m->cat, s->peers[pi].host, s->w_lcore[to], 0);
+		break;
+	}
+	case PL_EXPECT: {
+		/* from: the worker its messages came from last */
+		uintptr_t from = (uintptr_t)spate_idmap_get(s->said, m->cat);
+		if (from == 0 || s->w_peer[from - 1] != pi) {
+			warn_cross_host(m);
+			return 0;
+		}
+		rc = announce(s, out, ch, m->cat, w);
+		if (rc == 0)
+			rc = spate_peer_put_expect(out, m->cat, s->peers[pi].host, s->w_lcore[w], 0);
+		break;
+	}
+	default:
+		spated_cnt.cat_unknown++;
+	}
+	return rc;
+}
+
+static void apply(struct stage_link *s, const struct said_change *ch)
+{
+	for (uint32_t i = 0; i < ch->n; i++) {
+		if (ch->val[i] == 0)
+			spate_idmap_del(s->said, ch->cat[i]);
+		else if (spate_idmap_put(s->said, ch->cat[i], (void *)(uintptr_t)ch->val[i]) != 0)
+			spated_cnt.msg_no_memory++; /* re-announced next time: harmless */
+	}
+}
+
+unsigned int link_front_poll(struct stage_link *s)
+{
+	unsigned int work = 0;
+
+	for (uint32_t w = 0; w < s->n_workers; w++) {
+		struct link_peer *p = &s->peers[s->w_peer[w]];
+		while (!p->blocked) {
+			struct pl_msg *m = s->held[w];
+			void *obj;
+			if (m == NULL) {
+				if (rte_ring_sc_dequeue(s->from_stage[w], &obj) != 0)
+					break;
+				m = obj;
+			}
+			struct spate_peer_writer out;
+			struct said_change ch;
+			ch.n = 0;
+			spate_peer_writer_init(&out, s->scratch, s->body_cap);
+			if (encode(s, w, m, &out, &ch) != 0) {
+				/* cannot be carried (too big for a frame): counted, dropped */
+				spated_cnt.peer_bad++;
+			} else if (link_append(s, p, &out) != 0) {
+				s->held[w] = m;
+				break;
+			}
+			apply(s, &ch);
+			s->held[w] = NULL;
+			pl_msg_put(s->msg_pool, m);
+			work++;
+		}
+	}
+	return work;
+}
+
+void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body,
+			size_t len, uint16_t count)
+{
+	struct spate_peer_reader r;
+	struct spate_peer_msg pm;
+	uint32_t pi = (uint32_t)(p - s->peers), w0 = 0;
+
+	/* feedback may enter the cluster by any of that host's rings */
+	while (w0 < s->n_workers && s->w_peer[w0] != pi)
+		w0++;
+	spate_peer_reader_init(&r, body, len, count);
+	while (spate_peer_next(&r, s->lim, &pm) == 1) {
+		if (pm.type != SPATE_PEER_FEEDBACK || w0 == s->n_workers) {
+			spated_cnt.cat_unknown++;
+			continue;
+		}
+		struct pl_msg *f = pl_msg_get(s->msg_pool, 0);
+		if (f == NULL) {
+			spated_cnt.feedback_lost++;
+			continue;
+		}
+		f->type = PL_FEEDBACK;
+		f->u.fb.seq = pm.ev_seq;
+		f->u.fb.parts = pm.parts;
+		f->u.fb.n = pm.n_cat < PL_EVENT_CATS ? pm.n_cat : PL_EVENT_CATS;
+		for (uint16_t i = 0; i < f->u.fb.n; i++)
+			f->u.fb.cats[i] = spate_peer_cat(&pm, i);
+		ring_out_push(&s->to_stage[w0], f);
+	}
+}
+
+int link_front_init(struct stage_link *s, const struct stage_link_conf *c)
+{
+	const struct host_conf *h = c->hosts;
+	uint32_t w = 0;
+
+	s->fm = c->front_matcher;
+	s->said = spate_idmap_create();
+	s->w_peer = calloc(c->n_workers, sizeof(*s->w_peer));
+	s->w_lcore = calloc(c->n_workers, sizeof(*s->w_lcore));
+	s->rev = malloc(sizeof(*s->rev));
+	s->rsub = malloc(sizeof(*s->rsub));
+	if (s->fm == NULL || s->said == NULL || s->w_peer == NULL || s->w_lcore == NULL ||
+	    s->rev == NULL || s->rsub == NULL)
+		return -1;
+	for (uint32_t i = 0; i < h->n_peers; i++)
+		for (uint32_t l = 0; l < h->peer[i].lcores && w < c->n_workers; l++, w++) {
+			s->w_peer[w] = i;
+			s->w_lcore[w] = (uint16_t)l;
+		}
+	for (w = 0; w < c->n_workers; w++)
+		if (ring_out_init(&s->to_stage[w], c->to_stage[w], 0, drop_feedback, s) != 0)
+			return -1;
+	return 0;
+}
+
+void link_front_fini(struct stage_link *s)
+{
+	spate_idmap_destroy(s->said);
+	free(s->w_peer);
+	free(s->w_lcore);
+	free(s->rev);
+	free(s->rsub);
+}

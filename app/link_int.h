@@ -1,0 +1,81 @@
+/* link_int.h - inside the link stage (stage_link.h): the part shared by
+ * the channel plumbing (stage_link.c) and the two roles' translations
+ * (link_front.c, link_match.c). */
+#ifndef SPATED_LINK_INT_H
+#define SPATED_LINK_INT_H
+
+#include "pl_msg.h"
+#include "ring_out.h"
+#include "spate_idmap.h"
+#include "spate_peer.h"
+#include "spate_peer_chan.h"
+#include "stage_link.h"
+#include "tx_out.h"
+
+struct link_peer {
+	uint32_t host, ipv4;
+	struct spate_peer_chan *ch;
+	uint8_t body[SPATE_PEER_BODY_MAX];
+	struct spate_peer_writer w; /* the body being filled */
+	int blocked;                /* window full with a body waiting */
+};
+
+/* What a match host's dictionary matcher hands back through its engine. */
+struct spate_engine {
+	struct stage_link *s;
+};
+
+struct stage_link {
+	uint8_t role;
+	uint32_t host_id, epoch;
+	uint32_t n_peers;
+	struct link_peer *peers;
+	size_t body_cap;
+	uint64_t ns_per_tsc_q32;    /* ns per TSC cycle, 32.32 fixed point */
+	uint32_t drop_ppm;          /* fault injection (tests) */
+	uint64_t rng;
+	struct rte_ring **from_rx;
+	uint32_t n_rx;
+	struct tx_out to_tx;
+	struct rte_mempool *msg_pool;
+	const struct spate_limits *lim;
+	uint32_t n_workers;
+	struct rte_ring **from_stage;
+	struct ring_out *to_stage;
+	struct pl_msg **held;       /* [n_workers] taken but not yet queued */
+	uint8_t scratch[SPATE_PEER_BODY_MAX];
+	/* front */
+	uint32_t *w_peer;           /* [n_workers] worker -> peer index */
+	uint16_t *w_lcore;          /* [n_workers] worker -> lcore there */
+	struct spate_matcher *fm;
+	struct spate_idmap *said;   /* cat -> worker + 1 last announced (CREATE) */
+	struct spate_raw_event *rev;
+	struct spate_raw_sub *rsub;
+	/* match */
+	struct spate_engine eng;
+	struct spate_matcher *mm;
+	struct spate_idmap *lcore_of; /* cat -> lcore + 1 */
+	struct pl_msg *cur;         /* the message the dictionary matcher fills */
+	struct spate_matchvec mv;
+};
+
+/* Append the messages in w (a scratch writer) to peer p's body: 0, or
+ * -1 when the body had to go and the window is full (nothing appended;
+ * the caller holds what it has). */
+int link_append(struct stage_link *s, struct link_peer *p, const struct spate_peer_writer *w);
+
+/* The roles (link_front.c, link_match.c): set up, one poll's sending,
+ * a delivered frame body, tear down. */
+int link_front_init(struct stage_link *s, const struct stage_link_conf *c);
+unsigned int link_front_poll(struct stage_link *s);
+void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body,
+			size_t len, uint16_t count);
+void link_front_fini(struct stage_link *s);
+
+int link_match_init(struct stage_link *s, const struct stage_link_conf *c);
+unsigned int link_match_poll(struct stage_link *s);
+void link_match_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body,
+			size_t len, uint16_t count);
+void link_match_fini(struct stage_link *s);
+
+#endif

@@ -1,0 +1,251 @@
+/* stage_link.c - the link stage's channels (stage_link.h): frames from
+ * RX are checked by the codec and handed to their peer's channel, which
+ * delivers each body once and in order to the role's translation; the
+ * role's messages are batched per peer into frame bodies; and every
+ * channel's due frames (new, retransmitted, pure acks) go to TX. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "counters.h"
+#include "link_int.h"
+#include "spate_err.h"
+
+#define PEER_WINDOW 32
+
+static uint64_t now_ns(const struct stage_link *s)
+{
+	unsigned __int128 t = (unsigned __int128)rte_get_tsc_cycles() * s->ns_per_tsc_q32;
+
+	return (uint64_t)(t >> 32);
+}
+
+/* Fault injection (spated.peer_drop_ppm, tests only): drop this frame? */
+static int test_drop(struct stage_link *s)
+{
+	if (s->drop_ppm == 0)
+		return 0;
+	s->rng ^= s->rng << 13; /* xorshift64 */
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	if (s->rng % 1000000 >= s->drop_ppm)
+		return 0;
+	spated_cnt.peer_dropped_test++;
+	return 1;
+}
+
+static struct link_peer *peer_of(struct stage_link *s, uint32_t host)
+{
+	for (uint32_t i = 0; i < s->n_peers; i++)
+		if (s->peers[i].host == host)
+			return &s->peers[i];
+	return NULL;
+}
+
+/* Hand p's body to its channel: 0 (or nothing to hand), -1 window full. */
+static int flush_peer(struct stage_link *s, struct link_peer *p)
+{
+	(void)s;
+	if (p->w.count == 0)
+		return 0;
+	int rc = spate_peer_chan_queue(p->ch, p->w.buf, p->w.len, p->w.count);
+	if (rc == -SPATE_E_NO_MEMORY) {
+		if (!p->blocked)
+			spated_cnt.peer_window_full++;
+		p->blocked = 1;
+		return -1;
+	}
+	/* -BAD_LENGTH cannot happen: bodies are built within body_cap */
+	spated_cnt.peer_msgs_out += p->w.count;
+	p->blocked = 0;
+	spate_peer_writer_init(&p->w, p->body, s->body_cap);
+	return 0;
+}
+
+int link_append(struct stage_link *s, struct link_peer *p, const struct spate_peer_writer *w)
+{
+	if (w->count == 0)
+		return 0;
+	if (p->w.len + w->len > p->w.cap && flush_peer(s, p) != 0)
+		return -1;
+	memcpy(p->w.buf + p->w.len, w->buf, w->len);
+	p->w.len += w->len;
+	p->w.count = (uint16_t)(p->w.count + w->count);
+	return 0;
+}
+
+struct deliver_ctx {
+	struct stage_link *s;
+	struct link_peer *p;
+};
+
+static void deliver(void *ctx, const uint8_t *body, size_t len, uint16_t count)
+{
+	struct deliver_ctx *d = ctx;
+
+	spated_cnt.peer_msgs_in += count;
+	if (d->s->role == SPATED_ROLE_FRONT)
+		link_front_deliver(d->s, d->p, body, len, count);
+	else
+		link_match_deliver(d->s, d->p, body, len, count);
+}
+
+static void frame_in(struct stage_link *s, struct rte_mbuf *m)
+{
+	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
+	size_t len = rte_pktmbuf_data_len(m);
+	struct spate_peer_hdr h;
+
+	spated_cnt.peer_frames_in++;
+	if (test_drop(s))
+		return;
+	if (spate_peer_decode(buf, len, s->lim, &h) != 0) {
+		spated_cnt.peer_bad++;
+		return;
+	}
+	struct link_peer *p = peer_of(s, h.src_host);
+	if (p == NULL || h.dst_host != s->host_id) {
+		spated_cnt.peer_unknown_host++;
+		return;
+	}
+	struct deliver_ctx d = { s, p };
+	if (spate_peer_chan_receive(p->ch, buf, &h, deliver, &d) < 0)
+		spated_cnt.peer_stale++;
+}
+
+static unsigned int frames_out(struct stage_link *s)
+{
+	uint64_t now = now_ns(s);
+	uint8_t frame[SPATE_PEER_FRAME_MAX];
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < s->n_peers; i++) {
+		struct link_peer *p = &s->peers[i];
+		uint64_t before = spate_peer_chan_stats(p->ch)->retransmits;
+		size_t len;
+		while ((len = spate_peer_chan_poll(p->ch, now, frame, sizeof(frame))) > 0) {
+			struct spate_dest to = { p->ipv4, SPATED_PEER_PORT };
+			if (!test_drop(s))
+				tx_out_peer(&s->to_tx, to, frame, len);
+			spated_cnt.peer_frames_out++;
+			n++;
+		}
+		spated_cnt.peer_retransmits += spate_peer_chan_stats(p->ch)->retransmits - before;
+	}
+	return n;
+}
+
+unsigned int stage_link_poll(struct stage_link *s)
+{
+	struct rte_mbuf *pkts[PL_BURST];
+	unsigned int work, nb;
+
+	work = 0;
+	for (uint32_t q = 0; q < s->n_rx; q++) {
+		nb = rte_ring_sc_dequeue_burst(s->from_rx[q], (void **)pkts, PL_BURST, NULL);
+		for (unsigned int i = 0; i < nb; i++) {
+			frame_in(s, pkts[i]);
+			rte_pktmbuf_free(pkts[i]);
+		}
+		work += nb;
+	}
+	/* bodies the window refused last time go first */
+	for (uint32_t i = 0; i < s->n_peers; i++)
+		if (s->peers[i].blocked)
+			flush_peer(s, &s->peers[i]);
+	work += s->role == SPATED_ROLE_FRONT ? link_front_poll(s) : link_match_poll(s);
+	for (uint32_t i = 0; i < s->n_peers; i++)
+		flush_peer(s, &s->peers[i]);
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		ring_out_flush(&s->to_stage[w]);
+	/* retransmission timers count as work only when they send */
+	work += frames_out(s);
+	tx_out_flush(&s->to_tx);
+	return work;
+}
+
+struct stage_link *stage_link_create(const struct stage_link_conf *c)
+{
+	const struct host_conf *h = c->hosts;
+	struct stage_link *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->role = h->role;
+	s->host_id = h->host_id;
+	s->epoch = c->epoch;
+	s->from_rx = calloc(c->n_rx, sizeof(*s->from_rx));
+	if (s->from_rx == NULL) {
+		free(s);
+		return NULL;
+	}
+	memcpy(s->from_rx, c->from_rx, c->n_rx * sizeof(*s->from_rx));
+	s->n_rx = c->n_rx;
+	s->msg_pool = c->msg_pool;
+	s->lim = c->lim;
+	s->n_workers = c->n_workers;
+	s->drop_ppm = h->drop_ppm;
+	s->rng = 0x9e3779b97f4a7c15ull ^ h->host_id;
+	s->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000 << 32) / rte_get_tsc_hz());
+	size_t cap = c->max_frame < SPATE_PEER_FRAME_MAX ? c->max_frame : SPATE_PEER_FRAME_MAX;
+	s->body_cap = cap - SPATE_PEER_HDR_LEN;
+	s->peers = calloc(h->n_peers, sizeof(*s->peers));
+	s->from_stage = calloc(c->n_workers, sizeof(*s->from_stage));
+	s->to_stage = calloc(c->n_workers, sizeof(*s->to_stage));
+	s->held = calloc(c->n_workers, sizeof(*s->held));
+	if (s->peers == NULL || s->from_stage == NULL || s->to_stage == NULL || s->held == NULL ||
+	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
+		goto fail;
+	s->n_peers = h->n_peers;
+	for (uint32_t i = 0; i < h->n_peers; i++) {
+		struct link_peer *p = &s->peers[i];
+		p->host = h->peer[i].host;
+		p->ipv4 = h->peer[i].ipv4;
+		/* static peers: every incarnation is epoch 1 (no ZooKeeper) */
+		p->ch = spate_peer_chan_create(h->host_id, c->epoch, p->host, 1, PEER_WINDOW,
+					       (uint64_t)h->rto_ms * 1000000u);
+		if (p->ch == NULL)
+			goto fail;
+		spate_peer_writer_init(&p->w, p->body, s->body_cap);
+	}
+	memcpy(s->from_stage, c->from_stage, c->n_workers * sizeof(*s->from_stage));
+	int rc = s->role == SPATED_ROLE_FRONT ? link_front_init(s, c) : link_match_init(s, c);
+	if (rc != 0)
+		goto fail;
+	return s;
+fail:
+	stage_link_destroy(s);
+	return NULL;
+}
+
+void stage_link_destroy(struct stage_link *s)
+{
+	if (s == NULL)
+		return;
+	if (s->role == SPATED_ROLE_FRONT)
+		link_front_fini(s);
+	else
+		link_match_fini(s);
+	void *m;
+	for (uint32_t q = 0; s->from_rx && q < s->n_rx; q++)
+		while (rte_ring_sc_dequeue(s->from_rx[q], &m) == 0)
+			rte_pktmbuf_free(m);
+	for (uint32_t w = 0; s->held && w < s->n_workers; w++)
+		if (s->held[w] != NULL)
+			pl_msg_put(s->msg_pool, s->held[w]);
+	for (uint32_t w = 0; s->from_stage && w < s->n_workers; w++)
+		while (s->from_stage[w] && rte_ring_sc_dequeue(s->from_stage[w], &m) == 0)
+			pl_msg_put(s->msg_pool, m);
+	for (uint32_t w = 0; s->to_stage && w < s->n_workers; w++)
+		ring_out_fini(&s->to_stage[w]);
+	for (uint32_t i = 0; s->peers && i < s->n_peers; i++)
+		spate_peer_chan_destroy(s->peers[i].ch);
+	tx_out_fini(&s->to_tx);
+	free(s->from_rx);
+	free(s->peers);
+	free(s->from_stage);
+	free(s->to_stage);
+	free(s->held);
+	free(s);
+}

@@ -1,0 +1,64 @@
+/* stage_link.h - the link stage of a multi-host spated
+ * (docs/multihost.md): it stretches the rings between the cluster stage
+ * and the matching stages over the network, one reliable channel
+ * (lib/spate_peer_chan.h) per peer host.
+ *
+ *  - On a front, each matching worker of the cluster stage is an lcore
+ *    of a match host (spated.peers, in order). The link drains the
+ *    cluster's ring of each remote worker, re-encodes every message as
+ *    the inter-host messages of lib/spate_peer.h (events and
+ *    subscriptions as client messages, from the cluster matcher's
+ *    dictionaries: the link runs on the cluster's lcore) and queues them
+ *    on the channel to that worker's host; FEEDBACK coming back goes to
+ *    the cluster's feedback rings.
+ *  - On a match host, the link decodes what its front sends, interns it
+ *    in a dictionary of its own, and feeds each local matching stage
+ *    exactly the messages the front's cluster stage put in that worker's
+ *    ring, in their order; the matching stages' feedback goes back.
+ *
+ * Routing on the match host: a CREATE(cat, lcore) says "cat's messages
+ * that follow go to this lcore". The front sends one before the first
+ * message for a category and again whenever a message for it comes from
+ * another worker's ring than the last one (around a move between lcores
+ * of that host), so every worker sees its own ring's order, and the
+ * matching stages' handoff protocol keeps a move exact as on one box.
+ * Moves and merges between hosts (HANDOFF_SUB/END) are not built yet:
+ * counted (peer_unsupported).
+ */
+#ifndef SPATED_STAGE_LINK_H
+#define SPATED_STAGE_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "host_conf.h"
+#include "spate_matcher.h"
+#include "spate_types.h"
+
+struct stage_link_conf {
+	const struct host_conf *hosts;
+	uint32_t epoch;             /* this host's incarnation (1 without ZooKeeper) */
+	struct rte_ring **from_rx;  /* [n_rx] PKT_PEER frames from each RX stage */
+	uint32_t n_rx;
+	struct rte_ring *to_tx;
+	struct rte_mempool *msg_pool, *pkt_pool;
+	size_t max_frame;           /* UDP payload bytes an inter-host frame may take */
+	const struct spate_limits *lim;
+	uint32_t n_workers;         /* front: remote workers; match: local ones */
+	struct rte_ring **from_stage; /* [n_workers] front: cluster -> worker; match: feedback */
+	struct rte_ring **to_stage;   /* [n_workers] front: feedback -> cluster; match: -> worker */
+	struct spate_matcher *front_matcher;          /* front: the cluster stage's */
+	const struct spate_matcher_conf *match_conf;  /* match: for its dictionaries */
+};
+
+struct stage_link;
+
+struct stage_link *stage_link_create(const struct stage_link_conf *c);
+/* One poll: frames in, messages out, channels' frames to TX. */
+unsigned int stage_link_poll(struct stage_link *s);
+void stage_link_destroy(struct stage_link *s);
+
+#endif

@@ -1,0 +1,137 @@
+# multihost-net.sh - sourced by the multi-host e2e tests after common.sh:
+# one namespace per host (a front, match hosts, the client) joined by a
+# Linux bridge in a namespace of its own, and spated instances in them.
+# Everything is recorded in netns.sh's lists, so netns_cleanup (the EXIT
+# trap of common.sh) ends the processes and deletes the namespaces (and
+# with them every veth and the bridge) even on failure.
+#
+# Addresses: 198.18.0.1 front, .2 the client (a kernel address), .3, .4,
+# ... match hosts; spated owns its address through net_af_packet.
+MH_TAG=mh$$
+MH_BR=multihost-$$-br
+MH_PIDS=()
+
+# mh_host NAME IP: a namespace NAME with a veth into the bridge; the
+# client gets IP as a kernel address, spated hosts none (IP "-").
+mh_host() {
+	local name=$1 ip=$2 ns=multihost-$$-$1 ifn=$MH_TAG$1 brif=${MH_TAG}b$1
+	ip netns add "$ns" || return 1
+	NETNS_NAMES="$NETNS_NAMES $ns"
+	ip link add "$ifn" netns "$ns" type veth peer name "$brif" netns "$MH_BR" || return 1
+	ip -n "$MH_BR" link set "$brif" master br0 up || return 1
+	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifn.disable_ipv6=1" 2>/dev/null
+	ip -n "$ns" link set lo up || return 1
+	if [ "$ip" != - ]; then
+		ip -n "$ns" addr add "$ip/24" dev "$ifn" || return 1
+		ip netns exec "$ns" ethtool -K "$ifn" tx off >/dev/null 2>&1 || return 1
+	fi
+	ip -n "$ns" link set "$ifn" up || return 1
+}
+
+mh_ns() { echo "multihost-$$-$1"; }
+
+# mh_net NAMES...: the bridge, then a host per name ("cli" gets
+# 198.18.0.2; others none).
+mh_net() {
+	ip netns add "$MH_BR" || return 1
+	NETNS_NAMES="$NETNS_NAMES $MH_BR"
+	ip -n "$MH_BR" link add br0 type bridge || return 1
+	ip -n "$MH_BR" link set br0 up || return 1
+	local h
+	for h in "$@"; do
+		if [ "$h" = cli ]; then
+			mh_host cli 198.18.0.2 || return 1
+		else
+			mh_host "$h" - || return 1
+		fi
+	done
+}
+
+# mh_conf OUT ROLE HOST_ID IPV4 PEERS [LCORES] [EXTRA]: conf/spated.conf
+# with the multi-host keys set (PEERS: the libconfig list body).
+mh_conf() {
+	local out=$1 role=$2 id=$3 ip=$4 peers=$5 lcores=${6:-"rx = 0; tx = 0; cluster = 0; match = [ 0 ];"}
+	local extra=${7:-}
+	e2e_conf "$out" "$lcores" "${MH_DRT:-}" || return 1
+	python3 - "$out" "$role" "$id" "$ip" "$peers" "$extra" <<'PY' || return 1
+import re, sys
+out, role, hid, ip, peers, extra = sys.argv[1:7]
+t = open(out).read()
+t = re.sub(r'\n\s*ipv4\s*=[^;]*;', '\n', t, count=1)
+t = re.sub(r'\n\s*idle_sleep_us\s*=[^;]*;', '\n', t, count=1)
+t = t.replace("spated: {", 'spated: {\n  role = "%s"; host_id = %s; ipv4 = "%s"; idle_sleep_us = 200;\n'
+              '  peers = ( %s ); %s' % (role, hid, ip, peers, extra), 1)
+open(out, "w").write(t)
+PY
+}
+
+# mh_spated NAME CONF LOG: spated in host NAME on its veth; waits for its
+# ready line (30 s at most). Its pid is MH_PID[NAME].
+declare -A MH_PID
+mh_spated() {
+	local name=$1 conf=$2 log=$3 prefix=multihost-$$-$1 i
+	NETNS_PREFIXES="$NETNS_PREFIXES $prefix"
+	ip netns exec "$(mh_ns "$name")" "$NETNS_SPATED" -c "$conf" -- \
+		--no-huge -m 512 --no-pci --file-prefix="$prefix" -l 0 \
+		--vdev="net_af_packet0,iface=$MH_TAG$name" >"$log" 2>&1 &
+	MH_PID[$name]=$!
+	netns_track "$!"
+	for i in $(seq 1 300); do
+		grep -q '^spated: ready' "$log" && return 0
+		kill -0 "${MH_PID[$name]}" 2>/dev/null || { cat "$log" >&2; return 1; }
+		sleep 0.1
+	done
+	cat "$log" >&2
+	return 1
+}
+
+# mh_stats NAME LOG: SIGUSR1, print the fresh counters line.
+mh_stats() {
+	local name=$1 log=$2 before i
+	before=$(grep -c '"spated":"counters"' "$log")
+	kill -USR1 "${MH_PID[$name]}" || return 1
+	for i in $(seq 1 50); do
+		if [ "$(grep -c '"spated":"counters"' "$log")" -gt "$before" ]; then
+			grep '"spated":"counters"' "$log" | tail -n 1
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# mh_stop NAME: SIGTERM, at most 10 s; 0 when it exited with status 0.
+mh_stop() {
+	local pid=${MH_PID[$1]} i
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		return 1
+	fi
+	wait "$pid"
+}
+
+# mh_replay_check STREAM NAME: as e2e_replay_check, from the client
+# namespace to the front.
+mh_replay_check() {
+	local stream=$1 name=$2 exp=$E2E_TMP/$2.expected got=$E2E_TMP/$2.got
+	"$SPATE_BUILD/tools/spate-match" --engine brute --conf "$SPATE_CONF" "$stream" \
+		2>"$E2E_TMP/$name.match.err" | sort >"$exp" || fail "spate-match $stream"
+	ip netns exec "$(mh_ns cli)" timeout 300 "$SPATE_BUILD/tools/spate-replay" --conf "$SPATE_CONF" \
+		--server "198.18.0.1:$NETNS_PORT" --stream "$stream" --out "$got.raw" \
+		2>"$E2E_TMP/$name.replay.err" ||
+		{ cat "$E2E_TMP/$name.replay.err"; fail "spate-replay $stream"; }
+	sort "$got.raw" >"$got"
+	if ! cmp -s "$exp" "$got"; then
+		echo "--- diff expected got (first lines):"
+		diff "$exp" "$got" | head -n 20
+		cat "$E2E_TMP/$name.replay.err"
+		fail "$name: matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
+	fi
+	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$E2E_TMP/$name.replay.err"))"
+}
