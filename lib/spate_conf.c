@@ -52,7 +52,7 @@ int spate_conf_error(char *err, size_t errlen, const char *path,
 		     const config_setting_t *s, const char *fmt, ...)
 {
 	last_error_setting = s;
-	char msg[256];
+	char msg[400]; /* the longest: an unknown key with the list of known ones */
 	va_list ap;
 
 	va_start(ap, fmt);
