@@ -20,6 +20,10 @@
  * event's cell on its level, and lies in its category's MBR, so its
  * category is listed. The same lists under the key "any" give, per cell,
  * the categories with subscriptions there: the placement candidates.
+ * Each cell also has a 256-bit filter of the routing keywords filed in it
+ * (struct cellf), so an event looks up only (cell, keyword) keys that may
+ * exist: a clear bit proves the key absent, which keeps events fast in a
+ * routing table filled up to 7/8.
  *
  * Merging is cheap because a merged-away category is not unlisted: it
  * stays as a part of the category it went into (root), keeps its list
@@ -52,6 +56,7 @@
 #define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
 #define ROUTE_LOAD8 7            /* routing table filled up to 7/8 (docs/benchmarks.md) */
 #define HOME_LOAD8 7             /* sub id -> category table, the same */
+#define CF_WORDS 4               /* a cell's keyword filter: 256 bits */
 #define CAP_FLOOR 16            /* cat_cap never holds a category below this size */
 
 /* A category, live (root == NULL) or a merged-away part of one. */
@@ -93,6 +98,19 @@ struct rlist {
 	uint64_t w;
 };
 
+/* Which routing keywords a cell may have keys for: a bit per keyword
+ * hash, set when a key is filed, cleared only when the cell empties
+ * (its "any" key goes). An event skips the lookups of its keywords whose
+ * bit is clear: most of them miss in a table kept 7/8 full. */
+struct cellf {
+	uint64_t w[CF_WORDS];
+};
+
+static uint32_t cf_bit(uint32_t kwkey)
+{
+	return (uint32_t)(((uint64_t)kwkey * 0x9e3779b97f4a7c15ull) >> 56) % (64 * CF_WORDS);
+}
+
 struct drt_cluster {
 	struct drt_params p;
 	struct drt_grid g;
@@ -108,6 +126,7 @@ struct drt_cluster {
 	uint64_t home_max;           /* the same for sub id DRT_FTAB_EMPTY (0 = none) */
 	struct drt_ftab kw_all;      /* kw + 1 -> count over every category (u64) */
 	struct drt_ftab route;       /* routing key -> struct rlist */
+	struct drt_ftab cellf;       /* routing cell -> struct cellf */
 	uint64_t n_level[3], n_nokw; /* subs filed on each level, keyword-less subs */
 	struct spate_idmap *corr;    /* lo id << 32 | hi id -> count */
 	struct drt_action *act;
@@ -454,29 +473,52 @@ static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
 	return 0;
 }
 
-/* One fewer subscription of live category c under key. Never allocates. */
-static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
+/* One fewer subscription of live category c under key. Never allocates.
+ * True when key is gone (nobody is left under it). */
+static bool rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 {
 	struct rlist *l = drt_ftab_get(&cl->route, key);
 
 	if (l == NULL)
-		return;
+		return false;
 	uint32_t at = rlist_find(l, c);
 	if (at == UINT32_MAX)
 		at = rlist_fold(cl, l, c);
 	if (at == UINT32_MAX)
-		return;
+		return false;
 	struct pair p = rlist_get(l, at);
 	if (--p.count > 0) {
 		rlist_set(l, at, p);
-		return;
+		return false;
 	}
 	if (rlist_inline(l)) {
 		drt_ftab_del(&cl->route, key);
 		c->lrefs--;
-		return;
+		return true;
 	}
 	drop_entry(cl, l, at);
+	return false;
+}
+
+/* One fewer subscription of c in cell (under kwkey and "any"); the cell's
+ * filter goes with its last subscription. */
+static void cell_remove(struct drt_cluster *cl, uint64_t cell, uint32_t kwkey, struct cat *c)
+{
+	rlist_remove(cl, key_of(cell, kwkey), c);
+	if (rlist_remove(cl, key_of(cell, KW_ANY), c))
+		drt_ftab_del(&cl->cellf, cell);
+}
+
+/* Mark kwkey in cell's filter. 0 or -1 (no memory). */
+static int cell_mark(struct drt_cluster *cl, uint64_t cell, uint32_t kwkey)
+{
+	struct cellf *f = drt_ftab_get(&cl->cellf, cell);
+
+	if (f == NULL && (f = drt_ftab_add(&cl->cellf, cell)) == NULL)
+		return -1;
+	uint32_t b = cf_bit(kwkey);
+	f->w[b / 64] |= 1ull << (b % 64);
+	return 0;
 }
 
 /* Count a subscription with rectangle r and routing keyword kwkey into
@@ -494,11 +536,12 @@ static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span s
 			cells[n++] = drt_grid_cell(&cl->g, sp.level, x, y);
 	for (uint32_t i = 0; i < n; i++) {
 		if (delta < 0) {
-			rlist_remove(cl, key_of(cells[i], kwkey), p);
-			rlist_remove(cl, key_of(cells[i], KW_ANY), p);
+			cell_remove(cl, cells[i], kwkey, p);
 			continue;
 		}
-		if (rlist_add(cl, key_of(cells[i], kwkey), p) != 0)
+		/* the filter bit first: a bit without a key only costs a lookup */
+		if (cell_mark(cl, cells[i], kwkey) != 0 ||
+		    rlist_add(cl, key_of(cells[i], kwkey), p) != 0)
 			goto undo;
 		if (rlist_add(cl, key_of(cells[i], KW_ANY), p) != 0) {
 			rlist_remove(cl, key_of(cells[i], kwkey), p);
@@ -506,10 +549,8 @@ static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span s
 		}
 		continue;
 undo:
-		while (i-- > 0) {
-			rlist_remove(cl, key_of(cells[i], kwkey), p);
-			rlist_remove(cl, key_of(cells[i], KW_ANY), p);
-		}
+		while (i-- > 0)
+			cell_remove(cl, cells[i], kwkey, p);
 		return -1;
 	}
 	return 0;
@@ -933,7 +974,10 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	int rh = drt_ftab_init(&cl->home, sizeof(uint64_t));
 	int rr = drt_ftab_init(&cl->route, sizeof(struct rlist));
 	int rk = drt_ftab_init(&cl->kw_all, sizeof(uint64_t));
-	if (!cl->by_id || !cl->corr || !cl->w_subs || rh || rr || rk) {
+	int rf = drt_ftab_init(&cl->cellf, sizeof(struct cellf));
+	if (!cl->by_id || !cl->corr || !cl->w_subs || rh || rr || rk || rf) {
+		if (rf == 0)
+			drt_ftab_free(&cl->cellf);
 		if (rh == 0)
 			drt_ftab_free(&cl->home);
 		if (rr == 0)
@@ -973,6 +1017,7 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 			free(rlist_arr(l));
 	}
 	drt_ftab_free(&cl->route);
+	drt_ftab_free(&cl->cellf);
 	drt_ftab_free(&cl->home);
 	free(cl->cats);
 	free(cl->pool);
@@ -1134,11 +1179,19 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 			cells[n_cells++] = drt_grid_point(&cl->g, ev->lon, ev->lat, level);
 	cl->st.events++;
 	cl->period_events++;
-	/* every key first, prefetched, then the lists */
+	/* the cells' filters, then every key they admit, prefetched, then
+	 * the lists */
+	const struct cellf *f[3];
+	for (size_t i = 0; i < n_cells; i++)
+		drt_ftab_prefetch(&cl->cellf, cells[i]);
+	for (size_t i = 0; i < n_cells; i++)
+		f[i] = drt_ftab_get(&cl->cellf, cells[i]);
 	for (int32_t k = cl->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
-		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1;
+		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1, b = cf_bit(kwkey);
 		uint64_t bit = 1ull << (k < 62 ? k + 1 : 63);
 		for (size_t i = 0; i < n_cells; i++) {
+			if (f[i] == NULL || !(f[i]->w[b / 64] >> (b % 64) & 1))
+				continue; /* no key (cell, kwkey) */
 			bits[nk] = bit;
 			keys[nk++] = key_of(cells[i], kwkey);
 		}
@@ -1312,6 +1365,7 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 	size_t bytes = sizeof(*cl) + cl->cap_cats * (sizeof(*cl->cats) + sizeof(*cl->out)) +
 		       cl->cap_pool * (sizeof(*cl->pool) + sizeof(*cl->free_nums)) +
 		       drt_ftab_bytes(&cl->route) + drt_ftab_bytes(&cl->home) +
+		       drt_ftab_bytes(&cl->cellf) +
 		       idmap_bytes(spate_idmap_count(cl->by_id)) +
 		       drt_ftab_bytes(&cl->kw_all) +
 		       idmap_bytes(spate_idmap_count(cl->corr));
