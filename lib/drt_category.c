@@ -358,7 +358,21 @@ int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
 	return add_filed(c, s, route_kw);
 }
 
+static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint);
+
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
+{
+	return del_hinted(c, s, UINT32_MAX);
+}
+
+bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s,
+			     uint32_t route_kw)
+{
+	return del_hinted(c, s, route_kw);
+}
+
+/* hint: the filing keyword to try first (UINT32_MAX: none). */
+static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint)
 {
 	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
 	uint64_t cell = drt_grid_first(&c->g, &sp);
@@ -375,7 +389,11 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 		return true;
 	}
 	/* its filing keyword is the one whose first-cell bucket holds it */
-	if (s->n_kw == 0)
+	if (hint != UINT32_MAX && filter_has(c, hint) && bucket_pull(c, key_of(cell, hint), s)) {
+		kwkey = hint;
+		found = true;
+	}
+	if (s->n_kw == 0 && !found)
 		found = bucket_pull(c, key_of(cell, KW_NONE), s);
 	for (uint16_t i = 0; i < s->n_kw && !found; i++) {
 		kwkey = s->kw[i] + 1;
@@ -383,7 +401,8 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 	}
 	if (!found)
 		return false;
-	pull_all(c, s, &sp, kwkey); /* the other cells */
+	if (sp.x0 != sp.x1 || sp.y0 != sp.y1)
+		pull_all(c, s, &sp, kwkey); /* the other cells */
 	c->n_content -= content_only(s, &sp);
 	c->n--;
 	c->n_nokw -= s->n_kw == 0;

@@ -45,6 +45,11 @@ int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
 /* Remove s (the pointer given to add); false if c does not hold it.
  * Never allocates. */
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s);
+/* The same, told s's filing keyword (drt_removal.route_kw, as given to
+ * add_routed): no search among s's keywords. A wrong hint only costs the
+ * search. */
+bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s,
+			     uint32_t route_kw);
 
 /* Append every subscription of c that matches ev (spate_sub_matches) to
  * mv, each once, in no particular order. 0 or -SPATE_E_NO_MEMORY. */

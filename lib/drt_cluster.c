@@ -214,10 +214,11 @@ static uint64_t cap_size(const struct drt_cluster *cl)
 	return c < CAP_FLOOR ? CAP_FLOOR : (uint64_t)c;
 }
 
-static double area_deg2(const struct spate_rect *r)
+/* Area in coordinate units squared: SpatialSim is a ratio of areas, so
+ * no scaling to degrees (and no divisions, which merges pay 256 times). */
+static double area_units(const struct spate_rect *r)
 {
-	return ((double)r->max_lon - r->min_lon) / SPATE_COORD_SCALE *
-	       (((double)r->max_lat - r->min_lat) / SPATE_COORD_SCALE);
+	return ((double)r->max_lon - r->min_lon) * ((double)r->max_lat - r->min_lat);
 }
 
 static struct spate_rect rect_union(const struct spate_rect *a, const struct spate_rect *b)
@@ -285,8 +286,9 @@ static double spatial_sim(const struct drt_cluster *cl, const struct spate_rect 
 			  const struct spate_rect *r)
 {
 	struct spate_rect u = rect_union(cm, r);
-	double a = area_deg2(cm), ex = area_deg2(&u) - a;
-	double min_a = MIN_AREA_CELLS * cl->p.route_cell * cl->p.route_cell;
+	double a = area_units(cm), ex = area_units(&u) - a;
+	double cell = cl->p.route_cell * SPATE_COORD_SCALE;
+	double min_a = MIN_AREA_CELLS * cell * cell;
 
 	if (a < min_a)
 		a = min_a;
@@ -534,6 +536,11 @@ static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span s
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1; x++)
 			cells[n++] = drt_grid_cell(&cl->g, sp.level, x, y);
+	/* start every key's cache miss before reading any (as route() does) */
+	for (uint32_t i = 0; i < n; i++) {
+		drt_ftab_prefetch(&cl->route, key_of(cells[i], kwkey));
+		drt_ftab_prefetch(&cl->route, key_of(cells[i], KW_ANY));
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (delta < 0) {
 			cell_remove(cl, cells[i], kwkey, p);
@@ -1158,7 +1165,7 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	c->n_del++;
 	cl->w_subs[c->worker]--;
 	cl->n_subs--;
-	*out = (struct drt_removal){ c->id, c->worker, c->size == 0 };
+	*out = (struct drt_removal){ c->id, c->worker, c->size == 0, (uint32_t)v };
 	part_release(cl, p);
 	if (c->size == 0) { /* no list names it, no part is left */
 		cat_unlive(cl, c);

@@ -61,6 +61,8 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q,
 struct drt_removal {
 	uint32_t cat, worker;
 	bool emptied;    /* the category is gone: the worker destroys it */
+	uint32_t route_kw; /* q's routing keyword, as placed (drt_placement):
+			    * drt_category_del_routed() goes straight to it */
 };
 /* Take q (placed before, same content) out of its category's summary.
  * 0, or -SPATE_E_UNKNOWN_ID when q is not placed. Never allocates. */

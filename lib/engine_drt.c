@@ -167,7 +167,7 @@ static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 	if (drt_cluster_remove(e->cl, q, &rm) != 0)
 		return;
 	struct drt_category *c = spate_idmap_get(e->cats, rm.cat);
-	if (c == NULL || !drt_category_del(c, q))
+	if (c == NULL || !drt_category_del_routed(c, q, rm.route_kw))
 		for (size_t i = 0; i < e->n_orphans; i++)
 			if (drt_category_del(e->orphans[i], q)) {
 				if (drt_category_size(e->orphans[i]) == 0) {

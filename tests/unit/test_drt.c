@@ -166,8 +166,13 @@ static void test_category(uint64_t seed, double cell)
 		bool *in = i % 2 ? in_b : in_a;
 		struct drt_category *c = i % 2 ? b : a;
 		if (check_below(3) == 0) {
+			const struct spate_sub *q = &subs[i];
+			/* a hint: one of its keywords (right or wrong) or any */
+			uint32_t hint = q->n_kw && check_below(2) ? q->kw[check_below(q->n_kw)] + 1
+								 : check_below(VOCAB + 2);
 			if (in[i])
-				CHECK(drt_category_del(c, &subs[i]));
+				CHECK(check_below(2) ? drt_category_del(c, q)
+						     : drt_category_del_routed(c, q, hint));
 			else
 				CHECK_EQ_INT(drt_category_add(c, &subs[i]), 0);
 			in[i] = !in[i];
