@@ -53,6 +53,15 @@ static void test_params(void)
 	/* the paper's values, except the three tuned ones (docs/benchmarks.md) */
 	CHECK(p.alpha == 0.2 && p.new_th == 0.5 && p.lambda == 50000 && p.variant == DRT_SIM_FRE_CO);
 	CHECK(p.route_cell == 0.5 && p.cat_cell == 0.5);
+	/* the size awareness of issue 5's Fig. 7 (not in the paper) */
+	CHECK(p.cat_cap == 0.1 && p.place_slack == 0.1);
+	CHECK_EQ_INT(drt_params_set(&p, "cat_cap", "1.5", err, sizeof(err)), -1);
+	CHECK(strstr(err, "out of range [0, 1]") != NULL);
+	CHECK_EQ_INT(drt_params_set(&p, "cat_cap", "0", err, sizeof(err)), 0);
+	CHECK(p.cat_cap == 0);
+	CHECK_EQ_INT(drt_params_set(&p, "place_slack", "-1", err, sizeof(err)), -1);
+	CHECK_EQ_INT(drt_params_set(&p, "place_slack", "2", err, sizeof(err)), 0);
+	CHECK(p.place_slack == 2);
 	CHECK_EQ_INT(drt_params_set(&p, "cat_cell", "0.001", err, sizeof(err)), -1);
 	CHECK_EQ_INT(drt_params_set(&p, "alpha", "0.25", err, sizeof(err)), 0);
 	CHECK(p.alpha == 0.25);
