@@ -54,7 +54,10 @@
 	X(acks)              \
 	X(nacks)             \
 	X(receiver_evicted)  /* receiver table full: oldest entry reused */  \
-	X(no_neighbour)      /* datagram dropped: destination MAC unknown */ \
+	X(no_neighbour)      /* datagram dropped: no address, or no room to hold it */ \
+	X(arp_held)          /* datagrams held while ARP resolved their next hop */ \
+	X(arp_released)      /* of which sent once the answer came */          \
+	X(arp_unresolved)    /* of which dropped: no answer, or entry reused */ \
 	X(no_mbuf)           /* mbuf pool empty when building a frame */     \
 	X(tx)                /* frames sent */                               \
 	X(tx_bytes)          \

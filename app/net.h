@@ -39,6 +39,9 @@ struct net {
 	uint16_t udp_port;
 	uint16_t ip_id;
 	uint64_t arp_gap;    /* tsc cycles between ARP requests for one address */
+	/* Next hop: a destination outside ip/mask goes to the gateway's MAC
+	 * (gw 0: every destination is on the link, asked for by ARP). */
+	uint32_t mask, gw;
 	struct neigh_table neigh;
 	net_udp_fn on_udp;
 	net_emit_fn emit;
@@ -69,9 +72,14 @@ void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac);
 
 /* net_tx.c: make m, whose data is a UDP payload, a frame from our port to
  * `to` (headers prepended in its headroom, checksums computed) and emit
- * it; consumes m (dropped and counted when `to` has no known MAC yet: an
- * ARP request goes out instead). */
+ * it; consumes m. When the next hop's MAC is not known yet the frame is
+ * held and an ARP request goes out (neigh.h); net_neigh_learned sends it
+ * once the answer comes. */
 void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to);
+/* ip -> mac learned (TX's table): send what was held for it. */
+void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac);
+/* Drop what waited too long for an ARP answer (call now and then). */
+void net_neigh_expire(struct net *n);
 /* Hand a finished frame to n->emit. */
 void net_tx_queue(struct net *n, struct rte_mbuf *m);
 

@@ -30,8 +30,15 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 	}
 	/* The sender asked us or answered us: either way it is our
 	 * neighbour and about to talk to us. */
-	if (sip != 0 && rte_is_unicast_ether_addr(&a->arp_data.arp_sha))
-		net_learn(n, sip, &a->arp_data.arp_sha);
+	if (sip != 0 && rte_is_unicast_ether_addr(&a->arp_data.arp_sha)) {
+		/* A reply answers a request of TX, which may have forgotten an
+		 * address this table still knows (the tables age apart): it
+		 * is passed on even when it is no news here. */
+		if (neigh_learn(&n->neigh, sip, &a->arp_data.arp_sha) || op == RTE_ARP_OP_REPLY) {
+			if (n->on_learn)
+				n->on_learn(n->ctx, sip, &a->arp_data.arp_sha);
+		}
+	}
 
 	if (op == RTE_ARP_OP_REPLY) {
 		spated_cnt.arp_learned++;

@@ -1,11 +1,11 @@
 /* net_tx.c - UDP frames from payloads (net.h).
  *
- * Unknown destination MAC: we send an ARP request (rate limited per
- * address, neigh.h) and drop the datagram, counted as no_neighbour. We do
- * not queue: a client that talks to us is learned from its own frames
- * before we answer it, so only notifications to third-party destinations
- * can miss, and only their first datagrams; holding mbufs for an
- * unanswered ARP would let a bad destination eat the pool. */
+ * Unknown next-hop MAC: the finished frame is held (neigh.h: a few per
+ * host, a bounded number in all) and an ARP request goes out (rate
+ * limited per address); the answer releases it. A host that does not
+ * answer within NEIGH_MAX_AGE_S has its frames dropped, counted as
+ * arp_unresolved; a frame that cannot be held is dropped, counted as
+ * no_neighbour. */
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -14,14 +14,20 @@
 #include "counters.h"
 #include "net.h"
 
+#define NEIGH_MAX_AGE_S 3 /* three requests, a second apart */
+
 void net_tx_queue(struct net *n, struct rte_mbuf *m)
 {
 	n->emit(n->ctx, m);
 }
 
+static uint32_t next_hop(const struct net *n, uint32_t dst)
+{
+	return n->gw != 0 && ((dst ^ n->ip) & n->mask) != 0 ? n->gw : dst;
+}
+
 void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 {
-	const struct rte_ether_addr *mac;
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
 	struct rte_udp_hdr *udp;
@@ -29,12 +35,8 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	const size_t hdrs = sizeof(*eth) + sizeof(*ip) + sizeof(*udp);
 
 	/* Only unicast destinations other than ourselves can be reached. */
-	if (to.ipv4 == 0 || to.ipv4 == n->ip || (to.ipv4 >> 28) >= 14 ||
-	    (mac = neigh_lookup(&n->neigh, to.ipv4)) == NULL) {
+	if (to.ipv4 == 0 || to.ipv4 == n->ip || (to.ipv4 >> 28) >= 14) {
 		spated_cnt.no_neighbour++;
-		if (to.ipv4 != 0 && to.ipv4 != n->ip && (to.ipv4 >> 28) < 14 &&
-		    neigh_want_request(&n->neigh, to.ipv4, rte_get_tsc_cycles(), n->arp_gap))
-			net_arp_request(n, to.ipv4);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -47,7 +49,6 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	ip = (struct rte_ipv4_hdr *)(eth + 1);
 	udp = (struct rte_udp_hdr *)(ip + 1);
 
-	eth->dst_addr = *mac;
 	eth->src_addr = n->mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 
@@ -68,5 +69,37 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	udp->dgram_cksum = 0;
 	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
 
-	net_tx_queue(n, m);
+	uint32_t hop = next_hop(n, to.ipv4);
+	const struct rte_ether_addr *mac = neigh_lookup(&n->neigh, hop);
+	if (mac != NULL) {
+		eth->dst_addr = *mac;
+		net_tx_queue(n, m);
+		return;
+	}
+	if (neigh_want_request(&n->neigh, hop, rte_get_tsc_cycles(), n->arp_gap))
+		net_arp_request(n, hop);
+	if (neigh_hold(&n->neigh, hop, m)) {
+		spated_cnt.arp_held++;
+		return;
+	}
+	spated_cnt.no_neighbour++;
+	rte_pktmbuf_free(m);
+}
+
+void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac)
+{
+	void *held[NEIGH_HOLD];
+	unsigned int k = neigh_take_held(&n->neigh, ip, held);
+
+	for (unsigned int i = 0; i < k; i++) {
+		struct rte_mbuf *m = held[i];
+		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = *mac;
+		spated_cnt.arp_released++;
+		net_tx_queue(n, m);
+	}
+}
+
+void net_neigh_expire(struct net *n)
+{
+	neigh_expire(&n->neigh, rte_get_tsc_cycles(), NEIGH_MAX_AGE_S * rte_get_tsc_hz());
 }

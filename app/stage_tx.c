@@ -10,8 +10,11 @@
 #include "pl_msg.h"
 #include "stage_tx.h"
 
+#define EXPIRE_POLLS 1024 /* polls between sweeps for unanswered ARP */
+
 struct stage_tx {
 	struct net net;
+	uint32_t polls;
 	uint16_t queue_id;
 	struct notifier *seqs; /* only its receiver table: the sequence numbers */
 	struct rte_ring **in;
@@ -37,6 +40,14 @@ static void tx_flush(struct stage_tx *s)
 	s->n_tx = 0;
 }
 
+/* A frame held for a neighbour that did not answer. */
+static void drop_held(void *ctx, void *frame)
+{
+	(void)ctx;
+	spated_cnt.arp_unresolved++;
+	rte_pktmbuf_free(frame);
+}
+
 static void emit(void *ctx, struct rte_mbuf *m)
 {
 	struct stage_tx *s = ctx;
@@ -57,6 +68,9 @@ struct stage_tx *stage_tx_create(const struct stage_tx_conf *c)
 	net_init(&s->net, c->port_id, c->pool, &c->mac, c->ipv4, c->udp_port);
 	s->net.emit = emit;
 	s->net.ctx = s;
+	s->net.mask = c->mask;
+	s->net.gw = c->gw;
+	s->net.neigh.drop = drop_held;
 	s->queue_id = c->queue_id;
 	s->seqs = notifier_create(c->max_payload, c->max_messages, NULL, NULL);
 	s->in = malloc((c->n_in + 1) * sizeof(*s->in));
@@ -86,6 +100,7 @@ static void handle(struct stage_tx *s, struct rte_mbuf *m)
 		return;
 	case PKT_NEIGH:
 		neigh_learn(&s->net.neigh, pm->peer.ipv4, &pm->mac);
+		net_neigh_learned(&s->net, pm->peer.ipv4, &pm->mac);
 		break;
 	}
 	rte_pktmbuf_free(m);
@@ -102,6 +117,8 @@ unsigned int stage_tx_poll(struct stage_tx *s)
 			handle(s, pkts[i]);
 		total += nb;
 	}
+	if (++s->polls % EXPIRE_POLLS == 0)
+		net_neigh_expire(&s->net);
 	if (s->n_tx > 0)
 		tx_flush(s);
 	return total;
@@ -117,6 +134,7 @@ void stage_tx_destroy(struct stage_tx *s)
 		while (rte_ring_sc_dequeue(s->in[r], &m) == 0)
 			rte_pktmbuf_free(m);
 	}
+	neigh_expire(&s->net.neigh, UINT64_MAX, 0); /* what is held goes back */
 	tx_flush(s);
 	notifier_destroy(s->seqs);
 	free(s->in);

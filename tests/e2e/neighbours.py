@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""neighbours.py - the client side of neighbours.sh: notifications to
+receivers spated never heard from, more of them than a small table would
+hold. neighbours.sh gave the client namespace the addresses
+198.18.0.100 .. 198.18.0.(100+N-1); each gets one subscription notifying
+its own address, port 42000, and two events match all of them. Every
+receiver must get both notifications: the first ones wait in spated for
+the ARP answer instead of being dropped.
+
+  neighbours.py N [UNREACHABLE_IP]
+With UNREACHABLE_IP, one more subscription notifies that address (which
+nobody holds): its notifications must be held, then dropped and counted
+(checked by neighbours.sh), never sent elsewhere."""
+import socket
+import sys
+import time
+
+from spatecli import Client, event, sub_add
+
+PORT = 42000
+WORLD = (-180_000_000, -90_000_000, 180_000_000, 90_000_000)
+
+
+def fail(text):
+    print("FAIL: " + text)
+    sys.exit(1)
+
+
+def main():
+    n = int(sys.argv[1])
+    addrs = ["198.18.0.%d" % (100 + i) for i in range(n)]
+    socks = []
+    for a in addrs:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind((a, PORT))
+        s.settimeout(5.0)
+        socks.append(s)
+    c = Client(41)
+    subs = [sub_add(5000 + i, WORLD, ["nb"], dest=(a, PORT)) for i, a in enumerate(addrs)]
+    if len(sys.argv) > 2:
+        subs.append(sub_add(9999, WORLD, ["nb"], dest=(sys.argv[2], PORT)))
+    for k in range(0, len(subs), 20):
+        got = c.request(subs[k:k + 20], timeout=5.0)
+        if len(got) != len(subs[k:k + 20]) or any(r[0] != "ACK" for r in got):
+            fail("SUB_ADDs from %d: %s" % (k, got[:3]))
+    from spatecli import parse
+    for eid in (1, 2):
+        c.send([event(eid, 0, 0, ["nb"])])
+        for i, s in enumerate(socks):
+            try:
+                data = s.recv(65536)
+            except socket.timeout:
+                fail("receiver %s got no notification of event %d" % (addrs[i], eid))
+            notes = [r for r in parse(data) if r[0] == "NOTIFY"]
+            if notes != [("NOTIFY", eid, [5000 + i])]:
+                fail("receiver %s, event %d: %s" % (addrs[i], eid, notes))
+        time.sleep(0.2)
+    print("ok: %d receivers new to spated each got both notifications" % n)
+
+
+if __name__ == "__main__":
+    main()
