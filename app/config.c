@@ -24,6 +24,7 @@ void spated_conf_default(struct spated_conf *c)
 		c->eal[c->n_eal++] = strdup(default_eal[i]);
 	snprintf(c->device, sizeof(c->device), "net_af_packet0,iface=spate0");
 	c->ipv4 = 0xc6120001; /* 198.18.0.1 */
+	c->prefix_len = -1;   /* not given: every destination is on the link */
 	c->udp_port = 47100;
 	c->mtu = 1500;
 	c->mbufs = 4095;
@@ -133,20 +134,53 @@ static int read_port(struct spated_conf *c, const config_setting_t *s, const cha
 	return 0;
 }
 
+/* A unicast address: 0/8, 127/8, 224/4 and up cannot be on a link. */
+static bool is_unicast(uint32_t ip)
+{
+	return (ip >> 24) != 0 && (ip >> 24) != 127 && (ip >> 28) < 14;
+}
+
+/* "A.B.C.D" or "A.B.C.D/N" (the link's prefix, for the gateway). */
 static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const char *path,
 		     char *err, size_t errlen)
 {
 	const char *v = config_setting_get_string(s);
+	char addr[INET_ADDRSTRLEN + 4];
 	struct in_addr a;
+	int prefix = -1;
 
-	if (v == NULL || inet_pton(AF_INET, v, &a) != 1)
-		return spate_conf_error(err, errlen, path, s, "spated.ipv4 must be a dotted IPv4 address string");
+	if (v != NULL) {
+		snprintf(addr, sizeof(addr), "%s", v);
+		char *slash = strchr(addr, '/');
+		if (slash != NULL) {
+			char *end;
+			long n = strtol(slash + 1, &end, 10);
+			if (*end != '\0' || end == slash + 1 || n < 1 || n > 32)
+				return spate_conf_error(err, errlen, path, s,
+						"spated.ipv4 = \"%s\": the prefix length after '/' must be 1 to 32", v);
+			prefix = (int)n;
+			*slash = '\0';
+		}
+	}
+	if (v == NULL || inet_pton(AF_INET, addr, &a) != 1)
+		return spate_conf_error(err, errlen, path, s, "spated.ipv4 must be a dotted IPv4 address string, with an optional /prefix");
 	uint32_t ip = ntohl(a.s_addr);
-	/* Our own address must be a unicast one: 0/8, 127/8, 224/4 and up
-	 * cannot be answered for on a link. */
-	if ((ip >> 24) == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14)
+	if (!is_unicast(ip))
 		return spate_conf_error(err, errlen, path, s, "spated.ipv4 = %s is not a unicast address", v);
 	c->ipv4 = ip;
+	c->prefix_len = prefix;
+	return 0;
+}
+
+static int read_gateway(struct spated_conf *c, const config_setting_t *s, const char *path,
+			char *err, size_t errlen)
+{
+	const char *v = config_setting_get_string(s);
+	struct in_addr a;
+
+	if (v == NULL || inet_pton(AF_INET, v, &a) != 1 || !is_unicast(ntohl(a.s_addr)))
+		return spate_conf_error(err, errlen, path, s, "spated.gateway must be a dotted unicast IPv4 address string");
+	c->gateway = ntohl(a.s_addr);
 	return 0;
 }
 
@@ -246,6 +280,8 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			rc = read_port(c, s, path, err, errlen);
 		else if (strcmp(name, "ipv4") == 0)
 			rc = read_ipv4(c, s, path, err, errlen);
+		else if (strcmp(name, "gateway") == 0)
+			rc = read_gateway(c, s, path, err, errlen);
 		else if (strcmp(name, "lcores") == 0)
 			rc = read_lcores(c, s, path, err, errlen);
 		else if (strcmp(name, "preload") == 0)
@@ -271,7 +307,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 				rc = read_uint(c, s, &uint_keys[k], path, err, errlen);
 		if (rc > 0)
 			return spate_conf_error(err, errlen, path, s,
-					"spated: unknown setting '%s' (known: eal, port, ipv4, udp_port, "
+					"spated: unknown setting '%s' (known: eal, port, ipv4, gateway, udp_port, "
 					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us, lcores, "
 					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, rcu_warn_ms, "
 					"debug_hooks, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm)", name);
@@ -287,6 +323,18 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 	if (c->hosts.drop_ppm != 0 && !c->debug_hooks)
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "peer_drop_ppm"),
 				"spated.peer_drop_ppm is fault injection for tests: it needs debug_hooks = true");
+	if (c->gateway != 0) {
+		const config_setting_t *g = config_setting_lookup(top, "gateway");
+		if (c->prefix_len < 0)
+			return spate_conf_error(err, errlen, path, g,
+					"spated.gateway needs the link's prefix in spated.ipv4 (\"198.18.0.1/24\")");
+		uint32_t mask = spated_conf_mask(c);
+		if (((c->gateway ^ c->ipv4) & mask) != 0 || c->gateway == c->ipv4)
+			return spate_conf_error(err, errlen, path, g,
+					"spated.gateway is not another address of the link %u.%u.%u.%u/%d",
+					c->ipv4 >> 24, (c->ipv4 >> 16) & 255, (c->ipv4 >> 8) & 255,
+					c->ipv4 & 255, c->prefix_len);
+	}
 	if (c->ring_size & (c->ring_size - 1))
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "ring_size"),
 				"spated.ring_size = %u must be a power of 2", c->ring_size);

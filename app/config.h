@@ -56,6 +56,8 @@ struct spated_conf {
 	char *eal[SPATED_EAL_ARGS_MAX]; /* owned (strdup) */
 	char device[256];               /* vdev string, "" = none */
 	uint32_t ipv4;                  /* host byte order */
+	int prefix_len;                 /* of the link (ipv4 = "A.B.C.D/N"); -1 unset */
+	uint32_t gateway;               /* next hop off the link; 0 = none */
 	uint16_t udp_port;
 	uint32_t mtu, mbufs, rx_desc, tx_desc;
 	uint32_t stats_interval;        /* seconds, 0 = off */
@@ -74,6 +76,11 @@ struct spated_conf {
 };
 
 void spated_conf_default(struct spated_conf *c);
+/* The link's netmask (host order; 0 when no prefix is given). */
+static inline uint32_t spated_conf_mask(const struct spated_conf *c)
+{
+	return c->prefix_len <= 0 ? 0 : ~0u << (32 - c->prefix_len);
+}
 /* Load `path` (NULL = defaults only). 0, or -1 with "file:line: message"
  * in err. */
 int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t errlen);

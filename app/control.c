@@ -446,7 +446,7 @@ static int cmd_show_subs(struct ctl_req *r, struct ctl_out *o, char *err, size_t
 static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
 {
 	const struct spated_conf *c = tgt.conf;
-	char buf[256], ip[16];
+	char buf[256], ip[24];
 	static const char *const ops_keys[] = {
 		"journal.path", "journal.sync", "journal.sync_interval_us", "journal.compact_min",
 		"journal.compact_factor", "control.socket", "control.mode", "control.group",
@@ -461,7 +461,12 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	ctl_out_obj(o, "spated");
 	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", c->ipv4 >> 24, (c->ipv4 >> 16) & 255,
 		 (c->ipv4 >> 8) & 255, c->ipv4 & 255);
+	if (c->prefix_len >= 0)
+		snprintf(ip + strlen(ip), sizeof(ip) - strlen(ip), "/%d", c->prefix_len);
 	ctl_out_str(o, "ipv4", ip);
+	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", c->gateway >> 24, (c->gateway >> 16) & 255,
+		 (c->gateway >> 8) & 255, c->gateway & 255);
+	ctl_out_str(o, "gateway", c->gateway ? ip : "none");
 	ctl_out_u64(o, "udp_port", c->udp_port);
 	ctl_out_u64(o, "mtu", c->mtu);
 	ctl_out_u64(o, "mbufs", c->mbufs);

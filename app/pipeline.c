@@ -166,7 +166,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 
 	struct stage_tx_conf tc = {
 		.port_id = port_id, .queue_id = 0, .pool = pkt_pool, .mac = *mac,
-		.ipv4 = conf->ipv4, .udp_port = conf->udp_port, .max_payload = max_payload,
+		.ipv4 = conf->ipv4, .mask = spated_conf_mask(conf), .gw = conf->gateway,
+		.udp_port = conf->udp_port, .max_payload = max_payload,
 		.max_messages = max_messages, .in = tx_in, .n_in = n_tx_in,
 	};
 	struct stage_cluster_conf cc = {

@@ -8,9 +8,11 @@ receiver must get both notifications: the first ones wait in spated for
 the ARP answer instead of being dropped.
 
   neighbours.py N [UNREACHABLE_IP]
+  neighbours.py --addrs IP...
 With UNREACHABLE_IP, one more subscription notifies that address (which
 nobody holds): its notifications must be held, then dropped and counted
-(checked by neighbours.sh), never sent elsewhere."""
+(checked by neighbours.sh), never sent elsewhere. --addrs names the
+receivers' addresses instead (a receiver behind spated's gateway)."""
 import socket
 import sys
 import time
@@ -27,8 +29,13 @@ def fail(text):
 
 
 def main():
-    n = int(sys.argv[1])
-    addrs = ["198.18.0.%d" % (100 + i) for i in range(n)]
+    unreachable = None
+    if sys.argv[1] == "--addrs":
+        addrs = sys.argv[2:]
+    else:
+        addrs = ["198.18.0.%d" % (100 + i) for i in range(int(sys.argv[1]))]
+        unreachable = sys.argv[2] if len(sys.argv) > 2 else None
+    n = len(addrs)
     socks = []
     for a in addrs:
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -37,8 +44,8 @@ def main():
         socks.append(s)
     c = Client(41)
     subs = [sub_add(5000 + i, WORLD, ["nb"], dest=(a, PORT)) for i, a in enumerate(addrs)]
-    if len(sys.argv) > 2:
-        subs.append(sub_add(9999, WORLD, ["nb"], dest=(sys.argv[2], PORT)))
+    if unreachable:
+        subs.append(sub_add(9999, WORLD, ["nb"], dest=(unreachable, PORT)))
     for k in range(0, len(subs), 20):
         got = c.request(subs[k:k + 20], timeout=5.0)
         if len(got) != len(subs[k:k + 20]) or any(r[0] != "ACK" for r in got):
@@ -55,7 +62,7 @@ def main():
             if notes != [("NOTIFY", eid, [5000 + i])]:
                 fail("receiver %s, event %d: %s" % (addrs[i], eid, notes))
         time.sleep(0.2)
-    print("ok: %d receivers new to spated each got both notifications" % n)
+    print("ok: %d receivers new to spated each got both notifications (%s ..)" % (n, addrs[0]))
 
 
 if __name__ == "__main__":
