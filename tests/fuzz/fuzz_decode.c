@@ -17,7 +17,6 @@
 #include "proto_cmp.h"
 #include "spate_proto.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t enc[65535];
 static uint64_t ids[65535 / 8];
@@ -118,16 +117,7 @@ static void run(const uint8_t *data, size_t size, const struct spate_limits *lim
 		fail("reader restarted after its end", &m1);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	static struct spate_limits def, big = { 1000, 1000, 1000, 1000, 1000, 1024 };
-
-	if (def.max_messages == 0)
-		spate_limits_default(&def);
-	run(data, size, &def);
-	run(data, size, &big);
-	return 0;
-}
+#include "fuzz_limits.h"
 
 #ifdef SPATE_FUZZ_SEEDS
 /* ---- the seed corpus ---- */

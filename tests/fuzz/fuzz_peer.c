@@ -19,7 +19,6 @@
 #include "peer_cmp.h"
 #include "spate_peer_chan.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t enc[SPATE_PEER_BODY_MAX];
 
@@ -102,16 +101,7 @@ static void run(const uint8_t *data, size_t size, const struct spate_limits *lim
 	check_channel(data, &h);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	static struct spate_limits def, big = { 1000, 1000, 1000, 1000, 1000, 1024 };
-
-	if (def.max_messages == 0)
-		spate_limits_default(&def);
-	run(data, size, &def);
-	run(data, size, &big);
-	return 0;
-}
+#include "fuzz_limits.h"
 
 #ifdef SPATE_FUZZ_SEEDS
 /* ---- the seed corpus ---- */
