@@ -196,6 +196,26 @@ static int read_lcore_id(const config_setting_t *s, const char *what, int *out,
 	return 0;
 }
 
+/* spated.lcores.WHAT = [ N, ... ]: 1 to max ids into out[], their count in *n. */
+static int read_lcore_list(const config_setting_t *s, const char *what, const char *shape,
+			   const char *why, int max, int *out, uint32_t *n, const char *path,
+			   char *err, size_t errlen)
+{
+	int len = config_setting_length(s);
+	char elem[32];
+
+	if ((!config_setting_is_array(s) && !config_setting_is_list(s)) || len < 1 || len > max)
+		return spate_conf_error(err, errlen, path, s,
+				"spated.lcores.%s must be %s of 1 to %d lcore ids [ N, ... ]%s",
+				what, shape, max, why);
+	snprintf(elem, sizeof(elem), "%s[]", what);
+	for (int k = 0; k < len; k++)
+		if (read_lcore_id(config_setting_get_elem(s, k), elem, &out[k], path, err, errlen) != 0)
+			return -1;
+	*n = (uint32_t)len;
+	return 0;
+}
+
 static int read_lcores(struct spated_conf *c, const config_setting_t *g, const char *path,
 		       char *err, size_t errlen)
 {
@@ -211,33 +231,16 @@ static int read_lcores(struct spated_conf *c, const config_setting_t *g, const c
 			rc = read_lcore_id(s, name, &c->lcores.rx[0], path, err, errlen);
 			c->lcores.n_rx = 1;
 		} else if (strcmp(name, "rx") == 0) {
-			int n = config_setting_length(s);
-			if ((!config_setting_is_array(s) && !config_setting_is_list(s)) || n < 1 ||
-			    n > SPATED_RX_MAX)
-				return spate_conf_error(err, errlen, path, s,
-						"spated.lcores.rx must be an lcore id or a list of 1 to %d lcore ids [ N, ... ] (one RX queue each)",
-						SPATED_RX_MAX);
-			rc = 0;
-			for (int k = 0; rc == 0 && k < n; k++)
-				rc = read_lcore_id(config_setting_get_elem(s, k), "rx[]",
-						   &c->lcores.rx[k], path, err, errlen);
-			c->lcores.n_rx = (uint32_t)n;
+			rc = read_lcore_list(s, "rx", "an lcore id or a list", " (one RX queue each)",
+					     SPATED_RX_MAX, c->lcores.rx, &c->lcores.n_rx, path, err,
+					     errlen);
 		} else if (strcmp(name, "tx") == 0)
 			rc = read_lcore_id(s, name, &c->lcores.tx, path, err, errlen);
 		else if (strcmp(name, "cluster") == 0)
 			rc = read_lcore_id(s, name, &c->lcores.cluster, path, err, errlen);
 		else if (strcmp(name, "match") == 0) {
-			int n = config_setting_length(s);
-			if ((!config_setting_is_array(s) && !config_setting_is_list(s)) || n < 1 ||
-			    n > SPATED_MATCH_MAX)
-				return spate_conf_error(err, errlen, path, s,
-						"spated.lcores.match must be a list of 1 to %d lcore ids [ N, ... ]",
-						SPATED_MATCH_MAX);
-			rc = 0;
-			for (int k = 0; rc == 0 && k < n; k++)
-				rc = read_lcore_id(config_setting_get_elem(s, k), "match[]",
-						   &c->lcores.match[k], path, err, errlen);
-			c->lcores.n_match = (uint32_t)n;
+			rc = read_lcore_list(s, "match", "a list", "", SPATED_MATCH_MAX,
+					     c->lcores.match, &c->lcores.n_match, path, err, errlen);
 		} else
 			return spate_conf_error(err, errlen, path, s,
 					"spated.lcores: unknown setting '%s' (known: rx, tx, cluster, match)", name);

@@ -22,11 +22,10 @@ import random
 import sys
 import time
 
-from spatecli import Client, event, parse, sub_add, sub_del
+from spatecli import WORLD, Client, event, fail, parse, sub_add, sub_del
 
 CLIENT_ID = 77
 PORT = 40400            # fixed: restarts must find the subscriptions' address
-WORLD = (-180_000_000, -90_000_000, 180_000_000, 90_000_000)
 OPS_PER_DGRAM = 8
 WINDOW = 16             # datagrams in flight
 SILENCE = 1.5           # s without any reply with ops outstanding: server gone
@@ -54,11 +53,6 @@ def save_state(path, st):
 
 def op_msg(kind, sid):
     return sub_add(sid, WORLD, ["k%d" % sid]) if kind == "add" else sub_del(sid)
-
-
-def fail(text):
-    print("FAIL: " + text)
-    sys.exit(1)
 
 
 def settle_reply(st, kind, sid, r):

@@ -17,15 +17,9 @@ import socket
 import sys
 import time
 
-from spatecli import Client, event, sub_add
+from spatecli import WORLD, Client, bound_sockets, event, fail, parse, sub_add
 
 PORT = 42000
-WORLD = (-180_000_000, -90_000_000, 180_000_000, 90_000_000)
-
-
-def fail(text):
-    print("FAIL: " + text)
-    sys.exit(1)
 
 
 def main():
@@ -36,12 +30,7 @@ def main():
         addrs = ["198.18.0.%d" % (100 + i) for i in range(int(sys.argv[1]))]
         unreachable = sys.argv[2] if len(sys.argv) > 2 else None
     n = len(addrs)
-    socks = []
-    for a in addrs:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind((a, PORT))
-        s.settimeout(5.0)
-        socks.append(s)
+    socks = bound_sockets([(a, PORT) for a in addrs])
     c = Client(41)
     subs = [sub_add(5000 + i, WORLD, ["nb"], dest=(a, PORT)) for i, a in enumerate(addrs)]
     if unreachable:
@@ -50,7 +39,6 @@ def main():
         got = c.request(subs[k:k + 20], timeout=5.0)
         if len(got) != len(subs[k:k + 20]) or any(r[0] != "ACK" for r in got):
             fail("SUB_ADDs from %d: %s" % (k, got[:3]))
-    from spatecli import parse
     for eid in (1, 2):
         c.send([event(eid, 0, 0, ["nb"])])
         for i, s in enumerate(socks):

@@ -9,28 +9,16 @@ at least 300 - 256 receivers must have been evicted between the two
 events. Prints the number of receivers whose seq restarted."""
 import socket
 import struct
-import sys
 
-from spatecli import CLIENT_IP, Client, event, parse, sub_add
+from spatecli import CLIENT_IP, WORLD, Client, bound_sockets, event, fail, parse, sub_add
 
 N = 300
 TABLE = 256
 BASE = 41000
-WORLD = (-180_000_000, -90_000_000, 180_000_000, 90_000_000)
-
-
-def fail(text):
-    print("FAIL: " + text)
-    sys.exit(1)
 
 
 def main():
-    socks = []
-    for i in range(N):
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind((CLIENT_IP, BASE + i))
-        s.settimeout(5.0)
-        socks.append(s)
+    socks = bound_sockets([(CLIENT_IP, BASE + i) for i in range(N)])
     c = Client(31)
     for n in range(0, N, 25):
         msgs = [sub_add(1000 + i, WORLD, ["rcv"], dest=(CLIENT_IP, BASE + i))

@@ -7,13 +7,32 @@ import hashlib
 import hmac
 import socket
 import struct
+import sys
 import time
 
 from craft import (ACK, CLIENT_IP, E, EVENT, NACK, NOTIFY, PORT, SERVER_IP, SUB_ADD,
                    SUB_DEL, hdr, msg)
 
 FLAG_AUTH = 0x02
+WORLD = (-180_000_000, -90_000_000, 180_000_000, 90_000_000)  # a rectangle over everything
 AUTH_TRAILER = 40  # u64 nonce + HMAC-SHA256
+
+
+def fail(text):
+    """The test's verdict: print it and exit 1."""
+    print("FAIL: " + text)
+    sys.exit(1)
+
+
+def bound_sockets(addrs, timeout=5.0):
+    """One UDP socket bound to each (ip, port) of addrs, in order."""
+    out = []
+    for a in addrs:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(a)
+        s.settimeout(timeout)
+        out.append(s)
+    return out
 
 
 def kw(s):
@@ -116,5 +135,5 @@ class Client:
         return out
 
 
-__all__ = ["Client", "sub_add", "sub_del", "event", "datagram", "parse", "E", "SUB_ADD",
+__all__ = ["WORLD", "fail", "bound_sockets", "Client", "sub_add", "sub_del", "event", "datagram", "parse", "E", "SUB_ADD",
            "SUB_DEL", "FLAG_AUTH", "CLIENT_IP"]
