@@ -50,6 +50,11 @@ struct net {
 	 * on_peer instead (0 / NULL: none, a single box). */
 	uint16_t peer_port;
 	net_udp_fn on_peer;
+	/* The next stage cannot take a datagram now (its ring is full): UDP
+	 * to udp_port is dropped as ring_full_rx before its checksum is
+	 * summed, so an overloaded lcore spends nothing on what it would
+	 * drop anyway. ARP, ping and inter-host frames are still served. */
+	bool shed_udp;
 	void *ctx;
 };
 

@@ -62,6 +62,9 @@ static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip
 	} else if (dport != n->udp_port) {
 		spated_cnt.udp_other_port++;
 		goto drop;
+	} else if (n->shed_udp) {
+		spated_cnt.ring_full_rx++;
+		goto drop;
 	}
 	/* 0 = the sender did not compute one (allowed for UDP over IPv4). */
 	if (udp->dgram_cksum != 0 && !udp_cksum_ok(ip, udp, ip_len - ihl)) {
@@ -109,8 +112,8 @@ static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *
 		spated_cnt.ip_not_ours++;
 		goto drop;
 	}
-	/* Everyone is on our link (no routing, no gateway): the frame's
-	 * source MAC is how to reach its source address. */
+	/* The frame's source MAC is how to reach its source address: the
+	 * host itself on our link, or the router it came through. */
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
 	if (is_unicast_ipv4(src) && rte_is_unicast_ether_addr(&eth->src_addr))
 		net_learn(n, src, &eth->src_addr);

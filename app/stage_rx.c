@@ -148,6 +148,11 @@ struct stage_rx *stage_rx_create(const struct stage_rx_conf *c)
 unsigned int stage_rx_poll(struct stage_rx *s)
 {
 	struct rte_mbuf *pkts[PL_BURST];
+
+	/* Overload: the cluster's ring has no room for a burst. Shed its
+	 * datagrams at once (net.h) rather than check and then drop them. */
+	s->net.shed_udp = s->to_cluster.ring != NULL &&
+			  rte_ring_free_count(s->to_cluster.ring) < PL_BURST;
 	uint16_t nb = rte_eth_rx_burst(s->net.port_id, s->queue_id, pkts, PL_BURST);
 
 	for (uint16_t i = 0; i < nb; i++)
