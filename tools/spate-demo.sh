@@ -93,7 +93,12 @@ netns_spated_stats | python3 -c '
 import json, sys
 c = json.loads(sys.stdin.read())
 for k, v in c.items():
-    if v and k != "spated":
-        print("  %-18s %s" % (k, v))'
+    if v and k not in ("spated", "lcores") and not isinstance(v, dict):
+        print("  %-18s %s" % (k, v))
+    elif isinstance(v, dict) and v and k != "lcores":
+        # refusals by reason: {code name: count}
+        print("  %-18s %s" % (k, ", ".join("%s %s" % kv for kv in sorted(v.items()))))
+for l, lc in sorted(c.get("lcores", {}).items()):
+    print("  lcore %s: %d polls, %d found work" % (l, lc.get("polls", 0), lc.get("busy_polls", 0)))'
 netns_spated_stop || true
 exit $result
