@@ -883,24 +883,32 @@ undo:
 	return -1;
 }
 
-/* c's spatially nearest live category that c can merge with under cap,
- * or NULL. */
-static struct cat *nearest_fit(struct drt_cluster *cl, struct cat *c, uint64_t cap)
+/* The spatially nearest live category (but `except`) that can take size
+ * more subscriptions under cap, or NULL. */
+static struct cat *nearest_to(struct drt_cluster *cl, const struct spate_rect *r, uint64_t size,
+			      const struct cat *except, uint64_t cap)
 {
 	struct cat *partner = NULL;
 	double best_s = -1;
 
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
 		struct cat *x = cl->cats[i];
-		if (x == c || (uint64_t)x->size + c->size > cap)
+		if (x == except || (uint64_t)x->size + size > cap)
 			continue;
-		double s = spatial_sim(cl, &x->mbr, &c->mbr);
+		double s = spatial_sim(cl, &x->mbr, r);
 		if (s > best_s) {
 			best_s = s;
 			partner = x;
 		}
 	}
 	return partner;
+}
+
+/* c's spatially nearest live category that c can merge with under cap,
+ * or NULL. */
+static struct cat *nearest_fit(struct drt_cluster *cl, struct cat *c, uint64_t cap)
+{
+	return nearest_to(cl, &c->mbr, c->size, c, cap);
 }
 
 /* One merge (Sim-Fre-Co): the category with the largest MergeJudgePara =
@@ -1117,12 +1125,18 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 {
 	double best_sim;
 	struct drt_span sp = route_span(cl, &q->rect);
-	struct cat *best = best_near(cl, q, sp, &best_sim), *fresh = NULL;
+	struct cat *best = best_near(cl, q, sp, &best_sim), *fresh = NULL, *near;
 	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
 	bool full = cl->n_cats >= cl->p.cmax;
 
 	if (best == NULL || best_sim < cl->p.new_th) {
-		if (merging || !full) {
+		/* At cmax with no co-matches counted yet, a new category would
+		 * merge at once into its spatially nearest (merge_once): q goes
+		 * there directly, without making and merging one. */
+		if (merging && full && spate_idmap_count(cl->corr) == 0 &&
+		    (near = nearest_to(cl, &q->rect, 1, NULL, cap_size(cl))) != NULL) {
+			best = near;
+		} else if (merging || !full) {
 			fresh = cat_new(cl, &q->rect, new_cat_worker(cl, best));
 			if (fresh == NULL)
 				return -SPATE_E_NO_MEMORY;
