@@ -190,3 +190,24 @@ size_t cat_index_count(const struct cat_index *ci)
 {
 	return spate_idmap_count(ci->subs);
 }
+
+struct visit {
+	void (*fn)(void *ctx, const struct spate_sub *s);
+	void *ctx;
+};
+
+static void visit_sub(uint64_t key, void *val, void *ctx)
+{
+	struct visit *v = ctx;
+
+	(void)key;
+	v->fn(v->ctx, val);
+}
+
+void cat_index_foreach(const struct cat_index *ci,
+		       void (*fn)(void *ctx, const struct spate_sub *s), void *ctx)
+{
+	struct visit v = { fn, ctx };
+
+	spate_idmap_foreach(ci->subs, visit_sub, &v);
+}

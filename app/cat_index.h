@@ -35,5 +35,9 @@ int cat_index_match(struct cat_index *ci, const struct spate_event *ev,
  * not moved are still in `from`). */
 int cat_index_merge(struct cat_index *into, struct cat_index *from);
 size_t cat_index_count(const struct cat_index *ci);
+/* Visit every subscription (no particular order; no change meanwhile):
+ * a move between hosts ships them one by one. */
+void cat_index_foreach(const struct cat_index *ci,
+		       void (*fn)(void *ctx, const struct spate_sub *s), void *ctx);
 
 #endif

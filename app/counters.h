@@ -94,7 +94,11 @@
 	X(peer_msgs_out)     /* inter-host messages queued */               \
 	X(peer_msgs_in)      /* inter-host messages delivered */            \
 	X(peer_window_full)  /* a channel's window was full: held back */   \
-	X(peer_unsupported)  /* a cross-host move or merge: not built yet */\
+	X(peer_unsupported)  /* a message a match host cannot carry out */\
+	X(peer_moves)        /* (front) categories moved between hosts */    \
+	X(peer_handoff_subs) /* subscriptions shipped to another host (DataTra) */\
+	X(peer_handoff_subs_in) /* subscriptions received from another host */\
+	X(peer_handoff_bad)  /* a handoff whose count differs: a bug, logged */\
 	X(peer_dropped_test) /* dropped on purpose (spated.peer_drop_ppm) */
 
 struct spated_counters {

@@ -138,6 +138,16 @@ int host_conf_check(const struct host_conf *h, const config_setting_t *top, cons
 		if (h->peer[i].host == h->host_id)
 			return spate_conf_error(err, errlen, path, top,
 						"spated.peers lists this host (host_id %u) itself", h->host_id);
+	if (h->role == SPATED_ROLE_MATCH) {
+		uint32_t fronts = 0;
+		for (uint32_t i = 0; i < h->n_peers; i++)
+			fronts += h->peer[i].lcores == 0;
+		if (fronts != 1)
+			return spate_conf_error(err, errlen, path, top,
+						"spated.peers of a match host: its front (no lcores) exactly once, "
+						"then the other match hosts with their lcores (%u without lcores)",
+						fronts);
+	}
 	if (h->role == SPATED_ROLE_FRONT) {
 		uint32_t w = host_conf_remote_workers(h);
 		if (w == 0 || w > match_max)

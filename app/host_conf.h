@@ -12,7 +12,8 @@
  * peers is the static membership (ZooKeeper membership replaces it
  * later): a front lists its match hosts with how many matching lcores
  * each runs (its matching workers, in that order); a match host lists
- * its front. Inter-host frames use UDP port SPATED_PEER_PORT on the
+ * its front (no lcores) and the other match hosts (with their lcores:
+ * categories move between match hosts directly). Inter-host frames use UDP port SPATED_PEER_PORT on the
  * data-plane port. Static peers all run epoch 1 (no fencing of restarts
  * without ZooKeeper).
  */

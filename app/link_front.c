@@ -58,16 +58,6 @@ static void forget(struct said_change *ch, uint32_t cat)
 	ch->val[ch->n++] = 0;
 }
 
-static void warn_cross_host(const struct pl_msg *m)
-{
-	static int said;
-
-	spated_cnt.peer_unsupported++;
-	if (!said++)
-		fprintf(stderr, "spated: link: category %u moves to another host: not built yet "
-			"(issue 9); counted in peer_unsupported\n", m->cat);
-}
-
 /* The inter-host messages for message m from worker w's ring. */
 static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 		  struct spate_peer_writer *out, struct said_change *ch)
@@ -126,26 +116,28 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 		forget(ch, m->other);
 		break;
 	case PL_MOVE: {
+		/* to another lcore of that host, or to another host (its link
+		 * ships the category to the new owner host) */
 		uint32_t to = m->other;
-		if (to >= s->n_workers || s->w_peer[to] != pi) {
-			warn_cross_host(m);
+		if (to >= s->n_workers) {
+			spated_cnt.cat_unknown++;
 			return 0;
 		}
 		rc = announce(s, out, ch, m->cat, w);
 		if (rc == 0)
-			rc = spate_peer_put_move(out, m->cat, s->peers[pi].host, s->w_lcore[to], 0);
+			rc = spate_peer_put_move(out, m->cat, s->peers[s->w_peer[to]].host,
+						 s->w_lcore[to], 0);
 		break;
 	}
 	case PL_EXPECT: {
-		/* from: the worker its messages came from last */
+		/* from: the worker its messages came from last (the old owner) */
 		uintptr_t from = (uintptr_t)spate_idmap_get(s->said, m->cat);
-		if (from == 0 || s->w_peer[from - 1] != pi) {
-			warn_cross_host(m);
-			return 0;
-		}
+		uint32_t from_host = from != 0 ? s->peers[s->w_peer[from - 1]].host : s->peers[pi].host;
 		rc = announce(s, out, ch, m->cat, w);
 		if (rc == 0)
-			rc = spate_peer_put_expect(out, m->cat, s->peers[pi].host, s->w_lcore[w], 0);
+			rc = spate_peer_put_expect(out, m->cat, from_host, s->w_lcore[w], 0);
+		if (from_host != s->peers[pi].host)
+			spated_cnt.peer_moves++;
 		break;
 	}
 	default:

@@ -12,12 +12,23 @@
 #include "stage_link.h"
 #include "tx_out.h"
 
+/* A whole frame body waiting for the window (only category handoffs,
+ * which cannot be held back half-way, queue beyond it). */
+struct pend_body {
+	struct pend_body *next;
+	size_t len;
+	uint16_t count;
+	uint8_t bytes[];
+};
+
 struct link_peer {
 	uint32_t host, ipv4;
 	struct spate_peer_chan *ch;
 	uint8_t body[SPATE_PEER_BODY_MAX];
 	struct spate_peer_writer w; /* the body being filled */
 	int blocked;                /* window full with a body waiting */
+	struct pend_body *ov_head, *ov_tail; /* bodies before w, beyond the window */
+	uint32_t lcores;            /* from the config: 0 = the front */
 };
 
 /* What a match host's dictionary matcher hands back through its engine. */
@@ -57,12 +68,26 @@ struct stage_link {
 	struct spate_idmap *lcore_of; /* cat -> lcore + 1 */
 	struct pl_msg *cur;         /* the message the dictionary matcher fills */
 	struct spate_matchvec mv;
+	uint32_t front;             /* the peer that is the front */
+	struct rte_ring **handoff_in;
+	struct spate_idmap *leaving;  /* cat -> struct leave: MOVEs to other hosts */
+	struct spate_idmap *arriving; /* cat -> struct arrive: handoffs being rebuilt */
+	struct pl_msg *scratch_msg;
+	const char *cat_engine;
+	double cat_cell;
 };
+
+/* The peer with this host id, or NULL. */
+struct link_peer *link_peer_of(struct stage_link *s, uint32_t host);
 
 /* Append the messages in w (a scratch writer) to peer p's body: 0, or
  * -1 when the body had to go and the window is full (nothing appended;
  * the caller holds what it has). */
 int link_append(struct stage_link *s, struct link_peer *p, const struct spate_peer_writer *w);
+/* The same, never refused: a body the window does not take waits in
+ * memory (a handoff in progress). 0, or -1 on no memory. */
+int link_append_force(struct stage_link *s, struct link_peer *p,
+		      const struct spate_peer_writer *w);
 
 /* The roles (link_front.c, link_match.c): set up, one poll's sending,
  * a delivered frame body, tear down. */

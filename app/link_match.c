@@ -6,9 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "cat_index.h"
 #include "counters.h"
 #include "link_int.h"
 #include "spate_err.h"
+
+/* A category leaving for another host (MOVE seen, index not yet here),
+ * by category and the lcore that hands it over: a category may be
+ * leaving from one lcore while the front already sends it on again from
+ * another (it came back meanwhile), and one lcore may have several MOVEs
+ * of a category queued (it comes and goes before the first arrived):
+ * a FIFO per key, in the lcore's order. */
+struct leave {
+	struct leave *next;
+	uint32_t host;
+	uint16_t lcore;
+	uint64_t version;
+};
+
+/* A category arriving from another host, rebuilt sub by sub. */
+struct arrive {
+	struct cat_index *idx;
+	uint32_t n;
+	uint32_t lcore;   /* + 1, from the sender's CREATE; 0 = not said */
+};
 
 static void drop_msg(void *ctx, void *obj)
 {
@@ -161,10 +184,124 @@ static void on_sub_add(struct stage_link *s, const struct spate_peer_msg *pm)
 	send_to(s, pm->cat, m);
 }
 
-static void deliver_one(struct stage_link *s, const struct spate_peer_msg *pm)
+static uint64_t leave_key(uint32_t cat, uint32_t lcore)
+{
+	return (uint64_t)lcore << 32 | cat;
+}
+
+/* MOVE: to another lcore here, or to another host (the matching stage
+ * hands the index to this link, poll_leaving ships it). */
+static void on_move(struct stage_link *s, const struct spate_peer_msg *pm)
 {
 	struct pl_msg *m;
+
+	if (pm->other == s->host_id) {
+		if (pm->lcore >= s->n_workers) {
+			spated_cnt.peer_unsupported++;
+			return;
+		}
+		if ((m = new_msg(s, PL_MOVE, pm->cat, pm->lcore)) != NULL)
+			send_to(s, pm->cat, m);
+		return;
+	}
 	uint32_t l;
+	if (lcore_for(s, pm->cat, &l) != 0)
+		return;
+	struct leave *lv = malloc(sizeof(*lv));
+	if (link_peer_of(s, pm->other) == NULL || lv == NULL) {
+		free(lv);
+		spated_cnt.peer_unsupported++; /* a host we have no channel to */
+		return;
+	}
+	*lv = (struct leave){ NULL, pm->other, pm->lcore, pm->version };
+	uint64_t key = leave_key(pm->cat, l);
+	struct leave *q = spate_idmap_get(s->leaving, key);
+	if (q != NULL) {
+		while (q->next != NULL)
+			q = q->next;
+		q->next = lv;
+	} else if (spate_idmap_put(s->leaving, key, lv) != 0) {
+		free(lv);
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	if ((m = new_msg(s, PL_MOVE, pm->cat, s->n_workers)) != NULL)
+		send_to(s, pm->cat, m);
+}
+
+static struct arrive *arrive_get(struct stage_link *s, uint32_t cat)
+{
+	struct arrive *a = spate_idmap_get(s->arriving, cat);
+
+	if (a != NULL)
+		return a;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL || (a->idx = cat_index_create(s->cat_engine, s->cat_cell)) == NULL ||
+	    spate_idmap_put(s->arriving, cat, a) != 0) {
+		if (a)
+			cat_index_destroy(a->idx);
+		free(a);
+		spated_cnt.msg_no_memory++;
+		return NULL;
+	}
+	return a;
+}
+
+static void on_handoff_sub(struct stage_link *s, const struct spate_peer_msg *pm)
+{
+	const struct spate_raw_sub *rs = &pm->inner.u.sub;
+	struct arrive *a = arrive_get(s, pm->cat);
+
+	if (a == NULL)
+		return;
+	s->cur = s->scratch_msg;
+	int rc = spate_matcher_sub_add(s->mm, rs, 0);
+	if (rc == -SPATE_E_DUPLICATE_ID) {
+		spate_matcher_sub_del(s->mm, rs->id, 0);
+		rc = spate_matcher_sub_add(s->mm, rs, 0);
+	}
+	struct pl_sub *ps = &s->scratch_msg->u.sub;
+	struct spate_sub q = ps->sub;
+	q.kw = ps->kw;
+	q.cons = ps->cons;
+	if (rc != 0 || cat_index_add(a->idx, &q) != 0) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	a->n++;
+	spated_cnt.peer_handoff_subs_in++;
+}
+
+static void on_handoff_end(struct stage_link *s, const struct spate_peer_msg *pm)
+{
+	struct arrive *a = arrive_get(s, pm->cat);
+	struct pl_msg *m;
+
+	if (a == NULL)
+		return;
+	spate_idmap_del(s->arriving, pm->cat);
+	if (a->n != pm->other) {
+		spated_cnt.peer_handoff_bad++;
+		fprintf(stderr, "spated: link: category %u arrived with %u subscriptions, %u sent\n",
+			pm->cat, a->n, pm->other);
+	}
+	uint32_t l = a->lcore - 1;
+	if ((a->lcore == 0 && lcore_for(s, pm->cat, &l) != 0) ||
+	    (m = new_msg(s, PL_HANDOFF, pm->cat, 0)) == NULL) {
+		cat_index_destroy(a->idx);
+	} else {
+		/* to the lcore of the sender's CREATE: the front may have
+		 * merged the category away meanwhile (the merge waits for it) */
+		m->u.idx = a->idx;
+		ring_out_push(&s->to_stage[l], m);
+	}
+	free(a);
+}
+
+static void deliver_one(struct stage_link *s, struct link_peer *p, const struct spate_peer_msg *pm)
+{
+	struct pl_msg *m;
+	struct arrive *a;
 
 	switch (pm->type) {
 	case SPATE_PEER_CREATE:
@@ -172,8 +309,16 @@ static void deliver_one(struct stage_link *s, const struct spate_peer_msg *pm)
 			spated_cnt.cat_unknown++;
 			return;
 		}
-		if (spate_idmap_put(s->lcore_of, pm->cat, (void *)(uintptr_t)(pm->lcore + 1u)) != 0)
+		/* from another match host: where the handoff that follows goes
+		 * (only the front's CREATEs route the front's messages: the
+		 * category may have moved on here meanwhile) */
+		if (p != &s->peers[s->front]) {
+			if ((a = arrive_get(s, pm->cat)) != NULL)
+				a->lcore = pm->lcore + 1u;
+		} else if (spate_idmap_put(s->lcore_of, pm->cat,
+					   (void *)(uintptr_t)(pm->lcore + 1u)) != 0) {
 			spated_cnt.msg_no_memory++;
+		}
 		return;
 	case SPATE_PEER_EVENT:
 		on_event(s, pm);
@@ -205,23 +350,24 @@ static void deliver_one(struct stage_link *s, const struct spate_peer_msg *pm)
 		spate_idmap_del(s->lcore_of, pm->other);
 		return;
 	case SPATE_PEER_MOVE:
-		if (pm->other != s->host_id || pm->lcore >= s->n_workers) {
-			spated_cnt.peer_unsupported++;
-			return;
-		}
-		if ((m = new_msg(s, PL_MOVE, pm->cat, pm->lcore)) != NULL)
-			send_to(s, pm->cat, m);
+		on_move(s, pm);
 		return;
 	case SPATE_PEER_EXPECT:
-		if (pm->other != s->host_id || lcore_for(s, pm->cat, &l) != 0) {
+		if (pm->lcore >= s->n_workers) {
 			spated_cnt.peer_unsupported++;
 			return;
 		}
 		if ((m = new_msg(s, PL_EXPECT, pm->cat, 0)) != NULL)
-			ring_out_push(&s->to_stage[pm->lcore < s->n_workers ? pm->lcore : l], m);
+			ring_out_push(&s->to_stage[pm->lcore], m);
+		return;
+	case SPATE_PEER_HANDOFF_SUB:
+		on_handoff_sub(s, pm);
+		return;
+	case SPATE_PEER_HANDOFF_END:
+		on_handoff_end(s, pm);
 		return;
 	default:
-		spated_cnt.peer_unsupported++; /* handoffs between hosts: not built yet */
+		spated_cnt.peer_unsupported++; /* FEEDBACK is for fronts */
 	}
 }
 
@@ -231,22 +377,95 @@ void link_match_deliver(struct stage_link *s, struct link_peer *p, const uint8_t
 	struct spate_peer_reader r;
 	struct spate_peer_msg pm;
 
-	(void)p;
 	spate_peer_reader_init(&r, body, len, count);
 	while (spate_peer_next(&r, s->lim, &pm) == 1)
-		deliver_one(s, &pm);
+		deliver_one(s, p, &pm);
 }
 
-/* The matching stages' feedback, to the front (the first peer). */
+struct ship {
+	struct stage_link *s;
+	struct link_peer *p;
+	uint32_t cat, n;
+	int err;
+};
+
+static void ship_sub(void *ctx, const struct spate_sub *q)
+{
+	struct ship *sh = ctx;
+	struct stage_link *s = sh->s;
+	struct spate_peer_writer out;
+
+	spate_peer_writer_init(&out, s->scratch, s->body_cap);
+	spate_matcher_raw_sub(s->mm, q, s->rsub);
+	if (spate_peer_put_handoff_sub(&out, sh->cat, 0, s->rsub) != 0 ||
+	    link_append_force(s, sh->p, &out) != 0) {
+		sh->err = 1;
+		return;
+	}
+	sh->n++;
+}
+
+static void forget_sub(void *ctx, const struct spate_sub *q)
+{
+	struct stage_link *s = ctx;
+
+	spate_matcher_sub_del(s->mm, q->id, 0);
+}
+
+/* A matching stage handed over a category leaving for another host:
+ * CREATE (its lcore there), every subscription, HANDOFF_END with the
+ * count, on the channel to that host. Never held back half-way: what the
+ * window does not take waits in memory (link_append_force). */
+static void ship(struct stage_link *s, uint32_t lcore, struct pl_msg *m)
+{
+	uint64_t key = leave_key(m->cat, lcore);
+	struct leave *lv = spate_idmap_del(s->leaving, key);
+	if (lv != NULL && lv->next != NULL && spate_idmap_put(s->leaving, key, lv->next) != 0)
+		spated_cnt.msg_no_memory++; /* the later MOVEs are lost: counted */
+	struct link_peer *p = lv ? link_peer_of(s, lv->host) : NULL;
+	struct spate_peer_writer out;
+
+	if (p == NULL) {
+		spated_cnt.cat_unknown++;
+		goto done;
+	}
+	struct ship sh = { s, p, m->cat, 0, 0 };
+	spate_peer_writer_init(&out, s->scratch, s->body_cap);
+	if (spate_peer_put_create(&out, m->cat, lv->lcore) != 0 || link_append_force(s, p, &out) != 0)
+		sh.err = 1;
+	if (!sh.err)
+		cat_index_foreach(m->u.idx, ship_sub, &sh);
+	spate_peer_writer_init(&out, s->scratch, s->body_cap);
+	if (sh.err || spate_peer_put_handoff_end(&out, m->cat, sh.n, lv->version) != 0 ||
+	    link_append_force(s, p, &out) != 0) {
+		spated_cnt.msg_no_memory++; /* the count will not match there: logged */
+	}
+	spated_cnt.peer_handoff_subs += sh.n;
+	cat_index_foreach(m->u.idx, forget_sub, s);
+	/* lcore_of[cat] stays: the category may be back already, announced
+	 * again by the front */
+done:
+	free(lv);
+	cat_index_destroy(m->u.idx);
+	pl_msg_put(s->msg_pool, m);
+}
+
+/* The matching stages' feedback, to the front; categories leaving. */
 unsigned int link_match_poll(struct stage_link *s)
 {
-	struct link_peer *p = &s->peers[0];
+	struct link_peer *p = &s->peers[s->front];
 	unsigned int work = 0;
+	void *obj;
+
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		while (s->handoff_in[w] != NULL && rte_ring_sc_dequeue(s->handoff_in[w], &obj) == 0) {
+			ship(s, w, obj);
+			work++;
+		}
 
 	for (uint32_t w = 0; w < s->n_workers && !p->blocked; w++) {
 		for (;;) {
 			struct pl_msg *m = s->held[w];
-			void *obj;
 			if (m == NULL) {
 				if (rte_ring_sc_dequeue(s->from_stage[w], &obj) != 0)
 					break;
@@ -273,18 +492,72 @@ int link_match_init(struct stage_link *s, const struct stage_link_conf *c)
 {
 	s->eng.s = s;
 	s->lcore_of = spate_idmap_create();
+	s->leaving = spate_idmap_create();
+	s->arriving = spate_idmap_create();
+	s->scratch_msg = malloc(sizeof(*s->scratch_msg));
+	s->rsub = malloc(sizeof(*s->rsub));
+	s->handoff_in = calloc(c->n_workers, sizeof(*s->handoff_in));
+	s->cat_engine = c->cat_engine;
+	s->cat_cell = c->cat_cell;
 	s->mm = spate_matcher_create_engine(c->match_conf, &link_ops, &s->eng);
-	if (s->lcore_of == NULL || s->mm == NULL)
+	if (s->lcore_of == NULL || s->leaving == NULL || s->arriving == NULL ||
+	    s->scratch_msg == NULL || s->rsub == NULL || s->handoff_in == NULL || s->mm == NULL)
 		return -1;
+	if (c->handoff_in != NULL)
+		memcpy(s->handoff_in, c->handoff_in, c->n_workers * sizeof(*s->handoff_in));
+	while (s->front < s->n_peers && s->peers[s->front].lcores != 0)
+		s->front++;
+	if (s->front == s->n_peers)
+		return -1; /* host_conf_check makes sure there is one */
 	for (uint32_t w = 0; w < c->n_workers; w++)
 		if (ring_out_init(&s->to_stage[w], c->to_stage[w], 1, drop_msg, s) != 0)
 			return -1;
 	return 0;
 }
 
+static void free_arrive(uint64_t key, void *val, void *ctx)
+{
+	struct arrive *a = val;
+
+	(void)key;
+	(void)ctx;
+	cat_index_destroy(a->idx);
+	free(a);
+}
+
+static void free_leave(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	while (val != NULL) {
+		struct leave *lv = val;
+		val = lv->next;
+		free(lv);
+	}
+}
+
 void link_match_fini(struct stage_link *s)
 {
+	void *obj;
+
+	for (uint32_t w = 0; s->handoff_in && w < s->n_workers; w++)
+		while (s->handoff_in[w] != NULL && rte_ring_sc_dequeue(s->handoff_in[w], &obj) == 0) {
+			struct pl_msg *m = obj;
+			cat_index_destroy(m->u.idx);
+			pl_msg_put(s->msg_pool, m);
+		}
+	if (s->arriving) {
+		spate_idmap_foreach(s->arriving, free_arrive, NULL);
+		spate_idmap_destroy(s->arriving);
+	}
+	if (s->leaving) {
+		spate_idmap_foreach(s->leaving, free_leave, NULL);
+		spate_idmap_destroy(s->leaving);
+	}
 	spate_matcher_destroy(s->mm);
 	spate_idmap_destroy(s->lcore_of);
 	spate_matchvec_free(&s->mv);
+	free(s->scratch_msg);
+	free(s->rsub);
+	free(s->handoff_in);
 }

@@ -152,6 +152,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 	struct rte_ring *link_tx = multi ? (tx_in[n_tx_in++] = ring(p, "link_tx")) : NULL;
 	struct rte_ring *cl_m[SPATED_MATCH_MAX], *m_tx[SPATED_MATCH_MAX], *m_cl[SPATED_MATCH_MAX];
 	struct rte_ring *m_m[SPATED_MATCH_MAX][SPATED_MATCH_MAX] = { { NULL } };
+	struct rte_ring *m_link[SPATED_MATCH_MAX] = { NULL }; /* handoffs to other hosts */
 	for (w = 0; w < p->n_workers; w++) {
 		/* on a match host: the link stage stands for the cluster */
 		cl_m[w] = ring(p, "cl_m");
@@ -159,6 +160,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 		if (w >= p->n_local)
 			continue;
 		m_tx[w] = tx_in[n_tx_in++] = ring(p, "m_tx");
+		if (multi)
+			m_link[w] = ring(p, "m_link");
 		for (v = 0; v < p->n_workers; v++)
 			if (v != w)
 				m_m[w][v] = ring(p, "m_m");
@@ -202,7 +205,9 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 			/* front: cluster -> workers, feedback back; match: the reverse */
 			.from_stage = front ? cl_m : m_cl, .to_stage = front ? m_cl : cl_m,
 			.front_matcher = front ? stage_cluster_matcher(p->cluster) : NULL,
-			.match_conf = &conf->common.matcher,
+			.match_conf = &conf->common.matcher, .handoff_in = m_link,
+			.cat_engine = conf->category_engine,
+			.cat_cell = conf->common.matcher.params.drt.cat_cell,
 		};
 		p->link = stage_link_create(&lc);
 		if (p->link == NULL)
@@ -217,7 +222,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 		}
 		struct stage_match_conf mc = {
 			.worker = w, .n_workers = p->n_workers, .in = cl_m[w], .peer_in = peer_in,
-			.peer_out = peer_out, .to_tx = m_tx[w], .feedback = m_cl[w],
+			.peer_out = peer_out, .to_tx = m_tx[w], .feedback = m_cl[w], .to_link = m_link[w],
 			.msg_pool = p->msg_pool, .pkt_pool = pkt_pool,
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,

@@ -35,7 +35,7 @@ static int test_drop(struct stage_link *s)
 	return 1;
 }
 
-static struct link_peer *peer_of(struct stage_link *s, uint32_t host)
+struct link_peer *link_peer_of(struct stage_link *s, uint32_t host)
 {
 	for (uint32_t i = 0; i < s->n_peers; i++)
 		if (s->peers[i].host == host)
@@ -43,12 +43,26 @@ static struct link_peer *peer_of(struct stage_link *s, uint32_t host)
 	return NULL;
 }
 
-/* Hand p's body to its channel: 0 (or nothing to hand), -1 window full. */
+/* Hand p's waiting bodies, then its current one, to its channel: 0 (or
+ * nothing to hand), -1 window full. */
 static int flush_peer(struct stage_link *s, struct link_peer *p)
 {
-	(void)s;
-	if (p->w.count == 0)
+	while (p->ov_head != NULL) {
+		struct pend_body *b = p->ov_head;
+		if (spate_peer_chan_queue(p->ch, b->bytes, b->len, b->count) != 0) {
+			p->blocked = 1;
+			return -1;
+		}
+		spated_cnt.peer_msgs_out += b->count;
+		p->ov_head = b->next;
+		if (p->ov_head == NULL)
+			p->ov_tail = NULL;
+		free(b);
+	}
+	if (p->w.count == 0) {
+		p->blocked = 0;
 		return 0;
+	}
 	int rc = spate_peer_chan_queue(p->ch, p->w.buf, p->w.len, p->w.count);
 	if (rc == -SPATE_E_NO_MEMORY) {
 		if (!p->blocked)
@@ -73,6 +87,27 @@ int link_append(struct stage_link *s, struct link_peer *p, const struct spate_pe
 	p->w.len += w->len;
 	p->w.count = (uint16_t)(p->w.count + w->count);
 	return 0;
+}
+
+int link_append_force(struct stage_link *s, struct link_peer *p,
+		      const struct spate_peer_writer *w)
+{
+	if (link_append(s, p, w) == 0)
+		return 0;
+	struct pend_body *b = malloc(sizeof(*b) + p->w.len);
+	if (b == NULL)
+		return -1;
+	b->next = NULL;
+	b->len = p->w.len;
+	b->count = p->w.count;
+	memcpy(b->bytes, p->w.buf, p->w.len);
+	if (p->ov_tail)
+		p->ov_tail->next = b;
+	else
+		p->ov_head = b;
+	p->ov_tail = b;
+	spate_peer_writer_init(&p->w, p->body, s->body_cap);
+	return link_append(s, p, w) == 0 ? 0 : -1;
 }
 
 struct deliver_ctx {
@@ -104,7 +139,7 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		spated_cnt.peer_bad++;
 		return;
 	}
-	struct link_peer *p = peer_of(s, h.src_host);
+	struct link_peer *p = link_peer_of(s, h.src_host);
 	if (p == NULL || h.dst_host != s->host_id) {
 		spated_cnt.peer_unknown_host++;
 		return;
@@ -202,6 +237,7 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 		struct link_peer *p = &s->peers[i];
 		p->host = h->peer[i].host;
 		p->ipv4 = h->peer[i].ipv4;
+		p->lcores = h->peer[i].lcores;
 		/* static peers: every incarnation is epoch 1 (no ZooKeeper) */
 		p->ch = spate_peer_chan_create(h->host_id, c->epoch, p->host, 1, PEER_WINDOW,
 					       (uint64_t)h->rto_ms * 1000000u);
@@ -239,8 +275,14 @@ void stage_link_destroy(struct stage_link *s)
 			pl_msg_put(s->msg_pool, m);
 	for (uint32_t w = 0; s->to_stage && w < s->n_workers; w++)
 		ring_out_fini(&s->to_stage[w]);
-	for (uint32_t i = 0; s->peers && i < s->n_peers; i++)
+	for (uint32_t i = 0; s->peers && i < s->n_peers; i++) {
 		spate_peer_chan_destroy(s->peers[i].ch);
+		while (s->peers[i].ov_head != NULL) {
+			struct pend_body *b = s->peers[i].ov_head;
+			s->peers[i].ov_head = b->next;
+			free(b);
+		}
+	}
 	tx_out_fini(&s->to_tx);
 	free(s->from_rx);
 	free(s->peers);

@@ -22,8 +22,14 @@
  * another worker's ring than the last one (around a move between lcores
  * of that host), so every worker sees its own ring's order, and the
  * matching stages' handoff protocol keeps a move exact as on one box.
- * Moves and merges between hosts (HANDOFF_SUB/END) are not built yet:
- * counted (peer_unsupported).
+ * A move between hosts: the front sends the old owner host MOVE (to host,
+ * lcore) and the new one CREATE + EXPECT; the old owner's matching stage
+ * runs what came before the MOVE and hands the index to its link, which
+ * ships CREATE, one HANDOFF_SUB per subscription and HANDOFF_END (with
+ * the count) on the channel between the two match hosts; the new owner's
+ * link rebuilds the index and gives it to the matching stage, which held
+ * every message for the category meanwhile. Merges across hosts are a
+ * move then a local merge, as between lcores.
  */
 #ifndef SPATED_STAGE_LINK_H
 #define SPATED_STAGE_LINK_H
@@ -52,6 +58,9 @@ struct stage_link_conf {
 	struct rte_ring **to_stage;   /* [n_workers] front: feedback -> cluster; match: -> worker */
 	struct spate_matcher *front_matcher;          /* front: the cluster stage's */
 	const struct spate_matcher_conf *match_conf;  /* match: for its dictionaries */
+	struct rte_ring **handoff_in; /* match: [n_workers] categories leaving for another host */
+	const char *cat_engine;     /* match: the index of categories arriving */
+	double cat_cell;
 };
 
 struct stage_link;

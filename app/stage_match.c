@@ -45,6 +45,7 @@ struct stage_match {
 	struct ring_out *peer_out; /* [n_workers], unused for self */
 	struct tx_out to_tx;
 	struct ring_out feedback;
+	struct ring_out to_link;   /* handoffs to other hosts (match hosts) */
 	struct rte_mempool *msg_pool;
 	const char *cat_engine;
 	double cat_cell;
@@ -196,7 +197,9 @@ static void merge_now(struct stage_match *s, struct mcat *into, struct mcat *fro
 
 static void hand_off(struct stage_match *s, struct mcat *e, uint32_t to)
 {
-	if (to >= s->n_workers || to == s->worker) {
+	struct ring_out *out = to == s->n_workers ? &s->to_link : &s->peer_out[to];
+
+	if (to > s->n_workers || to == s->worker || out->ring == NULL) {
 		spated_cnt.cat_unknown++;
 		return;
 	}
@@ -207,7 +210,7 @@ static void hand_off(struct stage_match *s, struct mcat *e, uint32_t to)
 	h->cat = e->id;
 	h->u.idx = e->idx;
 	e->idx = NULL;
-	ring_out_push(&s->peer_out[to], h);
+	ring_out_push(out, h);
 	spated_cnt.rehomes_out++;
 }
 
@@ -367,10 +370,16 @@ static void on_event(struct stage_match *s, struct pl_msg *m)
 	feedback(s, &m->u.ev, hit, n_hit);
 }
 
+static void on_handoff(struct stage_match *s, struct pl_msg *m);
+
 static void on_msg(struct stage_match *s, struct pl_msg *m)
 {
 	struct mcat *e;
 
+	if (m->type == PL_HANDOFF) {
+		on_handoff(s, m); /* from another host, through the link stage */
+		return;
+	}
 	m->refs = 1;
 	switch (m->type) {
 	case PL_EVENT:
@@ -443,7 +452,8 @@ struct stage_match *stage_match_create(const struct stage_match_conf *c)
 	s->peer_out = calloc(c->n_workers, sizeof(*s->peer_out));
 	if (s->cats == NULL || s->peer_in == NULL || s->peer_out == NULL ||
 	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0 ||
-	    ring_out_init(&s->feedback, c->feedback, 0, drop_feedback, s) != 0)
+	    ring_out_init(&s->feedback, c->feedback, 0, drop_feedback, s) != 0 ||
+	    (c->to_link != NULL && ring_out_init(&s->to_link, c->to_link, 1, drop_msg, s) != 0))
 		goto fail;
 	s->nt = notifier_create(c->max_payload, c->max_messages, tx_out_payload, &s->to_tx);
 	if (s->nt == NULL)
@@ -483,6 +493,8 @@ unsigned int stage_match_poll(struct stage_match *s)
 		if (s->peer_out[w].ring != NULL)
 			ring_out_flush(&s->peer_out[w]);
 	ring_out_flush(&s->feedback);
+	if (s->to_link.ring != NULL)
+		ring_out_flush(&s->to_link);
 	/* end of the burst: one datagram per receiver */
 	notifier_flush(s->nt);
 	tx_out_flush(&s->to_tx);
@@ -531,6 +543,7 @@ void stage_match_destroy(struct stage_match *s)
 	notifier_destroy(s->nt);
 	tx_out_fini(&s->to_tx);
 	ring_out_fini(&s->feedback);
+	ring_out_fini(&s->to_link);
 	spate_matchvec_free(&s->mv);
 	free(s->ready);
 	free(s->peer_in);

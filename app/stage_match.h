@@ -12,6 +12,9 @@
  * local merge; the category merged into is held until its partner is
  * here. So every event is matched exactly once against every category it
  * was routed to, whatever moves are in flight (see docs/architecture.md).
+ * On a match host (docs/multihost.md) the link stage stands for workers
+ * on other hosts: a MOVE to worker n_workers hands the index to it, and a
+ * handoff from another host arrives in the input ring.
  */
 #ifndef SPATED_STAGE_MATCH_H
 #define SPATED_STAGE_MATCH_H
@@ -29,6 +32,8 @@ struct stage_match_conf {
 	struct rte_ring **peer_out; /* [n_workers]: handoffs to worker w (NULL: self) */
 	struct rte_ring *to_tx;
 	struct rte_ring *feedback;  /* to the cluster stage */
+	struct rte_ring *to_link;   /* match host: handoffs to another host (MOVE to
+				     * worker n_workers); NULL on one box */
 	struct rte_mempool *msg_pool, *pkt_pool;
 	const char *cat_engine;     /* index inside each category: "drt" or a lib engine */
 	double cat_cell;            /* DRt's second-level cell, degrees */

@@ -116,6 +116,18 @@ mh_stop() {
 	wait "$pid"
 }
 
+# mh_dump: every running host's nonzero counters and last log lines
+# (when a check fails).
+mh_dump() {
+	local h st
+	for h in "${!MH_PID[@]}"; do
+		kill -0 "${MH_PID[$h]}" 2>/dev/null || continue
+		st=$(mh_stats "$h" "$E2E_TMP/$h.log") || continue
+		echo "--- $h: $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(" ".join("%s=%s" % kv for kv in d.items() if kv[1] and not isinstance(kv[1], (dict, list)) and kv[0] != "spated"))' "$st")"
+		grep -v '"spated":' "$E2E_TMP/$h.log" | tail -n ${MH_LOGLINES:-3}
+	done
+}
+
 # mh_replay_check STREAM NAME: as e2e_replay_check, from the client
 # namespace to the front.
 mh_replay_check() {
@@ -125,12 +137,13 @@ mh_replay_check() {
 	ip netns exec "$(mh_ns cli)" timeout 300 "$SPATE_BUILD/tools/spate-replay" --conf "$SPATE_CONF" \
 		--server "198.18.0.1:$NETNS_PORT" --stream "$stream" --out "$got.raw" \
 		2>"$E2E_TMP/$name.replay.err" ||
-		{ cat "$E2E_TMP/$name.replay.err"; fail "spate-replay $stream"; }
+		{ cat "$E2E_TMP/$name.replay.err"; mh_dump; fail "spate-replay $stream"; }
 	sort "$got.raw" >"$got"
 	if ! cmp -s "$exp" "$got"; then
 		echo "--- diff expected got (first lines):"
 		diff "$exp" "$got" | head -n 20
 		cat "$E2E_TMP/$name.replay.err"
+		mh_dump
 		fail "$name: matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
 	fi
 	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$E2E_TMP/$name.replay.err"))"

@@ -1,11 +1,15 @@
 #!/bin/bash
-# multihost.sh - issue 9's first slice: 1 front + 2 match hosts, each a
-# spated in its own namespace on a bridge; the front clusters and routes,
-# the match hosts (one with two matching lcores) match and answer the
-# client directly. Notifications must equal spate-match --engine brute
-# on an interleaved stream and on a generated one. MH_LOSS (percent, via
-# spated.peer_drop_ppm: this kernel has no sch_netem) makes every
-# inter-host link lossy in both directions.
+# multihost.sh - issue 9: 1 front + 2 match hosts, each a spated in its
+# own namespace on a bridge; the front clusters and routes, the match
+# hosts (one with two matching lcores) match and answer the client
+# directly, and categories move between lcores and between hosts as
+# DRt-Cluster decides. Notifications must equal spate-match --engine
+# brute on an interleaved stream and on a generated one.
+#   MH_LOSS=P     P % of the inter-host frames dropped each way
+#                 (spated.peer_drop_ppm: this kernel has no sch_netem)
+#   MH_REHOME=1   rehome.sh's settings: a load period of 4 events, few
+#                 categories allowed: dozens of moves and hundreds of
+#                 merges, many between hosts, while events stream
 . "$(dirname "$0")/common.sh"
 . "$E2E_DIR/multihost-net.sh"
 
@@ -14,21 +18,22 @@ extra=""
 [ "$loss_ppm" -gt 0 ] && extra="debug_hooks = true; peer_drop_ppm = $loss_ppm;"
 python3 "$E2E_DIR/gen-stream.py" --seed 5 --subs 400 --events 3000 >"$E2E_TMP/gen.tsv" ||
 	fail "gen-stream.py"
-# no balancing period and no merging in this slice: moves between hosts
-# are not built yet (docs/multihost.md)
-MH_DRT="lambda = 1000000000; variant = \"fre\";"
+MH_DRT=""
+[ "${MH_REHOME:-0}" = 1 ] &&
+	MH_DRT="lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1; alpha = 0.5; cat_cell = 2;"
 SPATE_CONF=$E2E_TMP/base.conf
 e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$MH_DRT"
 mh_net front m1 m2 cli || fail "cannot build the namespaces"
 mh_conf "$E2E_TMP/front.conf" front 1 198.18.0.1 \
 	'{ host = 2; ipv4 = "198.18.0.3"; lcores = 1; }, { host = 3; ipv4 = "198.18.0.4"; lcores = 2; }' \
 	"" "$extra" || fail "front conf"
-for m in 2 3; do
-	lc="rx = 0; tx = 0; cluster = 0; match = [ 0 ];"
-	[ $m = 3 ] && lc="rx = 0; tx = 0; cluster = 0; match = [ 0, 0 ];"
-	mh_conf "$E2E_TMP/m$m.conf" match $m 198.18.0.$((m + 1)) \
-		'{ host = 1; ipv4 = "198.18.0.1"; }' "$lc" "$extra" || fail "match conf"
-done
+# match hosts: their front, and each other (categories move directly)
+mh_conf "$E2E_TMP/m2.conf" match 2 198.18.0.3 \
+	'{ host = 1; ipv4 = "198.18.0.1"; }, { host = 3; ipv4 = "198.18.0.4"; lcores = 2; }' \
+	"rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$extra" || fail "match conf"
+mh_conf "$E2E_TMP/m3.conf" match 3 198.18.0.4 \
+	'{ host = 1; ipv4 = "198.18.0.1"; }, { host = 2; ipv4 = "198.18.0.3"; lcores = 1; }' \
+	"rx = 0; tx = 0; cluster = 0; match = [ 0, 0 ];" "$extra" || fail "match conf"
 SPATED_LOG=$E2E_TMP/front.log
 start_all() {
 	mh_spated m1 "$E2E_TMP/m2.conf" "$E2E_TMP/m1.log" || fail "match host 2 did not start"
@@ -49,25 +54,52 @@ mh_replay_check "$E2E_DIR/data/interleaved.tsv" mh-interleaved
 stop_all
 start_all
 mh_replay_check "$E2E_TMP/gen.tsv" mh-generated
+all=""
 for h in front m1 m2; do
 	st=$(mh_stats "$h" "$E2E_TMP/$h.log") || fail "$h: no counters"
-	python3 - "$h" "$st" <<'PY' || fail "$h: counters"
+	all="$all$h $st"$'\n'
+done
+python3 - "${MH_REHOME:-0}" "$all" <<'PY' || fail "counters"
 import json, sys
-h, st = sys.argv[1], json.loads(sys.argv[2])
+rehome = sys.argv[1] == "1"
+st = {}
+for line in sys.argv[2].splitlines():
+    if line.strip():
+        h, js = line.split(" ", 1)
+        st[h] = json.loads(js)
 keys = ("peer_frames_in", "peer_frames_out", "peer_retransmits", "peer_msgs_out", "peer_msgs_in",
-        "peer_bad", "peer_stale", "peer_unknown_host", "peer_unsupported", "peer_window_full",
-        "peer_dropped_test", "cat_unknown", "msg_no_memory", "events_routed", "cats_visited", "matches")
-print("  %s: " % h + " ".join("%s=%d" % (k, st.get(k, 0)) for k in keys))
-bad = [k for k in ("peer_bad", "peer_unknown_host", "peer_unsupported", "cat_unknown", "msg_no_memory")
-       if st.get(k, 0)]
-if h == "front" and st.get("events_routed", 0) == 0:
+        "peer_window_full", "peer_dropped_test", "peer_moves", "peer_handoff_subs",
+        "peer_handoff_subs_in", "rehomes_out", "rehomes_in", "merges", "parked",
+        "events_routed", "cats_visited", "matches")
+bad = []
+for h, c in st.items():
+    print("  %s: " % h + " ".join("%s=%d" % (k, c.get(k, 0)) for k in keys if c.get(k, 0)))
+    for k in ("peer_bad", "peer_unknown_host", "peer_unsupported", "peer_handoff_bad",
+              "cat_unknown", "msg_no_memory"):
+        if c.get(k, 0):
+            bad.append("%s: %s=%d" % (h, k, c[k]))
+tot = lambda k: sum(c.get(k, 0) for c in st.values())
+if st["front"].get("events_routed", 0) == 0:
     bad.append("no events routed")
-if h != "front" and st.get("cats_visited", 0) == 0:
-    bad.append("this match host matched nothing")
+for h in ("m1", "m2"):
+    if st[h].get("cats_visited", 0) == 0:
+        bad.append("%s matched nothing" % h)
+if tot("rehomes_out") != tot("rehomes_in"):
+    bad.append("categories handed off %d != received %d" % (tot("rehomes_out"), tot("rehomes_in")))
+if tot("peer_handoff_subs") != tot("peer_handoff_subs_in"):
+    bad.append("subscriptions shipped between hosts %d != received %d"
+               % (tot("peer_handoff_subs"), tot("peer_handoff_subs_in")))
+if rehome:
+    moves = st["front"].get("peer_moves", 0)
+    print("  moves between hosts: %d, subscriptions shipped (DataTra between hosts): %d"
+          % (moves, tot("peer_handoff_subs")))
+    if moves < 10:
+        bad.append("fewer than 10 moves between hosts: the test did not rehome")
+    if tot("merges") < 50:
+        bad.append("fewer than 50 merges")
 if bad:
-    print("  WRONG: " + ", ".join(bad))
+    print("  WRONG: " + "; ".join(bad))
 sys.exit(1 if bad else 0)
 PY
-done
 stop_all
-echo "ok: multihost${MH_LOSS:+ (loss $MH_LOSS %)}"
+echo "ok: multihost${MH_LOSS:+ (loss $MH_LOSS %)}${MH_REHOME:+ (rehoming)}"
