@@ -97,6 +97,10 @@ struct stage_cluster {
 	/* the pool count includes other lcores' caches, which this lcore
 	 * cannot take from: keep that much more */
 	unsigned int pool_margin;
+	/* the pool's free count when last read, less an upper bound of what
+	 * the datagrams handled since took (reading the count sums every
+	 * lcore's cache: once a poll, not once a datagram) */
+	unsigned int pool_est;
 	/* subscriptions to apply from a stream file first (spated.preload) */
 	struct spate_stream_reader pre;
 	int pre_open;
@@ -678,12 +682,30 @@ static void flush(struct stage_cluster *s)
  * for every worker (a datagram's events could go to all). Otherwise the
  * datagram waits, and RX's ring fills: overload is dropped, counted, at
  * the door, never as a lost part of an event or a lost change. */
+static unsigned int dgram_need(const struct stage_cluster *s, unsigned int count)
+{
+	return (count + 2) * s->n_workers;
+}
+
 static int has_room(struct stage_cluster *s, unsigned int count)
 {
 	for (uint32_t w = 0; w < s->n_workers; w++)
 		if (ring_out_backlog(&s->to_match[w]) > s->backlog_max)
 			return 0;
-	return rte_mempool_avail_count(s->msg_pool) >= (count + 2) * s->n_workers + s->pool_margin;
+	return s->pool_est >= dgram_need(s, count) + s->pool_margin;
+}
+
+static void read_pool(struct stage_cluster *s)
+{
+	s->pool_est = rte_mempool_avail_count(s->msg_pool);
+}
+
+/* A datagram of `count` messages was handled. */
+static void took(struct stage_cluster *s, unsigned int count)
+{
+	unsigned int need = dgram_need(s, count);
+
+	s->pool_est = s->pool_est > need ? s->pool_est - need : 0;
 }
 
 static unsigned int dgram_count(struct rte_mbuf *mb)
@@ -702,6 +724,7 @@ static unsigned int preload_step(struct stage_cluster *s)
 	char err[256];
 	unsigned int n = 0;
 
+	read_pool(s);
 	while (n < PL_BURST && has_room(s, 1)) {
 		struct spate_stream_op *op = &s->pre_op;
 		int rc = spate_stream_next(&s->pre, op, err, sizeof(err));
@@ -713,6 +736,7 @@ static unsigned int preload_step(struct stage_cluster *s)
 			break;
 		}
 		n++;
+		took(s, 1);
 		if (rc < 0) {
 			fprintf(stderr, "spated: preload: %s\n", err);
 			continue;
@@ -751,6 +775,7 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 	if (s->pre_open)
 		return preload_step(s);
 	/* the RX rings in turn, one burst each, handled while there is room */
+	read_pool(s);
 	for (uint32_t k = 0; k <= s->n_in; k++) {
 		if (s->n_pending == s->next_pending) {
 			if (k == s->n_in)
@@ -762,17 +787,22 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 		}
 		while (s->next_pending < s->n_pending) {
 			struct rte_mbuf *mb = s->pending[s->next_pending];
-			if (!has_room(s, dgram_count(mb))) {
-				/* Held output filled a backlog: sync now, let it go. */
-				settle(s, true);
-				flush(s);
+			unsigned int count = dgram_count(mb);
+			if (!has_room(s, count)) {
+				read_pool(s); /* the estimate may be low */
+				if (!has_room(s, count)) {
+					/* Held output filled a backlog: sync now, let it go. */
+					settle(s, true);
+					flush(s);
+				}
 			}
-			if (!has_room(s, dgram_count(mb))) {
+			if (!has_room(s, count)) {
 				spated_cnt.backpressure++;
 				return total;
 			}
 			s->next_pending++;
 			on_datagram(s, mb);
+			took(s, count);
 			total++;
 		}
 	}
@@ -809,6 +839,7 @@ int stage_cluster_apply(void *arg, uint32_t owner, const struct spate_msg *msg)
 
 int stage_cluster_ready(struct stage_cluster *s)
 {
+	read_pool(s);
 	return has_room(s, 1);
 }
 
