@@ -148,14 +148,14 @@ netns_spated_stats() {
 	local before i
 	before=$(grep -c '"spated":"counters"' "$NETNS_SPATED_LOG")
 	kill -USR1 "$NETNS_SPATED_PID" || return 1
-	for i in $(seq 1 50); do
+	for i in $(seq 1 150); do
 		if [ "$(grep -c '"spated":"counters"' "$NETNS_SPATED_LOG")" -gt "$before" ]; then
 			grep '"spated":"counters"' "$NETNS_SPATED_LOG" | tail -n 1
 			return 0
 		fi
 		sleep 0.1
 	done
-	netns_log "no counters line from spated within 5 s"
+	netns_log "no counters line from spated within 15 s"
 	return 1
 }
 
