@@ -73,6 +73,7 @@
 	X(parked)            /* messages held for a category in transit */ \
 	X(rehomes_out)       /* categories handed to another lcore */     \
 	X(rehomes_in)        /* categories received from another lcore */ \
+	X(rehome_subs)       /* their subscriptions (DataTra, InNode) */  \
 	X(merges)            /* categories merged into another */         \
 	X(cat_unknown)       /* message for a category not here: dropped */\
 	X(feedback_lost)     /* correlation feedback the ring did not take */\

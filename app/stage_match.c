@@ -208,6 +208,8 @@ static void hand_off(struct stage_match *s, struct mcat *e, uint32_t to)
 		return; /* counted; the category stays here, unreachable */
 	h->type = PL_HANDOFF;
 	h->cat = e->id;
+	if (to < s->n_workers) /* DataTra between lcores; the link counts between hosts */
+		spated_cnt.rehome_subs += cat_index_count(e->idx);
 	h->u.idx = e->idx;
 	e->idx = NULL;
 	ring_out_push(out, h);

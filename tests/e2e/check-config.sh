@@ -20,6 +20,19 @@ if ! diff -u bad.conf.expected "$tmp/out"; then
 	exit 1
 fi
 echo "ok: $(grep -c '^bad.conf:' "$tmp/out") errors listed, each with its line"
+# the multi-host settings (role, host_id, peers, ...)
+"$spated" --check-config -c bad-hosts.conf | sed 's/ (known: [^)]*)//' >"$tmp/out-hosts"
+if ! diff -u bad-hosts.conf.expected "$tmp/out-hosts"; then
+	echo "FAIL: --check-config output differs from bad-hosts.conf.expected"
+	exit 1
+fi
+printf 'spated: { role = "front"; host_id = 1; };\n' >"$tmp/front.conf"
+"$spated" --check-config -c "$tmp/front.conf" | grep -q 'role = "front" needs spated.peers' ||
+	{ echo "FAIL: a front without peers accepted"; exit 1; }
+printf 'spated: { role = "match"; host_id = 2; peers = ( { host = 3; ipv4 = "10.0.0.3"; lcores = 2; } ); };\n' \
+	>"$tmp/match.conf"
+"$spated" --check-config -c "$tmp/match.conf" | grep -q 'its front (no lcores) exactly once' ||
+	{ echo "FAIL: a match host without a front accepted"; exit 1; }
 "$spated" --check-config -c "$src/conf/spated.conf" || { echo "FAIL: example config refused"; exit 1; }
 printf 'spate: { engine = "grid" \n' >"$tmp/syntax.conf"
 "$spated" --check-config -c "$tmp/syntax.conf" >"$tmp/out2" && { echo "FAIL: syntax error accepted"; exit 1; }

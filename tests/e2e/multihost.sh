@@ -69,7 +69,7 @@ for line in sys.argv[2].splitlines():
         st[h] = json.loads(js)
 keys = ("peer_frames_in", "peer_frames_out", "peer_retransmits", "peer_msgs_out", "peer_msgs_in",
         "peer_window_full", "peer_dropped_test", "peer_moves", "peer_handoff_subs",
-        "peer_handoff_subs_in", "rehomes_out", "rehomes_in", "merges", "parked",
+        "peer_handoff_subs_in", "rehome_subs", "rehomes_out", "rehomes_in", "merges", "parked",
         "events_routed", "cats_visited", "matches")
 bad = []
 for h, c in st.items():
@@ -91,8 +91,8 @@ if tot("peer_handoff_subs") != tot("peer_handoff_subs_in"):
                % (tot("peer_handoff_subs"), tot("peer_handoff_subs_in")))
 if rehome:
     moves = st["front"].get("peer_moves", 0)
-    print("  moves between hosts: %d, subscriptions shipped (DataTra between hosts): %d"
-          % (moves, tot("peer_handoff_subs")))
+    print("  moves between hosts: %d; DataTra: %d subscriptions shipped between hosts, %d between"
+          " lcores of a host" % (moves, tot("peer_handoff_subs"), tot("rehome_subs")))
     if moves < 10:
         bad.append("fewer than 10 moves between hosts: the test did not rehome")
     if tot("merges") < 50:
