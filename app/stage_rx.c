@@ -16,6 +16,7 @@ struct stage_rx {
 	uint16_t queue_id;
 	const struct spate_limits *lim;
 	struct ring_out to_cluster;
+	unsigned int room; /* slots the cluster's ring had left for this poll */
 	struct tx_out to_tx;
 	struct ring_out to_link;
 };
@@ -57,6 +58,8 @@ static void on_udp(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len
 	pm->kind = PKT_DGRAM;
 	pm->peer = src;
 	ring_out_push(&s->to_cluster, m);
+	if (s->room > 0 && --s->room == 0)
+		s->net.shed_udp = true;
 }
 
 /* An inter-host frame: to the link stage, trimmed to the payload. The
@@ -149,10 +152,13 @@ unsigned int stage_rx_poll(struct stage_rx *s)
 {
 	struct rte_mbuf *pkts[PL_BURST];
 
-	/* Overload: the cluster's ring has no room for a burst. Shed its
-	 * datagrams at once (net.h) rather than check and then drop them. */
-	s->net.shed_udp = s->to_cluster.ring != NULL &&
-			  rte_ring_free_count(s->to_cluster.ring) < PL_BURST;
+	/* Overload: datagrams past the room the cluster's ring has now are
+	 * shed at once (net.h) rather than checked and then dropped. The
+	 * room only grows meanwhile, so nothing is shed that would fit by
+	 * the time of this poll's flush, but for what the cluster took in
+	 * between on another lcore. */
+	s->room = s->to_cluster.ring != NULL ? rte_ring_free_count(s->to_cluster.ring) : 0;
+	s->net.shed_udp = s->to_cluster.ring != NULL && s->room == 0;
 	uint16_t nb = rte_eth_rx_burst(s->net.port_id, s->queue_id, pkts, PL_BURST);
 
 	for (uint16_t i = 0; i < nb; i++)
