@@ -50,10 +50,7 @@ void cat_index_destroy(struct cat_index *ci)
 	drt_category_destroy(ci->drt);
 	if (ci->eng)
 		ci->ops->destroy(ci->eng);
-	if (ci->subs) {
-		spate_idmap_foreach(ci->subs, free_sub, NULL);
-		spate_idmap_destroy(ci->subs);
-	}
+	spate_idmap_destroy_each(ci->subs, free_sub, NULL);
 	free(ci);
 }
 

@@ -546,14 +546,8 @@ void link_match_fini(struct stage_link *s)
 			cat_index_destroy(m->u.idx);
 			pl_msg_put(s->msg_pool, m);
 		}
-	if (s->arriving) {
-		spate_idmap_foreach(s->arriving, free_arrive, NULL);
-		spate_idmap_destroy(s->arriving);
-	}
-	if (s->leaving) {
-		spate_idmap_foreach(s->leaving, free_leave, NULL);
-		spate_idmap_destroy(s->leaving);
-	}
+	spate_idmap_destroy_each(s->arriving, free_arrive, NULL);
+	spate_idmap_destroy_each(s->leaving, free_leave, NULL);
 	spate_matcher_destroy(s->mm);
 	spate_idmap_destroy(s->lcore_of);
 	spate_matchvec_free(&s->mv);

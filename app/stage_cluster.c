@@ -879,10 +879,7 @@ void stage_cluster_destroy(struct stage_cluster *s)
 	}
 	spate_matcher_destroy(s->m);
 	drt_cluster_destroy(s->cl);
-	if (s->cats) {
-		spate_idmap_foreach(s->cats, free_ccat, NULL);
-		spate_idmap_destroy(s->cats);
-	}
+	spate_idmap_destroy_each(s->cats, free_ccat, NULL);
 	spate_idmap_destroy(s->home);
 	spate_idmap_destroy(s->fwd);
 	free(s->fb);

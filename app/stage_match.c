@@ -523,10 +523,7 @@ void stage_match_destroy(struct stage_match *s)
 {
 	if (s == NULL)
 		return;
-	if (s->cats) {
-		spate_idmap_foreach(s->cats, free_cat, s);
-		spate_idmap_destroy(s->cats);
-	}
+	spate_idmap_destroy_each(s->cats, free_cat, s);
 	while (s->free_parks) {
 		struct park *p = s->free_parks;
 		s->free_parks = p->next;

@@ -51,8 +51,7 @@ void spate_auth_destroy(struct spate_auth *a)
 {
 	if (a == NULL)
 		return;
-	spate_idmap_foreach(a->keys, free_key, NULL);
-	spate_idmap_destroy(a->keys);
+	spate_idmap_destroy_each(a->keys, free_key, NULL);
 	free(a);
 }
 

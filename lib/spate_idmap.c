@@ -42,6 +42,15 @@ void spate_idmap_destroy(struct spate_idmap *m)
 	free(m);
 }
 
+void spate_idmap_destroy_each(struct spate_idmap *m,
+			      void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
+{
+	if (m == NULL)
+		return;
+	spate_idmap_foreach(m, fn, ctx);
+	spate_idmap_destroy(m);
+}
+
 static size_t home(const struct spate_idmap *m, uint64_t key)
 {
 	return (size_t)spate_hash_u64(key) & m->mask;

@@ -97,10 +97,7 @@ void spate_matcher_destroy(struct spate_matcher *m)
 		return;
 	if (m->engine && m->own_engine)
 		m->ops->destroy(m->engine);
-	if (m->subs) {
-		spate_idmap_foreach(m->subs, free_sub, NULL);
-		spate_idmap_destroy(m->subs);
-	}
+	spate_idmap_destroy_each(m->subs, free_sub, NULL);
 	spate_idmap_destroy(m->per_client);
 	spate_idmap_destroy(m->del_index);
 	free(m->dels);

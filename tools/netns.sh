@@ -145,17 +145,23 @@ netns_spated_start() {
 
 # SIGUSR1 to spated, then print its new counters line (one JSON object).
 netns_spated_stats() {
-	local before i
-	before=$(grep -c '"spated":"counters"' "$NETNS_SPATED_LOG")
-	kill -USR1 "$NETNS_SPATED_PID" || return 1
+	spated_stats_of "$NETNS_SPATED_PID" "$NETNS_SPATED_LOG"
+}
+
+# spated_stats_of PID LOG: SIGUSR1 to the spated PID, print the fresh
+# counters line it writes to LOG (up to 15 s: a loaded machine is slow).
+spated_stats_of() {
+	local pid=$1 log=$2 before i
+	before=$(grep -c '"spated":"counters"' "$log")
+	kill -USR1 "$pid" || return 1
 	for i in $(seq 1 150); do
-		if [ "$(grep -c '"spated":"counters"' "$NETNS_SPATED_LOG")" -gt "$before" ]; then
-			grep '"spated":"counters"' "$NETNS_SPATED_LOG" | tail -n 1
+		if [ "$(grep -c '"spated":"counters"' "$log")" -gt "$before" ]; then
+			grep '"spated":"counters"' "$log" | tail -n 1
 			return 0
 		fi
 		sleep 0.1
 	done
-	netns_log "no counters line from spated within 15 s"
+	netns_log "no counters line from spated (pid $pid) within 15 s"
 	return 1
 }
 

@@ -85,19 +85,9 @@ mh_spated() {
 	return 1
 }
 
-# mh_stats NAME LOG: SIGUSR1, print the fresh counters line.
+# mh_stats NAME LOG: SIGUSR1 to host NAME's spated, print the fresh counters line.
 mh_stats() {
-	local name=$1 log=$2 before i
-	before=$(grep -c '"spated":"counters"' "$log")
-	kill -USR1 "${MH_PID[$name]}" || return 1
-	for i in $(seq 1 50); do
-		if [ "$(grep -c '"spated":"counters"' "$log")" -gt "$before" ]; then
-			grep '"spated":"counters"' "$log" | tail -n 1
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
+	spated_stats_of "${MH_PID[$1]}" "$2"
 }
 
 # mh_stop NAME: SIGTERM, at most 10 s; 0 when it exited with status 0.
