@@ -115,14 +115,7 @@ static int lcore_for(struct stage_link *s, uint32_t cat, uint32_t *l)
 
 static struct pl_msg *new_msg(struct stage_link *s, uint8_t type, uint32_t cat, uint32_t other)
 {
-	struct pl_msg *m = pl_msg_get(s->msg_pool, 1);
-
-	if (m != NULL) {
-		m->type = type;
-		m->cat = cat;
-		m->other = other;
-	}
-	return m;
+	return pl_msg_control(s->msg_pool, type, cat, other);
 }
 
 static void send_to(struct stage_link *s, uint32_t cat, struct pl_msg *m)

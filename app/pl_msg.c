@@ -33,3 +33,15 @@ void pl_msg_put(struct rte_mempool *mp, struct pl_msg *m)
 	else
 		rte_mempool_put(mp, m);
 }
+
+struct pl_msg *pl_msg_control(struct rte_mempool *mp, uint8_t type, uint32_t cat, uint32_t other)
+{
+	struct pl_msg *m = pl_msg_get(mp, 1);
+
+	if (m != NULL) {
+		m->type = type;
+		m->cat = cat;
+		m->other = other;
+	}
+	return m;
+}

@@ -125,5 +125,8 @@ struct pl_msg {
  * caller's to count. */
 struct pl_msg *pl_msg_get(struct rte_mempool *mp, int must);
 void pl_msg_put(struct rte_mempool *mp, struct pl_msg *m);
+/* A control message (pl_msg_get(mp, 1): never dropped) of `type` for
+ * category `cat`, its `other` field set; NULL only when out of memory. */
+struct pl_msg *pl_msg_control(struct rte_mempool *mp, uint8_t type, uint32_t cat, uint32_t other);
 
 #endif

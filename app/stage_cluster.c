@@ -121,14 +121,7 @@ static void send_to(struct stage_cluster *s, uint32_t worker, struct pl_msg *m)
 /* A control message (never dropped: from the heap if the pool is dry). */
 static struct pl_msg *control(struct stage_cluster *s, uint8_t type, uint32_t cat, uint32_t other)
 {
-	struct pl_msg *m = pl_msg_get(s->msg_pool, 1);
-
-	if (m != NULL) {
-		m->type = type;
-		m->cat = cat;
-		m->other = other;
-	}
-	return m;
+	return pl_msg_control(s->msg_pool, type, cat, other);
 }
 
 static struct ccat *ccat_of(struct stage_cluster *s, uint32_t cat)

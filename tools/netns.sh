@@ -167,22 +167,28 @@ spated_stats_of() {
 
 # SIGTERM and wait (bounded); 0 when spated exited cleanly with status 0.
 netns_spated_stop() {
-	local i rc
+	local rc
 	[ -n "$NETNS_SPATED_PID" ] || return 0
-	kill -TERM "$NETNS_SPATED_PID" 2>/dev/null
-	for i in $(seq 1 100); do
-		kill -0 "$NETNS_SPATED_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$NETNS_SPATED_PID" 2>/dev/null; then
-		netns_log "spated did not stop within 10 s; killing it"
-		kill -KILL "$NETNS_SPATED_PID" 2>/dev/null
-		wait "$NETNS_SPATED_PID" 2>/dev/null
-		NETNS_SPATED_PID=""
-		return 1
-	fi
-	wait "$NETNS_SPATED_PID"
+	spated_stop_pid "$NETNS_SPATED_PID"
 	rc=$?
 	NETNS_SPATED_PID=""
 	return $rc
+}
+
+# spated_stop_pid PID: SIGTERM, at most 10 s, then SIGKILL (returns 1);
+# otherwise spated's exit status.
+spated_stop_pid() {
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		netns_log "spated (pid $pid) did not stop within 10 s; killing it"
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 1
+	fi
+	wait "$pid"
 }

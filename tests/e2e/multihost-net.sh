@@ -92,18 +92,7 @@ mh_stats() {
 
 # mh_stop NAME: SIGTERM, at most 10 s; 0 when it exited with status 0.
 mh_stop() {
-	local pid=${MH_PID[$1]} i
-	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
-		return 1
-	fi
-	wait "$pid"
+	spated_stop_pid "${MH_PID[$1]}"
 }
 
 # mh_dump: every running host's nonzero counters and last log lines
