@@ -17,7 +17,10 @@ struct ivx_attr {
 	struct rein_dom dom;  /* cells = the index's groups */
 	uint32_t n;           /* intervals held */
 	uint64_t *bits;       /* [block][group 0..G (G = HAS)][BLOCK_WORDS] */
-	uint64_t *cnt;        /* subs in each of the G + 1 sets; NULL until set up */
+	/* [0, G): intervals reaching from group g, [G, 2G): up to group g
+	 * (the sizes of the sets, for plan(), by prefix sums); NULL until
+	 * set up */
+	uint64_t *cnt;
 };
 
 /* One attribute an event looks at: the line of its set in block 0. */
@@ -108,7 +111,7 @@ static struct ivx_attr *attr_get(struct ivx_index *x, uint32_t a)
 		if (at->bits == NULL)
 			return NULL;
 	}
-	at->cnt = calloc(x->lines, sizeof(*at->cnt));
+	at->cnt = calloc(2 * (size_t)x->groups, sizeof(*at->cnt));
 	if (at->cnt == NULL) {
 		free(at->bits);
 		at->bits = NULL;
@@ -148,49 +151,93 @@ static uint64_t *slot_words(const struct ivx_index *x, const struct ivx_attr *at
 	       ((slot >> 6) & (BLOCK_WORDS - 1));
 }
 
-/* Count an interval in (d = 1) or out of (d = -1) the attribute's sets:
- * FAIL[g] for every group g it does not reach (glo > ghi, an empty
- * interval, fails them all), and HAS. */
-static void count(const struct ivx_index *x, struct ivx_attr *at, const struct rein_iv *iv,
+/* The groups an interval reaches: [*glo, *ghi] (glo > ghi, an empty
+ * interval, reaches none); iv NULL reaches them all (fails none). */
+static void reach(const struct ivx_index *x, const struct ivx_attr *at, const struct rein_iv *iv,
+		  uint32_t *glo, uint32_t *ghi)
+{
+	*glo = 0;
+	*ghi = x->groups - 1;
+	if (iv != NULL) {
+		*glo = rein_cell(&at->dom, iv->lo);
+		*ghi = rein_cell(&at->dom, iv->hi);
+	}
+}
+
+/* Count an interval reaching [glo, ghi] in (d = 1) or out of (d = -1)
+ * the attribute: two counters, not one per set (see fails()). */
+static void count(const struct ivx_index *x, struct ivx_attr *at, uint32_t glo, uint32_t ghi,
 		  int d)
 {
-	uint32_t glo = rein_cell(&at->dom, iv->lo), ghi = rein_cell(&at->dom, iv->hi);
-
-	for (uint32_t g = 0; g < x->groups; g++)
-		if (g < glo || g > ghi)
-			at->cnt[g] += (uint64_t)(int64_t)d;
-	at->cnt[x->groups] += (uint64_t)(int64_t)d;
+	if (glo <= ghi) {
+		at->cnt[glo] += (uint64_t)(int64_t)d;
+		at->cnt[x->groups + ghi] += (uint64_t)(int64_t)d;
+	}
 	at->n += (uint32_t)d;
 }
 
+/* The size of the attribute's set g (FAIL[g], or HAS for g = G): the
+ * intervals held less those reaching g. */
+static uint64_t fails(const struct ivx_index *x, const struct ivx_attr *at, uint32_t g)
+{
+	uint64_t reach = 0;
+
+	if (g == x->groups)
+		return at->n;
+	for (uint32_t k = 0; k <= g; k++)
+		reach += at->cnt[k];
+	for (uint32_t k = 0; k < g; k++)
+		reach -= at->cnt[x->groups + k];
+	return at->n - reach;
+}
+
+/* The groups an interval reaching [glo, ghi] fails, as a mask: for at
+ * most 64 groups. */
+static uint64_t fail_mask(uint32_t groups, uint32_t glo, uint32_t ghi)
+{
+	uint64_t all = ((uint64_t)2 << (groups - 1)) - 1;
+	uint64_t reach = (((uint64_t)2 << ghi) - 1) & ~(((uint64_t)1 << glo) - 1);
+
+	return all & ~reach; /* glo > ghi: reach is 0 */
+}
+
 /* Write slot's bit in every set of the attribute: 1 where the interval
- * fails (and HAS), 0 elsewhere; iv NULL clears them all. fresh: the
+ * reaching [glo, ghi] fails (and HAS, if has), 0 elsewhere. fresh: the
  * slot's bits of this attribute are all 0 already, so only the 1s are
- * written (each set is a different cache line: at 1M subscriptions the
- * writes are the insert's cost). */
-static void write_bits(const struct ivx_index *x, const struct ivx_attr *at,
-		       const struct rein_iv *iv, uint32_t slot, bool fresh)
+ * written (each set is a different cache line). Without a branch per
+ * group: random bounds made a compare per group mispredict about three
+ * times a call (callgrind --branch-sim), as much as the writes cost. */
+static void write_bits(const struct ivx_index *x, const struct ivx_attr *at, uint32_t glo,
+		       uint32_t ghi, bool has, uint32_t slot, bool fresh)
 {
 	uint64_t *w = slot_words(x, at, slot);
 	uint64_t bit = (uint64_t)1 << (slot & 63);
-	uint32_t glo = x->groups, ghi = 0; /* NULL: no group is failed */
 
-	if (iv != NULL) {
-		glo = rein_cell(&at->dom, iv->lo);
-		ghi = rein_cell(&at->dom, iv->hi);
+	if (x->groups <= 64) {
+		uint64_t m = fail_mask(x->groups, glo, ghi);
+		if (fresh) {
+			for (; m; m &= m - 1)
+				w[(uint32_t)__builtin_ctzll(m) * BLOCK_WORDS] |= bit;
+		} else {
+			for (uint32_t g = 0; g < x->groups; g++) {
+				uint64_t *p = &w[g * BLOCK_WORDS];
+				*p = (*p & ~bit) | (bit & -(m >> g & 1));
+			}
+		}
+	} else {
+		for (uint32_t g = 0; g < x->groups; g++) {
+			uint64_t *p = &w[g * BLOCK_WORDS];
+			*p = (*p & ~bit) | (bit & -(uint64_t)((g < glo) | (g > ghi)));
+		}
 	}
-	for (uint32_t g = 0; g < x->groups; g++) {
-		uint64_t *p = &w[g * BLOCK_WORDS];
-		if (iv != NULL && (g < glo || g > ghi))
-			*p |= bit;
-		else if (!fresh)
-			*p &= ~bit;
-	}
-	uint64_t *has = &w[x->groups * BLOCK_WORDS];
-	if (iv != NULL)
-		*has |= bit;
-	else if (!fresh)
-		*has &= ~bit;
+	uint64_t *h = &w[x->groups * BLOCK_WORDS];
+	*h = (*h & ~bit) | (bit & -(uint64_t)has);
+}
+
+/* Clear slot's bits of the attribute. */
+static void clear_bits(const struct ivx_index *x, const struct ivx_attr *at, uint32_t slot)
+{
+	write_bits(x, at, 0, x->groups - 1, false, slot, false);
 }
 
 int ivx_add(struct ivx_index *x, const struct spate_sub *s)
@@ -217,16 +264,17 @@ int ivx_add(struct ivx_index *x, const struct spate_sub *s)
 		if (x->iv[i].attr < 64)
 			now |= (uint64_t)1 << x->iv[i].attr;
 	for (uint64_t old = prev & ~now; old; old &= old - 1)
-		write_bits(x, x->attrs[__builtin_ctzll(old)], NULL, (uint32_t)slot, false);
+		clear_bits(x, x->attrs[__builtin_ctzll(old)], (uint32_t)slot);
 	x->amask[slot] = now;
 	for (uint32_t i = 0; i < n; i++) {
 		struct ivx_attr *at = x->attrs[x->iv[i].attr];
-		uint32_t a = x->iv[i].attr;
+		uint32_t a = x->iv[i].attr, glo, ghi;
 		/* zero unless the slot's last holder had this attribute below 64
 		 * (past 64, a delete clears at once) */
 		bool fresh = a >= 64 || !(prev >> a & 1);
-		write_bits(x, at, &x->iv[i], (uint32_t)slot, fresh);
-		count(x, at, &x->iv[i], 1);
+		reach(x, at, &x->iv[i], &glo, &ghi);
+		write_bits(x, at, glo, ghi, true, (uint32_t)slot, fresh);
+		count(x, at, glo, ghi, 1);
 	}
 	return 0;
 }
@@ -240,11 +288,13 @@ bool ivx_del(struct ivx_index *x, const struct spate_sub *s)
 	uint32_t n = rein_intervals(s, x->iv); /* iv_cap fits since the add */
 	for (uint32_t i = 0; i < n; i++) {
 		struct ivx_attr *at = x->attrs[x->iv[i].attr];
-		count(x, at, &x->iv[i], -1);
+		uint32_t glo, ghi;
+		reach(x, at, &x->iv[i], &glo, &ghi);
+		count(x, at, glo, ghi, -1);
 		/* Attributes past the slot mask are cleared now; the others
 		 * when the slot is given again (see amask). */
 		if (x->iv[i].attr >= 64)
-			write_bits(x, at, NULL, (uint32_t)slot, false);
+			clear_bits(x, at, (uint32_t)slot);
 	}
 	return true;
 }
@@ -287,7 +337,7 @@ static int32_t plan(struct ivx_index *x, const struct spate_event *ev)
 		uint32_t g = x->groups; /* no value (NaN too): HAS */
 		if (j < ev->n_attr && ev->attr[j].attr == a && !isnan(ev->attr[j].value))
 			g = rein_cell(&at->dom, ev->attr[j].value);
-		struct ivx_act t = { at->bits + (size_t)g * BLOCK_WORDS, at->cnt[g] };
+		struct ivx_act t = { at->bits + (size_t)g * BLOCK_WORDS, fails(x, at, g) };
 		uint32_t k = na++;
 		for (; k > 0 && x->act[k - 1].fails < t.fails; k--)
 			x->act[k] = x->act[k - 1];
@@ -376,7 +426,7 @@ size_t ivx_bytes(const struct ivx_index *x)
 
 	for (uint32_t a = 0; a < x->n_attrs; a++)
 		if (x->attrs[a] != NULL)
-			b += sizeof(struct ivx_attr) + x->lines * sizeof(uint64_t) +
+			b += sizeof(struct ivx_attr) + 2 * x->groups * sizeof(uint64_t) +
 			     attr_words(x, x->blocks_cap) * sizeof(uint64_t);
 	return b;
 }
