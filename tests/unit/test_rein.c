@@ -76,11 +76,13 @@ static double gen_value(void)
 	}
 }
 
-#define N_ENG 5
-static const char *const engine_names[N_ENG] = { "brute", "rein", "mprein", "ivx", "ivx" };
-/* ivx groups per engine above: the default, and 3 (wide groups, many
- * candidates: confirmation must carry exactness alone). */
-static const uint32_t engine_groups[N_ENG] = { 0, 0, 0, 0, 3 };
+#define N_ENG 7
+static const char *const engine_names[N_ENG] = { "brute", "rein", "mprein", "ivx", "ivx",
+						 "ivx", "ivx" };
+/* ivx groups per engine above: the default, 3 (wide groups, many
+ * candidates: confirmation must carry exactness alone), 64 (the widest
+ * fail mask) and 100 (past it: the per-group path). */
+static const uint32_t engine_groups[N_ENG] = { 0, 0, 0, 0, 3, 64, 100 };
 
 /* With a schema: a0..a11 declared on [0, 10^6] in 7 cells; constraint
  * values are then drawn inside the domain, event values still outside. */
