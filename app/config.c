@@ -22,7 +22,8 @@ void spated_conf_default(struct spated_conf *c)
 	spate_conf_default(&c->common);
 	for (size_t i = 0; i < sizeof(default_eal) / sizeof(default_eal[0]); i++)
 		c->eal[c->n_eal++] = strdup(default_eal[i]);
-	snprintf(c->device, sizeof(c->device), "net_af_packet0,iface=spate0");
+	snprintf(c->devices[0], sizeof(c->devices[0]), "net_af_packet0,iface=spate0");
+	c->n_devices = 1;
 	c->ipv4 = 0xc6120001; /* 198.18.0.1 */
 	c->prefix_len = -1;   /* not given: every destination is on the link */
 	c->udp_port = 47100;
@@ -114,6 +115,19 @@ static int read_eal(struct spated_conf *c, const config_setting_t *s, const char
 	return 0;
 }
 
+static int read_device(struct spated_conf *c, const config_setting_t *e, const char *path,
+		       char *err, size_t errlen)
+{
+	const char *v = config_setting_get_string(e);
+
+	if (v == NULL)
+		return spate_conf_error(err, errlen, path, e, "spated.port.device must be a string or a list of strings");
+	if (strlen(v) >= sizeof(c->devices[0]))
+		return spate_conf_error(err, errlen, path, e, "spated.port.device is too long");
+	snprintf(c->devices[c->n_devices++], sizeof(c->devices[0]), "%s", v);
+	return 0;
+}
+
 static int read_port(struct spated_conf *c, const config_setting_t *s, const char *path,
 		     char *err, size_t errlen)
 {
@@ -124,12 +138,18 @@ static int read_port(struct spated_conf *c, const config_setting_t *s, const cha
 		const char *name = config_setting_name(e);
 		if (strcmp(name, "device") != 0)
 			return spate_conf_error(err, errlen, path, e, "spated.port: unknown setting '%s' (known: device)", name);
-		const char *v = config_setting_get_string(e);
-		if (v == NULL)
-			return spate_conf_error(err, errlen, path, e, "spated.port.device must be a string");
-		if (strlen(v) >= sizeof(c->device))
-			return spate_conf_error(err, errlen, path, e, "spated.port.device is too long");
-		snprintf(c->device, sizeof(c->device), "%s", v);
+		c->n_devices = 0;
+		if (config_setting_type(e) == CONFIG_TYPE_STRING)
+			return read_device(c, e, path, err, errlen);
+		int n = config_setting_length(e);
+		if ((!config_setting_is_array(e) && !config_setting_is_list(e)) || n < 1 ||
+		    n > SPATED_PORTS_MAX)
+			return spate_conf_error(err, errlen, path, e,
+					"spated.port.device must be a vdev string or a list of 1 to %d of them",
+					SPATED_PORTS_MAX);
+		for (int k = 0; k < n; k++)
+			if (read_device(c, config_setting_get_elem(e, k), path, err, errlen) != 0)
+				return -1;
 	}
 	return 0;
 }

@@ -39,7 +39,8 @@
 #define SPATED_EAL_ARGS_MAX 64
 
 #define SPATED_MATCH_MAX 16
-#define SPATED_RX_MAX 8 /* RX lcores, one port queue each */
+#define SPATED_RX_MAX 8 /* RX stages: ports x RX queues */
+#define SPATED_PORTS_MAX 4 /* = NET_PORTS_MAX */
 
 struct spated_lcores {
 	/* RX: one lcore per RX queue of the port (rx = N or rx = [ N, ... ]) */
@@ -54,7 +55,9 @@ struct spated_conf {
 	struct spate_conf common;
 	int n_eal;
 	char *eal[SPATED_EAL_ARGS_MAX]; /* owned (strdup) */
-	char device[256];               /* vdev string, "" = none */
+	/* the ports: vdev strings (spated.port.device, a string or a list) */
+	char devices[SPATED_PORTS_MAX][256];
+	uint32_t n_devices;
 	uint32_t ipv4;                  /* host byte order */
 	int prefix_len;                 /* of the link (ipv4 = "A.B.C.D/N"); -1 unset */
 	uint32_t gateway;               /* next hop off the link; 0 = none */

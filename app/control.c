@@ -472,7 +472,10 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	ctl_out_u64(o, "mbufs", c->mbufs);
 	ctl_out_u64(o, "rx_desc", c->rx_desc);
 	ctl_out_u64(o, "tx_desc", c->tx_desc);
-	ctl_out_str(o, "device", c->device);
+	ctl_out_arr(o, "devices");
+	for (uint32_t d = 0; d < c->n_devices; d++)
+		ctl_out_str(o, NULL, c->devices[d]);
+	ctl_out_end(o);
 	ctl_out_end(o);
 	ctl_out_obj(o, "settings");
 	for (size_t i = 0; param_name(i) != NULL; i++)

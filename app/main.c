@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 
 	/* EAL argv: ours after "--", else the file's; plus the vdev. */
 	char *eal_argv[SPATED_EAL_ARGS_MAX + 64];
-	char vdev_arg[300];
+	char vdev_arg[SPATED_PORTS_MAX][300];
 	int eal_argc = 0, have_vdev = 0;
 	eal_argv[eal_argc++] = argv[0];
 	if (own_argc < argc) {
@@ -193,9 +193,9 @@ int main(int argc, char **argv)
 	for (int i = 1; i < eal_argc; i++)
 		if (strncmp(eal_argv[i], "--vdev", 6) == 0)
 			have_vdev = 1;
-	if (!have_vdev && conf.device[0] != '\0') {
-		snprintf(vdev_arg, sizeof(vdev_arg), "--vdev=%s", conf.device);
-		eal_argv[eal_argc++] = vdev_arg;
+	for (uint32_t d = 0; !have_vdev && d < conf.n_devices; d++) {
+		snprintf(vdev_arg[d], sizeof(vdev_arg[d]), "--vdev=%s", conf.devices[d]);
+		eal_argv[eal_argc++] = vdev_arg[d];
 	}
 	eal_argv[eal_argc] = NULL;
 
@@ -209,25 +209,31 @@ int main(int argc, char **argv)
 	if (spated_access == NULL)
 		rte_exit(EXIT_FAILURE, "access control: err=%d, port=%u\n", -ENOMEM, 0u);
 
-	/* The port: the configured vdev by name, or the first port there is
-	 * (the EAL args brought their own --vdev or a PCI device). */
-	uint16_t port_id = RTE_MAX_ETHPORTS;
-	if (!have_vdev && conf.device[0] != '\0') {
-		char name[256];
-		snprintf(name, sizeof(name), "%s", conf.device);
-		name[strcspn(name, ",")] = '\0';
-		rc = rte_eth_dev_get_port_by_name(name, &port_id);
-		if (rc != 0)
-			rte_exit(EXIT_FAILURE, "no port named '%s': err=%d, port=%u\n", name, rc, 0u);
+	/* The ports: the configured vdevs by name, in order, or every port
+	 * there is (the EAL args brought their own --vdev or PCI devices). */
+	uint16_t ports[SPATED_PORTS_MAX], n_ports = 0;
+	if (!have_vdev) {
+		for (uint32_t d = 0; d < conf.n_devices; d++) {
+			char name[256];
+			snprintf(name, sizeof(name), "%s", conf.devices[d]);
+			name[strcspn(name, ",")] = '\0';
+			rc = rte_eth_dev_get_port_by_name(name, &ports[n_ports]);
+			if (rc != 0)
+				rte_exit(EXIT_FAILURE, "no port named '%s': err=%d, port=%u\n", name, rc, 0u);
+			n_ports++;
+		}
 	} else {
 		uint16_t p;
 		RTE_ETH_FOREACH_DEV(p) {
-			port_id = p;
-			break;
+			if (n_ports == SPATED_PORTS_MAX)
+				rte_exit(EXIT_FAILURE, "more than %d Ethernet ports: err=%d, port=%u\n",
+					 SPATED_PORTS_MAX, -E2BIG, p);
+			ports[n_ports++] = p;
 		}
-		if (port_id == RTE_MAX_ETHPORTS)
-			rte_exit(EXIT_FAILURE, "no Ethernet port: err=%d, port=%u\n", -ENODEV, 0u);
 	}
+	if (n_ports == 0)
+		rte_exit(EXIT_FAILURE, "no Ethernet port: err=%d, port=%u\n", -ENODEV, 0u);
+	uint16_t port_id = ports[0];
 
 	/* Frames up to the MTU in one segment; the private area carries what
 	 * a packet is to the next stage (pl_msg.h). */
@@ -242,9 +248,12 @@ int main(int argc, char **argv)
 		rte_exit(EXIT_FAILURE, "rte_pktmbuf_pool_create(%u mbufs): err=%d, port=%u\n",
 			 conf.mbufs, rte_errno, port_id);
 
-	struct rte_ether_addr mac;
-	port_start(port_id, mp, (uint16_t)conf.lcores.n_rx, (uint16_t)conf.rx_desc, (uint16_t)conf.tx_desc, conf.mtu, &mac);
-	struct pipeline *pl = pipeline_create(&conf, port_id, &mac, mp);
+	struct rte_ether_addr macs[SPATED_PORTS_MAX];
+	for (uint16_t i = 0; i < n_ports; i++)
+		port_start(ports[i], mp, (uint16_t)conf.lcores.n_rx, (uint16_t)conf.rx_desc,
+			   (uint16_t)conf.tx_desc, conf.mtu, &macs[i]);
+	struct rte_ether_addr mac = macs[0];
+	struct pipeline *pl = pipeline_create(&conf, n_ports, ports, macs, mp);
 	if (conf.ops.journal_path[0] != '\0') {
 		spated_durable = pipeline_journal_open(pl, err, sizeof(err));
 		if (spated_durable == NULL)
@@ -262,10 +271,10 @@ int main(int argc, char **argv)
 
 	char mac_s[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_ether_format_addr(mac_s, sizeof(mac_s), &mac);
-	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u mac=%s workers=%u lcores=%u mtu=%u"
+	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u ports=%u mac=%s workers=%u lcores=%u mtu=%u"
 	       " role=%s host=%u\n",
 	       conf.ipv4 >> 24, (conf.ipv4 >> 16) & 0xff, (conf.ipv4 >> 8) & 0xff,
-	       conf.ipv4 & 0xff, conf.udp_port, port_id, mac_s, pipeline_workers(pl),
+	       conf.ipv4 & 0xff, conf.udp_port, port_id, n_ports, mac_s, pipeline_workers(pl),
 	       rte_lcore_count(), conf.mtu, host_conf_role_name(conf.hosts.role),
 	       conf.hosts.host_id);
 	fflush(stdout);
@@ -278,7 +287,8 @@ int main(int argc, char **argv)
 	pipeline_run(pl, housekeeping, &h);
 
 	print_stats(&h, rte_get_timer_cycles());
-	port_close(port_id);
+	for (uint16_t i = 0; i < n_ports; i++)
+		port_close(ports[i]);
 	control_stop();
 	durable_close(spated_durable); /* what is pending, synced */
 	spated_durable = NULL;

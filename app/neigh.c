@@ -51,24 +51,30 @@ static struct neigh_entry *entry(struct neigh_table *t, uint32_t ip, bool *found
 	return e;
 }
 
-bool neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac)
+bool neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac,
+		 uint16_t port)
 {
 	bool found;
 	struct neigh_entry *e = entry(t, ip, &found);
-	bool news = !found || !e->valid || !rte_is_same_ether_addr(&e->mac, mac);
+	bool news = !found || !e->valid || !rte_is_same_ether_addr(&e->mac, mac) ||
+		    e->port != port;
 
 	e->valid = true;
 	e->mac = *mac;
+	e->port = port;
 	e->first_request = 0;
 	return news;
 }
 
-const struct rte_ether_addr *neigh_lookup(struct neigh_table *t, uint32_t ip)
+const struct rte_ether_addr *neigh_lookup(struct neigh_table *t, uint32_t ip, uint16_t *port)
 {
 	bool found;
 	struct neigh_entry *e = find(t, ip, &found);
 
-	return found && e->valid ? &e->mac : NULL;
+	if (!found || !e->valid)
+		return NULL;
+	*port = e->port;
+	return &e->mac;
 }
 
 bool neigh_want_request(struct neigh_table *t, uint32_t ip, uint64_t now, uint64_t gap)

@@ -32,6 +32,7 @@ struct neigh_entry {
 	uint32_t ip;             /* host order; 0 = free */
 	bool valid;              /* mac known (else: ARP request pending) */
 	uint8_t n_held;
+	uint16_t port;           /* the port it was learned on */
 	struct rte_ether_addr mac;
 	uint64_t last_use;       /* table tick: LRU */
 	uint64_t last_request;   /* tsc of the last ARP request sent */
@@ -48,10 +49,12 @@ struct neigh_table {
 	void *drop_ctx;
 };
 
-/* true when this is news: a new address, or a new or first-known MAC. */
-bool neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac);
-/* The MAC of ip, or NULL. */
-const struct rte_ether_addr *neigh_lookup(struct neigh_table *t, uint32_t ip);
+/* ip is at mac, behind `port`. true when this is news: a new address,
+ * a new or first-known MAC, or another port. */
+bool neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr *mac,
+		 uint16_t port);
+/* The MAC of ip (and in *port the port it is behind), or NULL. */
+const struct rte_ether_addr *neigh_lookup(struct neigh_table *t, uint32_t ip, uint16_t *port);
 /* Unknown ip: should an ARP request go out now? At most one per `gap`
  * tsc cycles per address, so a burst of notifications to an unknown
  * host does not become a burst of ARP requests. */

@@ -22,6 +22,7 @@
 #include "spate_types.h"
 
 #define NET_TX_BURST 32
+#define NET_PORTS_MAX 4 /* ports spated is on (spated.port.device list) */
 
 /* A UDP payload for our port: buf/len inside m. The callee owns m. */
 typedef void (*net_udp_fn)(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len,
@@ -35,6 +36,11 @@ struct net {
 	uint16_t port_id;
 	struct rte_mempool *mp;
 	struct rte_ether_addr mac;
+	/* Every port and its MAC (TX sends on all; RX has its own only):
+	 * ports[0], macs[0] are port_id, mac. */
+	uint16_t n_ports;
+	uint16_t ports[NET_PORTS_MAX];
+	struct rte_ether_addr macs[NET_PORTS_MAX];
 	uint32_t ip;         /* host order */
 	uint16_t udp_port;
 	uint16_t ip_id;
@@ -69,7 +75,10 @@ void net_rx(struct net *n, struct rte_mbuf *m);
  * packet of ip_len bytes; both consume m. */
 void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len);
 void net_icmp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, size_t ip_len);
+/* Ask for ip's MAC on every port. */
 void net_arp_request(struct net *n, uint32_t ip);
+/* The MAC of `port` (n's own when it is not one of n's ports). */
+const struct rte_ether_addr *net_port_mac(const struct net *n, uint16_t port);
 
 /* Learn ip -> mac from a frame addressed to us, telling on_learn when
  * it is news. */
@@ -81,8 +90,9 @@ void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac);
  * held and an ARP request goes out (neigh.h); net_neigh_learned sends it
  * once the answer comes. */
 void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to);
-/* ip -> mac learned (TX's table): send what was held for it. */
-void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac);
+/* ip -> mac behind port learned (TX's table): send what was held for it. */
+void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac,
+		       uint16_t port);
 /* Drop what waited too long for an ARP answer (call now and then). */
 void net_neigh_expire(struct net *n);
 /* Hand a finished frame to n->emit. */

@@ -34,7 +34,8 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 		/* A reply answers a request of TX, which may have forgotten an
 		 * address this table still knows (the tables age apart): it
 		 * is passed on even when it is no news here. */
-		if (neigh_learn(&n->neigh, sip, &a->arp_data.arp_sha) || op == RTE_ARP_OP_REPLY) {
+		if (neigh_learn(&n->neigh, sip, &a->arp_data.arp_sha, n->port_id) ||
+		    op == RTE_ARP_OP_REPLY) {
 			if (n->on_learn)
 				n->on_learn(n->ctx, sip, &a->arp_data.arp_sha);
 		}
@@ -64,7 +65,16 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
-void net_arp_request(struct net *n, uint32_t ip)
+const struct rte_ether_addr *net_port_mac(const struct net *n, uint16_t port)
+{
+	for (uint16_t i = 0; i < n->n_ports; i++)
+		if (n->ports[i] == port)
+			return &n->macs[i];
+	return &n->mac;
+}
+
+static void arp_request_on(struct net *n, uint16_t port, const struct rte_ether_addr *mac,
+			   uint32_t ip)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(n->mp);
 	struct rte_ether_hdr *eth;
@@ -82,19 +92,26 @@ void net_arp_request(struct net *n, uint32_t ip)
 	}
 	a = (struct rte_arp_hdr *)(eth + 1);
 	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
-	eth->src_addr = n->mac;
+	eth->src_addr = *mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
 	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
 	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	a->arp_hlen = RTE_ETHER_ADDR_LEN;
 	a->arp_plen = 4;
 	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
-	a->arp_data.arp_sha = n->mac;
+	a->arp_data.arp_sha = *mac;
 	a->arp_data.arp_sip = rte_cpu_to_be_32(n->ip);
 	memset(&a->arp_data.arp_tha, 0, sizeof(a->arp_data.arp_tha));
+	m->port = port;
 	a->arp_data.arp_tip = rte_cpu_to_be_32(ip);
 	spated_cnt.arp_sent++;
 	net_tx_queue(n, m);
+}
+
+void net_arp_request(struct net *n, uint32_t ip)
+{
+	for (uint16_t i = 0; i < n->n_ports; i++)
+		arp_request_on(n, n->ports[i], &n->macs[i], ip);
 }
 
 void net_icmp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, size_t ip_len)

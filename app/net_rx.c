@@ -17,11 +17,14 @@ void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
 	n->ip = ip;
 	n->udp_port = udp_port;
 	n->arp_gap = rte_get_tsc_hz(); /* one request a second per address */
+	n->n_ports = 1;
+	n->ports[0] = port_id;
+	n->macs[0] = *mac;
 }
 
 void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac)
 {
-	if (neigh_learn(&n->neigh, ip, mac) && n->on_learn)
+	if (neigh_learn(&n->neigh, ip, mac, n->port_id) && n->on_learn)
 		n->on_learn(n->ctx, ip, mac);
 }
 

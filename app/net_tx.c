@@ -49,7 +49,6 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	ip = (struct rte_ipv4_hdr *)(eth + 1);
 	udp = (struct rte_udp_hdr *)(ip + 1);
 
-	eth->src_addr = n->mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 
 	memset(ip, 0, sizeof(*ip));
@@ -70,9 +69,12 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
 
 	uint32_t hop = next_hop(n, to.ipv4);
-	const struct rte_ether_addr *mac = neigh_lookup(&n->neigh, hop);
+	uint16_t port;
+	const struct rte_ether_addr *mac = neigh_lookup(&n->neigh, hop, &port);
 	if (mac != NULL) {
 		eth->dst_addr = *mac;
+		eth->src_addr = *net_port_mac(n, port);
+		m->port = port;
 		net_tx_queue(n, m);
 		return;
 	}
@@ -86,14 +88,18 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	rte_pktmbuf_free(m);
 }
 
-void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac)
+void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac,
+		       uint16_t port)
 {
 	void *held[NEIGH_HOLD];
 	unsigned int k = neigh_take_held(&n->neigh, ip, held);
 
 	for (unsigned int i = 0; i < k; i++) {
 		struct rte_mbuf *m = held[i];
-		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = *mac;
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		eth->dst_addr = *mac;
+		eth->src_addr = *net_port_mac(n, port);
+		m->port = port;
 		spated_cnt.arp_released++;
 		net_tx_queue(n, m);
 	}

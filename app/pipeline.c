@@ -98,9 +98,19 @@ static void place(struct pipeline *p, int id, const char *what,
 	lp->st[lp->n++] = (struct stage_ref){ poll, arg, cycles };
 }
 
-struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_id,
-				 const struct rte_ether_addr *mac, struct rte_mempool *pkt_pool)
+struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_ports,
+				 const uint16_t *ports, const struct rte_ether_addr *macs,
+				 struct rte_mempool *pkt_pool)
 {
+	const uint16_t port_id = ports[0];
+	const struct rte_ether_addr *mac = &macs[0];
+	/* one RX stage per port and queue: queue q of every port on lcores.rx[q] */
+	const uint32_t n_rxs = n_ports * conf->lcores.n_rx;
+
+	if (n_rxs > SPATED_RX_MAX)
+		rte_exit(EXIT_FAILURE,
+			 "%u ports x %u RX queues: at most %d RX stages (spated.lcores.rx, spated.port.device): err=%d, port=%u\n",
+			 n_ports, conf->lcores.n_rx, SPATED_RX_MAX, -EINVAL, port_id);
 	struct pipeline *p = calloc(1, sizeof(*p));
 	uint32_t w, v;
 
@@ -142,7 +152,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 	struct rte_ring *rx_link[SPATED_RX_MAX] = { NULL };
 	struct rte_ring *tx_in[3 + SPATED_RX_MAX + SPATED_MATCH_MAX];
 	uint32_t n_tx_in = 0, q;
-	for (q = 0; q < conf->lcores.n_rx; q++) {
+	for (q = 0; q < n_rxs; q++) {
 		rx_cl[q] = front ? ring(p, "rx_cl") : NULL;
 		rx_tx[q] = tx_in[n_tx_in++] = ring(p, "rx_tx");
 		if (multi)
@@ -169,20 +179,23 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 
 	struct stage_tx_conf tc = {
 		.port_id = port_id, .queue_id = 0, .pool = pkt_pool, .mac = *mac,
+		.n_ports = n_ports, .ports = ports, .macs = macs,
 		.ipv4 = conf->ipv4, .mask = spated_conf_mask(conf), .gw = conf->gateway,
 		.udp_port = conf->udp_port, .max_payload = max_payload,
 		.max_messages = max_messages, .in = tx_in, .n_in = n_tx_in,
 	};
 	struct stage_cluster_conf cc = {
-		.in = rx_cl, .n_in = conf->lcores.n_rx, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,
+		.in = rx_cl, .n_in = n_rxs, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,
 		.to_tx = cl_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool, .dir = p->dir,
 		.common = &conf->common, .max_payload = max_payload,
 		.backlog_max = conf->backlog_max, .preload = conf->preload,
 	};
 	/* RX stage q polls queue q of the port. */
-	for (q = 0; q < conf->lcores.n_rx; q++) {
+	for (q = 0; q < n_rxs; q++) {
 		struct stage_rx_conf rc = {
-			.port_id = port_id, .queue_id = (uint16_t)q, .pool = pkt_pool, .mac = *mac,
+			.port_id = ports[q / conf->lcores.n_rx],
+			.queue_id = (uint16_t)(q % conf->lcores.n_rx), .pool = pkt_pool,
+			.mac = macs[q / conf->lcores.n_rx],
 			.ipv4 = conf->ipv4, .udp_port = conf->udp_port,
 			.lim = &conf->common.limits, .to_cluster = rx_cl[q], .to_tx = rx_tx[q],
 			.to_link = rx_link[q], .peer_port = SPATED_PEER_PORT,
@@ -198,7 +211,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 		rte_exit(EXIT_FAILURE, "stages (tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
 	if (multi) {
 		struct stage_link_conf lc = {
-			.hosts = hc, .epoch = 1, .from_rx = rx_link, .n_rx = conf->lcores.n_rx,
+			.hosts = hc, .epoch = 1, .from_rx = rx_link, .n_rx = n_rxs,
 			.to_tx = link_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool,
 			.max_frame = max_payload, .lim = &conf->common.limits,
 			.n_workers = p->n_workers,
@@ -233,8 +246,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t port_i
 			rte_exit(EXIT_FAILURE, "matching stage %u: err=%d, port=%u\n", w, -ENOMEM, port_id);
 	}
 
-	for (q = 0; q < conf->lcores.n_rx; q++)
-		place(p, conf->lcores.rx[q], "rx", poll_rx, p->rx[q],
+	for (q = 0; q < n_rxs; q++)
+		place(p, conf->lcores.rx[q % conf->lcores.n_rx], "rx", poll_rx, p->rx[q],
 		      offsetof(struct spated_counters, cycles_rx));
 	if (front)
 		place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster,
@@ -344,7 +357,7 @@ void pipeline_destroy(struct pipeline *p)
 {
 	if (p == NULL)
 		return;
-	for (uint32_t q = 0; q < p->conf->lcores.n_rx; q++)
+	for (uint32_t q = 0; q < SPATED_RX_MAX; q++)
 		stage_rx_destroy(p->rx[q]);
 	stage_link_destroy(p->link);
 	stage_cluster_destroy(p->cluster);

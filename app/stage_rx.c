@@ -82,6 +82,7 @@ static void emit_frame(void *ctx, struct rte_mbuf *m)
 	struct stage_rx *s = ctx;
 
 	pkt_meta(m)->kind = PKT_FRAME;
+	m->port = s->net.port_id; /* an answer leaves where the question came in */
 	tx_out_packet(&s->to_tx, m);
 }
 
@@ -101,6 +102,7 @@ static void on_learn(void *ctx, uint32_t ip, const struct rte_ether_addr *mac)
 	pm->peer.ipv4 = ip;
 	pm->peer.port = 0;
 	pm->mac = *mac;
+	m->port = s->net.port_id; /* the port it is behind */
 	tx_out_packet(&s->to_tx, m);
 }
 
@@ -111,7 +113,7 @@ static void neigh_lost(void *ctx, uint32_t ip)
 	struct stage_rx *s = ctx;
 	struct rte_ether_addr zero = { { 0 } };
 
-	neigh_learn(&s->net.neigh, ip, &zero);
+	neigh_learn(&s->net.neigh, ip, &zero, s->net.port_id);
 }
 
 struct stage_rx *stage_rx_create(const struct stage_rx_conf *c)

@@ -19,25 +19,34 @@ struct stage_tx {
 	struct notifier *seqs; /* only its receiver table: the sequence numbers */
 	struct rte_ring **in;
 	uint32_t n_in;
-	uint16_t n_tx;
-	struct rte_mbuf *tx[PL_BURST];
+	/* frames per port (net.ports[i]), sent a burst at a time */
+	uint16_t n_tx[NET_PORTS_MAX];
+	struct rte_mbuf *tx[NET_PORTS_MAX][PL_BURST];
 };
 
-static void tx_flush(struct stage_tx *s)
+static void tx_flush_port(struct stage_tx *s, uint16_t i)
 {
-	uint16_t sent = 0;
+	uint16_t sent = 0, n = s->n_tx[i];
+	struct rte_mbuf **v = s->tx[i];
 
 	/* A few tries: af_packet takes less than a burst when its ring is
 	 * momentarily full. Then give up: never block the poll loop. */
-	for (int tries = 0; tries < 4 && sent < s->n_tx; tries++)
-		sent += rte_eth_tx_burst(s->net.port_id, s->queue_id, s->tx + sent, s->n_tx - sent);
+	for (int tries = 0; tries < 4 && sent < n; tries++)
+		sent += rte_eth_tx_burst(s->net.ports[i], s->queue_id, v + sent, n - sent);
 	spated_cnt.tx += sent;
-	for (uint16_t i = sent; i < s->n_tx; i++) {
+	for (uint16_t k = sent; k < n; k++) {
 		spated_cnt.tx_drops++;
-		spated_cnt.tx_bytes -= rte_pktmbuf_pkt_len(s->tx[i]);
-		rte_pktmbuf_free(s->tx[i]);
+		spated_cnt.tx_bytes -= rte_pktmbuf_pkt_len(v[k]);
+		rte_pktmbuf_free(v[k]);
 	}
-	s->n_tx = 0;
+	s->n_tx[i] = 0;
+}
+
+static void tx_flush(struct stage_tx *s)
+{
+	for (uint16_t i = 0; i < s->net.n_ports; i++)
+		if (s->n_tx[i] > 0)
+			tx_flush_port(s, i);
 }
 
 /* A frame held for a neighbour that did not answer. */
@@ -51,12 +60,19 @@ static void drop_held(void *ctx, void *frame)
 static void emit(void *ctx, struct rte_mbuf *m)
 {
 	struct stage_tx *s = ctx;
+	uint16_t i = 0;
 
+	/* m->port: where it goes (the port a request came in on, or the
+	 * next hop's); one that is not ours goes out of the first port */
+	while (i + 1 < s->net.n_ports && s->net.ports[i] != m->port)
+		i++;
+	if (s->net.ports[i] != m->port)
+		i = 0;
 	/* Counted now: after tx_burst the mbuf is no longer ours to read. */
 	spated_cnt.tx_bytes += rte_pktmbuf_pkt_len(m);
-	s->tx[s->n_tx++] = m;
-	if (s->n_tx == PL_BURST)
-		tx_flush(s);
+	s->tx[i][s->n_tx[i]++] = m;
+	if (s->n_tx[i] == PL_BURST)
+		tx_flush_port(s, i);
 }
 
 struct stage_tx *stage_tx_create(const struct stage_tx_conf *c)
@@ -71,6 +87,11 @@ struct stage_tx *stage_tx_create(const struct stage_tx_conf *c)
 	s->net.mask = c->mask;
 	s->net.gw = c->gw;
 	s->net.neigh.drop = drop_held;
+	for (uint16_t i = 1; i < c->n_ports && i < NET_PORTS_MAX; i++) {
+		s->net.ports[i] = c->ports[i];
+		s->net.macs[i] = c->macs[i];
+		s->net.n_ports = i + 1;
+	}
 	s->queue_id = c->queue_id;
 	s->seqs = notifier_create(c->max_payload, c->max_messages, NULL, NULL);
 	s->in = malloc((c->n_in + 1) * sizeof(*s->in));
@@ -99,8 +120,8 @@ static void handle(struct stage_tx *s, struct rte_mbuf *m)
 		net_udp_output(&s->net, m, pm->peer);
 		return;
 	case PKT_NEIGH:
-		neigh_learn(&s->net.neigh, pm->peer.ipv4, &pm->mac);
-		net_neigh_learned(&s->net, pm->peer.ipv4, &pm->mac);
+		neigh_learn(&s->net.neigh, pm->peer.ipv4, &pm->mac, m->port);
+		net_neigh_learned(&s->net, pm->peer.ipv4, &pm->mac, m->port);
 		break;
 	}
 	rte_pktmbuf_free(m);
@@ -119,8 +140,7 @@ unsigned int stage_tx_poll(struct stage_tx *s)
 	}
 	if (++s->polls % EXPIRE_POLLS == 0)
 		net_neigh_expire(&s->net);
-	if (s->n_tx > 0)
-		tx_flush(s);
+	tx_flush(s);
 	return total;
 }
 

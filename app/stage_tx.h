@@ -19,6 +19,11 @@
 
 struct stage_tx_conf {
 	uint16_t port_id, queue_id;
+	/* every port (ports[0] = port_id, macs[0] = mac): frames go out of
+	 * the one their next hop is behind */
+	uint16_t n_ports;
+	const uint16_t *ports;
+	const struct rte_ether_addr *macs;
 	struct rte_mempool *pool;
 	struct rte_ether_addr mac;
 	uint32_t ipv4;

@@ -124,7 +124,7 @@ netns_spated_start() {
 	NETNS_SPATED_LOG=$log
 	ip netns exec "$NETNS_SRV" "$NETNS_SPATED" "$@" -- \
 		--no-huge -m 512 --no-pci --file-prefix="$prefix" ${NETNS_EAL_LCORES:--l 0} \
-		--vdev="net_af_packet0,iface=$NETNS_SRV_IF${NETNS_VDEV_EXTRA:-}" >"$log" 2>&1 &
+		--vdev="net_af_packet0,iface=$NETNS_SRV_IF${NETNS_VDEV_EXTRA:-}" ${NETNS_EAL_EXTRA:-} >"$log" 2>&1 &
 	NETNS_SPATED_PID=$!
 	netns_track "$NETNS_SPATED_PID"
 	for i in $(seq 1 300); do
