@@ -100,11 +100,6 @@ void durable_sub_del(struct durable *d, uint64_t id, uint32_t owner)
 	}
 }
 
-bool durable_pending(const struct durable *d)
-{
-	return d != NULL && (d->hold_since_us != 0 || spate_journal_pending(d->j));
-}
-
 int durable_commit(struct durable *d, bool force)
 {
 	if (d == NULL)

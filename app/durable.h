@@ -46,9 +46,6 @@ void durable_close(struct durable *d);
 void durable_sub_add(struct durable *d, const struct spate_raw_sub *rs, uint32_t owner);
 void durable_sub_del(struct durable *d, uint64_t id, uint32_t owner);
 
-/* Records appended and not yet durable? (false without a journal) */
-bool durable_pending(const struct durable *d);
-
 /* Write and sync per the policy (`force`: sync now whatever the policy's
  * interval). Returns 1 when nothing is pending any more (what was held
  * may go), 0 when the interval policy syncs later, -errno when the

@@ -77,12 +77,19 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len);
 void net_icmp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, size_t ip_len);
 /* Ask for ip's MAC on every port. */
 void net_arp_request(struct net *n, uint32_t ip);
-/* The MAC of `port` (n's own when it is not one of n's ports). */
-const struct rte_ether_addr *net_port_mac(const struct net *n, uint16_t port);
+/* The index of `port` in n->ports (0, the first port, when it is not one
+ * of n's ports). */
+static inline uint16_t net_port_index(const struct net *n, uint16_t port)
+{
+	for (uint16_t i = 0; i < n->n_ports; i++)
+		if (n->ports[i] == port)
+			return i;
+	return 0;
+}
 
 /* Learn ip -> mac from a frame addressed to us, telling on_learn when
- * it is news. */
-void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac);
+ * it is news (or always, with tell_anyway). */
+void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac, bool tell_anyway);
 
 /* net_tx.c: make m, whose data is a UDP payload, a frame from our port to
  * `to` (headers prepended in its headroom, checksums computed) and emit

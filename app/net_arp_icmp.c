@@ -30,16 +30,11 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 	}
 	/* The sender asked us or answered us: either way it is our
 	 * neighbour and about to talk to us. */
-	if (sip != 0 && rte_is_unicast_ether_addr(&a->arp_data.arp_sha)) {
-		/* A reply answers a request of TX, which may have forgotten an
-		 * address this table still knows (the tables age apart): it
-		 * is passed on even when it is no news here. */
-		if (neigh_learn(&n->neigh, sip, &a->arp_data.arp_sha, n->port_id) ||
-		    op == RTE_ARP_OP_REPLY) {
-			if (n->on_learn)
-				n->on_learn(n->ctx, sip, &a->arp_data.arp_sha);
-		}
-	}
+	/* A reply answers a request of TX, which may have forgotten an
+	 * address this table still knows (the tables age apart): it is
+	 * passed on even when it is no news here. */
+	if (sip != 0 && rte_is_unicast_ether_addr(&a->arp_data.arp_sha))
+		net_learn(n, sip, &a->arp_data.arp_sha, op == RTE_ARP_OP_REPLY);
 
 	if (op == RTE_ARP_OP_REPLY) {
 		spated_cnt.arp_learned++;
@@ -63,14 +58,6 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 	return;
 drop:
 	rte_pktmbuf_free(m);
-}
-
-const struct rte_ether_addr *net_port_mac(const struct net *n, uint16_t port)
-{
-	for (uint16_t i = 0; i < n->n_ports; i++)
-		if (n->ports[i] == port)
-			return &n->macs[i];
-	return &n->mac;
 }
 
 static void arp_request_on(struct net *n, uint16_t port, const struct rte_ether_addr *mac,

@@ -22,9 +22,9 @@ void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
 	n->macs[0] = *mac;
 }
 
-void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac)
+void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac, bool tell_anyway)
 {
-	if (neigh_learn(&n->neigh, ip, mac, n->port_id) && n->on_learn)
+	if ((neigh_learn(&n->neigh, ip, mac, n->port_id) || tell_anyway) && n->on_learn)
 		n->on_learn(n->ctx, ip, mac);
 }
 
@@ -119,7 +119,7 @@ static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *
 	 * host itself on our link, or the router it came through. */
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
 	if (is_unicast_ipv4(src) && rte_is_unicast_ether_addr(&eth->src_addr))
-		net_learn(n, src, &eth->src_addr);
+		net_learn(n, src, &eth->src_addr, false);
 
 	switch (ip->next_proto_id) {
 	case IPPROTO_ICMP:

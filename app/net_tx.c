@@ -73,7 +73,7 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	const struct rte_ether_addr *mac = neigh_lookup(&n->neigh, hop, &port);
 	if (mac != NULL) {
 		eth->dst_addr = *mac;
-		eth->src_addr = *net_port_mac(n, port);
+		eth->src_addr = n->macs[net_port_index(n, port)];
 		m->port = port;
 		net_tx_queue(n, m);
 		return;
@@ -98,7 +98,7 @@ void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *
 		struct rte_mbuf *m = held[i];
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 		eth->dst_addr = *mac;
-		eth->src_addr = *net_port_mac(n, port);
+		eth->src_addr = n->macs[net_port_index(n, port)];
 		m->port = port;
 		spated_cnt.arp_released++;
 		net_tx_queue(n, m);

@@ -670,16 +670,17 @@ static void flush(struct stage_cluster *s)
 	tx_out_flush(&s->to_tx);
 }
 
-/* Room for one more datagram of `count` messages? Every lossless backlog
- * short enough, and the message pool able to take every message of it
- * for every worker (a datagram's events could go to all). Otherwise the
- * datagram waits, and RX's ring fills: overload is dropped, counted, at
- * the door, never as a lost part of an event or a lost change. */
+/* Messages a datagram of `count` may take: each (and two spare) for every worker. */
 static unsigned int dgram_need(const struct stage_cluster *s, unsigned int count)
 {
 	return (count + 2) * s->n_workers;
 }
 
+/* Room for one more datagram of `count` messages? Every lossless backlog
+ * short enough, and the message pool able to take every message of it
+ * for every worker (a datagram's events could go to all). Otherwise the
+ * datagram waits, and RX's ring fills: overload is dropped, counted, at
+ * the door, never as a lost part of an event or a lost change. */
 static int has_room(struct stage_cluster *s, unsigned int count)
 {
 	for (uint32_t w = 0; w < s->n_workers; w++)

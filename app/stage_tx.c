@@ -60,14 +60,10 @@ static void drop_held(void *ctx, void *frame)
 static void emit(void *ctx, struct rte_mbuf *m)
 {
 	struct stage_tx *s = ctx;
-	uint16_t i = 0;
-
 	/* m->port: where it goes (the port a request came in on, or the
-	 * next hop's); one that is not ours goes out of the first port */
-	while (i + 1 < s->net.n_ports && s->net.ports[i] != m->port)
-		i++;
-	if (s->net.ports[i] != m->port)
-		i = 0;
+	 * next hop's) */
+	uint16_t i = net_port_index(&s->net, m->port);
+
 	/* Counted now: after tx_burst the mbuf is no longer ours to read. */
 	spated_cnt.tx_bytes += rte_pktmbuf_pkt_len(m);
 	s->tx[i][s->n_tx[i]++] = m;
@@ -87,10 +83,11 @@ struct stage_tx *stage_tx_create(const struct stage_tx_conf *c)
 	s->net.mask = c->mask;
 	s->net.gw = c->gw;
 	s->net.neigh.drop = drop_held;
-	for (uint16_t i = 1; i < c->n_ports && i < NET_PORTS_MAX; i++) {
+	/* net_init set ports[0]: the others */
+	s->net.n_ports = c->n_ports < NET_PORTS_MAX ? c->n_ports : NET_PORTS_MAX;
+	for (uint16_t i = 1; i < s->net.n_ports; i++) {
 		s->net.ports[i] = c->ports[i];
 		s->net.macs[i] = c->macs[i];
-		s->net.n_ports = i + 1;
 	}
 	s->queue_id = c->queue_id;
 	s->seqs = notifier_create(c->max_payload, c->max_messages, NULL, NULL);
