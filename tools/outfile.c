@@ -16,6 +16,17 @@ int outfile_open(struct outfile *o, const char *prog, const char *path)
 		o->f = stdout;
 		return 0;
 	}
+	/* Not a regular file (/dev/null, a FIFO, a terminal): written
+	 * directly; renaming over it would replace the device. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->f = fopen(path, "w");
+		if (o->f == NULL) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	/* Same directory as the target, so that rename() is atomic. */
 	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path) >= sizeof(o->tmp)) {
 		fprintf(stderr, "%s: %s: path too long\n", prog, path);
@@ -60,13 +71,14 @@ int outfile_commit(struct outfile *o)
 		err = errno;
 	}
 	o->f = NULL;
-	if (!bad && rename(o->tmp, o->path) != 0) {
+	if (!bad && o->tmp[0] != '\0' && rename(o->tmp, o->path) != 0) {
 		bad = 1;
 		err = errno;
 	}
 	if (bad) {
 		fprintf(stderr, "%s: writing %s: %s\n", o->prog, o->path, strerror(err));
-		unlink(o->tmp);
+		if (o->tmp[0] != '\0')
+			unlink(o->tmp);
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,7 @@
 /* outfile.h - output files that are never left half-written: the tools
  * write to a temporary file beside the target and rename it into place
- * only when everything went well ("-" means stdout, written directly). */
+ * only when everything went well ("-" means stdout, written directly, as
+ * is a target that is not a regular file: /dev/null, a FIFO). */
 #ifndef SPATE_TOOLS_OUTFILE_H
 #define SPATE_TOOLS_OUTFILE_H
 
@@ -9,7 +10,7 @@
 struct outfile {
 	FILE *f;
 	const char *prog, *path;
-	char tmp[4096]; /* "" for stdout */
+	char tmp[4096]; /* "" when written directly */
 };
 
 /* 0 with o->f open, or -1 with a message on stderr. */

@@ -24,6 +24,18 @@ for wl in "--workload drt --events 3000 --sub-ratio 0.05 --deletes 0.3" \
 	ok "reproducible, valid, $(wc -l <"$TMP/m.out") matches: $wl"
 done
 
+# --out to what is not a regular file (a FIFO here, /dev/null in use):
+# written through, never renamed over (it stays a FIFO, its reader gets
+# everything).
+mkfifo "$TMP/fifo" || fail "mkfifo"
+timeout 10 cat "$TMP/fifo" >"$TMP/from-fifo" &
+"$G" --workload drt --events 50 --seed 3 --out "$TMP/fifo" 2>/dev/null || fail "spate-gen --out FIFO"
+wait $! || fail "reading the FIFO"
+[ -p "$TMP/fifo" ] || fail "--out replaced the FIFO with a file"
+"$G" --workload drt --events 50 --seed 3 --out "$TMP/regular.tsv" 2>/dev/null || fail "spate-gen --out"
+cmp -s "$TMP/from-fifo" "$TMP/regular.tsv" || fail "--out FIFO: other content than a regular file's"
+ok "--out to a FIFO written through, left a FIFO"
+
 # Sizes, deletes, order.
 "$G" --workload drt --events 5000 --sub-ratio 0.01 --deletes 0.5 --seed 3 --out "$TMP/d.tsv" 2>/dev/null
 [ "$(grep -c '^event' "$TMP/d.tsv")" = 5000 ] || fail "drt: not 5000 events"
