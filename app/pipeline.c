@@ -404,19 +404,21 @@ static int drain_once(struct pipeline *p)
 	unsigned int work = 0;
 
 	stage_cluster_flush(p->cluster);
-	for (uint32_t w = 0; w < p->n_workers; w++)
+	for (uint32_t w = 0; w < p->n_local; w++)
 		work += stage_match_poll(p->match[w]);
 	return work != 0;
 }
 
 /* One replayed record: applied as the network's would be, once there is
- * room, so memory stays bounded however long the journal. */
+ * room, so memory stays bounded however long the journal. A front has no
+ * matching stage here to drain: its records wait in the backlogs for the
+ * link stage, which sends them to the match hosts once the lcores run. */
 static int replay_one(void *ctx, uint32_t owner, const struct spate_msg *msg)
 {
 	struct pipeline *p = ctx;
 	unsigned int idle = 0;
 
-	while (!stage_cluster_ready(p->cluster))
+	while (p->n_local > 0 && !stage_cluster_ready(p->cluster))
 		if (!drain_once(p) && ++idle > 1000)
 			return -SPATE_E_NO_MEMORY; /* stuck: counted as refused */
 	return stage_cluster_apply(p->cluster, owner, msg);
