@@ -137,6 +137,8 @@ struct drt_cluster {
 	uint64_t period_events;
 	uint32_t last_kwkey;         /* routing keyword of the last placement */
 	uint64_t *w_subs;            /* subscriptions per worker [p.workers] */
+	uint8_t *w_down;             /* worker gone (its host died) [p.workers] */
+	uint32_t n_down;
 	uint64_t n_subs;             /* placed, in all */
 	struct drt_cluster_stats st;
 };
@@ -986,11 +988,12 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	cl->by_id = spate_idmap_create();
 	cl->corr = spate_idmap_create();
 	cl->w_subs = calloc(p->workers, sizeof(*cl->w_subs));
+	cl->w_down = calloc(p->workers, sizeof(*cl->w_down));
 	int rh = drt_ftab_init(&cl->home, sizeof(uint64_t));
 	int rr = drt_ftab_init(&cl->route, sizeof(struct rlist));
 	int rk = drt_ftab_init(&cl->kw_all, sizeof(uint64_t));
 	int rf = drt_ftab_init(&cl->cellf, sizeof(struct cellf));
-	if (!cl->by_id || !cl->corr || !cl->w_subs || rh || rr || rk || rf) {
+	if (!cl->by_id || !cl->corr || !cl->w_subs || !cl->w_down || rh || rr || rk || rf) {
 		if (rf == 0)
 			drt_ftab_free(&cl->cellf);
 		if (rh == 0)
@@ -1002,6 +1005,8 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 		spate_idmap_destroy(cl->by_id);
 		spate_idmap_destroy(cl->corr);
 		free(cl->w_subs);
+	free(cl->w_down);
+		free(cl->w_down);
 		free(cl);
 		return NULL;
 	}
@@ -1043,6 +1048,7 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	drt_ftab_free(&cl->kw_all);
 	spate_idmap_destroy(cl->corr);
 	free(cl->w_subs);
+	free(cl->w_down);
 	free(cl);
 }
 
@@ -1088,20 +1094,30 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q,
 	return best;
 }
 
+/* The live worker holding the fewest subscriptions. */
+static uint32_t emptiest_worker(const struct drt_cluster *cl)
+{
+	uint32_t w = 0;
+
+	while (w + 1 < cl->p.workers && cl->w_down[w])
+		w++;
+	for (uint32_t k = w + 1; k < cl->p.workers; k++)
+		if (!cl->w_down[k] && cl->w_subs[k] < cl->w_subs[w])
+			w = k;
+	return w;
+}
+
 /* A new category's worker: the paper's, the most similar category's (in
- * turn when there is none), unless that worker holds more than
- * (1 + place_slack) x the mean: then the one holding the fewest. */
+ * turn when there is none), unless that worker is down or holds more
+ * than (1 + place_slack) x the mean: then the one holding the fewest. */
 static uint32_t new_cat_worker(struct drt_cluster *cl, const struct cat *similar)
 {
 	uint32_t m = cl->p.workers, w = similar ? similar->worker : cl->next_worker++ % m;
-	double mean = (double)(cl->n_subs + 1) / m;
+	double mean = (double)(cl->n_subs + 1) / (m - cl->n_down);
 
-	if ((double)(cl->w_subs[w] + 1) <= (1 + cl->p.place_slack) * mean)
+	if (!cl->w_down[w] && (double)(cl->w_subs[w] + 1) <= (1 + cl->p.place_slack) * mean)
 		return w;
-	for (uint32_t k = 0; k < m; k++)
-		if (cl->w_subs[k] < cl->w_subs[w])
-			w = k;
-	return w;
+	return emptiest_worker(cl);
 }
 
 static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub *q)
@@ -1300,6 +1316,8 @@ static int rebalance(struct drt_cluster *cl, const struct corr_buf *b)
 	rc = 0;
 	for (size_t i = 0; i < k; i++) {
 		struct cat *c = cl->cats[mv[i].cat];
+		if (cl->w_down[mv[i].to])
+			continue; /* the plan does not know about dead workers */
 		struct drt_action a = { DRT_ACTION_MOVE, c->id, 0, mv[i].from, mv[i].to, c->size };
 		if (queue_action(cl, &a) != 0) {
 			rc = -1;
@@ -1404,4 +1422,36 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 	st->categories = cl->n_cats;
 	st->corr_pairs = spate_idmap_count(cl->corr);
 	st->bytes = bytes;
+}
+
+int drt_cluster_worker_set(struct drt_cluster *cl, uint32_t w, bool up)
+{
+	if (w >= cl->p.workers)
+		return -SPATE_E_BAD_ID;
+	if (up || cl->w_down[w]) {
+		cl->n_down -= cl->w_down[w] && up;
+		cl->w_down[w] = !up;
+		return 0;
+	}
+	if (cl->n_down + 1 == cl->p.workers)
+		return -SPATE_E_BAD_ID; /* the last live worker */
+	cl->w_down[w] = 1;
+	cl->n_down++;
+	int moved = 0;
+	for (uint32_t i = 0; i < cl->n_cats; i++) {
+		struct cat *c = cl->cats[i];
+		if (c->worker != w)
+			continue;
+		uint32_t to = emptiest_worker(cl);
+		cl->w_subs[w] -= c->size;
+		cl->w_subs[to] += c->size;
+		c->worker = to;
+		moved++;
+	}
+	return moved;
+}
+
+bool drt_cluster_worker_up(const struct drt_cluster *cl, uint32_t w)
+{
+	return w < cl->p.workers && !cl->w_down[w];
 }

@@ -114,6 +114,17 @@ bool drt_cluster_period_due(const struct drt_cluster *cl);
  * moves this period; still consistent). */
 int drt_cluster_period_end(struct drt_cluster *cl);
 
+/* Worker w goes down (its host died: docs/multihost.md) or comes back
+ * up. Down: each category it owned is given to the live worker holding
+ * the fewest subscriptions at once (no action is queued: the owner is
+ * gone, the caller rebuilds those categories from its own copy of their
+ * subscriptions; drt_cluster_cat_at shows the new workers), and no
+ * placement or move picks w until it is up again. Returns how many
+ * categories were reassigned (0 when w was down already, or on up), or
+ * -SPATE_E_BAD_ID for a worker out of range or the last live one. */
+int drt_cluster_worker_set(struct drt_cluster *cl, uint32_t w, bool up);
+bool drt_cluster_worker_up(const struct drt_cluster *cl, uint32_t w);
+
 /* A category's summary, for listing (i < drt_cluster_count()). */
 struct drt_cat_info {
 	uint32_t id, worker, size;

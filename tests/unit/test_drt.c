@@ -221,6 +221,8 @@ struct view {
 	double cat_cap;                /* the cluster's, to check merges against */
 	uint32_t workers;
 	uint64_t capped;               /* merges that went up to the cap */
+	uint32_t down;                 /* a worker taken down, or UINT32_MAX */
+	uint64_t reassigned;           /* categories it had when it went */
 };
 
 /* The cluster's cat_cap in subscriptions now (drt_cluster.c cap_size,
@@ -261,6 +263,7 @@ static void take_actions(struct drt_cluster *cl, struct view *v)
 				v->merges++;
 			} else {
 				CHECK_EQ_INT(a[i].kind, DRT_ACTION_MOVE);
+				CHECK(a[i].to_worker != v->down);
 				spate_idmap_put(v->worker_of, a[i].cat, (void *)(uintptr_t)(a[i].to_worker + 1));
 				v->moves++;
 			}
@@ -290,7 +293,33 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 	memset(live, 0, sizeof(live));
 	for (uint32_t i = 0; i < N_SUBS; i++)
 		gen_sub(i, i + 1);
+	v->down = UINT32_MAX;
 	for (int op = 0; op < 2500; op++) {
+		if (op == 900 && workers > 1) {
+			/* a worker's host dies: its categories go elsewhere at once */
+			v->down = (uint32_t)check_below(workers);
+			int moved = drt_cluster_worker_set(cl, v->down, false);
+			CHECK(moved >= 0);
+			CHECK(!drt_cluster_worker_up(cl, v->down));
+			CHECK_EQ_INT(drt_cluster_worker_set(cl, v->down, false), 0);
+			int changed = 0;
+			for (uint32_t k = 0; k < drt_cluster_count(cl); k++) {
+				struct drt_cat_info info;
+				drt_cluster_cat_at(cl, k, &info);
+				CHECK(info.worker != v->down);
+				uintptr_t was = (uintptr_t)spate_idmap_get(v->worker_of, info.id);
+				changed += was != info.worker + 1;
+				CHECK(was == info.worker + 1 || was == v->down + 1);
+				spate_idmap_put(v->worker_of, info.id, (void *)(uintptr_t)(info.worker + 1));
+			}
+			CHECK_EQ_INT(changed, moved);
+			v->reassigned += (uint64_t)moved;
+		}
+		if (op == 1900 && v->down != UINT32_MAX) {
+			CHECK_EQ_INT(drt_cluster_worker_set(cl, v->down, true), 0);
+			CHECK(drt_cluster_worker_up(cl, v->down));
+			v->down = UINT32_MAX;
+		}
 		uint32_t i = check_below(N_SUBS);
 		if (check_below(2) == 0) {
 			if (live[i]) {
@@ -307,6 +336,7 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 			} else {
 				struct drt_placement pl;
 				CHECK_EQ_INT(drt_cluster_place(cl, &subs[i], &pl), 0);
+				CHECK(pl.worker != v->down);
 				if (pl.created)
 					CHECK(spate_idmap_get(v->worker_of, pl.cat) == NULL);
 				else
@@ -337,6 +367,7 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 		}
 		for (size_t j = 0; j < n; j++) {
 			CHECK((uintptr_t)spate_idmap_get(v->worker_of, r[j].cat) == r[j].worker + 1);
+			CHECK(r[j].worker != v->down);
 			for (size_t k = j + 1; k < n; k++)
 				CHECK(r[j].cat != r[k].cat);
 		}
@@ -531,7 +562,7 @@ int main(void)
 	test_engines();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_category(seed * 7919, seed % 2 ? 2 : 0.25);
-	uint64_t merges = 0, moves = 0, capped = 0;
+	uint64_t merges = 0, moves = 0, capped = 0, reassigned = 0;
 	/* no cap, the default cap, and tight caps (every merge near it) */
 	for (uint64_t seed = 1; seed <= 24; seed++) {
 		struct view v = { .worker_of = spate_idmap_create() };
@@ -541,10 +572,13 @@ int main(void)
 		merges += v.merges;
 		moves += v.moves;
 		capped += v.capped;
+		reassigned += v.reassigned;
 		spate_idmap_destroy(v.worker_of);
 	}
-	printf("drt: %llu merges (%llu up to the cap), %llu moves seen\n",
-	       (unsigned long long)merges, (unsigned long long)capped, (unsigned long long)moves);
+	printf("drt: %llu merges (%llu up to the cap), %llu moves seen, %llu categories of dead workers"
+	       " reassigned\n", (unsigned long long)merges, (unsigned long long)capped,
+	       (unsigned long long)moves, (unsigned long long)reassigned);
+	CHECK(reassigned > 10);
 	CHECK(merges > 15); /* the runs do exercise merging and balancing */
 	CHECK(moves > 10);
 	CHECK(capped > 10); /* and the cap */
@@ -552,5 +586,13 @@ int main(void)
 	drt_params_default(&p);
 	p.route_cell = 0;
 	CHECK(drt_cluster_create(&p) == NULL);
+	drt_params_default(&p);
+	p.workers = 2;
+	struct drt_cluster *two = drt_cluster_create(&p);
+	CHECK_EQ_INT(drt_cluster_worker_set(two, 2, false), -SPATE_E_BAD_ID);
+	CHECK_EQ_INT(drt_cluster_worker_set(two, 0, false), 0);
+	CHECK_EQ_INT(drt_cluster_worker_set(two, 1, false), -SPATE_E_BAD_ID); /* the last one */
+	CHECK(drt_cluster_worker_up(two, 1));
+	drt_cluster_destroy(two);
 	return check_summary("drt");
 }
