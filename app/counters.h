@@ -100,7 +100,14 @@
 	X(peer_handoff_subs) /* subscriptions shipped to another host (DataTra) */\
 	X(peer_handoff_subs_in) /* subscriptions received from another host */\
 	X(peer_handoff_bad)  /* a handoff whose count differs: a bug, logged */\
-	X(peer_dropped_test) /* dropped on purpose (spated.peer_drop_ppm) */
+	X(peer_dropped_test) /* dropped on purpose (spated.peer_drop_ppm) */\
+	X(peer_hosts_down)   /* peers whose ZooKeeper membership ended */   \
+	X(peer_hosts_up)     /* peers that (re)joined with a new epoch */   \
+	X(peer_down_dropped) /* messages for a dead peer, dropped */         \
+	X(failover_cats)     /* (front) categories rebuilt on another host */\
+	X(failover_subs)     /* (front) subscriptions sent for those rebuilds */\
+	X(failover_us)       /* (front) time the last rebuild took, us */    \
+	X(handoffs_abandoned) /* categories whose dead sender never finished */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

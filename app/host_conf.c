@@ -1,5 +1,6 @@
 /* host_conf.c - spated.role, host_id, peers, peer_rto_ms (host_conf.h). */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "host_conf.h"
@@ -17,6 +18,9 @@ void host_conf_default(struct host_conf *h)
 	memset(h, 0, sizeof(*h));
 	h->role = SPATED_ROLE_BOTH;
 	h->rto_ms = 20;
+	snprintf(h->zk_root, sizeof(h->zk_root), "/spate/default");
+	h->zk_session_ms = 4000;
+	h->zk_wait_ms = 30000;
 }
 
 uint32_t host_conf_remote_workers(const struct host_conf *h)
@@ -102,6 +106,23 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		return read_int(s, "peer_drop_ppm", 0, 500000, &h->drop_ppm, path, err, errlen);
 	if (strcmp(name, "peer_rto_ms") == 0)
 		return read_int(s, "peer_rto_ms", 1, 10000, &h->rto_ms, path, err, errlen);
+	if (strcmp(name, "zk_session_ms") == 0)
+		return read_int(s, "zk_session_ms", 400, 60000, &h->zk_session_ms, path, err, errlen);
+	if (strcmp(name, "zk_wait_ms") == 0)
+		return read_int(s, "zk_wait_ms", 0, 600000, &h->zk_wait_ms, path, err, errlen);
+	if (strcmp(name, "zookeeper") == 0 || strcmp(name, "zk_root") == 0) {
+		int root = name[1] == 'k';
+		const char *v = config_setting_get_string(s);
+		char *dst = root ? h->zk_root : h->zookeeper;
+		size_t cap = root ? sizeof(h->zk_root) : sizeof(h->zookeeper);
+		if (v == NULL || v[0] == '\0' || strlen(v) >= cap || (root && (v[0] != '/' || v[1] == '\0')))
+			return spate_conf_error(err, errlen, path, s, root ?
+						"spated.zk_root must be a ZooKeeper path like \"/spate/prod\" (under %zu bytes)" :
+						"spated.zookeeper must be a string \"host:port,host:port\" (under %zu bytes)",
+						cap);
+		snprintf(dst, cap, "%s", v);
+		return 0;
+	}
 	if (strcmp(name, "peers") != 0)
 		return 1;
 	int n = config_setting_length(s);
@@ -128,7 +149,15 @@ int host_conf_check(const struct host_conf *h, const config_setting_t *top, cons
 		    uint32_t match_max, char *err, size_t errlen)
 {
 	if (h->role == SPATED_ROLE_BOTH)
-		return 0;
+		return h->zookeeper[0] == '\0' ? 0 :
+			spate_conf_error(err, errlen, path, top,
+					 "spated.zookeeper is for role \"front\" or \"match\" (one box needs none)");
+#ifndef SPATED_HAVE_ZK
+	if (h->zookeeper[0] != '\0')
+		return spate_conf_error(err, errlen, path, top,
+					"spated.zookeeper: this spated was built without ZooKeeper's C client "
+					"(install libzookeeper-mt-dev and rebuild)");
+#endif
 	const char *role = host_conf_role_name(h->role);
 	if (h->host_id == 0)
 		return spate_conf_error(err, errlen, path, top, "spated.role = \"%s\" needs spated.host_id", role);

@@ -7,7 +7,17 @@
  *     peers = ( { host = 2; ipv4 = "10.0.0.2"; lcores = 2; }, ... );
  *     peer_rto_ms = 20;   # the inter-host channel's retransmission timeout
  *     peer_drop_ppm = 0;  # tests only (debug_hooks): drop inter-host frames
+ *     zookeeper = "10.1.0.5:2181,10.1.0.6:2181,10.1.0.7:2181"; # membership, epochs
+ *     zk_root = "/spate/default"; # this cluster's nodes in ZooKeeper
+ *     zk_session_ms = 4000;   # a dead host is noticed after about this long
+ *     zk_wait_ms = 30000;     # at start: how long to wait for the peers to join
  *   };
+ *
+ * With zookeeper set, peers stays the address book but ZooKeeper says
+ * which peers are alive and which incarnation (epoch) each one is: a
+ * front rebuilds a dead match host's categories on the others, a
+ * restarted host comes back as a new, empty incarnation
+ * (docs/multihost.md).
  *
  * peers is the static membership (ZooKeeper membership replaces it
  * later): a front lists its match hosts with how many matching lcores
@@ -46,6 +56,9 @@ struct host_conf {
 	struct spated_peer peer[SPATED_PEERS_MAX];
 	uint32_t rto_ms;
 	uint32_t drop_ppm;   /* fault injection: frames dropped per million, each way */
+	char zookeeper[256]; /* "" = static peers, no ZooKeeper */
+	char zk_root[128];
+	uint32_t zk_session_ms, zk_wait_ms;
 };
 
 void host_conf_default(struct host_conf *h);

@@ -133,9 +133,12 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 		/* from: the worker its messages came from last (the old owner) */
 		uintptr_t from = (uintptr_t)spate_idmap_get(s->said, m->cat);
 		uint32_t from_host = from != 0 ? s->peers[s->w_peer[from - 1]].host : s->peers[pi].host;
+		uint32_t from_epoch = from != 0 ? s->peers[s->w_peer[from - 1]].epoch : 0;
 		rc = announce(s, out, ch, m->cat, w);
+		/* the version field names the old owner's incarnation: if it
+		 * dies, the new owner knows this handoff will never come */
 		if (rc == 0)
-			rc = spate_peer_put_expect(out, m->cat, from_host, s->w_lcore[w], 0);
+			rc = spate_peer_put_expect(out, m->cat, from_host, s->w_lcore[w], from_epoch);
 		if (from_host != s->peers[pi].host)
 			spated_cnt.peer_moves++;
 		break;
@@ -219,6 +222,82 @@ void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t
 			f->u.fb.cats[i] = spate_peer_cat(&pm, i);
 		ring_out_push(&s->to_stage[w0], f);
 	}
+}
+
+struct said_of {
+	uint32_t pi, n, cap;
+	const uint32_t *w_peer;
+	uint64_t *cat;
+};
+
+static void said_of_peer(uint64_t cat, void *val, void *ctx)
+{
+	struct said_of *x = ctx;
+	uintptr_t w = (uintptr_t)val;
+
+	if (w == 0 || x->w_peer[w - 1] != x->pi || x->n == x->cap)
+		return;
+	x->cat[x->n++] = cat;
+}
+
+void link_front_peer_down(struct stage_link *s, struct link_peer *p)
+{
+	uint32_t pi = (uint32_t)(p - s->peers), n = 0;
+	uint32_t *dead = calloc(s->n_workers, sizeof(*dead));
+	void *obj;
+
+	for (uint32_t w = 0; w < s->n_workers; w++) {
+		if (s->w_peer[w] != pi)
+			continue;
+		if (dead != NULL)
+			dead[n++] = w;
+		if (s->held[w] != NULL) {
+			pl_msg_put(s->msg_pool, s->held[w]);
+			s->held[w] = NULL;
+			spated_cnt.peer_down_dropped++;
+		}
+		while (rte_ring_sc_dequeue(s->from_stage[w], &obj) == 0) {
+			pl_msg_put(s->msg_pool, obj);
+			spated_cnt.peer_down_dropped++;
+		}
+	}
+	/* what it was told is gone with it: a category placed on its
+	 * workers again is announced again */
+	struct said_of x = { pi, 0, (uint32_t)spate_idmap_count(s->said), s->w_peer, NULL };
+	x.cat = malloc((x.cap ? x.cap : 1) * sizeof(*x.cat));
+	if (x.cat != NULL) {
+		spate_idmap_foreach(s->said, said_of_peer, &x);
+		for (uint32_t i = 0; i < x.n; i++)
+			spate_idmap_del(s->said, x.cat[i]);
+	}
+	free(x.cat);
+	if (dead == NULL) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	if (s->workers_changed != NULL)
+		s->workers_changed(s->workers_ctx, dead, n, 0);
+	fprintf(stderr, "spated: link: %u categories rebuilt on live hosts from %u subscriptions in"
+		" %llu us\n", (unsigned)spated_cnt.failover_cats, (unsigned)spated_cnt.failover_subs,
+		(unsigned long long)spated_cnt.failover_us);
+	free(dead);
+}
+
+void link_front_peer_up(struct stage_link *s, struct link_peer *p)
+{
+	uint32_t pi = (uint32_t)(p - s->peers), n = 0;
+	uint32_t *up = calloc(s->n_workers, sizeof(*up));
+
+	if (up == NULL) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		if (s->w_peer[w] == pi)
+			up[n++] = w;
+	if (s->workers_changed != NULL)
+		s->workers_changed(s->workers_ctx, up, n, 1);
+	free(up);
 }
 
 int link_front_init(struct stage_link *s, const struct stage_link_conf *c)

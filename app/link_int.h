@@ -29,6 +29,9 @@ struct link_peer {
 	int blocked;                /* window full with a body waiting */
 	struct pend_body *ov_head, *ov_tail; /* bodies before w, beyond the window */
 	uint32_t lcores;            /* from the config: 0 = the front */
+	uint32_t epoch;             /* its incarnation the channel is bound to */
+	uint32_t dead_epoch;        /* the newest incarnation known gone */
+	int down;                   /* not a member now (ZooKeeper) */
 };
 
 /* What a match host's dictionary matcher hands back through its engine. */
@@ -55,6 +58,10 @@ struct stage_link {
 	struct ring_out *to_stage;
 	struct pl_msg **held;       /* [n_workers] taken but not yet queued */
 	uint8_t scratch[SPATE_PEER_BODY_MAX];
+	struct host_view *view;
+	uint32_t view_seen;
+	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
+	void *workers_ctx;
 	/* front */
 	uint32_t *w_peer;           /* [n_workers] worker -> peer index */
 	uint16_t *w_lcore;          /* [n_workers] worker -> lcore there */
@@ -72,6 +79,7 @@ struct stage_link {
 	struct rte_ring **handoff_in;
 	struct spate_idmap *leaving;  /* cat -> struct leave: MOVEs to other hosts */
 	struct spate_idmap *arriving; /* cat -> struct arrive: handoffs being rebuilt */
+	struct spate_idmap *expecting; /* host << 32 | cat -> struct expect: handoffs owed */
 	struct pl_msg *scratch_msg;
 	const char *cat_engine;
 	double cat_cell;
@@ -102,5 +110,11 @@ unsigned int link_match_poll(struct stage_link *s);
 void link_match_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body,
 			size_t len, uint16_t count);
 void link_match_fini(struct stage_link *s);
+
+/* A peer's incarnation ended (ZooKeeper): what the role must undo. The
+ * channel itself is reset by stage_link.c. */
+void link_front_peer_down(struct stage_link *s, struct link_peer *p);
+void link_front_peer_up(struct stage_link *s, struct link_peer *p);
+void link_match_peer_down(struct stage_link *s, struct link_peer *p);
 
 #endif

@@ -31,6 +31,18 @@ struct arrive {
 	struct cat_index *idx;
 	uint32_t n;
 	uint32_t lcore;   /* + 1, from the sender's CREATE; 0 = not said */
+	uint32_t from;    /* the sending host */
+};
+
+/* Handoffs of a category owed by one host: EXPECTs seen less
+ * HANDOFF_ENDs received (a handoff may overtake its EXPECT: then
+ * negative for a while). If that host's incarnation ends while some are
+ * owed, they never come: an empty one stands in (the front sends the
+ * category's subscriptions again). */
+struct expect {
+	int pending;
+	uint16_t lcore;   /* of the last EXPECT */
+	uint32_t epoch;   /* the sender's incarnation it named (0: unknown) */
 };
 
 static void drop_msg(void *ctx, void *obj)
@@ -222,13 +234,15 @@ static void on_move(struct stage_link *s, const struct spate_peer_msg *pm)
 		send_to(s, pm->cat, m);
 }
 
-static struct arrive *arrive_get(struct stage_link *s, uint32_t cat)
+static struct arrive *arrive_get(struct stage_link *s, uint32_t cat, uint32_t from)
 {
 	struct arrive *a = spate_idmap_get(s->arriving, cat);
 
 	if (a != NULL)
 		return a;
 	a = calloc(1, sizeof(*a));
+	if (a != NULL)
+		a->from = from;
 	if (a == NULL || (a->idx = cat_index_create(s->cat_engine, s->cat_cell)) == NULL ||
 	    spate_idmap_put(s->arriving, cat, a) != 0) {
 		if (a)
@@ -240,10 +254,85 @@ static struct arrive *arrive_get(struct stage_link *s, uint32_t cat)
 	return a;
 }
 
-static void on_handoff_sub(struct stage_link *s, const struct spate_peer_msg *pm)
+static uint64_t expect_key(uint32_t host, uint32_t cat)
+{
+	return (uint64_t)host << 32 | cat;
+}
+
+/* One more (d = 1) or one fewer (d = -1) handoff of cat owed by host. */
+static struct expect *expect_add(struct stage_link *s, uint32_t host, uint32_t cat, int d)
+{
+	uint64_t key = expect_key(host, cat);
+	struct expect *e = spate_idmap_get(s->expecting, key);
+
+	if (e == NULL) {
+		e = calloc(1, sizeof(*e));
+		if (e == NULL || spate_idmap_put(s->expecting, key, e) != 0) {
+			free(e);
+			spated_cnt.msg_no_memory++;
+			return NULL;
+		}
+	}
+	e->pending += d;
+	if (e->pending == 0) {
+		free(spate_idmap_del(s->expecting, key));
+		return NULL;
+	}
+	return e;
+}
+
+/* The handoffs of cat that host owes will never come: an empty index
+ * in their place lets the matching stage run what it parked. */
+static void abandon(struct stage_link *s, uint32_t host, uint32_t cat)
+{
+	struct expect *e = spate_idmap_del(s->expecting, expect_key(host, cat));
+
+	for (int i = 0; e != NULL && i < e->pending; i++) {
+		struct pl_msg *m = new_msg(s, PL_HANDOFF, cat, 0);
+		struct cat_index *idx = cat_index_create(s->cat_engine, s->cat_cell);
+		if (m == NULL || idx == NULL || e->lcore >= s->n_workers) {
+			if (m)
+				pl_msg_put(s->msg_pool, m);
+			cat_index_destroy(idx);
+			spated_cnt.msg_no_memory++;
+			continue;
+		}
+		m->u.idx = idx;
+		ring_out_push(&s->to_stage[e->lcore], m);
+		spated_cnt.handoffs_abandoned++;
+	}
+	free(e);
+}
+
+static void on_expect(struct stage_link *s, const struct spate_peer_msg *pm)
+{
+	struct pl_msg *m;
+
+	if (pm->lcore >= s->n_workers) {
+		spated_cnt.peer_unsupported++;
+		return;
+	}
+	if ((m = new_msg(s, PL_EXPECT, pm->cat, 0)) == NULL)
+		return;
+	ring_out_push(&s->to_stage[pm->lcore], m);
+	if (pm->other == s->host_id)
+		return; /* between lcores here: no network involved */
+	struct expect *e = expect_add(s, pm->other, pm->cat, 1);
+	if (e == NULL)
+		return;
+	e->lcore = pm->lcore;
+	e->epoch = (uint32_t)pm->version;
+	struct link_peer *from = link_peer_of(s, pm->other);
+	/* from an incarnation already gone (the front learned later) */
+	if (from != NULL && e->epoch != 0 && e->epoch <= from->dead_epoch && e->pending > 0)
+		abandon(s, pm->other, pm->cat);
+}
+
+static void on_handoff_sub(struct stage_link *s, struct link_peer *p,
+			   const struct spate_peer_msg *pm)
 {
 	const struct spate_raw_sub *rs = &pm->inner.u.sub;
-	struct arrive *a = arrive_get(s, pm->cat);
+	struct arrive *a = arrive_get(s, pm->cat, p->host);
 
 	if (a == NULL)
 		return;
@@ -265,11 +354,13 @@ static void on_handoff_sub(struct stage_link *s, const struct spate_peer_msg *pm
 	spated_cnt.peer_handoff_subs_in++;
 }
 
-static void on_handoff_end(struct stage_link *s, const struct spate_peer_msg *pm)
+static void on_handoff_end(struct stage_link *s, struct link_peer *p,
+			   const struct spate_peer_msg *pm)
 {
-	struct arrive *a = arrive_get(s, pm->cat);
+	struct arrive *a = arrive_get(s, pm->cat, p->host);
 	struct pl_msg *m;
 
+	expect_add(s, p->host, pm->cat, -1);
 	if (a == NULL)
 		return;
 	spate_idmap_del(s->arriving, pm->cat);
@@ -306,7 +397,7 @@ static void deliver_one(struct stage_link *s, struct link_peer *p, const struct 
 		 * (only the front's CREATEs route the front's messages: the
 		 * category may have moved on here meanwhile) */
 		if (p != &s->peers[s->front]) {
-			if ((a = arrive_get(s, pm->cat)) != NULL)
+			if ((a = arrive_get(s, pm->cat, p->host)) != NULL)
 				a->lcore = pm->lcore + 1u;
 		} else if (spate_idmap_put(s->lcore_of, pm->cat,
 					   (void *)(uintptr_t)(pm->lcore + 1u)) != 0) {
@@ -346,18 +437,13 @@ static void deliver_one(struct stage_link *s, struct link_peer *p, const struct 
 		on_move(s, pm);
 		return;
 	case SPATE_PEER_EXPECT:
-		if (pm->lcore >= s->n_workers) {
-			spated_cnt.peer_unsupported++;
-			return;
-		}
-		if ((m = new_msg(s, PL_EXPECT, pm->cat, 0)) != NULL)
-			ring_out_push(&s->to_stage[pm->lcore], m);
+		on_expect(s, pm);
 		return;
 	case SPATE_PEER_HANDOFF_SUB:
-		on_handoff_sub(s, pm);
+		on_handoff_sub(s, p, pm);
 		return;
 	case SPATE_PEER_HANDOFF_END:
-		on_handoff_end(s, pm);
+		on_handoff_end(s, p, pm);
 		return;
 	default:
 		spated_cnt.peer_unsupported++; /* FEEDBACK is for fronts */
@@ -418,8 +504,13 @@ static void ship(struct stage_link *s, uint32_t lcore, struct pl_msg *m)
 	struct link_peer *p = lv ? link_peer_of(s, lv->host) : NULL;
 	struct spate_peer_writer out;
 
-	if (p == NULL) {
-		spated_cnt.cat_unknown++;
+	if (p == NULL || p->down) {
+		/* a host that died meanwhile: the front rebuilds it elsewhere */
+		if (p == NULL)
+			spated_cnt.cat_unknown++;
+		else
+			spated_cnt.handoffs_abandoned++;
+		cat_index_foreach(m->u.idx, forget_sub, s);
 		goto done;
 	}
 	struct ship sh = { s, p, m->cat, 0, 0 };
@@ -487,13 +578,14 @@ int link_match_init(struct stage_link *s, const struct stage_link_conf *c)
 	s->lcore_of = spate_idmap_create();
 	s->leaving = spate_idmap_create();
 	s->arriving = spate_idmap_create();
+	s->expecting = spate_idmap_create();
 	s->scratch_msg = malloc(sizeof(*s->scratch_msg));
 	s->rsub = malloc(sizeof(*s->rsub));
 	s->handoff_in = calloc(c->n_workers, sizeof(*s->handoff_in));
 	s->cat_engine = c->cat_engine;
 	s->cat_cell = c->cat_cell;
 	s->mm = spate_matcher_create_engine(c->match_conf, &link_ops, &s->eng);
-	if (s->lcore_of == NULL || s->leaving == NULL || s->arriving == NULL ||
+	if (s->lcore_of == NULL || s->leaving == NULL || s->arriving == NULL || s->expecting == NULL ||
 	    s->scratch_msg == NULL || s->rsub == NULL || s->handoff_in == NULL || s->mm == NULL)
 		return -1;
 	if (c->handoff_in != NULL)
@@ -529,6 +621,70 @@ static void free_leave(uint64_t key, void *val, void *ctx)
 	}
 }
 
+static void free_expect(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	free(val);
+}
+
+struct keys {
+	uint32_t host, n, cap;
+	uint64_t *k;
+};
+
+static void key_of_host(uint64_t key, void *val, void *ctx)
+{
+	struct keys *x = ctx;
+	const struct arrive *a = val;
+
+	if (x->n < x->cap && (x->k != NULL) && (a == NULL ? (uint32_t)(key >> 32) == x->host
+							    : a->from == x->host))
+		x->k[x->n++] = key;
+}
+
+static void key_of_sender(uint64_t key, void *val, void *ctx)
+{
+	(void)val;
+	key_of_host(key, NULL, ctx);
+}
+
+void link_match_peer_down(struct stage_link *s, struct link_peer *p)
+{
+	if (p == &s->peers[s->front]) {
+		/* its categories' ids meant something only to that front */
+		fprintf(stderr, "spated: link: the front (host %u) left: this match host stops\n",
+			p->host);
+		spated_link_front_gone = 1;
+		return;
+	}
+	struct keys x = { p->host, 0, 0, NULL };
+	/* handoffs it had begun: half an index is no index */
+	x.cap = (uint32_t)spate_idmap_count(s->arriving);
+	x.k = malloc((x.cap ? x.cap : 1) * sizeof(*x.k));
+	spate_idmap_foreach(s->arriving, key_of_host, &x);
+	for (uint32_t i = 0; i < x.n; i++) {
+		struct arrive *a = spate_idmap_del(s->arriving, x.k[i]);
+		cat_index_foreach(a->idx, forget_sub, s);
+		cat_index_destroy(a->idx);
+		free(a);
+	}
+	free(x.k);
+	/* and the ones it owed */
+	x.n = 0;
+	x.cap = (uint32_t)spate_idmap_count(s->expecting);
+	x.k = malloc((x.cap ? x.cap : 1) * sizeof(*x.k));
+	spate_idmap_foreach(s->expecting, key_of_sender, &x);
+	for (uint32_t i = 0; i < x.n; i++) {
+		struct expect *e = spate_idmap_get(s->expecting, x.k[i]);
+		if (e->pending > 0)
+			abandon(s, p->host, (uint32_t)x.k[i]);
+		else
+			free(spate_idmap_del(s->expecting, x.k[i]));
+	}
+	free(x.k);
+}
+
 void link_match_fini(struct stage_link *s)
 {
 	void *obj;
@@ -541,6 +697,7 @@ void link_match_fini(struct stage_link *s)
 		}
 	spate_idmap_destroy_each(s->arriving, free_arrive, NULL);
 	spate_idmap_destroy_each(s->leaving, free_leave, NULL);
+	spate_idmap_destroy_each(s->expecting, free_expect, NULL);
 	spate_matcher_destroy(s->mm);
 	spate_idmap_destroy(s->lcore_of);
 	spate_matchvec_free(&s->mv);

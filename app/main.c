@@ -31,7 +31,9 @@
 #include "pl_msg.h"
 #include "port.h"
 #include "rcu_watch.h"
+#include "stage_link.h"
 #include "telemetry.h"
+#include "zk_member.h"
 
 /* Set by signal handlers, read by housekeeping: handlers do nothing
  * else, since almost nothing is async-signal-safe. */
@@ -76,6 +78,8 @@ static void install_signals(void)
 
 struct house {
 	struct pipeline *pl;
+	struct zk_member *zk;
+	int exit_code;
 	uint16_t port_id;
 	uint64_t hz, start, stats_every, next_stats;
 	uint32_t rcu_warn_ms;
@@ -116,7 +120,11 @@ static int housekeeping(void *ctx)
 		print_stats(h, now);
 	}
 	rcu_watch_poll(now, h->rcu_warn_ms);
-	return quit_flag;
+	if (zk_member_fenced(h->zk))
+		h->exit_code = 3; /* fenced: another host may own our work now */
+	else if (spated_link_front_gone)
+		h->exit_code = 4; /* a match host whose front restarted starts over */
+	return quit_flag || h->exit_code != 0;
 }
 
 int main(int argc, char **argv)
@@ -253,7 +261,21 @@ int main(int argc, char **argv)
 		port_start(ports[i], mp, (uint16_t)conf.lcores.n_rx, (uint16_t)conf.rx_desc,
 			   (uint16_t)conf.tx_desc, conf.mtu, &macs[i]);
 	struct rte_ether_addr mac = macs[0];
-	struct pipeline *pl = pipeline_create(&conf, n_ports, ports, macs, mp);
+	/* Multi-host with ZooKeeper: an epoch and the peers' view first (the
+	 * link binds its channels to them) */
+	static struct host_view view;
+	struct zk_member *zk = NULL;
+	uint32_t epoch = 1;
+	if (conf.hosts.zookeeper[0] != '\0') {
+		host_view_init(&view);
+		zk = zk_member_start(&conf.hosts, conf.ipv4,
+				     conf.hosts.role == SPATED_ROLE_MATCH ? conf.lcores.n_match : 0,
+				     &view, &epoch, err, sizeof(err));
+		if (zk == NULL)
+			rte_exit(EXIT_FAILURE, "%s\n", err);
+	}
+	struct pipeline *pl = pipeline_create(&conf, n_ports, ports, macs, mp, epoch,
+					      zk != NULL ? &view : NULL);
 	if (conf.ops.journal_path[0] != '\0') {
 		spated_durable = pipeline_journal_open(pl, err, sizeof(err));
 		if (spated_durable == NULL)
@@ -279,7 +301,7 @@ int main(int argc, char **argv)
 	       conf.hosts.host_id);
 	fflush(stdout);
 
-	struct house h = { .pl = pl, .port_id = port_id, .hz = rte_get_timer_hz() };
+	struct house h = { .pl = pl, .zk = zk, .port_id = port_id, .hz = rte_get_timer_hz() };
 	h.start = rte_get_timer_cycles();
 	h.stats_every = conf.stats_interval * h.hz;
 	h.next_stats = h.start + h.stats_every;
@@ -287,6 +309,8 @@ int main(int argc, char **argv)
 	pipeline_run(pl, housekeeping, &h);
 
 	print_stats(&h, rte_get_timer_cycles());
+	/* leave at once: peers see a clean exit, not a session expiry later */
+	zk_member_stop(zk);
 	for (uint16_t i = 0; i < n_ports; i++)
 		port_close(ports[i]);
 	control_stop();
@@ -297,5 +321,5 @@ int main(int argc, char **argv)
 	rte_mempool_free(mp);
 	rte_eal_cleanup();
 	spated_conf_free(&conf);
-	return 0;
+	return h.exit_code;
 }

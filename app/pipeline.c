@@ -98,9 +98,20 @@ static void place(struct pipeline *p, int id, const char *what,
 	lp->st[lp->n++] = (struct stage_ref){ poll, arg, cycles };
 }
 
+/* The link stage's word that a match host's workers died or are back:
+ * the cluster stage (same lcore on a front) rebuilds or reuses them. */
+static void workers_changed(void *ctx, const uint32_t *w, uint32_t n, int up)
+{
+	if (up)
+		stage_cluster_workers_up(ctx, w, n);
+	else if (stage_cluster_workers_down(ctx, w, n) != 0)
+		fprintf(stderr, "spated: every match host is down: categories stay unreachable\n");
+}
+
 struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_ports,
 				 const uint16_t *ports, const struct rte_ether_addr *macs,
-				 struct rte_mempool *pkt_pool)
+				 struct rte_mempool *pkt_pool, uint32_t epoch,
+				 struct host_view *view)
 {
 	const uint16_t port_id = ports[0];
 	const struct rte_ether_addr *mac = &macs[0];
@@ -211,7 +222,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 		rte_exit(EXIT_FAILURE, "stages (tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
 	if (multi) {
 		struct stage_link_conf lc = {
-			.hosts = hc, .epoch = 1, .from_rx = rx_link, .n_rx = n_rxs,
+			.hosts = hc, .epoch = epoch, .from_rx = rx_link, .n_rx = n_rxs,
 			.to_tx = link_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool,
 			.max_frame = max_payload, .lim = &conf->common.limits,
 			.n_workers = p->n_workers,
@@ -221,6 +232,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			.match_conf = &conf->common.matcher, .handoff_in = m_link,
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
+			.view = view, .workers_changed = front ? workers_changed : NULL,
+			.workers_ctx = p->cluster,
 		};
 		p->link = stage_link_create(&lc);
 		if (p->link == NULL)

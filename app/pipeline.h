@@ -28,9 +28,13 @@ struct pipeline;
 /* Rings, message pool, directory and stages for the started ports (their
  * ids and MACs; each with lcores.n_rx RX queues and one TX queue). Errors
  * are fatal (rte_exit) with the reason. */
+struct host_view;
+/* epoch: this host's incarnation (1 without ZooKeeper); view: which
+ * peers ZooKeeper says are alive (NULL: static peers). */
 struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_ports,
 				 const uint16_t *ports, const struct rte_ether_addr *macs,
-				 struct rte_mempool *pkt_pool);
+				 struct rte_mempool *pkt_pool, uint32_t epoch,
+				 struct host_view *view);
 /* Launch the lcores and run the main lcore's part until housekeeping
  * returns non-zero; then stop every lcore and wait for them. */
 void pipeline_run(struct pipeline *p, int (*housekeeping)(void *ctx), void *ctx);

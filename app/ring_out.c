@@ -71,6 +71,13 @@ void ring_out_push(struct ring_out *o, void *obj)
 	o->v[o->n++] = obj;
 }
 
+void ring_out_discard(struct ring_out *o)
+{
+	for (uint32_t i = o->head; i < o->n; i++)
+		o->drop(o->drop_ctx, o->v[i]);
+	o->head = o->n = 0;
+}
+
 void ring_out_fini(struct ring_out *o)
 {
 	for (uint32_t i = o->head; i < o->n; i++)

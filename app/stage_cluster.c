@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 
 #include "access.h"
@@ -48,6 +49,10 @@
 /* A category as this stage tracks it. */
 struct ccat {
 	uint32_t worker, size;
+	/* workers (bit w % 64) it or a category merged into it was moved
+	 * away from: if one dies, a handoff from it may never have come */
+	uint64_t came_from;
+	uint8_t rebuild;   /* failover: send its subscriptions again */
 };
 
 /* Feedback of one event split over several workers. */
@@ -177,6 +182,7 @@ static void run_actions(struct stage_cluster *s)
 			}
 			if (a->kind == DRT_ACTION_MOVE) {
 				move(s, a->cat, a->from_worker, a->to_worker);
+				c->came_from |= 1ull << (a->from_worker % 64);
 				c->worker = a->to_worker;
 				publish(s, a->cat);
 				continue;
@@ -187,8 +193,11 @@ static void run_actions(struct stage_cluster *s)
 				spated_cnt.cat_unknown++;
 				continue;
 			}
-			if (a->from_worker != a->to_worker)
+			if (a->from_worker != a->to_worker) {
 				move(s, a->cat, a->from_worker, a->to_worker);
+				into->came_from |= 1ull << (a->from_worker % 64);
+			}
+			into->came_from |= c->came_from;
 			struct pl_msg *mg = control(s, PL_MERGE, a->into, a->cat);
 			if (mg != NULL)
 				send_to(s, a->to_worker, mg);
@@ -840,6 +849,101 @@ int stage_cluster_ready(struct stage_cluster *s)
 void stage_cluster_flush(struct stage_cluster *s)
 {
 	flush(s);
+}
+
+/* ---- failover (multi-host: docs/multihost.md) ---- */
+
+struct rebuild_ctx {
+	struct stage_cluster *s;
+	uint64_t subs;
+};
+
+static void mark_rebuild(uint64_t key, void *val, void *ctx)
+{
+	struct ccat *c = val;
+	uint64_t dead = *(const uint64_t *)ctx;
+
+	(void)key;
+	if (c->came_from & dead)
+		c->rebuild = 1;
+}
+
+static void clear_rebuild(uint64_t key, void *val, void *ctx)
+{
+	(void)key;
+	(void)ctx;
+	((struct ccat *)val)->rebuild = 0;
+}
+
+/* One stored subscription: again to its category's worker if that
+ * category is rebuilt (nobody is answered: reply type 0). */
+static void resend_sub(void *ctx, const struct spate_raw_sub *rs, uint32_t owner)
+{
+	struct rebuild_ctx *x = ctx;
+	struct stage_cluster *s = x->s;
+	uint32_t cat = current_cat(s, rs->id);
+	struct ccat *c = ccat_of(s, cat);
+
+	(void)owner;
+	if (c == NULL || !c->rebuild)
+		return;
+	const struct spate_sub *q = spate_matcher_sub_find(s->m, rs->id);
+	struct pl_msg *m = q ? control(s, PL_SUB_ADD, cat, 0) : NULL;
+	if (m == NULL) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	memset(&m->u.sub.reply, 0, sizeof(m->u.sub.reply));
+	m->u.sub.drop_cat = 0;
+	copy_sub(&m->u.sub, q);
+	send_to(s, c->worker, m);
+	x->subs++;
+}
+
+int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint32_t n)
+{
+	uint64_t t0 = rte_get_timer_cycles(), dead = 0;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (w[i] >= s->n_workers)
+			continue;
+		/* what waits for the dead worker will never be taken */
+		ring_out_discard(&s->to_match[w[i]]);
+		int moved = drt_cluster_worker_set(s->cl, w[i], false);
+		if (moved < 0)
+			rc = moved; /* the last live worker: it stays, unreachable */
+		dead |= 1ull << (w[i] % 64);
+	}
+	/* the categories the clustering gave new workers, and those that
+	 * came from a dead worker (their handoff may never have come) */
+	for (uint32_t i = 0; i < drt_cluster_count(s->cl); i++) {
+		struct drt_cat_info info;
+		drt_cluster_cat_at(s->cl, i, &info);
+		struct ccat *c = ccat_of(s, info.id);
+		if (c == NULL || c->worker == info.worker)
+			continue;
+		c->worker = info.worker;
+		c->rebuild = 1;
+		spated_cnt.failover_cats++;
+		publish(s, info.id);
+	}
+	spate_idmap_foreach(s->cats, mark_rebuild, &dead);
+	struct rebuild_ctx x = { s, 0 };
+	if (spate_matcher_foreach_sub(s->m, resend_sub, &x) != 0)
+		spated_cnt.msg_no_memory++;
+	spate_idmap_foreach(s->cats, clear_rebuild, NULL);
+	spated_cnt.failover_subs += x.subs;
+	spated_cnt.failover_us = (rte_get_timer_cycles() - t0) * 1000000 / rte_get_timer_hz();
+	flush(s);
+	return rc;
+}
+
+void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (w[i] < s->n_workers)
+			drt_cluster_worker_set(s->cl, w[i], true);
 }
 
 static void free_ccat(uint64_t key, void *val, void *ctx)

@@ -67,4 +67,18 @@ int stage_cluster_ready(struct stage_cluster *s);
 /* Send what the backlogs hold (what the rings take). */
 void stage_cluster_flush(struct stage_cluster *s);
 
+/* Multi-host failover (docs/multihost.md): workers w[0..n) were on a
+ * match host that died. What waits for them is dropped; the clustering
+ * gives their categories to live workers (drt_cluster_worker_set), and
+ * every subscription of those categories, and of categories moved away
+ * from a dead worker (whose handoff may never have come), is sent again
+ * to its category's worker as a SUB_ADD nobody is answered for (a
+ * matching stage takes an id it has as a retransmission). The matcher's
+ * subscriptions (the journal's replay) are the source of truth. 0, or
+ * -SPATE_E_BAD_ID when every worker would be down (the last stays). */
+int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint32_t n);
+/* Those workers' host is back (a new, empty incarnation): placement and
+ * balancing may use them again. */
+void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32_t n);
+
 #endif

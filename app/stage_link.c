@@ -3,6 +3,7 @@
  * delivers each body once and in order to the role's translation; the
  * role's messages are batched per peer into frame bodies; and every
  * channel's due frames (new, retransmitted, pure acks) go to TX. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@
 #include "spate_err.h"
 
 #define PEER_WINDOW 32
+
+volatile int spated_link_front_gone;
 
 static uint64_t now_ns(const struct stage_link *s)
 {
@@ -47,6 +50,13 @@ struct link_peer *link_peer_of(struct stage_link *s, uint32_t host)
  * nothing to hand), -1 window full. */
 static int flush_peer(struct stage_link *s, struct link_peer *p)
 {
+	if (p->down) {
+		/* nobody to take it: a dead host's share is rebuilt elsewhere */
+		spated_cnt.peer_down_dropped += p->w.count;
+		spate_peer_writer_init(&p->w, p->body, s->body_cap);
+		p->blocked = 0;
+		return 0;
+	}
 	while (p->ov_head != NULL) {
 		struct pend_body *b = p->ov_head;
 		if (spate_peer_chan_queue(p->ch, b->bytes, b->len, b->count) != 0) {
@@ -144,6 +154,10 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		spated_cnt.peer_unknown_host++;
 		return;
 	}
+	if (p->down) {
+		spated_cnt.peer_stale++; /* an incarnation ZooKeeper has not (or no more) named */
+		return;
+	}
 	struct deliver_ctx d = { s, p };
 	if (spate_peer_chan_receive(p->ch, buf, &h, deliver, &d) < 0)
 		spated_cnt.peer_stale++;
@@ -157,6 +171,8 @@ static unsigned int frames_out(struct stage_link *s)
 
 	for (uint32_t i = 0; i < s->n_peers; i++) {
 		struct link_peer *p = &s->peers[i];
+		if (p->down)
+			continue;
 		uint64_t before = spate_peer_chan_stats(p->ch)->retransmits;
 		size_t len;
 		while ((len = spate_peer_chan_poll(p->ch, now, frame, sizeof(frame))) > 0) {
@@ -171,12 +187,77 @@ static unsigned int frames_out(struct stage_link *s)
 	return n;
 }
 
+static void free_pending(struct link_peer *p)
+{
+	while (p->ov_head != NULL) {
+		struct pend_body *b = p->ov_head;
+		p->ov_head = b->next;
+		free(b);
+	}
+	p->ov_tail = NULL;
+}
+
+/* p's incarnation ended: nothing in flight to or from it counts any
+ * more (the front rebuilds what it held elsewhere). */
+static void peer_down(struct stage_link *s, struct link_peer *p)
+{
+	uint32_t lost = spate_peer_chan_reset(p->ch, p->epoch);
+
+	fprintf(stderr, "spated: link: host %u (epoch %u) left; %u frames to it unacknowledged\n",
+		p->host, p->epoch, lost);
+	spated_cnt.peer_hosts_down++;
+	free_pending(p);
+	spated_cnt.peer_down_dropped += p->w.count;
+	spate_peer_writer_init(&p->w, p->body, s->body_cap);
+	p->blocked = 0;
+	p->down = 1;
+	p->dead_epoch = p->epoch;
+	if (s->role == SPATED_ROLE_FRONT)
+		link_front_peer_down(s, p);
+	else
+		link_match_peer_down(s, p);
+}
+
+static void peer_up(struct stage_link *s, struct link_peer *p, uint32_t epoch)
+{
+	spate_peer_chan_reset(p->ch, epoch);
+	fprintf(stderr, "spated: link: host %u up (epoch %u)\n", p->host, epoch);
+	p->epoch = epoch;
+	p->down = 0;
+	spated_cnt.peer_hosts_up++;
+	if (s->role == SPATED_ROLE_FRONT)
+		link_front_peer_up(s, p);
+}
+
+/* ZooKeeper's view changed: a peer whose epoch differs went away (and
+ * may be back as a new incarnation). */
+static void read_view(struct stage_link *s)
+{
+	uint32_t host[SPATED_PEERS_MAX], epoch[SPATED_PEERS_MAX];
+
+	for (uint32_t i = 0; i < s->n_peers; i++)
+		host[i] = s->peers[i].host;
+	if (!host_view_take(s->view, &s->view_seen, host, epoch, s->n_peers))
+		return;
+	for (uint32_t i = 0; i < s->n_peers; i++) {
+		struct link_peer *p = &s->peers[i];
+		if (p->epoch == epoch[i] && !(p->down && epoch[i] != 0))
+			continue;
+		if (!p->down)
+			peer_down(s, p);
+		if (epoch[i] != 0 && epoch[i] > p->dead_epoch)
+			peer_up(s, p, epoch[i]);
+	}
+}
+
 unsigned int stage_link_poll(struct stage_link *s)
 {
 	struct rte_mbuf *pkts[PL_BURST];
 	unsigned int work, nb;
 
 	work = 0;
+	if (s->view != NULL)
+		read_view(s);
 	for (uint32_t q = 0; q < s->n_rx; q++) {
 		nb = rte_ring_sc_dequeue_burst(s->from_rx[q], (void **)pkts, PL_BURST, NULL);
 		for (unsigned int i = 0; i < nb; i++) {
@@ -210,6 +291,9 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 	s->role = h->role;
 	s->host_id = h->host_id;
 	s->epoch = c->epoch;
+	s->view = c->view;
+	s->workers_changed = c->workers_changed;
+	s->workers_ctx = c->workers_ctx;
 	s->from_rx = calloc(c->n_rx, sizeof(*s->from_rx));
 	if (s->from_rx == NULL) {
 		free(s);
@@ -238,7 +322,10 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 		p->host = h->peer[i].host;
 		p->ipv4 = h->peer[i].ipv4;
 		p->lcores = h->peer[i].lcores;
-		/* static peers: every incarnation is epoch 1 (no ZooKeeper) */
+		/* static peers: every incarnation is epoch 1 (no ZooKeeper); with
+		 * it, each peer is down until the view names its epoch */
+		p->epoch = 1;
+		p->down = c->view != NULL;
 		p->ch = spate_peer_chan_create(h->host_id, c->epoch, p->host, 1, PEER_WINDOW,
 					       (uint64_t)h->rto_ms * 1000000u);
 		if (p->ch == NULL)
@@ -277,11 +364,7 @@ void stage_link_destroy(struct stage_link *s)
 		ring_out_fini(&s->to_stage[w]);
 	for (uint32_t i = 0; s->peers && i < s->n_peers; i++) {
 		spate_peer_chan_destroy(s->peers[i].ch);
-		while (s->peers[i].ov_head != NULL) {
-			struct pend_body *b = s->peers[i].ov_head;
-			s->peers[i].ov_head = b->next;
-			free(b);
-		}
+		free_pending(&s->peers[i]);
 	}
 	tx_out_fini(&s->to_tx);
 	free(s->from_rx);

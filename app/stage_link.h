@@ -41,6 +41,7 @@
 #include <rte_ring.h>
 
 #include "host_conf.h"
+#include "host_view.h"
 #include "spate_matcher.h"
 #include "spate_types.h"
 
@@ -61,9 +62,20 @@ struct stage_link_conf {
 	struct rte_ring **handoff_in; /* match: [n_workers] categories leaving for another host */
 	const char *cat_engine;     /* match: the index of categories arriving */
 	double cat_cell;
+	/* With ZooKeeper (zk_member.h): which incarnation of each peer is
+	 * alive; every peer starts down until the view names it. NULL: static
+	 * peers, all up at epoch 1. */
+	struct host_view *view;
+	/* front: a match host's workers went down (up = 0) or came back */
+	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
+	void *workers_ctx;
 };
 
 struct stage_link;
+
+/* A match host whose front's incarnation ends stops: the categories it
+ * holds belong to that front's ids (set by spated: 0 until then). */
+extern volatile int spated_link_front_gone;
 
 struct stage_link *stage_link_create(const struct stage_link_conf *c);
 /* One poll: frames in, messages out, channels' frames to TX. */

@@ -1,0 +1,62 @@
+/* host_view.h - which incarnation of each peer host is alive, as
+ * ZooKeeper says (zk_member.h writes it, the link stage reads it).
+ *
+ * The writer is the ZooKeeper thread, the reader the link stage's lcore:
+ * a generation number, read without a lock on every poll, says whether
+ * anything changed; only then does the reader take the mutex for the
+ * copy (a few hundred bytes, rare), so the data plane never waits on the
+ * ZooKeeper client. Epoch 0 means "not a member now".
+ */
+#ifndef SPATED_HOST_VIEW_H
+#define SPATED_HOST_VIEW_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "host_conf.h"
+
+struct host_view {
+	uint32_t gen; /* bumped by each publish (atomic) */
+	pthread_mutex_t mu;
+	uint32_t n;
+	uint32_t host[SPATED_PEERS_MAX], epoch[SPATED_PEERS_MAX];
+};
+
+static inline void host_view_init(struct host_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	pthread_mutex_init(&v->mu, NULL);
+}
+
+static inline void host_view_publish(struct host_view *v, const uint32_t *host,
+				     const uint32_t *epoch, uint32_t n)
+{
+	pthread_mutex_lock(&v->mu);
+	v->n = n;
+	memcpy(v->host, host, n * sizeof(*host));
+	memcpy(v->epoch, epoch, n * sizeof(*epoch));
+	__atomic_add_fetch(&v->gen, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&v->mu);
+}
+
+/* The epoch of each of the n hosts asked (0: not a member) when the view
+ * changed since *seen (then *seen is updated and 1 returned), else 0. */
+static inline int host_view_take(struct host_view *v, uint32_t *seen, const uint32_t *host,
+				 uint32_t *epoch, uint32_t n)
+{
+	if (__atomic_load_n(&v->gen, __ATOMIC_ACQUIRE) == *seen)
+		return 0;
+	pthread_mutex_lock(&v->mu);
+	*seen = v->gen;
+	for (uint32_t i = 0; i < n; i++) {
+		epoch[i] = 0;
+		for (uint32_t k = 0; k < v->n; k++)
+			if (v->host[k] == host[i])
+				epoch[i] = v->epoch[k];
+	}
+	pthread_mutex_unlock(&v->mu);
+	return 1;
+}
+
+#endif

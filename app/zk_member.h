@@ -1,0 +1,37 @@
+/* zk_member.h - a multi-host spated's membership in ZooKeeper
+ * (docs/multihost.md), over zk/spate_zk.h.
+ *
+ * At start: connect, take a new epoch for this host (never reused), and
+ * register as an ephemeral member /hosts/<host_id> with its role,
+ * address, matching lcores and epoch; then wait (spated.zk_wait_ms at
+ * most) for the configured peers to be members. A thread of its own
+ * then watches the members and publishes each peer's epoch in a
+ * host_view for the link stage (0: not a member). ZooKeeper calls never
+ * run on a data-plane lcore.
+ *
+ * Fencing: when the session expires, this host may already have been
+ * declared dead and its work given to others; it must not match or send
+ * any more. zk_member_fenced() turns 1 and spated stops (exit status 3);
+ * restarted, it joins as a new, empty incarnation.
+ */
+#ifndef SPATED_ZK_MEMBER_H
+#define SPATED_ZK_MEMBER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host_conf.h"
+#include "host_view.h"
+
+struct zk_member;
+
+/* NULL with the reason in err (no server, a host id taken by a live
+ * session past zk_wait_ms, or a spated built without ZooKeeper). */
+struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint32_t lcores,
+				  struct host_view *view, uint32_t *epoch, char *err,
+				  size_t errlen);
+/* Leave (the member node goes at once: peers see a clean exit). */
+void zk_member_stop(struct zk_member *z);
+int zk_member_fenced(const struct zk_member *z);
+
+#endif
