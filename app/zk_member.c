@@ -147,7 +147,7 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 		 host_conf_role_name(h->role), ipv4 >> 24, (ipv4 >> 16) & 0xff, (ipv4 >> 8) & 0xff,
 		 ipv4 & 0xff, lcores, *epoch);
 	/* a predecessor killed a moment ago holds the id until its session expires */
-	uint64_t until = now_ms() + h->zk_wait_ms;
+	uint64_t until = now_ms() + 3ull * h->zk_session_ms + h->zk_wait_ms;
 	int said = 0;
 	while ((rc = spate_zk_join(z->zk, h->host_id, info)) == SPATE_ZK_EXISTS && now_ms() < until) {
 		if (!said++)

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		"Replays a stream in order to a Spate server and writes the notifications\n"
 		"received as 'event_id<TAB>sub_id' lines to FILE ('-' = stdout).\n"
 		"  --client-id N     client id in every datagram (default: the process id)\n"
+		"  --local ADDR:PORT bind here (a later run gets the notifications of the\n"
+		"                    subscriptions an earlier one made, with --client-id)\n"
 		"  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
 		"  --timeout-ms N    wait for an ACK before retransmitting (default 200)\n"
 		"  --retries N       retransmissions before giving up (default 10)\n"
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
 		{ "stream", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "client-id", required_argument, NULL, 'i' },
+		{ "local", required_argument, NULL, 'l' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
@@ -98,7 +101,7 @@ int main(int argc, char **argv)
 	};
 	struct replay r = { 0 };
 	struct client cl;
-	const char *server = NULL, *stream = NULL, *out = NULL, *conf_path = NULL;
+	const char *server = NULL, *stream = NULL, *out = NULL, *conf_path = NULL, *local = NULL;
 	bool skip_bad = false;
 	int idle_ms = 500;
 	double rate = 20000;
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
 		case 'S': server = optarg; break;
 		case 's': stream = optarg; break;
 		case 'o': out = optarg; break;
+		case 'l': local = optarg; break;
 		case 'c': conf_path = optarg; break;
 		case 'i':
 			bad |= opt_u64(PROG, "client-id", optarg, 0, UINT32_MAX, &id);
@@ -136,7 +140,7 @@ int main(int argc, char **argv)
 	cl.ctx = &r;
 
 	struct spate_stream_reader rd;
-	int start_rc = client_start(&cl, conf_path, &rd, stream, server, NULL);
+	int start_rc = client_start(&cl, conf_path, &rd, stream, server, local);
 	if (start_rc != 0)
 		return start_rc;
 	r.event_order = spate_idmap_create();
