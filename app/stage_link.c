@@ -145,8 +145,12 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 	spated_cnt.peer_frames_in++;
 	if (test_drop(s))
 		return;
-	if (spate_peer_decode(buf, len, s->lim, &h) != 0) {
-		spated_cnt.peer_bad++;
+	int rc = spate_peer_decode(buf, len, s->lim, &h);
+	if (rc != 0) {
+		/* the first few are told: a codec refusal is a bug or a foreign sender */
+		if (spated_cnt.peer_bad++ < 5)
+			fprintf(stderr, "spated: link: inter-host frame of %zu bytes refused: %s\n", len,
+				spate_err_name(rc));
 		return;
 	}
 	struct link_peer *p = link_peer_of(s, h.src_host);
