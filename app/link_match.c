@@ -164,6 +164,25 @@ static void on_event(struct stage_link *s, const struct spate_peer_msg *pm)
 	send_to(s, m->u.ev.cats[0], m);
 }
 
+/* Add rs to the dictionary matcher, its interned form in s->cur. An id
+ * it holds already with the same content (a failover rebuild sends
+ * again what this host may have) is taken as it is stored: the matcher
+ * calls no engine for such a retransmission. */
+static int intern_sub(struct stage_link *s, const struct spate_raw_sub *rs)
+{
+	const struct spate_sub *q = spate_matcher_sub_find(s->mm, rs->id);
+	int rc = spate_matcher_sub_add(s->mm, rs, 0);
+
+	if (rc == -SPATE_E_DUPLICATE_ID) {
+		/* an id re-added with other content: replace ours */
+		spate_matcher_sub_del(s->mm, rs->id, 0);
+		return spate_matcher_sub_add(s->mm, rs, 0);
+	}
+	if (rc == 0 && q != NULL)
+		eng_sub_add(&s->eng, q);
+	return rc;
+}
+
 static void on_sub_add(struct stage_link *s, const struct spate_peer_msg *pm)
 {
 	const struct spate_raw_sub *rs = &pm->inner.u.sub;
@@ -173,16 +192,10 @@ static void on_sub_add(struct stage_link *s, const struct spate_peer_msg *pm)
 		return;
 	s->cur = m;
 	/* the front checked ids, owners and quotas: one owner here */
-	int rc = spate_matcher_sub_add(s->mm, rs, 0);
-	if (rc != 0 && rc != -SPATE_E_DUPLICATE_ID) {
+	if (intern_sub(s, rs) != 0) {
 		spated_cnt.msg_no_memory++;
 		pl_msg_put(s->msg_pool, m);
 		return;
-	}
-	if (rc != 0) {
-		/* an id re-added with other content: replace ours */
-		spate_matcher_sub_del(s->mm, rs->id, 0);
-		spate_matcher_sub_add(s->mm, rs, 0);
 	}
 	m->u.sub.reply = reply_of(&pm->reply, rs->id);
 	m->u.sub.drop_cat = 0;
@@ -337,11 +350,7 @@ static void on_handoff_sub(struct stage_link *s, struct link_peer *p,
 	if (a == NULL)
 		return;
 	s->cur = s->scratch_msg;
-	int rc = spate_matcher_sub_add(s->mm, rs, 0);
-	if (rc == -SPATE_E_DUPLICATE_ID) {
-		spate_matcher_sub_del(s->mm, rs->id, 0);
-		rc = spate_matcher_sub_add(s->mm, rs, 0);
-	}
+	int rc = intern_sub(s, rs);
 	struct pl_sub *ps = &s->scratch_msg->u.sub;
 	struct spate_sub q = ps->sub;
 	q.kw = ps->kw;

@@ -11,6 +11,7 @@
 
 #include "counters.h"
 #include "link_int.h"
+#include "spate_be.h"
 #include "spate_err.h"
 
 #define PEER_WINDOW 32
@@ -149,8 +150,8 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 	if (rc != 0) {
 		/* the first few are told: a codec refusal is a bug or a foreign sender */
 		if (spated_cnt.peer_bad++ < 5)
-			fprintf(stderr, "spated: link: inter-host frame of %zu bytes refused: %s\n", len,
-				spate_err_name(rc));
+			fprintf(stderr, "spated: link: inter-host frame of %zu bytes from host %u refused: %s\n",
+				len, len >= 12 ? spate_be32(buf + 8) : 0, spate_err_name(rc));
 		return;
 	}
 	struct link_peer *p = link_peer_of(s, h.src_host);
