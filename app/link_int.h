@@ -60,6 +60,7 @@ struct stage_link {
 	uint8_t scratch[SPATE_PEER_BODY_MAX];
 	struct host_view *view;
 	uint32_t view_seen;
+	int view_read;              /* the first view was taken */
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
 	void *workers_ctx;
 	/* front */

@@ -900,6 +900,36 @@ static void resend_sub(void *ctx, const struct spate_raw_sub *rs, uint32_t owner
 	x->subs++;
 }
 
+/* Every subscription of the categories marked, again to their workers. */
+static void resend_marked(struct stage_cluster *s)
+{
+	struct rebuild_ctx x = { s, 0 };
+
+	if (spate_matcher_foreach_sub(s->m, resend_sub, &x) != 0)
+		spated_cnt.msg_no_memory++;
+	spate_idmap_foreach(s->cats, clear_rebuild, NULL);
+	spated_cnt.failover_subs += x.subs;
+	flush(s);
+}
+
+struct on_workers {
+	const uint32_t *w;
+	uint32_t n;
+};
+
+static void mark_on_workers(uint64_t key, void *val, void *ctx)
+{
+	struct ccat *c = val;
+	const struct on_workers *x = ctx;
+
+	(void)key;
+	for (uint32_t i = 0; i < x->n; i++)
+		if (c->worker == x->w[i]) {
+			c->rebuild = 1;
+			spated_cnt.failover_cats++;
+		}
+}
+
 int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint32_t n)
 {
 	uint64_t t0 = rte_get_timer_cycles(), dead = 0;
@@ -929,21 +959,32 @@ int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint3
 		publish(s, info.id);
 	}
 	spate_idmap_foreach(s->cats, mark_rebuild, &dead);
-	struct rebuild_ctx x = { s, 0 };
-	if (spate_matcher_foreach_sub(s->m, resend_sub, &x) != 0)
-		spated_cnt.msg_no_memory++;
-	spate_idmap_foreach(s->cats, clear_rebuild, NULL);
-	spated_cnt.failover_subs += x.subs;
+	resend_marked(s);
 	spated_cnt.failover_us = (rte_get_timer_cycles() - t0) * 1000000 / rte_get_timer_hz();
-	flush(s);
 	return rc;
 }
 
 void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32_t n)
 {
+	uint32_t *was_down = calloc(n ? n : 1, sizeof(*was_down));
+	struct on_workers x = { was_down, 0 };
+
+	if (was_down == NULL) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++)
-		if (w[i] < s->n_workers)
+		if (w[i] < s->n_workers && !drt_cluster_worker_up(s->cl, w[i])) {
 			drt_cluster_worker_set(s->cl, w[i], true);
+			was_down[x.n++] = w[i];
+		}
+	/* categories left on them while every worker was down lost what was
+	 * sent meanwhile: the new incarnation gets them whole */
+	if (x.n > 0) {
+		spate_idmap_foreach(s->cats, mark_on_workers, &x);
+		resend_marked(s);
+	}
+	free(was_down);
 }
 
 static void free_ccat(uint64_t key, void *val, void *ctx)

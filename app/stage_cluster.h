@@ -78,7 +78,8 @@ void stage_cluster_flush(struct stage_cluster *s);
  * -SPATE_E_BAD_ID when every worker would be down (the last stays). */
 int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint32_t n);
 /* Those workers' host is back (a new, empty incarnation): placement and
- * balancing may use them again. */
+ * balancing may use them again; a category still assigned to them (every
+ * worker was down) is sent to them whole. */
 void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32_t n);
 
 #endif

@@ -244,6 +244,14 @@ static void read_view(struct stage_link *s)
 		host[i] = s->peers[i].host;
 	if (!host_view_take(s->view, &s->view_seen, host, epoch, s->n_peers))
 		return;
+	for (uint32_t i = 0; i < s->n_peers && !s->view_read; i++)
+		if (epoch[i] == 0 && s->role == SPATED_ROLE_FRONT) {
+			/* absent from the start: the clustering must not use it */
+			fprintf(stderr, "spated: link: host %u is not a member: down until it joins\n",
+				s->peers[i].host);
+			link_front_peer_down(s, &s->peers[i]);
+		}
+	s->view_read = 1;
 	for (uint32_t i = 0; i < s->n_peers; i++) {
 		struct link_peer *p = &s->peers[i];
 		if (p->epoch == epoch[i] && !(p->down && epoch[i] != 0))

@@ -29,6 +29,9 @@ fi
 printf 'spated: { role = "front"; host_id = 1; };\n' >"$tmp/front.conf"
 "$spated" --check-config -c "$tmp/front.conf" | grep -q 'role = "front" needs spated.peers' ||
 	{ echo "FAIL: a front without peers accepted"; exit 1; }
+printf 'spated: { zookeeper = "127.0.0.1:2181"; };\n' >"$tmp/zkboth.conf"
+"$spated" --check-config -c "$tmp/zkboth.conf" | grep -q 'spated.zookeeper is for role' ||
+	{ echo "FAIL: zookeeper on a single box accepted"; exit 1; }
 printf 'spated: { role = "match"; host_id = 2; peers = ( { host = 3; ipv4 = "10.0.0.3"; lcores = 2; } ); };\n' \
 	>"$tmp/match.conf"
 "$spated" --check-config -c "$tmp/match.conf" | grep -q 'its front (no lcores) exactly once' ||

@@ -10,7 +10,9 @@
 # spate-match --engine brute). The outage window (kill -> rebuild done)
 # is printed. Then host 2 starts again as a new incarnation (a new
 # epoch), the front takes it back, and new subscriptions and events are
-# exact again.
+# exact again. Last the front is killed: its match hosts stop (status
+# 4), everything starts again, the front replays its journal, and new
+# events are exact against all the subscriptions.
 #   MH_REHOME=1   rehome.sh's settings (a load period of 4 events, few
 #                 categories): categories are moving between the hosts
 #                 when one dies, so handoffs from it are abandoned too
@@ -49,6 +51,14 @@ cat = lambda out, *ins: open(d + "/" + out, "w").writelines(
 cat("phase1.tsv", "subs.tsv", "e1.tsv")
 cat("want2.tsv", "subs.tsv", "e2.tsv")
 cat("want3.tsv", "subs.tsv", "s3e3.tsv")
+# after the front's restart: the subscriptions of both batches, new events
+e4 = []
+for line in evs[3500:]:
+    f = line.split("\t")
+    f[1] = str(int(f[1]) + 200000)
+    e4.append("\t".join(f))
+open(d + "/e4.tsv", "w").writelines(e4)
+open(d + "/want4.tsv", "w").writelines(subs + [l for l in more if not l.startswith("event")] + e4)
 PY
 
 MH_DRT=""
@@ -64,6 +74,7 @@ mh_zk_start || fail "ZooKeeper did not start"
 mh_conf "$E2E_TMP/front.conf" front 1 198.18.0.1 \
 	'{ host = 2; ipv4 = "198.18.0.3"; lcores = 1; }, { host = 3; ipv4 = "198.18.0.4"; lcores = 2; }' \
 	"" "$(mh_zk_conf 20000)" || fail "front conf"
+echo "journal: { path = \"$E2E_TMP/front.journal\"; sync = \"always\"; };" >>"$E2E_TMP/front.conf"
 mh_conf "$E2E_TMP/m2.conf" match 2 198.18.0.3 \
 	'{ host = 1; ipv4 = "198.18.0.1"; }, { host = 3; ipv4 = "198.18.0.4"; lcores = 2; }' \
 	"rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$(mh_zk_conf)" || fail "match conf"
@@ -106,6 +117,23 @@ counter() { # HOST NAME
 	mh_stats "$1" "${LOG[$1]}" | python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1], 0))' "$2"
 }
 
+check_counters() {
+python3 - "$(mh_stats front "$SPATED_LOG")" "$(mh_stats m2 "${LOG[m2]}")" <<'PY' || fail "counters"
+import json, sys
+bad = []
+for name, js in zip(("front", "host 3"), sys.argv[1:]):
+    c = json.loads(js)
+    print("  %s: " % name + " ".join("%s=%d" % (k, c.get(k, 0)) for k in (
+        "peer_hosts_down", "peer_hosts_up", "peer_down_dropped", "failover_cats", "failover_subs",
+        "handoffs_abandoned", "peer_stale", "peer_moves", "peer_handoff_subs") if c.get(k, 0)))
+    for k in ("peer_bad", "peer_handoff_bad", "msg_no_memory"):
+        if c.get(k, 0):
+            bad.append("%s: %s=%d" % (name, k, c[k]))
+if bad:
+    print("  WRONG: " + "; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
 replay "$E2E_TMP/phase1.tsv" "$E2E_TMP/p1" || { mh_dump; fail "replay phase 1"; }
 check before-kill "$E2E_TMP/phase1.tsv" "$E2E_TMP/p1"
 [ "$(counter m1 cats_visited)" -gt 0 ] || fail "host 2 matched nothing before the kill"
@@ -148,21 +176,35 @@ ip netns exec "$(mh_ns cli)" ping -c 1 -W 2 198.18.0.3 >/dev/null || fail "ping 
 replay "$E2E_TMP/s3e3.tsv" "$E2E_TMP/p3" || { MH_LOGLINES=8 mh_dump; fail "replay after the restart"; }
 check after-restart "$E2E_TMP/want3.tsv" "$E2E_TMP/p3"
 echo "restarted host 2 matched in $(counter m1 cats_visited) category visits"
-python3 - "$(mh_stats front "$SPATED_LOG")" "$(mh_stats m2 "${LOG[m2]}")" <<'PY' || fail "counters"
-import json, sys
-bad = []
-for name, js in zip(("front", "host 3"), sys.argv[1:]):
-    c = json.loads(js)
-    print("  %s: " % name + " ".join("%s=%d" % (k, c.get(k, 0)) for k in (
-        "peer_hosts_down", "peer_hosts_up", "peer_down_dropped", "failover_cats", "failover_subs",
-        "handoffs_abandoned", "peer_stale", "peer_moves", "peer_handoff_subs") if c.get(k, 0)))
-    for k in ("peer_bad", "peer_handoff_bad", "msg_no_memory"):
-        if c.get(k, 0):
-            bad.append("%s: %s=%d" % (name, k, c[k]))
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
-PY
+check_counters
+# the front dies: its match hosts stop on purpose (status 4: the
+# category ids they hold were its own), everything starts again, and the
+# front recovers the subscriptions from its journal
+kill -9 "${MH_PID[front]}"
+unset "MH_PID[front]"
+for h in m1 m2; do
+	for i in $(seq 1 300); do
+		kill -0 "${MH_PID[$h]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	st=0
+	wait "${MH_PID[$h]}" || st=$?
+	[ "$st" = 4 ] || { mh_dump; fail "$h: exit status $st after its front died, want 4"; }
+	unset "MH_PID[$h]"
+	mv "${LOG[$h]}" "${LOG[$h]}.old"
+done
+mv "$SPATED_LOG" "$SPATED_LOG.old"
+mh_spated m1 "$E2E_TMP/m2.conf" "${LOG[m1]}" || fail "host 2 did not start again"
+mh_spated m2 "$E2E_TMP/m3.conf" "${LOG[m2]}" || fail "host 3 did not start again"
+mh_spated front "$E2E_TMP/front.conf" "$SPATED_LOG" || fail "the front did not start again"
+grep -q 'replayed [1-9][0-9]* records' "$SPATED_LOG" || fail "the front replayed nothing"
+echo "ok: the front's journal: $(grep -o 'replayed [0-9]* records[^,]*' "$SPATED_LOG")"
+for ip in 198.18.0.3 198.18.0.4; do
+	ip netns exec "$(mh_ns cli)" ping -c 1 -W 2 "$ip" >/dev/null || fail "ping $ip"
+done
+replay "$E2E_TMP/e4.tsv" "$E2E_TMP/p4" || { mh_dump; fail "replay after the front's restart"; }
+check after-front-restart "$E2E_TMP/want4.tsv" "$E2E_TMP/p4"
+check_counters
 # match hosts first: one whose front leaves stops on purpose (status 4)
 for h in m1 m2 front; do
 	mh_stop "$h" || fail "$h did not exit cleanly"
