@@ -91,6 +91,10 @@ def cmd_line(o):
         r["exact_vs_brute"] = o.exact == "true"
     if o.sleep_us is not None:
         r["idle_sleep_us"] = o.sleep_us
+    if o.side is not None:
+        r["side"] = o.side
+    if o.cpus is not None:
+        r["cpus"] = o.cpus
     r["matches"] = total(a, b, "matches")
     r["events_routed"] = delta(a["front"], b["front"], "events_routed")
     r["datatra_innode"] = total(a, b, "rehome_subs")
@@ -297,6 +301,8 @@ def main():
     p.add_argument("--wall", type=float)
     p.add_argument("--exact", choices=("true", "false"))
     p.add_argument("--sleep-us", type=int)
+    p.add_argument("--side", type=float)
+    p.add_argument("--cpus")
     p.add_argument("a")
     p.add_argument("b")
     p = sub.add_parser("series")

@@ -29,8 +29,10 @@
 #        [--hosts "1 2 3"] [--subs N] [--events N] [--seconds S]
 #        [--batch N] [--front-cpu C] [--match-cpus "C ..."] [--sleep-us N]
 #        [--fig5-subs "400 800"] [--fig5-events N] [--fig7-subs N]
-#        [--lambda N] [--skew F] [--smoke]
+#        [--lambda N] [--skew F] [--side F] [--smoke]
 #
+# --side F: the subscriptions' largest square side as a fraction of the
+# extent (fast-stream.py, default 0.01): larger = more matching per event.
 # --smoke: tiny sizes, N = 1 and 2, fig5 at 2 x 2 only, no fig7, into a
 # temporary directory unless --out: checks that the bench runs (about
 # 30 s), not a measurement. The machine's CPUs host every host: the front
@@ -43,7 +45,7 @@ MHB_BUILD=${SPATE_BUILD:-$MHB_TOP/build}
 out=$MHB_TOP/docs/bench/multihost what="scale fig5 fig7" hosts="1 2 3"
 subs=20000 events=20000 seconds=5 batch=64 front_cpu=0 match_cpus="1"
 sleep_us=50 fig5_subs="400 800 1600" fig5_events=3000 fig7_subs=20000
-lambda=20000 skew=0.8 smoke=0 out_given=0
+lambda=20000 skew=0.8 smoke=0 out_given=0 side=0.01
 usage() { sed -n '/^#   tools/,/^# --smoke/p' "$0" | sed '$d' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -62,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--fig7-subs) fig7_subs=$2; shift 2 ;;
 	--lambda) lambda=$2; shift 2 ;;
 	--skew) skew=$2; shift 2 ;;
+	--side) side=$2; shift 2 ;;
 	--smoke) smoke=1; shift ;;
 	*) usage ;;
 	esac
@@ -87,6 +90,8 @@ NETNS_SPATED=$MHB_BUILD/app/spated
 . "$MHB_TOP/tools/mhbench-net.sh"
 mhb_cleanup() {
 	netns_cleanup
+	# MHB_KEEP=DIR keeps the logs, configurations and counters (debugging)
+	[ -n "${MHB_KEEP:-}" ] && mkdir -p "$MHB_KEEP" && cp -r "$tmp/." "$MHB_KEEP/"
 	rm -rf "$tmp"
 }
 trap mhb_cleanup EXIT
@@ -150,8 +155,9 @@ all_stats() {
 	done
 }
 
-# wait_loaded N SUBS: the front's preload done and SUBS subscriptions
-# added on the match hosts together (bounded).
+# wait_loaded N SUBS: the front's preload done and at least SUBS
+# inter-host messages (the SUB_ADDs, and CREATEs) delivered on the match
+# hosts together (bounded by MHB_MAX_S).
 wait_loaded() {
 	local n=$1 want=$2 got
 	while ! grep -q '^spated: preload done' "$tmp/front.log"; do
@@ -161,7 +167,7 @@ wait_loaded() {
 	done
 	while :; do
 		got=$(all_stats "$n" | python3 -c 'import json,sys
-print(sum(json.loads(l.split(" ",1)[1]).get("sub_adds",0) for l in sys.stdin if not l.startswith("front ")))')
+print(sum(json.loads(l.split(" ",1)[1]).get("peer_msgs_in",0) for l in sys.stdin if not l.startswith("front ")))')
 		[ "$got" -ge "$want" ] && return 0
 		in_time
 		sleep 1
@@ -172,7 +178,7 @@ print(sum(json.loads(l.split(" ",1)[1]).get("sub_adds",0) for l in sys.stdin if 
 # a fraction SKEW of its events moved into the westmost eighth of the
 # extent (pipeline-bench.sh's hot box).
 stream() {
-	python3 "$MHB_TOP/tools/fast-stream.py" --subs "$2" --events "$3" --seed 3 >"$1" ||
+	python3 "$MHB_TOP/tools/fast-stream.py" --subs "$2" --events "$3" --side "$side" --seed 3 >"$1" ||
 		fail "fast-stream.py"
 	[ "$4" = 0 ] && return 0
 	python3 - "$1" "$4" <<'PY'
@@ -215,7 +221,8 @@ if [[ " $what " == *" scale "* ]]; then
 		sleep "$seconds"
 		all_stats "$n" >"$tmp/b"
 		python3 "$MHB_TOP/tools/mhbench-report.py" line --bench multihost-scale --hosts "$n" \
-			--lcores 1 --subs "$subs" --sleep-us "$sleep_us" "$tmp/a" "$tmp/b" |
+			--lcores 1 --subs "$subs" --sleep-us "$sleep_us" --side "$side" \
+			--cpus "front $front_cpu, match $match_cpus" "$tmp/a" "$tmp/b" |
 			tee -a "$out/scale.jsonl"
 		mhb_stop_all
 		netns_cleanup
