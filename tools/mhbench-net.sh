@@ -84,7 +84,7 @@ mhb_spated() {
 	MHB_LOG[$name]=$log
 	netns_track "$!"
 	for i in $(seq 1 600); do
-		grep -q '^spated: ready' "$log" && return 0
+		grep -q '^spated: ready' "$log" 2>/dev/null && return 0
 		kill -0 "${MHB_PID[$name]}" 2>/dev/null || { tail -n 20 "$log" >&2; return 1; }
 		sleep 0.1
 	done

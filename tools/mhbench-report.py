@@ -242,7 +242,7 @@ set boxwidth 0.7
 set ylabel "subscriptions shipped"
 set yrange [0:*]
 set xtics rotate by -30
-set key top left
+set key outside bottom center horizontal
 set grid ytics
 plot "%s" using 2:xtic(1) title "InNode (between lcores of a host)", \\
      "" using 3 title "between hosts (network)"
@@ -270,23 +270,30 @@ def cmd_plot_fig7(o):
         with open(datf[mode], "w") as f:
             for r in ser:
                 if r["balancing"] == mode:
-                    f.write("%s %d %s\n" % (r["t"], r["events_per_s"], " ".join(
-                        str(r["hosts"].get(h, {}).get("cats_visited", 0)) for h in hosts)))
-    lines = []
+                    vis = [r["hosts"].get(h, {}).get("cats_visited", 0) for h in hosts]
+                    tot = sum(vis) or 1
+                    f.write("%s %d %s\n" % (r["t"], r["events_per_s"],
+                                            " ".join("%.4f" % (v / tot) for v in vis)))
+    share = []
     for mode, dash in (("off", 2), ("on", 1)):
         for i, h in enumerate(hosts):
-            lines.append('"%s" using 1:%d with linespoints dt %d title "%s, balancing %s"'
+            share.append('"%s" using 1:%d with linespoints dt %d title "%s, balancing %s"'
                          % (datf[mode], i + 3, dash, h, mode))
-    gnuplot("""set terminal pngcairo size 900,480
+    gnuplot("""set terminal pngcairo size 900,720
 set output "%s"
-set title "Matching load per match host: (event, category) pairs matched a second, skewed events"
+set multiplot layout 2,1 title "2 match hosts, skewed events: balancing off (lambda 10^9) and on"
 set xlabel "seconds into the measurement"
-set ylabel "pairs matched per second"
-set yrange [0:*]
-set key outside right
 set grid
+set key outside right
+set ylabel "events/s (front)"
+set yrange [0:*]
+plot "%s" using 1:2 with linespoints dt 2 title "balancing off", \\
+     "%s" using 1:2 with linespoints title "balancing on"
+set ylabel "share of the matching (event, category pairs)"
+set yrange [0:1]
 plot %s
-""" % (os.path.join(o.dir, "fig7.png"), ", \\\n     ".join(lines)))
+unset multiplot
+""" % (os.path.join(o.dir, "fig7.png"), datf["off"], datf["on"], ", \\\n     ".join(share)))
 
 
 def main():

@@ -45,7 +45,7 @@ MHB_BUILD=${SPATE_BUILD:-$MHB_TOP/build}
 out=$MHB_TOP/docs/bench/multihost what="scale fig5 fig7" hosts="1 2 3"
 subs=20000 events=20000 seconds=5 batch=64 front_cpu=0 match_cpus="1"
 sleep_us=50 fig5_subs="400 800 1600" fig5_events=3000 fig7_subs=20000
-lambda=20000 skew=0.8 smoke=0 out_given=0 side=0.01
+lambda=200000 skew=0.8 smoke=0 out_given=0 side=0.01
 usage() { sed -n '/^#   tools/,/^# --smoke/p' "$0" | sed '$d' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
