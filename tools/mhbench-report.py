@@ -3,7 +3,8 @@
 
 Input files hold one line per host, "NAME JSON", NAME "front" or "mI", the
 JSON a spated counters line (SIGUSR1). Subcommands:
-  line A B [--bench ...]   one JSON line from two snapshots
+  line A B [--bench ...]   one JSON line from two snapshots (exit 3 when
+                           an error counter moved or nothing was routed)
   series S0 S1 ...         fig7: one line per interval and a summary
   plot-scale|plot-fig5|plot-fig7 DIR   CSV (and PNG with gnuplot) in DIR
 """
@@ -106,6 +107,8 @@ def cmd_line(o):
     r["per_host"] = per_host(a, b, ev if not o.events else max(o.events, 1), dt, cpu_mhz)
     r["errors"] = {k: total(a, b, k) for k in BAD if total(a, b, k)}
     print(json.dumps(r))
+    if r["errors"] or r["events_routed"] == 0:
+        sys.exit(3)  # a refused frame, a lost part, or nothing routed: look
 
 
 def cmd_series(o):

@@ -99,6 +99,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir -p "$out"
 fail() { echo "multihost-bench.sh: $*" >&2; exit 1; }
+# checked WHAT: an error counter moved (or nothing was routed) in WHAT:
+# fatal with --smoke, else said and kept in the JSON line's "errors"
+checked() {
+	cat "$tmp/line"
+	[ "$smoke" = 1 ] && fail "$1: error counters moved or nothing routed (see \"errors\")"
+	echo "multihost-bench.sh: WARNING: $1: error counters moved or nothing routed" >&2
+}
 # a hard bound on any wait: SECONDS since start
 deadline=$((SECONDS + ${MHB_MAX_S:-1800}))
 in_time() { [ "$SECONDS" -lt "$deadline" ] || fail "past MHB_MAX_S (${MHB_MAX_S:-1800} s): stopped"; }
@@ -222,8 +229,9 @@ if [[ " $what " == *" scale "* ]]; then
 		all_stats "$n" >"$tmp/b"
 		python3 "$MHB_TOP/tools/mhbench-report.py" line --bench multihost-scale --hosts "$n" \
 			--lcores 1 --subs "$subs" --sleep-us "$sleep_us" --side "$side" \
-			--cpus "front $front_cpu, match $match_cpus" "$tmp/a" "$tmp/b" |
-			tee -a "$out/scale.jsonl"
+			--cpus "front $front_cpu, match $match_cpus" "$tmp/a" "$tmp/b" >"$tmp/line" ||
+			checked "scale, $n match hosts"
+		tee -a "$out/scale.jsonl" <"$tmp/line"
 		mhb_stop_all
 		netns_cleanup
 	done
@@ -263,7 +271,9 @@ if [[ " $what " == *" fig5 "* ]]; then
 			cmp -s "$tmp/f5.expected" "$tmp/f5.got" || exact=false
 			python3 "$MHB_TOP/tools/mhbench-report.py" line --bench multihost-fig5 --hosts "$n" \
 				--lcores "$l" --subs "$s" --events "$fig5_events" --exact "$exact" \
-				--wall "$(python3 -c 'import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 3))' "$t0" "$t1")" "$tmp/a" "$tmp/b" | tee -a "$out/fig5.jsonl"
+				--wall "$(python3 -c 'import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 3))' "$t0" "$t1")" \
+				"$tmp/a" "$tmp/b" >"$tmp/line" || checked "fig5 $lay, $s subscriptions"
+			tee -a "$out/fig5.jsonl" <"$tmp/line"
 			mhb_stop_all
 			netns_cleanup
 			[ "$exact" = true ] || fail "fig5 $lay, $s subscriptions: notifications differ from brute"
