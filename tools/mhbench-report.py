@@ -175,38 +175,49 @@ def gnuplot(script):
 def cmd_plot_scale(o):
     rs = rows(os.path.join(o.dir, "scale.jsonl"), "multihost-scale")
     csv = os.path.join(o.dir, "scale.csv")
+    dats = {}
     with open(csv, "w") as f:
-        f.write("hosts,subs,events_per_s,front_cycles_per_event,match_cycles_per_event_sum,"
-                "match_cycles_per_event_per_host,front_link_cycles,match_link_cycles_per_host\n")
+        f.write("side,hosts,subs,events_per_s,front_cycles_per_event,match_cycles_per_event_sum,"
+                "match_cycles_per_event_per_host,front_link_cycles,match_link_cycles_per_host,"
+                "match_busy_max\n")
         for r in rs:
             ph = r["per_host"]
             m = [v for h, v in ph.items() if h != "front"]
             msum = sum(v["busy_cycles_per_event"] for v in m)
             mlink = sum(v["cycles_per_event"].get("link", 0) for v in m)
-            f.write("%d,%d,%d,%d,%d,%d,%d,%d\n" % (
-                r["hosts"], r["subs"], r["events_per_s"], ph["front"]["busy_cycles_per_event"],
-                msum, round(msum / len(m)), ph["front"]["cycles_per_event"].get("link", 0),
-                round(mlink / len(m))))
+            row = (r.get("side", 0.01), r["hosts"], r["subs"], r["events_per_s"],
+                   ph["front"]["busy_cycles_per_event"], msum, round(msum / len(m)),
+                   ph["front"]["cycles_per_event"].get("link", 0), round(mlink / len(m)),
+                   max(v["busy"] or 0 for v in m))
+            f.write("%s,%d,%d,%d,%d,%d,%d,%d,%d,%.3f\n" % row)
+            dats.setdefault(row[0], []).append(row)
     if not rs:
         return
-    gnuplot("""set terminal pngcairo size 800,480
+    plots = []
+    for i, (sd, rws) in enumerate(sorted(dats.items())):
+        dat = os.path.join(o.dir, "scale-side%s.dat" % sd)
+        with open(dat, "w") as f:
+            for row in rws:
+                f.write(" ".join(str(x) for x in row) + "\n")
+        plots.append('"%s" using 2:4 with linespoints lw 2 lc %d title "events/s, side %s"'
+                     % (dat, i + 1, sd))
+        plots.append('"%s" using 2:6 axes x1y2 with linespoints dt 2 lc %d title '
+                     '"cycles/event, all match hosts, side %s"' % (dat, i + 1, sd))
+    gnuplot("""set terminal pngcairo size 900,480
 set output "%s"
-set datafile separator ","
-set title "spated, 1 front + N match hosts in namespaces on one 2-CPU machine, %d subscriptions"
+set title "1 front + N match hosts, namespaces on one 2-CPU machine, %d subscriptions"
 set xlabel "match hosts"
 set xtics 1
-set ylabel "events/s"
+set ylabel "events/s (through the front)"
 set y2label "busy cycles per event"
 set ytics nomirror
 set y2tics
 set yrange [0:*]
 set y2range [0:*]
-set key top left
+set key outside bottom center horizontal maxrows 2
 set grid
-plot "%s" using 1:3 every ::1 with linespoints lw 2 title "events/s (front)", \\
-     "" using 1:4 every ::1 axes x1y2 with linespoints title "front cycles/event", \\
-     "" using 1:5 every ::1 axes x1y2 with linespoints title "match hosts' cycles/event (sum)"
-""" % (os.path.join(o.dir, "scale.png"), rs[0]["subs"], csv))
+plot %s
+""" % (os.path.join(o.dir, "scale.png"), rs[0]["subs"], ", \\\n     ".join(plots)))
 
 
 def cmd_plot_fig5(o):

@@ -29,10 +29,11 @@
 #        [--hosts "1 2 3"] [--subs N] [--events N] [--seconds S]
 #        [--batch N] [--front-cpu C] [--match-cpus "C ..."] [--sleep-us N]
 #        [--fig5-subs "400 800"] [--fig5-events N] [--fig7-subs N]
-#        [--lambda N] [--skew F] [--side F] [--smoke]
+#        [--lambda N] [--skew F] [--side "F ..."] [--smoke]
 #
-# --side F: the subscriptions' largest square side as a fraction of the
-# extent (fast-stream.py, default 0.01): larger = more matching per event.
+# --side "F ...": the subscriptions' largest square side as a fraction of
+# the extent (fast-stream.py, default 0.01): larger = more matching per
+# event; scale runs every N for each F, fig7 uses the first.
 # --smoke: tiny sizes, N = 1 and 2, fig5 at 2 x 2 only, no fig7, into a
 # temporary directory unless --out: checks that the bench runs (about
 # 30 s), not a measurement. The machine's CPUs host every host: the front
@@ -181,11 +182,12 @@ print(sum(json.loads(l.split(" ",1)[1]).get("peer_msgs_in",0) for l in sys.stdin
 	done
 }
 
-# stream FILE SUBS EVENTS SKEW: a FAST-style stream (tools/fast-stream.py),
+# stream FILE SUBS EVENTS SKEW SIDE: a FAST-style stream (tools/fast-stream.py,
+# squares of side up to SIDE),
 # a fraction SKEW of its events moved into the westmost eighth of the
 # extent (pipeline-bench.sh's hot box).
 stream() {
-	python3 "$MHB_TOP/tools/fast-stream.py" --subs "$2" --events "$3" --side "$side" --seed 3 >"$1" ||
+	python3 "$MHB_TOP/tools/fast-stream.py" --subs "$2" --events "$3" --side "$5" --seed 3 >"$1" ||
 		fail "fast-stream.py"
 	[ "$4" = 0 ] && return 0
 	python3 - "$1" "$4" <<'PY'
@@ -214,10 +216,11 @@ pcap_of() {
 k=0
 # --- scale: events/s against match hosts -------------------------------
 if [[ " $what " == *" scale "* ]]; then
-	stream "$tmp/scale.tsv" "$subs" "$events" 0
+	: >"$out/scale.jsonl"
+	for sd in $side; do
+	stream "$tmp/scale.tsv" "$subs" "$events" 0 "$sd"
 	grep -v '^event' "$tmp/scale.tsv" >"$tmp/scale.subs.tsv"
 	pcap=$(pcap_of "$tmp/scale.tsv")
-	: >"$out/scale.jsonl"
 	for n in $hosts; do
 		k=$((k + 1))
 		start_hosts "$k" "$n" 1 "" "preload = \"$tmp/scale.subs.tsv\";" \
@@ -228,12 +231,13 @@ if [[ " $what " == *" scale "* ]]; then
 		sleep "$seconds"
 		all_stats "$n" >"$tmp/b"
 		python3 "$MHB_TOP/tools/mhbench-report.py" line --bench multihost-scale --hosts "$n" \
-			--lcores 1 --subs "$subs" --sleep-us "$sleep_us" --side "$side" \
+			--lcores 1 --subs "$subs" --sleep-us "$sleep_us" --side "$sd" \
 			--cpus "front $front_cpu, match $match_cpus" "$tmp/a" "$tmp/b" >"$tmp/line" ||
 			checked "scale, $n match hosts"
 		tee -a "$out/scale.jsonl" <"$tmp/line"
 		mhb_stop_all
 		netns_cleanup
+	done
 	done
 	python3 "$MHB_TOP/tools/mhbench-report.py" plot-scale "$out"
 fi
@@ -284,7 +288,7 @@ fi
 
 # --- fig7: matching load per host, balancing off and on -------------------
 if [[ " $what " == *" fig7 "* ]]; then
-	stream "$tmp/f7.tsv" "$fig7_subs" "$events" "$skew"
+	stream "$tmp/f7.tsv" "$fig7_subs" "$events" "$skew" "${side%% *}"
 	grep -v '^event' "$tmp/f7.tsv" >"$tmp/f7.subs.tsv"
 	pcap=$(pcap_of "$tmp/f7.tsv")
 	: >"$out/fig7.jsonl"
