@@ -23,7 +23,11 @@
 #   fig7    matching load per host with balancing off and on: 2 match
 #           hosts, a skewed pcap workload (most events in one box), each
 #           host's matched (event, category) pairs and busy share sampled
-#           every second. (fig7.jsonl, fig7.csv, fig7.png)
+#           every second from the end of the preload (when the events
+#           start), for 2 x --seconds; balancing on = a load period of
+#           --lambda events (default 2,000,000: a first period end after
+#           about 2 s at 1M events/s, so the series shows before and
+#           after). (fig7.jsonl, fig7.csv, fig7.png)
 #
 #   tools/multihost-bench.sh [--out DIR] [--what "scale fig5 fig7"]
 #        [--hosts "1 2 3"] [--subs N] [--events N] [--seconds S]
@@ -46,7 +50,7 @@ MHB_BUILD=${SPATE_BUILD:-$MHB_TOP/build}
 out=$MHB_TOP/docs/bench/multihost what="scale fig5 fig7" hosts="1 2 3"
 subs=20000 events=20000 seconds=5 batch=64 front_cpu=0 match_cpus="1"
 sleep_us=50 fig5_subs="400 800 1600" fig5_events=3000 fig7_subs=20000
-lambda=200000 skew=0.8 smoke=0 out_given=0 side=0.01
+lambda=2000000 skew=0.8 smoke=0 out_given=0 side=0.01
 usage() { sed -n '/^#   tools/,/^# --smoke/p' "$0" | sed '$d' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -163,16 +167,21 @@ all_stats() {
 	done
 }
 
+# wait_preload: the front's preload done (its events start then).
+wait_preload() {
+	while ! grep -q '^spated: preload done' "$tmp/front.log"; do
+		in_time
+		kill -0 "${MHB_PID[front]}" 2>/dev/null || fail "the front died: $(tail -n 5 "$tmp/front.log")"
+		sleep 0.2
+	done
+}
+
 # wait_loaded N SUBS: the front's preload done and at least SUBS
 # inter-host messages (the SUB_ADDs, and CREATEs) delivered on the match
 # hosts together (bounded by MHB_MAX_S).
 wait_loaded() {
 	local n=$1 want=$2 got
-	while ! grep -q '^spated: preload done' "$tmp/front.log"; do
-		in_time
-		kill -0 "${MHB_PID[front]}" 2>/dev/null || fail "the front died: $(tail -n 5 "$tmp/front.log")"
-		sleep 0.5
-	done
+	wait_preload
 	while :; do
 		got=$(all_stats "$n" | python3 -c 'import json,sys
 print(sum(json.loads(l.split(" ",1)[1]).get("peer_msgs_in",0) for l in sys.stdin if not l.startswith("front ")))')
@@ -298,7 +307,9 @@ if [[ " $what " == *" fig7 "* ]]; then
 		k=$((k + 1))
 		start_hosts "$k" 2 1 "lambda = $l; sigma = 0.0;" "preload = \"$tmp/f7.subs.tsv\";" \
 			"net_pcap0,rx_pcap=$pcap,tx_pcap=/dev/null,infinite_rx=1"
-		wait_loaded 2 "$fig7_subs"
+		# sampled from the end of the preload, when the events start:
+		# the first load periods (lambda events) come within the series
+		wait_preload
 		all_stats 2 >"$tmp/s0"
 		for t in $(seq 1 $((seconds * 2))); do
 			sleep 1
