@@ -193,31 +193,35 @@ def cmd_plot_scale(o):
             dats.setdefault(row[0], []).append(row)
     if not rs:
         return
-    plots = []
+    rate, cost = [], []
     for i, (sd, rws) in enumerate(sorted(dats.items())):
         dat = os.path.join(o.dir, "scale-side%s.dat" % sd)
         with open(dat, "w") as f:
             for row in rws:
                 f.write(" ".join(str(x) for x in row) + "\n")
-        plots.append('"%s" using 2:4 with linespoints lw 2 lc %d title "events/s, side %s"'
-                     % (dat, i + 1, sd))
-        plots.append('"%s" using 2:6 axes x1y2 with linespoints dt 2 lc %d title '
-                     '"cycles/event, all match hosts, side %s"' % (dat, i + 1, sd))
-    gnuplot("""set terminal pngcairo size 900,480
+        rate.append('"%s" using 2:4 with linespoints lw 2 lc %d title "side %s"' % (dat, i + 1, sd))
+        cost.append('"%s" using 2:5 with linespoints lc %d title "front, side %s"' % (dat, i + 1, sd))
+        cost.append('"%s" using 2:6 with linespoints dt 2 lc %d title "all match hosts, side %s"'
+                    % (dat, i + 1, sd))
+        cost.append('"%s" using 2:7 with linespoints dt 3 lc %d title "a match host (mean), side %s"'
+                    % (dat, i + 1, sd))
+    gnuplot("""set terminal pngcairo size 900,800
 set output "%s"
-set title "1 front + N match hosts, namespaces on one 2-CPU machine, %d subscriptions"
+set multiplot layout 2,1 title "1 front + N match hosts, namespaces on one 2-CPU machine, %d subscriptions"
 set xlabel "match hosts"
 set xtics 1
-set ylabel "events/s (through the front)"
-set y2label "busy cycles per event"
-set ytics nomirror
-set y2tics
-set yrange [0:*]
-set y2range [0:*]
-set key outside bottom center horizontal maxrows 2
 set grid
+set key outside right
+set logscale y
+set ylabel "events/s through the front"
 plot %s
-""" % (os.path.join(o.dir, "scale.png"), rs[0]["subs"], ", \\\n     ".join(plots)))
+unset logscale y
+set yrange [0:*]
+set ylabel "busy cycles per event"
+plot %s
+unset multiplot
+""" % (os.path.join(o.dir, "scale.png"), rs[0]["subs"], ", \\\n     ".join(rate),
+       ", \\\n     ".join(cost)))
 
 
 def cmd_plot_fig5(o):
