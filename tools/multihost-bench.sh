@@ -46,6 +46,7 @@
 # veths, the bridge and the processes go on any exit (trap).
 set -u
 MHB_TOP=$(cd "$(dirname "$0")/.." && pwd)
+cmdline="tools/multihost-bench.sh $*"
 MHB_BUILD=${SPATE_BUILD:-$MHB_TOP/build}
 out=$MHB_TOP/docs/bench/multihost what="scale fig5 fig7" hosts="1 2 3"
 subs=20000 events=20000 seconds=5 batch=64 front_cpu=0 match_cpus="1"
@@ -103,6 +104,14 @@ trap mhb_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir -p "$out"
+# what ran where: the date, the commit, the machine, the load, the command
+{
+	echo "# tools/multihost-bench.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit: $(git -C "$MHB_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "machine: $(uname -srm), $(nproc) CPUs: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "load when started: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "command: $cmdline"
+} >"$out/machine.txt"
 fail() { echo "multihost-bench.sh: $*" >&2; exit 1; }
 # checked WHAT: an error counter moved (or nothing was routed) in WHAT:
 # fatal with --smoke, else said and kept in the JSON line's "errors"
@@ -323,4 +332,5 @@ if [[ " $what " == *" fig7 "* ]]; then
 	done
 	python3 "$MHB_TOP/tools/mhbench-report.py" plot-fig7 "$out"
 fi
+echo "load when done: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
 echo "multihost-bench.sh: results in $out"
