@@ -150,6 +150,13 @@ def cmd_series(o):
         hev = delta(x["front"], y["front"], "events")
         r[name] = {"events_per_s": round(hev / hdt) if hdt > 0 else 0,
                    "load_share": {h: round(v / tot, 3) for h, v in vis.items()}}
+    if o.placement:
+        # the front's workers are the match hosts' lcores, in peers order
+        for name, path in zip(("placement_start", "placement_end"), o.placement):
+            try:
+                r[name] = json.loads(open(path).read()).get("workers")
+            except (OSError, ValueError):
+                r[name] = None
     r["per_host"] = per_host(a, b, ev, dt, cpu_mhz)
     r["errors"] = {k: total(a, b, k) for k in BAD if total(a, b, k)}
     print(json.dumps(r))
@@ -335,6 +342,8 @@ def main():
     p.add_argument("--lambda", type=int, required=True)
     p.add_argument("--subs", type=int, required=True)
     p.add_argument("--skew", type=float, required=True)
+    p.add_argument("--placement", nargs=2, metavar=("START", "END"),
+                   help="the front's pipeline lines (workers' categories and subscriptions)")
     p.add_argument("snaps", nargs="+")
     for name in ("plot-scale", "plot-fig5", "plot-fig7"):
         p = sub.add_parser(name)

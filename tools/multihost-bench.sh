@@ -320,11 +320,16 @@ if [[ " $what " == *" fig7 "* ]]; then
 		# the first load periods (lambda events) come within the series
 		wait_preload
 		all_stats 2 >"$tmp/s0"
+		# the front's placement (categories, subscriptions per worker =
+		# per match host here) printed with each counters line
+		grep '"spated":"pipeline"' "$tmp/front.log" | tail -n 1 >"$tmp/p0"
 		for t in $(seq 1 $((seconds * 2))); do
 			sleep 1
 			all_stats 2 >"$tmp/s$t"
 		done
+		grep '"spated":"pipeline"' "$tmp/front.log" | tail -n 1 >"$tmp/p1"
 		python3 "$MHB_TOP/tools/mhbench-report.py" series --balancing "$mode" --lambda "$l" \
+			--placement "$tmp/p0" "$tmp/p1" \
 			--subs "$fig7_subs" --skew "$skew" $(seq -f "$tmp/s%g" 0 $((seconds * 2))) | tee -a "$out/fig7.jsonl" |
 			grep -v '"multihost-fig7-series"'
 		mhb_stop_all
