@@ -77,6 +77,9 @@ mhb_spated() {
 	local vdevs=()
 	for v in "$@"; do vdevs+=("--vdev=$v"); done
 	NETNS_PREFIXES="$NETNS_PREFIXES $MHB_NAME-$name"
+	# a fresh log: an old one's ready line must not be taken for this
+	# spated's (a SIGUSR1 before its handler is installed ends it)
+	rm -f "$log"
 	ip netns exec "$(mhb_ns "$name")" "$MHB_BUILD/app/spated" -c "$conf" -- \
 		--no-huge -m "$mem" --no-pci --file-prefix="$MHB_NAME-$name" --lcores="$map" \
 		"${vdevs[@]}" --vdev="net_af_packet0,iface=$(mhb_if "$name")" >"$log" 2>&1 &
