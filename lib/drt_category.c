@@ -223,6 +223,22 @@ static bool bucket_pull(struct drt_category *c, uint64_t key, const struct spate
 	return true;
 }
 
+/* Start the misses of every bucket of s's span under kwkey: the table
+ * slots, then (once they are in) the arrays they point to. */
+static void prefetch_span(const struct drt_category *c, const struct drt_span *sp, uint32_t kwkey)
+{
+	for (uint32_t y = sp->y0; y <= sp->y1; y++)
+		for (uint32_t x = sp->x0; x <= sp->x1; x++)
+			drt_ftab_prefetch(&c->buckets, key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
+	for (uint32_t y = sp->y0; y <= sp->y1; y++)
+		for (uint32_t x = sp->x0; x <= sp->x1; x++) {
+			const struct bucket *b = drt_ftab_get(&c->buckets,
+							      key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
+			if (b != NULL && !bucket_single(b))
+				__builtin_prefetch(bucket_array(b));
+		}
+}
+
 /* Pull s from every cell of its span with kwkey (where it is). */
 static void pull_all(struct drt_category *c, const struct spate_sub *s, const struct drt_span *sp,
 		     uint32_t kwkey)
@@ -315,6 +331,7 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 		}
 	}
 
+	prefetch_span(c, &sp, kwkey);
 	for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++)
 			rc = bucket_push(c, key_of(drt_grid_cell(&c->g, sp.level, x, y), kwkey), s);
@@ -389,6 +406,8 @@ static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32
 		return true;
 	}
 	/* its filing keyword is the one whose first-cell bucket holds it */
+	if (hint != UINT32_MAX && filter_has(c, hint))
+		prefetch_span(c, &sp, hint);
 	if (hint != UINT32_MAX && filter_has(c, hint) && bucket_pull(c, key_of(cell, hint), s)) {
 		kwkey = hint;
 		found = true;

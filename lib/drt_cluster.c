@@ -352,6 +352,13 @@ static void rlist_set(struct rlist *l, uint32_t i, struct pair p)
 		rlist_arr(l)->v[i] = p;
 }
 
+/* Start the cache miss of l's array, if it has one (l may be NULL). */
+static void rlist_prefetch(const struct rlist *l)
+{
+	if (l != NULL && !rlist_inline(l))
+		__builtin_prefetch(rlist_arr(l));
+}
+
 /* The i-th category (part) listed under l. */
 static struct cat *rlist_cat(const struct drt_cluster *cl, const struct rlist *l, uint32_t i)
 {
@@ -543,6 +550,11 @@ static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span s
 		drt_ftab_prefetch(&cl->route, key_of(cells[i], kwkey));
 		drt_ftab_prefetch(&cl->route, key_of(cells[i], KW_ANY));
 	}
+	/* then the arrays of the lists that have one (the second miss) */
+	for (uint32_t i = 0; i < n; i++) {
+		rlist_prefetch(drt_ftab_get(&cl->route, key_of(cells[i], kwkey)));
+		rlist_prefetch(drt_ftab_get(&cl->route, key_of(cells[i], KW_ANY)));
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (delta < 0) {
 			cell_remove(cl, cells[i], kwkey, p);
@@ -708,9 +720,8 @@ static int count_keywords(struct drt_cluster *cl, struct cat *c, const struct sp
 
 /* Record q in live category c (registered to c itself). 0 or -1. */
 static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q,
-		    struct drt_span sp)
+		    struct drt_span sp, uint32_t kwkey)
 {
-	uint32_t kwkey = choose_kwkey(cl, q);
 	uint64_t *h;
 
 	if (count_keywords(cl, c, q, 1) != 0)
@@ -1052,45 +1063,77 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	free(cl);
 }
 
+/* The cells best_near() looks in: q's cells (at most MAX_PLACE_CELLS of
+ * them, row by row), then the world row. Returns how many. */
+static uint32_t place_cells(const struct drt_cluster *cl, struct drt_span sp,
+			    uint64_t cells[MAX_PLACE_CELLS + 1])
+{
+	uint32_t n = 0;
+
+	for (uint32_t y = sp.y0; y <= sp.y1 && n < MAX_PLACE_CELLS; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1 && n < MAX_PLACE_CELLS; x++)
+			cells[n++] = drt_grid_cell(&cl->g, sp.level, x, y);
+	cells[n++] = DRT_GRID_WORLD;
+	return n;
+}
+
 /* The most similar category among those with subscriptions in q's cells
- * (at most MAX_CANDIDATES) and room below cat_cap, or NULL. */
+ * (the first MAX_CANDIDATES met, in the order of place_cells() and of
+ * the lists) and room below cat_cap, or NULL; ties go to the first met.
+ * At 1M+ subscriptions every step is a cache miss (the lists, their
+ * arrays, the candidates' keyword tables), so each step starts all of its
+ * misses before it reads any: the lists, then their arrays, then the
+ * keyword counts KeySim needs. */
 static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q,
 			     struct drt_span sp, double *best_sim)
 {
-	uint32_t epoch = next_epoch(cl), seen = 0, cells = 0;
+	uint64_t cells[MAX_PLACE_CELLS + 1];
+	const struct rlist *lists[MAX_PLACE_CELLS + 1];
+	struct cat *cand[MAX_CANDIDATES];
+	double spat[MAX_CANDIDATES];
+	uint32_t epoch = next_epoch(cl), seen = 0, n_cells = place_cells(cl, sp, cells);
 	uint64_t cap = cap_size(cl);
 	struct cat *best = NULL;
-	double a = cl->p.alpha;
+	double a = cl->p.alpha, top = -1;
 
-	*best_sim = -1;
-	for (uint32_t y = sp.y0; y <= sp.y1 + 1 && seen < MAX_CANDIDATES; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1 && seen < MAX_CANDIDATES; x++) {
-			/* q's cells (at most MAX_PLACE_CELLS), then the world row */
-			bool last = y > sp.y1;
-			if (!last && cells++ >= MAX_PLACE_CELLS)
+	for (uint32_t k = 0; k < n_cells; k++)
+		rlist_prefetch(lists[k] = drt_ftab_get(&cl->route, key_of(cells[k], KW_ANY)));
+	for (uint32_t k = 0; k < n_cells && seen < MAX_CANDIDATES; k++) {
+		const struct rlist *l = lists[k];
+		for (uint32_t i = 0; l && i < rlist_len(l) && seen < MAX_CANDIDATES; i++) {
+			struct cat *c = root_of(rlist_cat(cl, l, i));
+			if (c->stamp == epoch)
 				continue;
-			uint64_t cell = last ? DRT_GRID_WORLD : drt_grid_cell(&cl->g, sp.level, x, y);
-			const struct rlist *l = drt_ftab_get(&cl->route, key_of(cell, KW_ANY));
-			for (uint32_t i = 0; l && i < rlist_len(l) && seen < MAX_CANDIDATES; i++) {
-				struct cat *c = root_of(rlist_cat(cl, l, i));
-				if (c->stamp == epoch)
-					continue;
-				c->stamp = epoch;
-				seen++;
-				if (c->size >= cap)
-					continue; /* full: q goes elsewhere */
-				double s = (1 - a) * spatial_sim(cl, &c->mbr, &q->rect);
-				if (s + a <= *best_sim)
-					continue; /* KeySim <= 1 cannot lift it */
-				s += a * key_sim(cl, c, q);
-				if (s > *best_sim) {
-					*best_sim = s;
-					best = c;
-				}
-			}
-			if (last)
-				return best;
+			c->stamp = epoch;
+			cand[seen++] = c;
 		}
+	}
+	/* SpatialSim of each (the summaries are few and cached) */
+	for (uint32_t i = 0; i < seen; i++) {
+		if (cand[i]->size >= cap) {
+			spat[i] = -1; /* full: q goes elsewhere */
+			continue;
+		}
+		spat[i] = (1 - a) * spatial_sim(cl, &cand[i]->mbr, &q->rect);
+		if (spat[i] > top)
+			top = spat[i];
+	}
+	/* Only a candidate with spat + a >= top can be the best (KeySim is
+	 * in [0, 1], and the best scores at least top): their keyword counts */
+	for (uint32_t i = 0; i < seen; i++)
+		if (spat[i] >= 0 && spat[i] + a >= top)
+			for (uint16_t j = 0; j < q->n_kw && j < 4; j++)
+				drt_ftab_prefetch(&cand[i]->kw, (uint64_t)q->kw[j] + 1);
+	*best_sim = -1;
+	for (uint32_t i = 0; i < seen; i++) {
+		if (spat[i] < 0 || spat[i] + a < top)
+			continue;
+		double s = spat[i] + a * key_sim(cl, cand[i], q);
+		if (s > *best_sim) {
+			*best_sim = s;
+			best = cand[i];
+		}
+	}
 	return best;
 }
 
@@ -1137,10 +1180,31 @@ static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub 
 	return best;
 }
 
+/* Prefetch q's home slot, its routing keys and its cells' filters. */
+static void place_prefetch(const struct drt_cluster *cl, const struct spate_sub *q,
+			   struct drt_span sp, uint32_t kwkey)
+{
+	if (q->id != DRT_FTAB_EMPTY)
+		drt_ftab_prefetch(&cl->home, q->id);
+	for (uint32_t y = sp.y0; y <= sp.y1; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
+			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
+			drt_ftab_prefetch(&cl->route, key_of(cell, KW_ANY));
+			drt_ftab_prefetch(&cl->route, key_of(cell, kwkey));
+			drt_ftab_prefetch(&cl->cellf, cell);
+		}
+	drt_ftab_prefetch(&cl->route, key_of(DRT_GRID_WORLD, KW_ANY));
+}
+
 int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct drt_placement *out)
 {
 	double best_sim;
 	struct drt_span sp = route_span(cl, &q->rect);
+	uint32_t kwkey = choose_kwkey(cl, q);
+
+	/* Every key q will touch in the cluster, whatever its category:
+	 * their misses overlap the placement's own. */
+	place_prefetch(cl, q, sp, kwkey);
 	struct cat *best = best_near(cl, q, sp, &best_sim), *fresh = NULL, *near;
 	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
 	bool full = cl->n_cats >= cl->p.cmax;
@@ -1161,7 +1225,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 			best = best_anywhere(cl, q);
 		}
 	}
-	if (cat_take(cl, best, q, sp) != 0) {
+	if (cat_take(cl, best, q, sp, kwkey) != 0) {
 		if (fresh) {
 			cat_unlive(cl, fresh);
 			part_release(cl, fresh);
@@ -1187,6 +1251,8 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	home_del(cl, q->id);
 	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
 	struct drt_span sp = route_span(cl, &q->rect);
+	for (uint16_t i = 0; i < q->n_kw && i < 4; i++) /* count_keywords' misses */
+		drt_ftab_prefetch(&c->kw, (uint64_t)q->kw[i] + 1);
 	route_adjust(cl, c, sp, (uint32_t)v, -1);
 	count_keywords(cl, c, q, -1);
 	cl->n_level[sp.level]--;

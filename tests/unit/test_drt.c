@@ -553,8 +553,85 @@ static void test_ftab(uint64_t seed, uint32_t load8)
 	drt_ftab_free(&t);
 }
 
+/* Every entry is reachable: no empty slot between its home and where it
+ * sits (cyclically), and the count is right. */
+static void check_ftab_layout(const struct drt_ftab *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i <= t->mask; i++) {
+		uint64_t key;
+		if (drt_ftab_at(t, i, &key) == NULL)
+			continue;
+		n++;
+		for (size_t j = drt_ftab_home(t, key); j != i; j = (j + 1) & t->mask)
+			CHECK(*drt_ftab_slot(t, j) != 0);
+	}
+	CHECK(n == t->count);
+}
+
+/* A key whose home in a table of mask + 1 slots is at least mask + 1 -
+ * near (the end: its run wraps around to slot 0), from *next on. */
+static uint64_t key_near_end(size_t mask, size_t near, uint64_t *next)
+{
+	struct drt_ftab probe = { .mask = mask, .shift = 64 - (uint32_t)__builtin_popcountll(mask) };
+
+	while (drt_ftab_home(&probe, *next) < mask + 1 - near)
+		++*next;
+	return (*next)++;
+}
+
+/* Growth (drt_ftab.c grow): tables at their largest load whose runs
+ * wrap around the end, doubled many times; every key keeps its payload,
+ * every entry stays reachable, deletes still work after. */
+static void test_ftab_grow(uint64_t seed, uint32_t load8)
+{
+	enum { N = 1 << 17 };
+	static uint64_t keys[N];
+	struct drt_ftab t;
+	uint64_t next = seed;
+	size_t n = 0;
+
+	check_rng = seed;
+	CHECK(drt_ftab_init(&t, 8) == 0);
+	drt_ftab_set_max_load(&t, load8);
+	while (n < N) {
+		/* fill up to the load bound, the first few keys of each round
+		 * homed in the table's last slots, so the next doubling meets a
+		 * run wrapped around the end */
+		size_t room = (t.mask + 1) * load8 / 8, wrapped = 0;
+		while (t.count <= room && n < N) { /* the last add doubles */
+			bool near = wrapped < 24 && check_below(4) == 0;
+			uint64_t key = near ? key_near_end(t.mask, 4, &next) : check_rand() >> 1;
+			wrapped += near;
+			if (drt_ftab_get(&t, key) != NULL)
+				continue;
+			uint64_t *p = drt_ftab_add(&t, key);
+			CHECK(p != NULL);
+			*p = key ^ 0x5555;
+			keys[n++] = key;
+		}
+		check_ftab_layout(&t);
+		uint64_t *p = drt_ftab_get(&t, keys[0]);
+		CHECK(p != NULL && *p == (keys[0] ^ 0x5555));
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *p = drt_ftab_get(&t, keys[i]);
+		CHECK(p != NULL && *p == (keys[i] ^ 0x5555));
+	}
+	for (size_t i = 0; i < n; i += 2)
+		drt_ftab_del(&t, keys[i]);
+	check_ftab_layout(&t);
+	for (size_t i = 0; i < n; i++)
+		CHECK((drt_ftab_get(&t, keys[i]) != NULL) == (i % 2 == 1));
+	drt_ftab_free(&t);
+}
+
 int main(void)
 {
+	test_ftab_grow(11, 6);
+	test_ftab_grow(12, 7);
+	test_ftab_grow(13, 4);
 	for (uint64_t seed = 1; seed <= 3; seed++)
 		test_ftab(seed * 104729, 6);
 	for (uint64_t seed = 4; seed <= 5; seed++)
