@@ -375,6 +375,17 @@ int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
 	return add_filed(c, s, route_kw);
 }
 
+void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
+			   uint32_t route_kw)
+{
+	if (!own_kwkey(s, route_kw) || !filter_has(c, route_kw))
+		return; /* filed otherwise, or a new bucket */
+	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
+	for (uint32_t y = sp.y0; y <= sp.y1; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1; x++)
+			drt_ftab_prefetch(&c->buckets, key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw));
+}
+
 static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint);
 
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s)

@@ -1196,7 +1196,8 @@ static void place_prefetch(const struct drt_cluster *cl, const struct spate_sub 
 	drt_ftab_prefetch(&cl->route, key_of(DRT_GRID_WORLD, KW_ANY));
 }
 
-int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct drt_placement *out)
+void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
+			     struct drt_place_plan *plan)
 {
 	double best_sim;
 	struct drt_span sp = route_span(cl, &q->rect);
@@ -1205,7 +1206,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 	/* Every key q will touch in the cluster, whatever its category:
 	 * their misses overlap the placement's own. */
 	place_prefetch(cl, q, sp, kwkey);
-	struct cat *best = best_near(cl, q, sp, &best_sim), *fresh = NULL, *near;
+	struct cat *best = best_near(cl, q, sp, &best_sim), *similar = best, *near;
 	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
 	bool full = cl->n_cats >= cl->p.cmax;
 
@@ -1214,18 +1215,29 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 		 * merge at once into its spatially nearest (merge_once): q goes
 		 * there directly, without making and merging one. */
 		if (merging && full && spate_idmap_count(cl->corr) == 0 &&
-		    (near = nearest_to(cl, &q->rect, 1, NULL, cap_size(cl))) != NULL) {
+		    (near = nearest_to(cl, &q->rect, 1, NULL, cap_size(cl))) != NULL)
 			best = near;
-		} else if (merging || !full) {
-			fresh = cat_new(cl, &q->rect, new_cat_worker(cl, best));
-			if (fresh == NULL)
-				return -SPATE_E_NO_MEMORY;
-			best = fresh;
-		} else if (best == NULL) {
+		else if (merging || !full)
+			best = NULL; /* a new category (made by end) */
+		else if (best == NULL)
 			best = best_anywhere(cl, q);
-		}
 	}
-	if (cat_take(cl, best, q, sp, kwkey) != 0) {
+	*plan = (struct drt_place_plan){ best ? best->id : 0, kwkey, sp, best, similar };
+}
+
+int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
+			  const struct drt_place_plan *plan, struct drt_placement *out)
+{
+	struct cat *best = plan->target, *fresh = NULL;
+	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
+
+	if (best == NULL) {
+		fresh = cat_new(cl, &q->rect, new_cat_worker(cl, plan->similar));
+		if (fresh == NULL)
+			return -SPATE_E_NO_MEMORY;
+		best = fresh;
+	}
+	if (cat_take(cl, best, q, plan->sp, plan->route_kw) != 0) {
 		if (fresh) {
 			cat_unlive(cl, fresh);
 			part_release(cl, fresh);
@@ -1238,6 +1250,26 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 			break; /* no memory or nothing fits the cap: stay over the bound, still exact */
 		else
 			fresh = NULL;
+	return 0;
+}
+
+int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct drt_placement *out)
+{
+	struct drt_place_plan plan;
+
+	drt_cluster_place_begin(cl, q, &plan);
+	return drt_cluster_place_end(cl, q, &plan, out);
+}
+
+int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
+		      uint32_t *route_kw)
+{
+	const uint64_t *h = q->id == DRT_FTAB_EMPTY ? &cl->home_max : drt_ftab_get(&cl->home, q->id);
+
+	if (h == NULL || *h == 0)
+		return -SPATE_E_UNKNOWN_ID;
+	*cat = root_of(cat_by_id(cl, (uint32_t)(*h >> 32)))->id;
+	*route_kw = (uint32_t)*h;
 	return 0;
 }
 

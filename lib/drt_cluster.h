@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drt_grid.h"
 #include "drt_params.h"
 #include "spate_engine.h"
 #include "spate_types.h"
@@ -57,6 +58,29 @@ struct drt_placement {
  * (nothing changed). May queue merges. */
 int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q,
 		      struct drt_placement *out);
+
+/* drt_cluster_place() in two halves, so that a caller can start the
+ * cache misses of q's category (drt_category_prefetch) while the cluster
+ * records q: begin chooses and changes nothing; end records q exactly as
+ * drt_cluster_place() would have. Nothing may touch cl in between. */
+struct drt_place_plan {
+	uint32_t cat;      /* q's category id, 0 = a new category will be made */
+	uint32_t route_kw; /* q's routing keyword (as in drt_placement) */
+	/* private to drt_cluster.c */
+	struct drt_span sp;
+	void *target, *similar;
+};
+void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
+			     struct drt_place_plan *plan);
+int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
+			  const struct drt_place_plan *plan, struct drt_placement *out);
+
+/* Where q is (placed before, same content): its category id and routing
+ * keyword, as drt_cluster_remove() will report them, or -SPATE_E_UNKNOWN_ID.
+ * Changes nothing: a caller looks first to start the category's cache
+ * misses (drt_category_prefetch), then removes. */
+int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
+		      uint32_t *route_kw);
 
 struct drt_removal {
 	uint32_t cat, worker;

@@ -130,9 +130,14 @@ static void drt_destroy(struct spate_engine *e)
 static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 {
 	struct drt_placement pl;
+	struct drt_place_plan plan;
 	struct drt_category *c = NULL;
-	int rc = drt_cluster_place(e->cl, q, &pl);
 
+	/* the category's misses start before the cluster records q */
+	drt_cluster_place_begin(e->cl, q, &plan);
+	if (plan.cat != 0 && (c = spate_idmap_get(e->cats, plan.cat)) != NULL)
+		drt_category_prefetch(c, q, plan.route_kw);
+	int rc = drt_cluster_place_end(e->cl, q, &plan, &pl);
 	if (rc != 0)
 		return rc;
 	if (pl.created) {
@@ -163,10 +168,15 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 {
 	struct drt_removal rm;
+	struct drt_category *c;
+	uint32_t cat, kw;
 
+	/* the category's misses start before the cluster's side of it */
+	if (drt_cluster_where(e->cl, q, &cat, &kw) == 0 && (c = spate_idmap_get(e->cats, cat)) != NULL)
+		drt_category_prefetch(c, q, kw);
 	if (drt_cluster_remove(e->cl, q, &rm) != 0)
 		return;
-	struct drt_category *c = spate_idmap_get(e->cats, rm.cat);
+	c = spate_idmap_get(e->cats, rm.cat);
 	if (c == NULL || !drt_category_del_routed(c, q, rm.route_kw))
 		for (size_t i = 0; i < e->n_orphans; i++)
 			if (drt_category_del(e->orphans[i], q)) {
