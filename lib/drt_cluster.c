@@ -1268,8 +1268,19 @@ int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, u
 
 	if (h == NULL || *h == 0)
 		return -SPATE_E_UNKNOWN_ID;
-	*cat = root_of(cat_by_id(cl, (uint32_t)(*h >> 32)))->id;
+	struct cat *c = root_of(cat_by_id(cl, (uint32_t)(*h >> 32)));
+	struct drt_span sp = route_span(cl, &q->rect);
+	*cat = c->id;
 	*route_kw = (uint32_t)*h;
+	/* and the misses of drt_cluster_remove(), which comes next */
+	for (uint32_t y = sp.y0; y <= sp.y1; y++)
+		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
+			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
+			drt_ftab_prefetch(&cl->route, key_of(cell, *route_kw));
+			drt_ftab_prefetch(&cl->route, key_of(cell, KW_ANY));
+		}
+	for (uint16_t i = 0; i < q->n_kw && i < 4; i++)
+		drt_ftab_prefetch(&c->kw, (uint64_t)q->kw[i] + 1);
 	return 0;
 }
 

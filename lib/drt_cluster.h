@@ -77,8 +77,9 @@ int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
 
 /* Where q is (placed before, same content): its category id and routing
  * keyword, as drt_cluster_remove() will report them, or -SPATE_E_UNKNOWN_ID.
- * Changes nothing: a caller looks first to start the category's cache
- * misses (drt_category_prefetch), then removes. */
+ * Changes nothing, but starts the cache misses drt_cluster_remove() will
+ * meet: a caller looks first, starts the category's misses too
+ * (drt_category_prefetch), then removes. */
 int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
 		      uint32_t *route_kw);
 
