@@ -107,7 +107,9 @@
 	X(failover_cats)     /* (front) categories rebuilt on another host */\
 	X(failover_subs)     /* (front) subscriptions sent for those rebuilds */\
 	X(failover_us)       /* (front) time the last rebuild took, us */    \
-	X(handoffs_abandoned) /* categories whose dead sender never finished */
+	X(handoffs_abandoned) /* categories whose dead sender never finished */\
+	X(peer_relayed_out)  /* (front) client events relayed to the other fronts */\
+	X(peer_relayed_in)   /* (front) events other fronts relayed here */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

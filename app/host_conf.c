@@ -32,6 +32,17 @@ uint32_t host_conf_remote_workers(const struct host_conf *h)
 	return n;
 }
 
+uint32_t host_conf_front_rank(const struct host_conf *h, uint32_t front_host)
+{
+	uint32_t r = 0;
+
+	if (h->role == SPATED_ROLE_FRONT && h->host_id < front_host)
+		r++;
+	for (uint32_t i = 0; i < h->n_peers; i++)
+		r += h->peer[i].lcores == 0 && h->peer[i].host < front_host;
+	return r;
+}
+
 static int read_int(const config_setting_t *s, const char *what, long long lo, long long hi,
 		    uint32_t *out, const char *path, char *err, size_t errlen)
 {
@@ -171,11 +182,11 @@ int host_conf_check(const struct host_conf *h, const config_setting_t *top, cons
 		uint32_t fronts = 0;
 		for (uint32_t i = 0; i < h->n_peers; i++)
 			fronts += h->peer[i].lcores == 0;
-		if (fronts != 1)
+		if (fronts == 0 || fronts > (1u << (32 - SPATED_CAT_FRONT_SHIFT)))
 			return spate_conf_error(err, errlen, path, top,
-						"spated.peers of a match host: its front (no lcores) exactly once, "
+						"spated.peers of a match host: its fronts (no lcores, 1 to %u), "
 						"then the other match hosts with their lcores (%u without lcores)",
-						fronts);
+						1u << (32 - SPATED_CAT_FRONT_SHIFT), fronts);
 	}
 	if (h->role == SPATED_ROLE_FRONT) {
 		uint32_t w = host_conf_remote_workers(h);
@@ -183,10 +194,12 @@ int host_conf_check(const struct host_conf *h, const config_setting_t *top, cons
 			return spate_conf_error(err, errlen, path, top,
 						"spated.peers of a front: their lcores add up to %u, want 1 to %u",
 						w, match_max);
-		for (uint32_t i = 0; i < h->n_peers; i++)
-			if (h->peer[i].lcores == 0)
-				return spate_conf_error(err, errlen, path, top,
-							"spated.peers: match host %u has lcores = 0", h->peer[i].host);
+		/* peers without lcores are the other fronts (events are relayed
+		 * to them: each routes them through its own categories) */
+		if (host_conf_front_rank(h, UINT32_MAX) > (1u << (32 - SPATED_CAT_FRONT_SHIFT)))
+			return spate_conf_error(err, errlen, path, top,
+						"spated.peers of a front: more than %u fronts",
+						1u << (32 - SPATED_CAT_FRONT_SHIFT));
 	}
 	return 0;
 }

@@ -75,5 +75,12 @@ int host_conf_check(const struct host_conf *h, const config_setting_t *top, cons
 const char *host_conf_role_name(uint8_t role);
 /* A front's matching workers: the sum of its peers' lcores. */
 uint32_t host_conf_remote_workers(const struct host_conf *h);
+/* Several fronts: peers without lcores are fronts (a front's fellow
+ * fronts, a match host's fronts). A front's rank among all the fronts
+ * by host id (this one included for a front): each front numbers its
+ * categories from rank << SPATED_CAT_FRONT_SHIFT, so a category id
+ * names its front everywhere. */
+#define SPATED_CAT_FRONT_SHIFT 28
+uint32_t host_conf_front_rank(const struct host_conf *h, uint32_t front_host);
 
 #endif

@@ -205,6 +205,11 @@ void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t
 		w0++;
 	spate_peer_reader_init(&r, body, len, count);
 	while (spate_peer_next(&r, s->lim, &pm) == 1) {
+		if (pm.type == SPATE_PEER_RELAY && p->lcores == 0 && s->relayed != NULL) {
+			spated_cnt.peer_relayed_in++;
+			s->relayed(s->workers_ctx, &pm.inner.u.ev);
+			continue;
+		}
 		if (pm.type != SPATE_PEER_FEEDBACK || w0 == s->n_workers) {
 			spated_cnt.cat_unknown++;
 			continue;
@@ -221,6 +226,28 @@ void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t
 		for (uint16_t i = 0; i < f->u.fb.n; i++)
 			f->u.fb.cats[i] = spate_peer_cat(&pm, i);
 		ring_out_push(&s->to_stage[w0], f);
+	}
+}
+
+void stage_link_relay(void *link, const struct spate_raw_event *ev)
+{
+	struct stage_link *s = link;
+	struct spate_peer_writer out;
+
+	spate_peer_writer_init(&out, s->scratch, s->body_cap);
+	if (spate_peer_put_relay(&out, ev) != 0) {
+		spated_cnt.peer_bad++; /* cannot happen: it came in one datagram */
+		return;
+	}
+	for (uint32_t i = 0; i < s->n_peers; i++) {
+		struct link_peer *p = &s->peers[i];
+		if (p->lcores != 0 || p->down)
+			continue;
+		/* never dropped: an event the other front misses is a wrong answer */
+		if (link_append_force(s, p, &out) != 0)
+			spated_cnt.msg_no_memory++;
+		else
+			spated_cnt.peer_relayed_out++;
 	}
 }
 

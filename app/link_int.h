@@ -62,7 +62,9 @@ struct stage_link {
 	uint32_t view_seen;
 	int view_read;              /* the first view was taken */
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
+	void (*relayed)(void *ctx, const struct spate_raw_event *ev);
 	void *workers_ctx;
+	uint32_t front_peer[1u << 4];  /* match: front rank -> peer index */
 	/* front */
 	uint32_t *w_peer;           /* [n_workers] worker -> peer index */
 	uint16_t *w_lcore;          /* [n_workers] worker -> lcore there */
@@ -76,7 +78,6 @@ struct stage_link {
 	struct spate_idmap *lcore_of; /* cat -> lcore + 1 */
 	struct pl_msg *cur;         /* the message the dictionary matcher fills */
 	struct spate_matchvec mv;
-	uint32_t front;             /* the peer that is the front */
 	struct rte_ring **handoff_in;
 	struct spate_idmap *leaving;  /* cat -> struct leave: MOVEs to other hosts */
 	struct spate_idmap *arriving; /* cat -> struct arrive: handoffs being rebuilt */

@@ -405,7 +405,7 @@ static void deliver_one(struct stage_link *s, struct link_peer *p, const struct 
 		/* from another match host: where the handoff that follows goes
 		 * (only the front's CREATEs route the front's messages: the
 		 * category may have moved on here meanwhile) */
-		if (p != &s->peers[s->front]) {
+		if (p->lcores != 0) {
 			if ((a = arrive_get(s, pm->cat, p->host)) != NULL)
 				a->lcore = pm->lcore + 1u;
 		} else if (spate_idmap_put(s->lcore_of, pm->cat,
@@ -543,10 +543,17 @@ done:
 	pl_msg_put(s->msg_pool, m);
 }
 
-/* The matching stages' feedback, to the front; categories leaving. */
+/* The front a category belongs to (its id names it). */
+static struct link_peer *front_of(struct stage_link *s, uint32_t cat)
+{
+	uint32_t r = cat >> SPATED_CAT_FRONT_SHIFT;
+
+	return &s->peers[s->front_peer[r < 16 ? r : 0]];
+}
+
+/* The matching stages' feedback, to the fronts; categories leaving. */
 unsigned int link_match_poll(struct stage_link *s)
 {
-	struct link_peer *p = &s->peers[s->front];
 	unsigned int work = 0;
 	void *obj;
 
@@ -556,13 +563,18 @@ unsigned int link_match_poll(struct stage_link *s)
 			work++;
 		}
 
-	for (uint32_t w = 0; w < s->n_workers && !p->blocked; w++) {
+	for (uint32_t w = 0; w < s->n_workers; w++) {
 		for (;;) {
 			struct pl_msg *m = s->held[w];
 			if (m == NULL) {
 				if (rte_ring_sc_dequeue(s->from_stage[w], &obj) != 0)
 					break;
 				m = obj;
+			}
+			struct link_peer *p = front_of(s, m->u.fb.origin);
+			if (p->blocked) {
+				s->held[w] = m;
+				break;
 			}
 			struct spate_peer_writer out;
 			spate_peer_writer_init(&out, s->scratch, s->body_cap);
@@ -599,9 +611,16 @@ int link_match_init(struct stage_link *s, const struct stage_link_conf *c)
 		return -1;
 	if (c->handoff_in != NULL)
 		memcpy(s->handoff_in, c->handoff_in, c->n_workers * sizeof(*s->handoff_in));
-	while (s->front < s->n_peers && s->peers[s->front].lcores != 0)
-		s->front++;
-	if (s->front == s->n_peers)
+	/* the fronts by rank (host id order): a category id's top bits */
+	int fronts = 0;
+	for (uint32_t i = 0; i < s->n_peers; i++)
+		if (s->peers[i].lcores == 0) {
+			uint32_t r = host_conf_front_rank(c->hosts, s->peers[i].host);
+			if (r < 16)
+				s->front_peer[r] = i;
+			fronts++;
+		}
+	if (fronts == 0)
 		return -1; /* host_conf_check makes sure there is one */
 	for (uint32_t w = 0; w < c->n_workers; w++)
 		if (ring_out_init(&s->to_stage[w], c->to_stage[w], 1, drop_msg, s) != 0)
@@ -660,7 +679,7 @@ static void key_of_sender(uint64_t key, void *val, void *ctx)
 
 void link_match_peer_down(struct stage_link *s, struct link_peer *p)
 {
-	if (p == &s->peers[s->front]) {
+	if (p->lcores == 0) {
 		/* its categories' ids meant something only to that front */
 		fprintf(stderr, "spated: link: the front (host %u) left: this match host stops\n",
 			p->host);

@@ -108,6 +108,11 @@ static void workers_changed(void *ctx, const uint32_t *w, uint32_t n, int up)
 		fprintf(stderr, "spated: every match host is down: categories stay unreachable\n");
 }
 
+static void relayed(void *ctx, const struct spate_raw_event *ev)
+{
+	stage_cluster_relayed(ctx, ev);
+}
+
 struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_ports,
 				 const uint16_t *ports, const struct rte_ether_addr *macs,
 				 struct rte_mempool *pkt_pool, uint32_t epoch,
@@ -200,6 +205,9 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 		.to_tx = cl_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool, .dir = p->dir,
 		.common = &conf->common, .max_payload = max_payload,
 		.backlog_max = conf->backlog_max, .preload = conf->preload,
+		/* several fronts: each numbers its categories apart */
+		.cat_base = hc->role == SPATED_ROLE_FRONT ?
+			host_conf_front_rank(hc, hc->host_id) << SPATED_CAT_FRONT_SHIFT : 0,
 	};
 	/* RX stage q polls queue q of the port. */
 	for (q = 0; q < n_rxs; q++) {
@@ -233,12 +241,18 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
 			.view = view, .workers_changed = front ? workers_changed : NULL,
+			.relayed = front ? relayed : NULL,
 			.workers_ctx = p->cluster,
 		};
 		p->link = stage_link_create(&lc);
 		if (p->link == NULL)
 			rte_exit(EXIT_FAILURE, "link stage (%s): err=%d, port=%u\n",
 				 host_conf_role_name(hc->role), -ENOMEM, port_id);
+		for (uint32_t i = 0; front && i < hc->n_peers; i++)
+			if (hc->peer[i].lcores == 0) { /* another front: share the events */
+				stage_cluster_set_relay(p->cluster, stage_link_relay, p->link);
+				break;
+			}
 	}
 	for (w = 0; w < p->n_local; w++) {
 		struct rte_ring *peer_in[SPATED_MATCH_MAX], *peer_out[SPATED_MATCH_MAX];

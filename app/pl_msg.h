@@ -97,6 +97,7 @@ struct pl_sub {
 /* Correlation feedback: of event seq's part, the categories it matched
  * in (DRt's co-matching counts). */
 struct pl_feedback {
+	uint32_t origin;  /* a category the event part was for: names its front */
 	uint32_t seq;
 	uint16_t parts, n;
 	uint32_t cats[PL_EVENT_CATS];

@@ -88,6 +88,9 @@ struct stage_cluster {
 	struct notifier *nt; /* NACKs */
 	uint32_t backlog_max;
 	struct durable *dur; /* NULL: no journal */
+	/* several fronts: a client's event goes to the others too */
+	void (*relay)(void *ctx, const struct spate_raw_event *ev);
+	void *relay_ctx;
 	int holding;         /* output held until the journal is durable */
 	int last_nack;       /* the code of the last refusal (replay counts them) */
 	/* the request being handled */
@@ -531,6 +534,8 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 		rc = spate_matcher_event(s->m, &msg->u.ev, &s->mv);
 		if (rc != 0)
 			nack(s, -rc);
+		else if (s->relay != NULL && src.ipv4 != 0)
+			s->relay(s->relay_ctx, &msg->u.ev);
 		return;
 	case SPATE_MSG_SUB_ADD: {
 		struct spate_raw_sub *rs = &msg->u.sub;
@@ -635,6 +640,8 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
 	struct drt_params p = c->common->matcher.params.drt;
 	p.workers = c->n_workers;
 	s->cl = drt_cluster_create(&p);
+	if (s->cl != NULL && c->cat_base != 0 && drt_cluster_set_id_base(s->cl, c->cat_base) != 0)
+		goto fail;
 	s->cats = spate_idmap_create();
 	s->home = spate_idmap_create();
 	s->fwd = spate_idmap_create();
@@ -851,6 +858,21 @@ void stage_cluster_flush(struct stage_cluster *s)
 	flush(s);
 }
 
+void stage_cluster_set_relay(struct stage_cluster *s,
+			     void (*fn)(void *ctx, const struct spate_raw_event *ev), void *ctx)
+{
+	s->relay = fn;
+	s->relay_ctx = ctx;
+}
+
+void stage_cluster_relayed(struct stage_cluster *s, const struct spate_raw_event *ev)
+{
+	s->cur = (struct pl_reply){ { 0, 0 }, 0, 0, ev->id };
+	s->forwarded = 0;
+	if (spate_matcher_event(s->m, ev, &s->mv) != 0)
+		spated_cnt.msg_no_memory++; /* an event the other front took: nobody to NACK */
+}
+
 /* ---- failover (multi-host: docs/multihost.md) ---- */
 
 struct rebuild_ctx {
@@ -935,6 +957,8 @@ int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint3
 	uint64_t t0 = rte_get_timer_cycles(), dead = 0;
 	int rc = 0;
 
+	if (n == 0)
+		return 0; /* a fellow front: no workers of ours */
 	for (uint32_t i = 0; i < n; i++) {
 		if (w[i] >= s->n_workers)
 			continue;

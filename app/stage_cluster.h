@@ -41,6 +41,7 @@ struct stage_cluster_conf {
 	size_t max_payload;
 	uint32_t backlog_max;
 	const char *preload;        /* stream file of subscriptions to apply first, or NULL */
+	uint32_t cat_base;          /* several fronts: category ids start here (0: at 1) */
 };
 
 struct stage_cluster;
@@ -66,6 +67,15 @@ int stage_cluster_apply(void *arg, uint32_t owner, const struct spate_msg *msg);
 int stage_cluster_ready(struct stage_cluster *s);
 /* Send what the backlogs hold (what the rings take). */
 void stage_cluster_flush(struct stage_cluster *s);
+
+/* Several fronts (docs/multihost.md): every event a client sends this
+ * front is handed to fn as well (the link relays it to the other
+ * fronts), and an event another front relayed is routed here through
+ * stage_cluster_relayed (no answer, not relayed again). */
+struct spate_raw_event;
+void stage_cluster_set_relay(struct stage_cluster *s,
+			     void (*fn)(void *ctx, const struct spate_raw_event *ev), void *ctx);
+void stage_cluster_relayed(struct stage_cluster *s, const struct spate_raw_event *ev);
 
 /* Multi-host failover (docs/multihost.md): workers w[0..n) were on a
  * match host that died. What waits for them is dropped; the clustering

@@ -306,6 +306,7 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 	s->epoch = c->epoch;
 	s->view = c->view;
 	s->workers_changed = c->workers_changed;
+	s->relayed = c->relayed;
 	s->workers_ctx = c->workers_ctx;
 	s->from_rx = calloc(c->n_rx, sizeof(*s->from_rx));
 	if (s->from_rx == NULL) {

@@ -66,8 +66,10 @@ struct stage_link_conf {
 	 * alive; every peer starts down until the view names it. NULL: static
 	 * peers, all up at epoch 1. */
 	struct host_view *view;
-	/* front: a match host's workers went down (up = 0) or came back */
+	/* front: a match host's workers went down (up = 0) or came back;
+	 * an event another front relayed (ctx: the cluster stage) */
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
+	void (*relayed)(void *ctx, const struct spate_raw_event *ev);
 	void *workers_ctx;
 };
 
@@ -78,6 +80,9 @@ struct stage_link;
 extern volatile int spated_link_front_gone;
 
 struct stage_link *stage_link_create(const struct stage_link_conf *c);
+/* Several fronts: a client's event to every other front (the cluster
+ * stage's relay hook; same lcore). */
+void stage_link_relay(void *link, const struct spate_raw_event *ev);
 /* One poll: frames in, messages out, channels' frames to TX. */
 unsigned int stage_link_poll(struct stage_link *s);
 void stage_link_destroy(struct stage_link *s);

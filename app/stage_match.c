@@ -340,6 +340,7 @@ static void feedback(struct stage_match *s, const struct pl_event *pe, const uin
 		return;
 	}
 	f->type = PL_FEEDBACK;
+	f->u.fb.origin = pe->cats[0];
 	f->u.fb.seq = pe->seq;
 	f->u.fb.parts = pe->parts;
 	f->u.fb.n = n;

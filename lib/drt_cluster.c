@@ -1564,3 +1564,11 @@ bool drt_cluster_worker_up(const struct drt_cluster *cl, uint32_t w)
 {
 	return w < cl->p.workers && !cl->w_down[w];
 }
+
+int drt_cluster_set_id_base(struct drt_cluster *cl, uint32_t base)
+{
+	if (cl->n_cats != 0 || cl->next_id != 1 || base > UINT32_MAX / 2)
+		return -SPATE_E_NOT_ALLOWED;
+	cl->next_id = base != 0 ? base : 1;
+	return 0;
+}

@@ -139,6 +139,11 @@ bool drt_cluster_period_due(const struct drt_cluster *cl);
  * moves this period; still consistent). */
 int drt_cluster_period_end(struct drt_cluster *cl);
 
+/* Number new categories from base on (several clustering nodes share
+ * the workers: each its own id range). Before the first placement only:
+ * 0, or -SPATE_E_NOT_ALLOWED. */
+int drt_cluster_set_id_base(struct drt_cluster *cl, uint32_t base);
+
 /* Worker w goes down (its host died: docs/multihost.md) or comes back
  * up. Down: each category it owned is given to the live worker holding
  * the fewest subscriptions at once (no action is queued: the owner is

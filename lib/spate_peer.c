@@ -11,7 +11,7 @@ const char *spate_peer_type_name(int type)
 {
 	static const char *const names[] = { NULL, "EVENT", "CREATE", "SUB_ADD", "SUB_DEL",
 					     "ACK", "MERGE", "MOVE", "EXPECT", "HANDOFF_SUB",
-					     "HANDOFF_END", "FEEDBACK" };
+					     "HANDOFF_END", "FEEDBACK", "RELAY" };
 	if (type < 1 || type > SPATE_PEER_TYPE_MAX)
 		return "?";
 	return names[type];
@@ -173,6 +173,12 @@ static int decode_body(struct cur *c, const struct spate_limits *lim, struct spa
 	case SPATE_PEER_MOVE:
 	case SPATE_PEER_EXPECT:
 		return get_placement(c, m);
+	case SPATE_PEER_RELAY:
+		if (!need(c, 4))
+			return -SPATE_E_BAD_LENGTH;
+		rc = spate_be32(c->p) ? -SPATE_E_BAD_FLAGS : 0;
+		c->p += 4;
+		return rc ? rc : get_inner(c, lim, SPATE_MSG_EVENT, &m->inner);
 	case SPATE_PEER_HANDOFF_END:
 		if (!need(c, 16))
 			return -SPATE_E_BAD_LENGTH;
@@ -393,6 +399,19 @@ int spate_peer_put_event(struct spate_peer_writer *w, uint32_t ev_seq, uint16_t 
 	if ((rc = encode_inner(&ib, SPATE_MSG_EVENT, ev, &msg, &len)))
 		return rc;
 	return put_msg(w, SPATE_PEER_EVENT, f, put_cats(f, ev_seq, parts, cats, n_cat), msg, len);
+}
+
+int spate_peer_put_relay(struct spate_peer_writer *w, const struct spate_raw_event *ev)
+{
+	uint8_t f[4] = { 0, 0, 0, 0 };
+	struct inner_buf ib;
+	const uint8_t *msg;
+	size_t len;
+	int rc;
+
+	if ((rc = encode_inner(&ib, SPATE_MSG_EVENT, ev, &msg, &len)))
+		return rc;
+	return put_msg(w, SPATE_PEER_RELAY, f, sizeof(f), msg, len);
 }
 
 int spate_peer_put_feedback(struct spate_peer_writer *w, uint32_t ev_seq, uint16_t parts,

@@ -80,8 +80,9 @@ enum spate_peer_type {
 	SPATE_PEER_HANDOFF_SUB,
 	SPATE_PEER_HANDOFF_END,
 	SPATE_PEER_FEEDBACK,
+	SPATE_PEER_RELAY,   /* front -> front: a client's event, to route in your categories */
 };
-#define SPATE_PEER_TYPE_MAX SPATE_PEER_FEEDBACK
+#define SPATE_PEER_TYPE_MAX SPATE_PEER_RELAY
 
 /* "EVENT", "CREATE", ...; "?" if unknown. */
 const char *spate_peer_type_name(int type);
@@ -180,6 +181,8 @@ int spate_peer_put_handoff_sub(struct spate_peer_writer *w, uint32_t cat, uint32
 			       const struct spate_raw_sub *sub);
 int spate_peer_put_handoff_end(struct spate_peer_writer *w, uint32_t cat, uint32_t n_subs,
 			       uint64_t version);
+/* RELAY: u32 0 (reserved), then the client EVENT message. */
+int spate_peer_put_relay(struct spate_peer_writer *w, const struct spate_raw_event *ev);
 int spate_peer_put_feedback(struct spate_peer_writer *w, uint32_t ev_seq, uint16_t parts,
 			    const uint32_t *cats, uint16_t n_cat);
 

@@ -34,7 +34,7 @@ printf 'spated: { zookeeper = "127.0.0.1:2181"; };\n' >"$tmp/zkboth.conf"
 	{ echo "FAIL: zookeeper on a single box accepted"; exit 1; }
 printf 'spated: { role = "match"; host_id = 2; peers = ( { host = 3; ipv4 = "10.0.0.3"; lcores = 2; } ); };\n' \
 	>"$tmp/match.conf"
-"$spated" --check-config -c "$tmp/match.conf" | grep -q 'its front (no lcores) exactly once' ||
+"$spated" --check-config -c "$tmp/match.conf" | grep -q 'its fronts (no lcores, 1 to 16)' ||
 	{ echo "FAIL: a match host without a front accepted"; exit 1; }
 "$spated" --check-config -c "$src/conf/spated.conf" || { echo "FAIL: example config refused"; exit 1; }
 printf 'spate: { engine = "grid" \n' >"$tmp/syntax.conf"

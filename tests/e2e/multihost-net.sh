@@ -77,7 +77,7 @@ mh_spated() {
 	MH_PID[$name]=$!
 	netns_track "$!"
 	for i in $(seq 1 300); do
-		grep -q '^spated: ready' "$log" && return 0
+		grep -q '^spated: ready' "$log" 2>/dev/null && return 0
 		kill -0 "${MH_PID[$name]}" 2>/dev/null || { cat "$log" >&2; return 1; }
 		sleep 0.1
 	done

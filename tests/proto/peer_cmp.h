@@ -27,6 +27,7 @@ static inline bool cmp_peer_msg(const struct spate_peer_msg *a, const struct spa
 			return false;
 	switch (a->type) {
 	case SPATE_PEER_EVENT:
+	case SPATE_PEER_RELAY:
 	case SPATE_PEER_SUB_ADD:
 	case SPATE_PEER_HANDOFF_SUB:
 		return cmp_msg(&a->inner, &b->inner);
@@ -64,6 +65,8 @@ static inline int peer_reencode(struct spate_peer_writer *w, const struct spate_
 		return spate_peer_put_handoff_end(w, m->cat, m->other, m->version);
 	case SPATE_PEER_FEEDBACK:
 		return spate_peer_put_feedback(w, m->ev_seq, m->parts, cats, m->n_cat);
+	case SPATE_PEER_RELAY:
+		return spate_peer_put_relay(w, &m->inner.u.ev);
 	}
 	return -SPATE_E_UNKNOWN_TYPE;
 }

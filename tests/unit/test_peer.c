@@ -74,6 +74,7 @@ static void put_all(struct spate_peer_writer *w)
 	CHECK_EQ_INT(spate_peer_put_handoff_sub(w, 5, 0, &sub), 0);
 	CHECK_EQ_INT(spate_peer_put_handoff_end(w, 5, 1, 99), 0);
 	CHECK_EQ_INT(spate_peer_put_feedback(w, 1000, 2, cats, 0), 0);
+	CHECK_EQ_INT(spate_peer_put_relay(w, &ev), 0);
 	CHECK_EQ_INT(w->count, SPATE_PEER_TYPE_MAX);
 }
 
@@ -297,6 +298,9 @@ static void test_malformed(void)
 	size_t fb = off_of[SPATE_PEER_FEEDBACK] + b;
 	CHECK_EQ_INT(with_byte(fb + 5, 0), -SPATE_E_BAD_ID);     /* parts 0 */
 	CHECK_EQ_INT(with_byte(fb + 7, 1), -SPATE_E_BAD_LENGTH); /* a cat past the end */
+	size_t rl = off_of[SPATE_PEER_RELAY] + b;
+	CHECK_EQ_INT(with_byte(rl + 3, 1), -SPATE_E_BAD_FLAGS);  /* reserved */
+	CHECK(with_byte(rl + 4, SPATE_MSG_SUB_ADD) < 0); /* not an EVENT */
 
 	/* a valid client message of the wrong type inside an EVENT */
 	static const uint8_t wrong[] = { SPATE_PEER_EVENT, 0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 1,
