@@ -109,7 +109,8 @@
 	X(failover_us)       /* (front) time the last rebuild took, us */    \
 	X(handoffs_abandoned) /* categories whose dead sender never finished */\
 	X(peer_relayed_out)  /* (front) client events relayed to the other fronts */\
-	X(peer_relayed_in)   /* (front) events other fronts relayed here */
+	X(peer_relayed_in)   /* (front) events other fronts relayed here */\
+	X(peer_backpressure) /* frames left unacknowledged: no room (resent later) */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

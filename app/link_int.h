@@ -63,7 +63,10 @@ struct stage_link {
 	int view_read;              /* the first view was taken */
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
 	void (*relayed)(void *ctx, const struct spate_raw_event *ev);
+	int (*can_take)(void *ctx);
 	void *workers_ctx;
+	uint32_t backlog_max;
+	unsigned int pool_margin;   /* messages one frame may need, and the caches */
 	uint32_t front_peer[1u << 4];  /* match: front rank -> peer index */
 	/* front */
 	uint32_t *w_peer;           /* [n_workers] worker -> peer index */

@@ -147,7 +147,9 @@ static void on_event(struct stage_link *s, const struct spate_peer_msg *pm)
 		spated_cnt.msg_no_memory++; /* the front never sends more */
 		return;
 	}
-	struct pl_msg *m = pl_msg_get(s->msg_pool, 0);
+	/* never dropped once acknowledged: from the heap if the pool ran dry
+	 * (has_room in stage_link.c keeps that rare) */
+	struct pl_msg *m = pl_msg_get(s->msg_pool, 1);
 	if (m == NULL) {
 		spated_cnt.msg_no_memory++;
 		return;

@@ -108,6 +108,11 @@ static void workers_changed(void *ctx, const uint32_t *w, uint32_t n, int up)
 		fprintf(stderr, "spated: every match host is down: categories stay unreachable\n");
 }
 
+static int can_take(void *ctx)
+{
+	return stage_cluster_ready(ctx);
+}
+
 static void relayed(void *ctx, const struct spate_raw_event *ev)
 {
 	stage_cluster_relayed(ctx, ev);
@@ -241,7 +246,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
 			.view = view, .workers_changed = front ? workers_changed : NULL,
-			.relayed = front ? relayed : NULL,
+			.relayed = front ? relayed : NULL, .can_take = front ? can_take : NULL,
+			.backlog_max = conf->backlog_max,
 			.workers_ctx = p->cluster,
 		};
 		p->link = stage_link_create(&lc);

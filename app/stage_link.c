@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 
 #include "counters.h"
 #include "link_int.h"
@@ -137,6 +138,18 @@ static void deliver(void *ctx, const uint8_t *body, size_t len, uint16_t count)
 		link_match_deliver(d->s, d->p, body, len, count);
 }
 
+/* Room for every message a data frame from p may carry? */
+static int has_room(struct stage_link *s, struct link_peer *p)
+{
+	if (s->role == SPATED_ROLE_FRONT)
+		/* only relayed events need the cluster stage's room */
+		return p->lcores != 0 || s->can_take == NULL || s->can_take(s->workers_ctx);
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		if (ring_out_backlog(&s->to_stage[w]) > s->backlog_max)
+			return 0;
+	return rte_mempool_avail_count(s->msg_pool) > s->pool_margin;
+}
+
 static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 {
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -161,6 +174,13 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 	}
 	if (p->down) {
 		spated_cnt.peer_stale++; /* an incarnation ZooKeeper has not (or no more) named */
+		return;
+	}
+	if (h.count > 0 && !has_room(s, p)) {
+		/* not acknowledged: the sender keeps it and sends it again, its
+		 * window fills and the backpressure reaches its RX, as on one
+		 * box; nothing that was acknowledged is ever dropped */
+		spated_cnt.peer_backpressure++;
 		return;
 	}
 	struct deliver_ctx d = { s, p };
@@ -307,6 +327,12 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 	s->view = c->view;
 	s->workers_changed = c->workers_changed;
 	s->relayed = c->relayed;
+	s->can_take = c->can_take;
+	s->backlog_max = c->backlog_max ? c->backlog_max : 1024;
+	/* a frame carries at most this many messages; other lcores' caches
+	 * are not ours to take from */
+	s->pool_margin = SPATE_PEER_BODY_MAX / SPATE_PEER_MSG_HDR_LEN +
+			 rte_lcore_count() * (c->msg_pool->cache_size * 3 / 2 + 1);
 	s->workers_ctx = c->workers_ctx;
 	s->from_rx = calloc(c->n_rx, sizeof(*s->from_rx));
 	if (s->from_rx == NULL) {

@@ -70,7 +70,9 @@ struct stage_link_conf {
 	 * an event another front relayed (ctx: the cluster stage) */
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
 	void (*relayed)(void *ctx, const struct spate_raw_event *ev);
+	int (*can_take)(void *ctx); /* front: room for one more relayed event */
 	void *workers_ctx;
+	uint32_t backlog_max;       /* match: a stage's backlog that stops delivery */
 };
 
 struct stage_link;
