@@ -110,7 +110,8 @@
 	X(handoffs_abandoned) /* categories whose dead sender never finished */\
 	X(peer_relayed_out)  /* (front) client events relayed to the other fronts */\
 	X(peer_relayed_in)   /* (front) events other fronts relayed here */\
-	X(peer_backpressure) /* frames left unacknowledged: no room (resent later) */
+	X(peer_backpressure) /* frames left unacknowledged: no room (resent later) */\
+	X(handoffs_late)     /* a handoff abandoned for a dead host came after all */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

@@ -125,15 +125,19 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 		}
 		rc = announce(s, out, ch, m->cat, w);
 		if (rc == 0)
+			/* the version names the destination's incarnation: an old
+			 * owner that has not seen it join yet waits for it */
 			rc = spate_peer_put_move(out, m->cat, s->peers[s->w_peer[to]].host,
-						 s->w_lcore[to], 0);
+						 s->w_lcore[to], s->peers[s->w_peer[to]].epoch);
 		break;
 	}
 	case PL_EXPECT: {
-		/* from: the worker its messages came from last (the old owner) */
-		uintptr_t from = (uintptr_t)spate_idmap_get(s->said, m->cat);
-		uint32_t from_host = from != 0 ? s->peers[s->w_peer[from - 1]].host : s->peers[pi].host;
-		uint32_t from_epoch = from != 0 ? s->peers[s->w_peer[from - 1]].epoch : 0;
+		/* from: the old owner, as the cluster stage moved it (the rings
+		 * are drained in worker order, so what was announced last may
+		 * be a later owner's) */
+		uint32_t from = m->other < s->n_workers ? m->other : w;
+		uint32_t from_host = s->peers[s->w_peer[from]].host;
+		uint32_t from_epoch = s->peers[s->w_peer[from]].epoch;
 		rc = announce(s, out, ch, m->cat, w);
 		/* the version field names the old owner's incarnation: if it
 		 * dies, the new owner knows this handoff will never come */

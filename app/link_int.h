@@ -85,6 +85,7 @@ struct stage_link {
 	struct spate_idmap *leaving;  /* cat -> struct leave: MOVEs to other hosts */
 	struct spate_idmap *arriving; /* cat -> struct arrive: handoffs being rebuilt */
 	struct spate_idmap *expecting; /* host << 32 | cat -> struct expect: handoffs owed */
+	struct deferred *def_head, *def_tail; /* handoffs to an incarnation not seen yet */
 	struct pl_msg *scratch_msg;
 	const char *cat_engine;
 	double cat_cell;

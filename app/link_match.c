@@ -118,7 +118,8 @@ static int lcore_for(struct stage_link *s, uint32_t cat, uint32_t *l)
 	uintptr_t v = (uintptr_t)spate_idmap_get(s->lcore_of, cat);
 
 	if (v == 0) {
-		spated_cnt.cat_unknown++;
+		if (spated_cnt.cat_unknown++ < 5)
+			fprintf(stderr, "spated: link: category %u: no CREATE said where it lives\n", cat);
 		return -1;
 	}
 	*l = (uint32_t)(v - 1);
@@ -506,12 +507,74 @@ static void forget_sub(void *ctx, const struct spate_sub *q)
  * CREATE (its lcore there), every subscription, HANDOFF_END with the
  * count, on the channel to that host. Never held back half-way: what the
  * window does not take waits in memory (link_append_force). */
+static void ship_to(struct stage_link *s, struct pl_msg *m, struct leave *lv);
+
+/* A handoff to a host whose new incarnation the front has seen and this
+ * host not yet (the MOVE's version names the destination's epoch): it
+ * waits, in order, until ZooKeeper's view here catches up. */
+struct deferred {
+	struct deferred *next;
+	struct pl_msg *m;
+	struct leave *lv;
+};
+
+static int must_wait(const struct link_peer *p, const struct leave *lv)
+{
+	return p != NULL && (p->down || p->epoch < lv->version) && lv->version > p->dead_epoch &&
+	       lv->version != 0;
+}
+
+static void defer(struct stage_link *s, struct pl_msg *m, struct leave *lv)
+{
+	struct deferred *d = malloc(sizeof(*d));
+
+	if (d == NULL) {
+		spated_cnt.msg_no_memory++;
+		ship_to(s, m, lv); /* dropped there as for a dead host: counted */
+		return;
+	}
+	*d = (struct deferred){ NULL, m, lv };
+	if (s->def_tail)
+		s->def_tail->next = d;
+	else
+		s->def_head = d;
+	s->def_tail = d;
+}
+
+/* The deferred handoffs whose destination is up now (or known gone). */
+static unsigned int run_deferred(struct stage_link *s)
+{
+	unsigned int n = 0;
+
+	while (s->def_head != NULL) {
+		struct deferred *d = s->def_head;
+		if (must_wait(link_peer_of(s, d->lv->host), d->lv))
+			break; /* the later ones wait behind it */
+		s->def_head = d->next;
+		if (s->def_head == NULL)
+			s->def_tail = NULL;
+		ship_to(s, d->m, d->lv);
+		free(d);
+		n++;
+	}
+	return n;
+}
+
 static void ship(struct stage_link *s, uint32_t lcore, struct pl_msg *m)
 {
 	uint64_t key = leave_key(m->cat, lcore);
 	struct leave *lv = spate_idmap_del(s->leaving, key);
 	if (lv != NULL && lv->next != NULL && spate_idmap_put(s->leaving, key, lv->next) != 0)
 		spated_cnt.msg_no_memory++; /* the later MOVEs are lost: counted */
+	if (lv != NULL && (s->def_head != NULL || must_wait(link_peer_of(s, lv->host), lv))) {
+		defer(s, m, lv);
+		return;
+	}
+	ship_to(s, m, lv);
+}
+
+static void ship_to(struct stage_link *s, struct pl_msg *m, struct leave *lv)
+{
 	struct link_peer *p = lv ? link_peer_of(s, lv->host) : NULL;
 	struct spate_peer_writer out;
 
@@ -521,7 +584,9 @@ static void ship(struct stage_link *s, uint32_t lcore, struct pl_msg *m)
 			spated_cnt.cat_unknown++;
 		else
 			spated_cnt.handoffs_abandoned++;
-		cat_index_foreach(m->u.idx, forget_sub, s);
+		/* its subscriptions stay in the dictionary: the front's rebuild
+		 * may have put them in a category here already, and forgetting
+		 * them would drop keywords that category's copies still use */
 		goto done;
 	}
 	struct ship sh = { s, p, m->cat, 0, 0 };
@@ -556,7 +621,7 @@ static struct link_peer *front_of(struct stage_link *s, uint32_t cat)
 /* The matching stages' feedback, to the fronts; categories leaving. */
 unsigned int link_match_poll(struct stage_link *s)
 {
-	unsigned int work = 0;
+	unsigned int work = run_deferred(s);
 	void *obj;
 
 	for (uint32_t w = 0; w < s->n_workers; w++)
@@ -695,7 +760,7 @@ void link_match_peer_down(struct stage_link *s, struct link_peer *p)
 	spate_idmap_foreach(s->arriving, key_of_host, &x);
 	for (uint32_t i = 0; i < x.n; i++) {
 		struct arrive *a = spate_idmap_del(s->arriving, x.k[i]);
-		cat_index_foreach(a->idx, forget_sub, s);
+		/* not forgotten in the dictionary: see ship_to */
 		cat_index_destroy(a->idx);
 		free(a);
 	}
@@ -725,6 +790,14 @@ void link_match_fini(struct stage_link *s)
 			cat_index_destroy(m->u.idx);
 			pl_msg_put(s->msg_pool, m);
 		}
+	while (s->def_head != NULL) {
+		struct deferred *d = s->def_head;
+		s->def_head = d->next;
+		cat_index_destroy(d->m->u.idx);
+		pl_msg_put(s->msg_pool, d->m);
+		free(d->lv);
+		free(d);
+	}
 	spate_idmap_destroy_each(s->arriving, free_arrive, NULL);
 	spate_idmap_destroy_each(s->leaving, free_leave, NULL);
 	spate_idmap_destroy_each(s->expecting, free_expect, NULL);

@@ -110,7 +110,8 @@ struct pl_msg {
 	uint8_t heap;      /* from malloc (pool was empty), not the pool */
 	uint16_t refs;     /* holders on the receiving lcore (parked parts) */
 	uint32_t cat;
-	uint32_t other;    /* MERGE: the category merged in; MOVE: the worker */
+	uint32_t other;    /* MERGE: the category merged in; MOVE: the worker;
+			    * EXPECT: the worker it comes from */
 	union {
 		struct pl_event ev;
 		struct pl_sub sub;

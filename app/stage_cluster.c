@@ -156,7 +156,7 @@ static void forget_cat(struct stage_cluster *s, uint32_t cat)
  * then. EXPECT first: nothing for cat may reach `to` before it. */
 static void move(struct stage_cluster *s, uint32_t cat, uint32_t from, uint32_t to)
 {
-	struct pl_msg *x = control(s, PL_EXPECT, cat, 0);
+	struct pl_msg *x = control(s, PL_EXPECT, cat, from); /* from: the link names the old owner */
 	struct pl_msg *mv = control(s, PL_MOVE, cat, to);
 
 	if (x == NULL || mv == NULL) {

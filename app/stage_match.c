@@ -419,13 +419,27 @@ static void on_msg(struct stage_match *s, struct pl_msg *m)
 	run_ready(s);
 }
 
+static void add_late(void *ctx, const struct spate_sub *q)
+{
+	if (cat_index_add(ctx, q) != 0)
+		spated_cnt.msg_no_memory++;
+}
+
 static void on_handoff(struct stage_match *s, struct pl_msg *m)
 {
 	struct mcat *e = cat_get(s, m->cat);
 
 	if (e == NULL)
 		e = cat_add(s, m->cat, NULL); /* came before its EXPECT */
-	if (e == NULL || e->idx != NULL) {
+	if (e != NULL && e->idx != NULL) {
+		/* a handoff from a host that died: the link gave an empty index
+		 * in its place, and the real one came after all (its last frames
+		 * were on their way); every subscription is taken (an id already
+		 * here is a retransmission), so nothing is lost either way */
+		spated_cnt.handoffs_late++;
+		cat_index_foreach(m->u.idx, add_late, e->idx);
+		cat_index_destroy(m->u.idx);
+	} else if (e == NULL) {
 		spated_cnt.cat_unknown++;
 		cat_index_destroy(m->u.idx);
 	} else {
