@@ -110,6 +110,19 @@ int category_dir_owner(struct category_dir *d, uint32_t cat, uint32_t *owner)
 	return rc;
 }
 
+void category_dir_visit(struct category_dir *d,
+			void (*fn)(void *ctx, uint32_t cat, uint32_t owner, uint32_t n_subs),
+			void *ctx)
+{
+	struct cds_lfht_iter it;
+	struct dir_entry *e;
+
+	urcu_qsbr_read_lock();
+	cds_lfht_for_each_entry(d->ht, &it, e, node)
+		fn(ctx, e->cat, e->owner, e->n_subs);
+	urcu_qsbr_read_unlock();
+}
+
 void category_dir_per_worker(struct category_dir *d, uint32_t n_workers,
 			     uint32_t *cats, uint64_t *subs)
 {

@@ -32,6 +32,10 @@ void category_dir_del(struct category_dir *d, uint32_t cat);
 /* Reader: the owner of cat; 0, or -1 if the directory has no such
  * category. */
 int category_dir_owner(struct category_dir *d, uint32_t cat, uint32_t *owner);
+/* Reader: every entry (no order); fn must not block. */
+void category_dir_visit(struct category_dir *d,
+			void (*fn)(void *ctx, uint32_t cat, uint32_t owner, uint32_t n_subs),
+			void *ctx);
 /* Reader: categories and subscriptions per worker (arrays of n_workers,
  * zeroed first; owners >= n_workers are not counted). */
 void category_dir_per_worker(struct category_dir *d, uint32_t n_workers,

@@ -111,7 +111,10 @@
 	X(peer_relayed_out)  /* (front) client events relayed to the other fronts */\
 	X(peer_relayed_in)   /* (front) events other fronts relayed here */\
 	X(peer_backpressure) /* frames left unacknowledged: no room (resent later) */\
-	X(handoffs_late)     /* a handoff abandoned for a dead host came after all */
+	X(handoffs_late)     /* a handoff abandoned for a dead host came after all */\
+	X(zk_map_version)    /* the placement map's version in ZooKeeper (written or seen) */\
+	X(zk_map_cats)       /* categories in it */\
+	X(zk_map_writes)     /* (front) maps written */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

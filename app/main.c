@@ -81,7 +81,7 @@ struct house {
 	struct zk_member *zk;
 	int exit_code;
 	uint16_t port_id;
-	uint64_t hz, start, stats_every, next_stats;
+	uint64_t hz, start, stats_every, next_stats, next_map;
 	uint32_t rcu_warn_ms;
 };
 
@@ -120,6 +120,16 @@ static int housekeeping(void *ctx)
 		print_stats(h, now);
 	}
 	rcu_watch_poll(now, h->rcu_warn_ms);
+	if (h->zk != NULL && now >= h->next_map) {
+		/* the placement map in ZooKeeper, at most once a second */
+		h->next_map = now + h->hz;
+		zk_member_offer_dir(h->zk, pipeline_dir(h->pl));
+		uint64_t v, n, w;
+		zk_member_map_state(h->zk, &v, &n, &w);
+		spated_cnt.zk_map_version = v;
+		spated_cnt.zk_map_cats = n;
+		spated_cnt.zk_map_writes = w;
+	}
 	if (zk_member_fenced(h->zk))
 		h->exit_code = 3; /* fenced: another host may own our work now */
 	else if (spated_link_front_gone)

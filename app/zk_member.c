@@ -27,15 +27,33 @@ int zk_member_fenced(const struct zk_member *z)
 	return 0;
 }
 
+void zk_member_offer_dir(struct zk_member *z, struct category_dir *d)
+{
+	(void)z, (void)d;
+}
+
+void zk_member_map_state(const struct zk_member *z, uint64_t *version, uint64_t *cats,
+			 uint64_t *writes)
+{
+	(void)z;
+	*version = *cats = *writes = 0;
+}
+
 #else
 
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "category_dir.h"
+#include "config.h"
+#include "spate_peer_map.h"
 #include "spate_zk.h"
 
 #define WATCH_EVERY_MS 20
+/* One znode holds 1 MB: about 100k categories (docs/multihost.md). */
+#define MAP_MAX_ENTRIES ((1u << 20) - 64) / SPATE_PEER_MAP_ENTRY
+#define MAP_BYTES (1u << 20)
 
 struct zk_member {
 	struct spate_zk *zk;
@@ -44,7 +62,122 @@ struct zk_member {
 	pthread_t thread;
 	int stop;    /* atomic */
 	int fenced;  /* atomic */
+	/* the placement map */
+	pthread_mutex_t map_mu;
+	struct spate_peer_place *offer, *last, *tmp, *tmp2; /* [MAP_MAX_ENTRIES] */
+	uint32_t n_offer, n_last;
+	int offered;               /* a new offer waits (under map_mu) */
+	uint8_t *map_buf;          /* [MAP_BYTES] */
+	uint64_t map_version, map_cats, map_writes; /* atomic */
+	uint32_t w_host[SPATED_MATCH_MAX], w_lcore[SPATED_MATCH_MAX]; /* front: worker -> place */
+	uint32_t n_workers, rank;
 };
+
+static int by_cat(const void *a, const void *b)
+{
+	uint32_t x = ((const struct spate_peer_place *)a)->cat;
+	uint32_t y = ((const struct spate_peer_place *)b)->cat;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Read /placement (re-arms its watch): its entries in z->tmp. */
+static int map_read(struct zk_member *z, uint32_t *n, int32_t *version)
+{
+	size_t len = 0;
+	int rc = spate_zk_map_get(z->zk, z->map_buf, MAP_BYTES, &len, version);
+
+	*n = 0;
+	if (rc != 0)
+		return rc;
+	if (len != 0 && spate_peer_map_decode(z->map_buf, len, z->tmp, MAP_MAX_ENTRIES, n) != 0)
+		*n = 0; /* not ours or damaged: rewritten by the next front's write */
+	__atomic_store_n(&z->map_version, (uint64_t)*version, __ATOMIC_RELAXED);
+	__atomic_store_n(&z->map_cats, (uint64_t)*n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* This front's offer merged into the map by compare-and-set: 0 written,
+ * else try again next round (another front wrote first). */
+static int map_write(struct zk_member *z)
+{
+	uint32_t n, keep = 0;
+	int32_t version, nv;
+	int rc = map_read(z, &n, &version);
+
+	if (rc != 0)
+		return rc;
+	for (uint32_t i = 0; i < n; i++)
+		if (z->tmp[i].cat >> SPATED_CAT_FRONT_SHIFT != z->rank)
+			z->tmp[keep++] = z->tmp[i];
+	pthread_mutex_lock(&z->map_mu);
+	uint32_t mine = z->n_offer;
+	if (keep + mine > MAP_MAX_ENTRIES)
+		mine = MAP_MAX_ENTRIES - keep; /* past one znode: the rest is not published */
+	memcpy(z->tmp + keep, z->offer, mine * sizeof(*z->tmp));
+	z->offered = 0;
+	pthread_mutex_unlock(&z->map_mu);
+	qsort(z->tmp, keep + mine, sizeof(*z->tmp), by_cat);
+	size_t len = spate_peer_map_encode(z->map_buf, MAP_BYTES, z->tmp, keep + mine);
+	if (len == 0)
+		return -1;
+	rc = spate_zk_map_set(z->zk, z->map_buf, len, version, &nv);
+	if (rc != 0) {
+		pthread_mutex_lock(&z->map_mu);
+		z->offered = 1; /* again next round */
+		pthread_mutex_unlock(&z->map_mu);
+		return rc;
+	}
+	__atomic_store_n(&z->map_version, (uint64_t)nv, __ATOMIC_RELAXED);
+	__atomic_store_n(&z->map_cats, (uint64_t)(keep + mine), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&z->map_writes, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+struct offer_ctx {
+	struct zk_member *z;
+	uint32_t n;
+};
+
+static void offer_one(void *ctx, uint32_t cat, uint32_t owner, uint32_t n_subs)
+{
+	struct offer_ctx *x = ctx;
+
+	(void)n_subs;
+	if (owner >= x->z->n_workers || x->n == MAP_MAX_ENTRIES)
+		return;
+	x->z->tmp2[x->n++] = (struct spate_peer_place){ cat, x->z->w_host[owner],
+							 (uint16_t)x->z->w_lcore[owner] };
+}
+
+void zk_member_offer_dir(struct zk_member *z, struct category_dir *d)
+{
+	if (z == NULL || z->h->role != SPATED_ROLE_FRONT)
+		return;
+	struct offer_ctx x = { z, 0 };
+	category_dir_visit(d, offer_one, &x);
+	qsort(z->tmp2, x.n, sizeof(*z->tmp2), by_cat);
+	if (x.n == z->n_last && memcmp(z->tmp2, z->last, x.n * sizeof(*z->last)) == 0)
+		return; /* nothing moved since the last offer */
+	memcpy(z->last, z->tmp2, x.n * sizeof(*z->last));
+	z->n_last = x.n;
+	pthread_mutex_lock(&z->map_mu);
+	memcpy(z->offer, z->tmp2, x.n * sizeof(*z->offer));
+	z->n_offer = x.n;
+	z->offered = 1;
+	pthread_mutex_unlock(&z->map_mu);
+}
+
+void zk_member_map_state(const struct zk_member *z, uint64_t *version, uint64_t *cats,
+			 uint64_t *writes)
+{
+	*version = *cats = *writes = 0;
+	if (z == NULL)
+		return;
+	*version = __atomic_load_n(&z->map_version, __ATOMIC_RELAXED);
+	*cats = __atomic_load_n(&z->map_cats, __ATOMIC_RELAXED);
+	*writes = __atomic_load_n(&z->map_writes, __ATOMIC_RELAXED);
+}
 
 static uint64_t now_ms(void)
 {
@@ -107,7 +240,16 @@ static void *watch(void *arg)
 			__atomic_store_n(&z->fenced, 1, __ATOMIC_RELEASE);
 			break;
 		}
-		uint32_t present;
+		uint32_t present, n;
+		int32_t version;
+		int offered;
+		pthread_mutex_lock(&z->map_mu);
+		offered = z->offered;
+		pthread_mutex_unlock(&z->map_mu);
+		if (offered && z->h->role == SPATED_ROLE_FRONT)
+			map_write(z); /* a conflict or a lost connection: next round */
+		else if (ev & SPATE_ZK_MAP)
+			map_read(z, &n, &version);
 		if ((ev & SPATE_ZK_MEMBERS) || again) {
 			int rc = publish(z, &present);
 			/* disconnected for a moment: read again next round */
@@ -118,6 +260,15 @@ static void *watch(void *arg)
 		nanosleep(&nap, NULL);
 	}
 	return NULL;
+}
+
+static void free_map(struct zk_member *z)
+{
+	free(z->offer);
+	free(z->last);
+	free(z->tmp);
+	free(z->tmp2);
+	free(z->map_buf);
 }
 
 struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint32_t lcores,
@@ -134,6 +285,22 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 	}
 	z->h = h;
 	z->view = view;
+	pthread_mutex_init(&z->map_mu, NULL);
+	z->offer = calloc(MAP_MAX_ENTRIES, sizeof(*z->offer));
+	z->last = calloc(MAP_MAX_ENTRIES, sizeof(*z->last));
+	z->tmp = calloc(MAP_MAX_ENTRIES, sizeof(*z->tmp));
+	z->tmp2 = calloc(MAP_MAX_ENTRIES, sizeof(*z->tmp2));
+	z->map_buf = malloc(MAP_BYTES);
+	if (!z->offer || !z->last || !z->tmp || !z->tmp2 || !z->map_buf) {
+		snprintf(err, errlen, "spated: zookeeper: no memory for the placement map");
+		goto fail;
+	}
+	z->rank = host_conf_front_rank(h, h->host_id);
+	for (uint32_t i = 0; i < h->n_peers; i++)
+		for (uint32_t l = 0; l < h->peer[i].lcores && z->n_workers < SPATED_MATCH_MAX; l++) {
+			z->w_host[z->n_workers] = h->peer[i].host;
+			z->w_lcore[z->n_workers++] = l;
+		}
 	z->zk = spate_zk_open(h->zookeeper, h->zk_root, (int)h->zk_session_ms,
 			      (int)(h->zk_wait_ms > 1000 ? h->zk_wait_ms : 1000), err, errlen);
 	if (z->zk == NULL)
@@ -173,6 +340,9 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 	}
 	spate_zk_events(z->zk); /* what the waiting saw is published */
 	publish(z, &present);
+	uint32_t n_map;
+	int32_t v_map;
+	map_read(z, &n_map, &v_map); /* and watch the placement map */
 	fprintf(stderr, "spated: zookeeper: host %u epoch %u joined %s%s; %u of %u peers present\n",
 		h->host_id, *epoch, h->zookeeper, h->zk_root, present, h->n_peers);
 	if (pthread_create(&z->thread, NULL, watch, z) != 0) {
@@ -183,6 +353,7 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 fail:
 	if (z->zk != NULL)
 		spate_zk_close(z->zk);
+	free_map(z);
 	free(z);
 	return NULL;
 }
@@ -194,6 +365,7 @@ void zk_member_stop(struct zk_member *z)
 	__atomic_store_n(&z->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(z->thread, NULL);
 	spate_zk_close(z->zk);
+	free_map(z);
 	free(z);
 }
 

@@ -34,4 +34,16 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 void zk_member_stop(struct zk_member *z);
 int zk_member_fenced(const struct zk_member *z);
 
+/* The placement map (docs/multihost.md): a front hands its categories'
+ * places (spate_peer_place, any order) to the ZooKeeper thread, which
+ * merges them into /placement by compare-and-set, keeping the entries
+ * of the other fronts (a category id's top bits name its front: rank
+ * is this front's). Match hosts only watch it. Cheap: copies, never
+ * waits on ZooKeeper. */
+struct category_dir;
+void zk_member_offer_dir(struct zk_member *z, struct category_dir *d);
+/* The map's version and size as last written or read (0, 0 before). */
+void zk_member_map_state(const struct zk_member *z, uint64_t *version, uint64_t *cats,
+			 uint64_t *writes);
+
 #endif

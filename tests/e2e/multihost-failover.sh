@@ -137,6 +137,16 @@ PY
 replay "$E2E_TMP/phase1.tsv" "$E2E_TMP/p1" || { mh_dump; fail "replay phase 1"; }
 check before-kill "$E2E_TMP/phase1.tsv" "$E2E_TMP/p1"
 [ "$(counter m1 cats_visited)" -gt 0 ] || fail "host 2 matched nothing before the kill"
+# the placement map: the front writes it (at most once a second), the
+# match hosts see its version through their watch
+for i in $(seq 1 60); do
+	[ "$(counter front zk_map_cats)" -gt 0 ] && [ "$(counter m2 zk_map_version)" -ge "$(counter front zk_map_version)" ] && break
+	sleep 0.1
+done
+map_v=$(counter front zk_map_version)
+[ "$(counter front zk_map_cats)" -gt 0 ] || fail "no placement map in ZooKeeper"
+[ "$(counter m2 zk_map_version)" -ge "$map_v" ] || fail "host 3 did not see the placement map"
+echo "ok: placement map version $map_v, $(counter front zk_map_cats) categories, seen by host 3"
 
 # events stream; host 2 dies in the middle
 replay "$E2E_TMP/emid.tsv" "$E2E_TMP/mid" &
@@ -160,6 +170,11 @@ echo "outage window: $(( (t1 - t0) / 1000000 )) ms from SIGKILL to the rebuild d
 	"(session 1000 ms; $cats categories rebuilt from $subs subscriptions in $us us);" \
 	"$(wc -l <"$E2E_TMP/mid.raw") notifications during it"
 
+for i in $(seq 1 30); do
+	[ "$(counter front zk_map_version)" -gt "$map_v" ] && break
+	sleep 0.1
+done
+[ "$(counter front zk_map_version)" -gt "$map_v" ] || fail "the placement map was not rewritten after the failover"
 replay "$E2E_TMP/e2.tsv" "$E2E_TMP/p2" || { mh_dump; fail "replay after the kill"; }
 check after-kill "$E2E_TMP/want2.tsv" "$E2E_TMP/p2"
 
