@@ -22,7 +22,7 @@ gen 22 | shift_ids | grep '^event' >"$E2E_TMP/events-b.tsv" || fail "gen-stream.
 cat "$E2E_TMP"/subs-a.tsv "$E2E_TMP"/subs-b.tsv "$E2E_TMP"/events-a.tsv "$E2E_TMP"/events-b.tsv \
 	>"$E2E_TMP/all.tsv"
 
-MH_DRT="lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1; alpha = 0.5; cat_cell = 2;"
+MH_DRT=$MH_REHOME_DRT
 SPATE_CONF=$E2E_TMP/base.conf
 e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$MH_DRT"
 mh_net f1 f2 m3 m4 m5 m6 cli || fail "cannot build the namespaces"

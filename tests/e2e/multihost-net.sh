@@ -8,6 +8,9 @@
 # Addresses: 198.18.0.1 front, .2 the client (a kernel address), .3, .4,
 # ... match hosts; spated owns its address through net_af_packet.
 MH_TAG=mh$$
+# rehome.sh's DRt settings: a load period of 4 events, few categories
+# allowed: many moves and merges, many between hosts, while events stream
+MH_REHOME_DRT="lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1; alpha = 0.5; cat_cell = 2;"
 MH_BR=multihost-$$-br
 MH_PIDS=()
 

@@ -20,7 +20,7 @@ python3 "$E2E_DIR/gen-stream.py" --seed 5 --subs 400 --events 3000 >"$E2E_TMP/ge
 	fail "gen-stream.py"
 MH_DRT=""
 [ "${MH_REHOME:-0}" = 1 ] &&
-	MH_DRT="lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1; alpha = 0.5; cat_cell = 2;"
+	MH_DRT=$MH_REHOME_DRT
 SPATE_CONF=$E2E_TMP/base.conf
 e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$MH_DRT"
 mh_net front m1 m2 cli || fail "cannot build the namespaces"
