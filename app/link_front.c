@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "config.h"
 #include "counters.h"
 #include "link_int.h"
 #include "spate_err.h"
@@ -271,17 +272,27 @@ static void said_of_peer(uint64_t cat, void *val, void *ctx)
 	x->cat[x->n++] = cat;
 }
 
+/* The front's workers that are lcores of peer pi (at most
+ * SPATED_MATCH_MAX: host_conf_check). */
+static uint32_t peer_workers(const struct stage_link *s, uint32_t pi, uint32_t *w)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < s->n_workers && n < SPATED_MATCH_MAX; k++)
+		if (s->w_peer[k] == pi)
+			w[n++] = k;
+	return n;
+}
+
 void link_front_peer_down(struct stage_link *s, struct link_peer *p)
 {
-	uint32_t pi = (uint32_t)(p - s->peers), n = 0;
-	uint32_t *dead = calloc(s->n_workers, sizeof(*dead));
+	uint32_t pi = (uint32_t)(p - s->peers), dead[SPATED_MATCH_MAX];
+	uint32_t n = peer_workers(s, pi, dead);
+	uint64_t cats0 = spated_cnt.failover_cats, subs0 = spated_cnt.failover_subs;
 	void *obj;
 
-	for (uint32_t w = 0; w < s->n_workers; w++) {
-		if (s->w_peer[w] != pi)
-			continue;
-		if (dead != NULL)
-			dead[n++] = w;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t w = dead[i];
 		if (s->held[w] != NULL) {
 			pl_msg_put(s->msg_pool, s->held[w]);
 			s->held[w] = NULL;
@@ -302,33 +313,22 @@ void link_front_peer_down(struct stage_link *s, struct link_peer *p)
 			spate_idmap_del(s->said, x.cat[i]);
 	}
 	free(x.cat);
-	if (dead == NULL) {
-		spated_cnt.msg_no_memory++;
-		return;
-	}
-	if (s->workers_changed != NULL)
-		s->workers_changed(s->workers_ctx, dead, n, 0);
-	fprintf(stderr, "spated: link: %u categories rebuilt on live hosts from %u subscriptions in"
-		" %llu us\n", (unsigned)spated_cnt.failover_cats, (unsigned)spated_cnt.failover_subs,
+	if (n == 0 || s->workers_changed == NULL)
+		return; /* a fellow front: none of our workers */
+	s->workers_changed(s->workers_ctx, dead, n, 0);
+	fprintf(stderr, "spated: link: %llu categories rebuilt on live hosts from %llu subscriptions"
+		" in %llu us\n", (unsigned long long)(spated_cnt.failover_cats - cats0),
+		(unsigned long long)(spated_cnt.failover_subs - subs0),
 		(unsigned long long)spated_cnt.failover_us);
-	free(dead);
 }
 
 void link_front_peer_up(struct stage_link *s, struct link_peer *p)
 {
-	uint32_t pi = (uint32_t)(p - s->peers), n = 0;
-	uint32_t *up = calloc(s->n_workers, sizeof(*up));
+	uint32_t up[SPATED_MATCH_MAX];
+	uint32_t n = peer_workers(s, (uint32_t)(p - s->peers), up);
 
-	if (up == NULL) {
-		spated_cnt.msg_no_memory++;
-		return;
-	}
-	for (uint32_t w = 0; w < s->n_workers; w++)
-		if (s->w_peer[w] == pi)
-			up[n++] = w;
-	if (s->workers_changed != NULL)
+	if (n != 0 && s->workers_changed != NULL)
 		s->workers_changed(s->workers_ctx, up, n, 1);
-	free(up);
 }
 
 int link_front_init(struct stage_link *s, const struct stage_link_conf *c)

@@ -880,14 +880,35 @@ struct rebuild_ctx {
 	uint64_t subs;
 };
 
+/* Workers as bits (w % 64; a front has at most SPATED_MATCH_MAX). */
+static uint64_t worker_mask(const uint32_t *w, uint32_t n)
+{
+	uint64_t m = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		m |= 1ull << (w[i] % 64);
+	return m;
+}
+
+/* Which categories a rebuild sends again: those moved away from a
+ * worker in came_from (their handoff may never have come), and those
+ * on a worker in on (counted: the new incarnation gets them whole). */
+struct mark {
+	uint64_t came_from, on;
+};
+
 static void mark_rebuild(uint64_t key, void *val, void *ctx)
 {
 	struct ccat *c = val;
-	uint64_t dead = *(const uint64_t *)ctx;
+	const struct mark *m = ctx;
 
 	(void)key;
-	if (c->came_from & dead)
+	if (m->on >> (c->worker % 64) & 1) {
 		c->rebuild = 1;
+		spated_cnt.failover_cats++;
+	} else if (c->came_from & m->came_from) {
+		c->rebuild = 1;
+	}
 }
 
 static void clear_rebuild(uint64_t key, void *val, void *ctx)
@@ -934,31 +955,12 @@ static void resend_marked(struct stage_cluster *s)
 	flush(s);
 }
 
-struct on_workers {
-	const uint32_t *w;
-	uint32_t n;
-};
-
-static void mark_on_workers(uint64_t key, void *val, void *ctx)
-{
-	struct ccat *c = val;
-	const struct on_workers *x = ctx;
-
-	(void)key;
-	for (uint32_t i = 0; i < x->n; i++)
-		if (c->worker == x->w[i]) {
-			c->rebuild = 1;
-			spated_cnt.failover_cats++;
-		}
-}
-
 int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint32_t n)
 {
-	uint64_t t0 = rte_get_timer_cycles(), dead = 0;
+	uint64_t t0 = rte_get_timer_cycles();
+	struct mark m = { worker_mask(w, n), 0 };
 	int rc = 0;
 
-	if (n == 0)
-		return 0; /* a fellow front: no workers of ours */
 	for (uint32_t i = 0; i < n; i++) {
 		if (w[i] >= s->n_workers)
 			continue;
@@ -967,7 +969,6 @@ int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint3
 		int moved = drt_cluster_worker_set(s->cl, w[i], false);
 		if (moved < 0)
 			rc = moved; /* the last live worker: it stays, unreachable */
-		dead |= 1ull << (w[i] % 64);
 	}
 	/* the categories the clustering gave new workers, and those that
 	 * came from a dead worker (their handoff may never have come) */
@@ -982,7 +983,7 @@ int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint3
 		spated_cnt.failover_cats++;
 		publish(s, info.id);
 	}
-	spate_idmap_foreach(s->cats, mark_rebuild, &dead);
+	spate_idmap_foreach(s->cats, mark_rebuild, &m);
 	resend_marked(s);
 	spated_cnt.failover_us = (rte_get_timer_cycles() - t0) * 1000000 / rte_get_timer_hz();
 	return rc;
@@ -990,25 +991,19 @@ int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint3
 
 void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32_t n)
 {
-	uint32_t *was_down = calloc(n ? n : 1, sizeof(*was_down));
-	struct on_workers x = { was_down, 0 };
+	struct mark m = { 0, 0 };
 
-	if (was_down == NULL) {
-		spated_cnt.msg_no_memory++;
-		return;
-	}
 	for (uint32_t i = 0; i < n; i++)
 		if (w[i] < s->n_workers && !drt_cluster_worker_up(s->cl, w[i])) {
 			drt_cluster_worker_set(s->cl, w[i], true);
-			was_down[x.n++] = w[i];
+			m.on |= 1ull << (w[i] % 64);
 		}
 	/* categories left on them while every worker was down lost what was
 	 * sent meanwhile: the new incarnation gets them whole */
-	if (x.n > 0) {
-		spate_idmap_foreach(s->cats, mark_on_workers, &x);
+	if (m.on != 0) {
+		spate_idmap_foreach(s->cats, mark_rebuild, &m);
 		resend_marked(s);
 	}
-	free(was_down);
 }
 
 static void free_ccat(uint64_t key, void *val, void *ctx)
