@@ -55,7 +55,6 @@
 #define MAX_CORR_CATS 32        /* co-matching categories counted per event */
 #define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
 #define ROUTE_LOAD8 7            /* routing table filled up to 7/8 (docs/benchmarks.md) */
-#define HOME_LOAD8 7             /* sub id -> category table, the same */
 #define CF_WORDS 4               /* a cell's keyword filter: 256 bits */
 #define CAP_FLOOR 16            /* cat_cap never holds a category below this size */
 
@@ -122,8 +121,6 @@ struct drt_cluster {
 	uint32_t *free_nums;
 	uint32_t n_pool, cap_pool, n_free;
 	struct spate_idmap *by_id;   /* id -> struct cat, live or part */
-	struct drt_ftab home;        /* sub id -> part id << 32 | routing kwkey */
-	uint64_t home_max;           /* the same for sub id DRT_FTAB_EMPTY (0 = none) */
 	struct drt_ftab kw_all;      /* kw + 1 -> count over every category (u64) */
 	struct drt_ftab route;       /* routing key -> struct rlist */
 	struct drt_ftab cellf;       /* routing cell -> struct cellf */
@@ -593,22 +590,32 @@ static uint32_t choose_kwkey(const struct drt_cluster *cl, const struct spate_su
 	return best;
 }
 
-/* ---- where a subscription is registered ---- */
+/* ---- where a subscription is registered ----
+ *
+ * In q's engine word (spate_sub_engine_word): the pool number + 1 of the
+ * part q is registered to, and q's routing kwkey; 0 while q is not
+ * placed. A part keeps its number while a subscription is registered to
+ * it (part_release), so the word stays valid through merges. No table
+ * from sub id: at 10M subscriptions one was 256 MB and the first cache
+ * miss of every delete. */
 
-static uint64_t *home_slot(struct drt_cluster *cl, uint64_t id, bool create)
+static uint64_t home_word(const struct cat *p, uint32_t kwkey)
 {
-	if (id == DRT_FTAB_EMPTY)
-		return &cl->home_max;
-	uint64_t *v = drt_ftab_get(&cl->home, id);
-	return v == NULL && create ? drt_ftab_add(&cl->home, id) : v;
+	return (uint64_t)(p->num + 1) << 32 | kwkey;
 }
 
-static void home_del(struct drt_cluster *cl, uint64_t id)
+/* The part q is registered to, and its kwkey; NULL when q is not placed
+ * (a word this cluster did not write names no part, or not one with q). */
+static struct cat *home_of(const struct drt_cluster *cl, const struct spate_sub *q,
+			   uint32_t *kwkey)
 {
-	if (id == DRT_FTAB_EMPTY)
-		cl->home_max = 0;
-	else
-		drt_ftab_del(&cl->home, id);
+	uint64_t w = *spate_sub_engine_word(q);
+	uint32_t num = (uint32_t)(w >> 32);
+
+	if (num == 0 || num > cl->n_pool || cl->pool[num - 1] == NULL || cl->pool[num - 1]->reg == 0)
+		return NULL;
+	*kwkey = (uint32_t)w;
+	return cl->pool[num - 1];
 }
 
 /* ---- categories ---- */
@@ -722,20 +729,13 @@ static int count_keywords(struct drt_cluster *cl, struct cat *c, const struct sp
 static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q,
 		    struct drt_span sp, uint32_t kwkey)
 {
-	uint64_t *h;
-
 	if (count_keywords(cl, c, q, 1) != 0)
 		return -1;
 	if (route_adjust(cl, c, sp, kwkey, 1) != 0) {
 		count_keywords(cl, c, q, -1);
 		return -1;
 	}
-	if ((h = home_slot(cl, q->id, true)) == NULL) {
-		route_adjust(cl, c, sp, kwkey, -1);
-		count_keywords(cl, c, q, -1);
-		return -1;
-	}
-	*h = (uint64_t)c->id << 32 | kwkey;
+	*spate_sub_engine_word(q) = home_word(c, kwkey);
 	cl->last_kwkey = kwkey;
 	c->mbr = rect_union(&c->mbr, &q->rect);
 	c->size++;
@@ -1000,15 +1000,12 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 	cl->corr = spate_idmap_create();
 	cl->w_subs = calloc(p->workers, sizeof(*cl->w_subs));
 	cl->w_down = calloc(p->workers, sizeof(*cl->w_down));
-	int rh = drt_ftab_init(&cl->home, sizeof(uint64_t));
 	int rr = drt_ftab_init(&cl->route, sizeof(struct rlist));
 	int rk = drt_ftab_init(&cl->kw_all, sizeof(uint64_t));
 	int rf = drt_ftab_init(&cl->cellf, sizeof(struct cellf));
-	if (!cl->by_id || !cl->corr || !cl->w_subs || !cl->w_down || rh || rr || rk || rf) {
+	if (!cl->by_id || !cl->corr || !cl->w_subs || !cl->w_down || rr || rk || rf) {
 		if (rf == 0)
 			drt_ftab_free(&cl->cellf);
-		if (rh == 0)
-			drt_ftab_free(&cl->home);
 		if (rr == 0)
 			drt_ftab_free(&cl->route);
 		if (rk == 0)
@@ -1016,13 +1013,11 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 		spate_idmap_destroy(cl->by_id);
 		spate_idmap_destroy(cl->corr);
 		free(cl->w_subs);
-	free(cl->w_down);
 		free(cl->w_down);
 		free(cl);
 		return NULL;
 	}
 	drt_ftab_set_max_load(&cl->route, ROUTE_LOAD8);
-	drt_ftab_set_max_load(&cl->home, HOME_LOAD8);
 	return cl;
 }
 
@@ -1049,7 +1044,6 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	}
 	drt_ftab_free(&cl->route);
 	drt_ftab_free(&cl->cellf);
-	drt_ftab_free(&cl->home);
 	free(cl->cats);
 	free(cl->pool);
 	free(cl->free_nums);
@@ -1180,12 +1174,9 @@ static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub 
 	return best;
 }
 
-/* Prefetch q's home slot, its routing keys and its cells' filters. */
-static void place_prefetch(const struct drt_cluster *cl, const struct spate_sub *q,
-			   struct drt_span sp, uint32_t kwkey)
+/* Prefetch q's routing keys and its cells' filters. */
+static void place_prefetch(const struct drt_cluster *cl, struct drt_span sp, uint32_t kwkey)
 {
-	if (q->id != DRT_FTAB_EMPTY)
-		drt_ftab_prefetch(&cl->home, q->id);
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
 			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
@@ -1205,7 +1196,7 @@ void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
 
 	/* Every key q will touch in the cluster, whatever its category:
 	 * their misses overlap the placement's own. */
-	place_prefetch(cl, q, sp, kwkey);
+	place_prefetch(cl, sp, kwkey);
 	struct cat *best = best_near(cl, q, sp, &best_sim), *similar = best, *near;
 	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
 	bool full = cl->n_cats >= cl->p.cmax;
@@ -1264,14 +1255,13 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
 		      uint32_t *route_kw)
 {
-	const uint64_t *h = q->id == DRT_FTAB_EMPTY ? &cl->home_max : drt_ftab_get(&cl->home, q->id);
+	struct cat *p = home_of(cl, q, route_kw);
 
-	if (h == NULL || *h == 0)
+	if (p == NULL)
 		return -SPATE_E_UNKNOWN_ID;
-	struct cat *c = root_of(cat_by_id(cl, (uint32_t)(*h >> 32)));
+	const struct cat *c = root_of(p);
 	struct drt_span sp = route_span(cl, &q->rect);
 	*cat = c->id;
-	*route_kw = (uint32_t)*h;
 	/* and the misses of drt_cluster_remove(), which comes next */
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
@@ -1286,17 +1276,17 @@ int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, u
 
 int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct drt_removal *out)
 {
-	uint64_t *h = home_slot(cl, q->id, false);
+	uint32_t kwkey;
+	struct cat *p = home_of(cl, q, &kwkey);
 
-	if (h == NULL || *h == 0)
+	if (p == NULL)
 		return -SPATE_E_UNKNOWN_ID;
-	uint64_t v = *h;
-	home_del(cl, q->id);
-	struct cat *p = cat_by_id(cl, (uint32_t)(v >> 32)), *c = root_of(p);
+	*spate_sub_engine_word(q) = 0;
+	struct cat *c = root_of(p);
 	struct drt_span sp = route_span(cl, &q->rect);
 	for (uint16_t i = 0; i < q->n_kw && i < 4; i++) /* count_keywords' misses */
 		drt_ftab_prefetch(&c->kw, (uint64_t)q->kw[i] + 1);
-	route_adjust(cl, c, sp, (uint32_t)v, -1);
+	route_adjust(cl, c, sp, kwkey, -1);
 	count_keywords(cl, c, q, -1);
 	cl->n_level[sp.level]--;
 	p->reg--;
@@ -1304,7 +1294,7 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	c->n_del++;
 	cl->w_subs[c->worker]--;
 	cl->n_subs--;
-	*out = (struct drt_removal){ c->id, c->worker, c->size == 0, (uint32_t)v };
+	*out = (struct drt_removal){ c->id, c->worker, c->size == 0, kwkey };
 	part_release(cl, p);
 	if (c->size == 0) { /* no list names it, no part is left */
 		cat_unlive(cl, c);
@@ -1512,7 +1502,7 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 {
 	size_t bytes = sizeof(*cl) + cl->cap_cats * (sizeof(*cl->cats) + sizeof(*cl->out)) +
 		       cl->cap_pool * (sizeof(*cl->pool) + sizeof(*cl->free_nums)) +
-		       drt_ftab_bytes(&cl->route) + drt_ftab_bytes(&cl->home) +
+		       drt_ftab_bytes(&cl->route) +
 		       drt_ftab_bytes(&cl->cellf) +
 		       idmap_bytes(spate_idmap_count(cl->by_id)) +
 		       drt_ftab_bytes(&cl->kw_all) +

@@ -33,13 +33,25 @@ struct spate_sub {
 	uint64_t id;
 	struct spate_rect rect;
 	uint16_t n_kw, n_cons;
+	uint32_t owner;                       /* for notifiers, not engines */
 	const uint32_t *kw;                   /* sorted, unique */
 	const struct spate_constraint *cons;  /* sorted by attr */
-	/* Not used by engines: for whoever sends notifications. */
-	uint32_t owner;
-	struct spate_dest dest;
-	void *user;
+	struct spate_dest dest;               /* for notifiers, not engines */
+	/* The engine holding the sub may keep one word of its own here from
+	 * sub_add to sub_del (spate_sub_engine_word): where the sub sits in
+	 * its index, which then needs no map from sub id (a table of
+	 * hundreds of MB and a cache miss per insert and delete at 10M
+	 * subscriptions). A sub is held by one engine at a time. */
+	uint64_t engine_word;
+	void *user;                           /* for notifiers, not engines */
 };
+
+/* The engine word of s. Engines are handed subs as const (they must not
+ * change what the sub asks for); this one word is theirs to write. */
+static inline uint64_t *spate_sub_engine_word(const struct spate_sub *s)
+{
+	return (uint64_t *)(uintptr_t)&s->engine_word;
+}
 
 struct spate_event {
 	uint64_t id;

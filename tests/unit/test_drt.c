@@ -324,8 +324,13 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 		if (check_below(2) == 0) {
 			if (live[i]) {
 				struct drt_removal rm;
+				uint32_t at_cat, at_kw;
+				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw), 0);
+				CHECK_EQ_INT(at_cat, v->cat_of[i]);
 				CHECK_EQ_INT(drt_cluster_remove(cl, &subs[i], &rm), 0);
 				CHECK_EQ_INT(rm.cat, v->cat_of[i]);
+				CHECK_EQ_INT(rm.route_kw, at_kw);
+				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw), -SPATE_E_UNKNOWN_ID);
 				live[i] = false;
 				bool still = false;
 				for (uint32_t k = 0; k < N_SUBS; k++)
