@@ -493,6 +493,8 @@ static void test_engines(void)
 	CHECK(engine_moves > 20);
 }
 
+static void check_ftab_layout(const struct drt_ftab *t);
+
 /* The flat table against an array: adds (a new payload reads zero),
  * gets, deletes (backward shift), clears, growth and iteration, with
  * keys from a small range (long probe runs, key 0, neighbours) and
@@ -544,6 +546,8 @@ static void test_ftab(uint64_t seed, uint32_t load8)
 		}
 		CHECK(t.count == n);
 		CHECK(t.count * 8 <= (t.mask + 1) * load8); /* the load bound holds */
+		if (op % 997 == 0)
+			check_ftab_layout(&t);
 	}
 	size_t seen = 0;
 	for (size_t i = 0; i <= t.mask; i++) {
