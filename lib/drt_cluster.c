@@ -1266,7 +1266,7 @@ int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, u
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
 			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
-			drt_ftab_prefetch(&cl->route, key_of(cell, *route_kw));
+			drt_ftab_prefetch_run(&cl->route, key_of(cell, *route_kw));
 			drt_ftab_prefetch(&cl->route, key_of(cell, KW_ANY));
 		}
 	for (uint16_t i = 0; i < q->n_kw && i < 4; i++)
