@@ -109,10 +109,18 @@ static int32_t clampi(int32_t v, int32_t max)
 	return v < -max ? -max : v > max ? max : v;
 }
 
+/* A subscription laid out as spate_matcher lays it out: the record,
+ * then its keywords, in one block (so a sub's keywords are not a cache
+ * miss of their own, as they are not in spated). */
+struct bench_sub {
+	struct spate_sub s;
+	uint32_t kw[3];
+};
+
 struct workload {
-	struct spate_sub *subs;
+	struct bench_sub *subs;
 	struct spate_event *events;
-	uint32_t *sub_kw, *ev_kw; /* keyword pools the two point into */
+	uint32_t *ev_kw;          /* the keyword pool events point into */
 	size_t n_subs, n_events;
 	size_t train_events;      /* paper: events of the training phase */
 };
@@ -121,7 +129,6 @@ static void workload_free(struct workload *w)
 {
 	free(w->subs);
 	free(w->events);
-	free(w->sub_kw);
 	free(w->ev_kw);
 	memset(w, 0, sizeof(*w));
 }
@@ -131,11 +138,10 @@ static int workload_alloc(struct workload *w, size_t n_subs, size_t n_events)
 	memset(w, 0, sizeof(*w));
 	w->subs = calloc(n_subs ? n_subs : 1, sizeof(*w->subs));
 	w->events = calloc(n_events ? n_events : 1, sizeof(*w->events));
-	w->sub_kw = malloc((n_subs * 3 + 1) * sizeof(uint32_t));
 	w->ev_kw = malloc((n_events * EVENT_KW + 1) * sizeof(uint32_t));
 	w->n_subs = n_subs;
 	w->n_events = n_events;
-	if (!w->subs || !w->events || !w->sub_kw || !w->ev_kw) {
+	if (!w->subs || !w->events || !w->ev_kw) {
 		workload_free(w);
 		return -1;
 	}
@@ -159,8 +165,8 @@ static int gen_fast(struct workload *w, size_t n_subs, size_t n_events, double s
 		return -1;
 	}
 	for (size_t i = 0; i < n_subs; i++) {
-		struct spate_sub *s = &w->subs[i];
-		uint32_t *kw = &w->sub_kw[i * 3];
+		struct spate_sub *s = &w->subs[i].s;
+		uint32_t *kw = w->subs[i].kw;
 		uint16_t n = (uint16_t)(1 + below(3));
 		for (uint16_t k = 0; k < n; k++)
 			kw[k] = zipf_draw(&z);
@@ -227,8 +233,8 @@ static int gen_paper(struct workload *w, size_t n_events, double ratio, double m
 	}
 	for (size_t i = 0; i < n_subs; i++) {
 		const struct spate_event *e = &w->events[below((uint32_t)n_events)];
-		struct spate_sub *s = &w->subs[i];
-		uint32_t *kw = &w->sub_kw[i * 3];
+		struct spate_sub *s = &w->subs[i].s;
+		uint32_t *kw = w->subs[i].kw;
 		uint16_t n = 0;
 		for (uint16_t k = 0; k < e->n_kw && n < 3; k++)
 			if (below(3) == 0)
@@ -377,7 +383,7 @@ static int run_paper(const struct spec *sp, const struct workload *w, struct tal
 	for (size_t i = 0; i < te; i++) {
 		size_t due = te ? (w->n_subs * (i + 1)) / te : w->n_subs;
 		for (; next_sub < due; next_sub++)
-			if (sp->ops->sub_add(e, &w->subs[next_sub]) != 0)
+			if (sp->ops->sub_add(e, &w->subs[next_sub].s) != 0)
 				goto fail;
 		if (match_one(sp, e, &w->events[i], &mv, t) != 0)
 			goto fail;
@@ -434,7 +440,7 @@ static int run_scale(const struct spec *sp, const struct workload *w, size_t n_d
 	memset(t, 0, sizeof(*t));
 	double t0 = bench_cpu_s();
 	for (size_t i = 0; i < w->n_subs; i++)
-		if (sp->ops->sub_add(e, &w->subs[i]) != 0)
+		if (sp->ops->sub_add(e, &w->subs[i].s) != 0)
 			goto fail;
 	double t_ins = bench_cpu_s() - t0;
 	size_t bytes = heap_bytes() - h0;
@@ -449,7 +455,7 @@ static int run_scale(const struct spec *sp, const struct workload *w, size_t n_d
 	size_t step = n_del && w->n_subs > n_del ? w->n_subs / n_del : 1, dels = 0;
 	t0 = bench_cpu_s();
 	for (size_t i = 0; n_del && i < w->n_subs && dels < n_del; i += step, dels++)
-		sp->ops->sub_del(e, &w->subs[i]);
+		sp->ops->sub_del(e, &w->subs[i].s);
 	double t_del = bench_cpu_s() - t0;
 	printf("{\"bench\":\"scale\",\"workload\":\"fast\",\"engine\":\"%s\",\"spec\":\"%s\","
 	       "\"subs\":%zu,\"events\":%zu,\"events_per_s\":%.0f,\"insert_us\":%.3f,"
@@ -629,7 +635,7 @@ static int run_balance(const char *mode, const struct spec *sp, const struct wor
 		return finish(sp, e, &mv, -1);
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < w->n_subs; i++)
-		if (sp->ops->sub_add(e, &w->subs[i]) != 0)
+		if (sp->ops->sub_add(e, &w->subs[i].s) != 0)
 			return finish(sp, e, &mv, -1);
 	struct tally warm;
 	for (size_t i = 0; i < w->n_events; i++)
