@@ -376,7 +376,7 @@ int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
 }
 
 void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
-			   uint32_t route_kw)
+			   uint32_t route_kw, bool del)
 {
 	/* Not own_kwkey(): it reads s's keywords, a miss of its own the
 	 * bucket misses would wait for; a wrong hint only costs a prefetch. */
@@ -384,8 +384,13 @@ void drt_category_prefetch(const struct drt_category *c, const struct spate_sub 
 		return; /* a new bucket */
 	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1; x++)
-			drt_ftab_prefetch_run(&c->buckets, key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw));
+		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
+			uint64_t key = key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw);
+			if (del) /* its backward shift reads the slots after it */
+				drt_ftab_prefetch_run(&c->buckets, key);
+			else
+				drt_ftab_prefetch(&c->buckets, key);
+		}
 }
 
 static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint);

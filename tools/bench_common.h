@@ -19,6 +19,9 @@ double bench_now_s(void);
 /* CPU seconds of this thread: on a shared, overloaded machine the time
  * the thread was descheduled does not count. */
 double bench_cpu_s(void);
+/* The part of that spent in the kernel (for the engines: faulting in and
+ * zeroing fresh pages as their tables grow), microsecond resolution. */
+double bench_sys_s(void);
 
 /* Output files of --out DIR. bench_open_out: DIR/name for writing, NULL
  * (with the reason on stderr) if it cannot be made. bench_gp_open: the
