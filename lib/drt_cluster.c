@@ -1181,7 +1181,7 @@ static void place_prefetch(const struct drt_cluster *cl, struct drt_span sp, uin
 		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
 			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
 			drt_ftab_prefetch(&cl->route, key_of(cell, KW_ANY));
-			drt_ftab_prefetch(&cl->route, key_of(cell, kwkey));
+			drt_ftab_prefetch_run(&cl->route, key_of(cell, kwkey));
 			drt_ftab_prefetch(&cl->cellf, cell);
 		}
 	drt_ftab_prefetch(&cl->route, key_of(DRT_GRID_WORLD, KW_ANY));
