@@ -376,21 +376,18 @@ int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
 }
 
 void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
-			   uint32_t route_kw, bool del)
+			   uint32_t route_kw)
 {
 	/* Not own_kwkey(): it reads s's keywords, a miss of its own the
 	 * bucket misses would wait for; a wrong hint only costs a prefetch. */
 	if (!filter_has(c, route_kw))
 		return; /* a new bucket */
 	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
+	/* and the line after each slot: a new bucket's add walks its run
+	 * into it, a delete's backward shift reads the slots after it */
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
-			uint64_t key = key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw);
-			if (del) /* its backward shift reads the slots after it */
-				drt_ftab_prefetch_run(&c->buckets, key);
-			else
-				drt_ftab_prefetch(&c->buckets, key);
-		}
+		for (uint32_t x = sp.x0; x <= sp.x1; x++)
+			drt_ftab_prefetch_run(&c->buckets, key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw));
 }
 
 static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint);

@@ -43,12 +43,12 @@ int drt_category_add(struct drt_category *c, const struct spate_sub *s);
 int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
 			    uint32_t route_kw);
 /* Start the cache misses of the buckets add_routed(c, s, route_kw) or
- * (del true) del_routed(c, s, route_kw) will touch; changes nothing. A caller that
+ * del_routed(c, s, route_kw) will touch; changes nothing. A caller that
  * knows the category before it has other work to do (the cluster's side
  * of an insert or delete, drt_cluster_place_begin, drt_cluster_where)
  * calls it first, so the misses overlap that work. */
 void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
-			   uint32_t route_kw, bool del);
+			   uint32_t route_kw);
 
 /* Remove s (the pointer given to add); false if c does not hold it.
  * Never allocates. */

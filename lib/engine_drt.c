@@ -136,7 +136,7 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 	/* the category's misses start before the cluster records q */
 	drt_cluster_place_begin(e->cl, q, &plan);
 	if (plan.cat != 0 && (c = spate_idmap_get(e->cats, plan.cat)) != NULL)
-		drt_category_prefetch(c, q, plan.route_kw, false);
+		drt_category_prefetch(c, q, plan.route_kw);
 	int rc = drt_cluster_place_end(e->cl, q, &plan, &pl);
 	if (rc != 0)
 		return rc;
@@ -173,7 +173,7 @@ static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 
 	/* the category's misses start before the cluster's side of it */
 	if (drt_cluster_where(e->cl, q, &cat, &kw) == 0 && (c = spate_idmap_get(e->cats, cat)) != NULL)
-		drt_category_prefetch(c, q, kw, true);
+		drt_category_prefetch(c, q, kw);
 	if (drt_cluster_remove(e->cl, q, &rm) != 0)
 		return;
 	c = spate_idmap_get(e->cats, rm.cat);
