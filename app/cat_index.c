@@ -67,6 +67,7 @@ static struct spate_sub *clone_sub(const struct spate_sub *s)
 		return NULL;
 	struct spate_sub *c = (struct spate_sub *)b;
 	*c = *s;
+	c->engine_word = 0; /* the copy is held by no engine yet */
 	c->kw = (uint32_t *)(b + sizeof(*s));
 	c->cons = (struct spate_constraint *)(b + cons_off);
 	memcpy((void *)c->kw, s->kw, kw_bytes);

@@ -231,6 +231,7 @@ static uint32_t current_cat(struct stage_cluster *s, uint64_t sub_id)
 static void copy_sub(struct pl_sub *ps, const struct spate_sub *q)
 {
 	ps->sub = *q;
+	ps->sub.engine_word = 0; /* the front's engine's, not the receiver's */
 	ps->sub.kw = NULL;
 	ps->sub.cons = NULL;
 	memcpy(ps->kw, q->kw, q->n_kw * sizeof(*q->kw));
