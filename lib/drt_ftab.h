@@ -16,20 +16,34 @@
  * A slot stores its key complemented, so an empty slot is all zero
  * bits: a new table is calloc'ed fresh (zero pages from the kernel, no
  * pass to mark the slots empty), which halves the cost of growing.
+ *
+ * A large table (DRT_FTAB_MAP_MIN bytes and up) is a 2 MB-aligned mapping
+ * of its own and doubles in place: its pages move to the new mapping
+ * (mremap, page tables only, huge pages kept whole) and only the upper
+ * half is fresh memory. Fresh memory is what costs when a table grows
+ * (the kernel zeroes it, slowly on a VM: docs/benchmarks.md): growing by
+ * copying into a new table took twice the final size of it, in place
+ * takes once. drt_ftab_mapped_bytes() counts these mappings, which
+ * malloc's statistics do not see.
  */
 #ifndef DRT_FTAB_H
 #define DRT_FTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define DRT_FTAB_EMPTY UINT64_MAX
 
+#define DRT_FTAB_MAP_MIN ((size_t)8 << 20)
+
 struct drt_ftab {
 	unsigned char *slots;
 	size_t mask, count;
 	uint32_t slot_size, shift;
-	uint32_t load8; /* grow beyond load8/8 full */
+	uint32_t load8;   /* grow beyond load8/8 full */
+	bool mapped;      /* slots are a mapping of our own */
+	size_t map_min;   /* tables from this many bytes are (init: DRT_FTAB_MAP_MIN) */
 };
 
 /* payload: bytes, a multiple of 8. 0 or -1 on no memory. */
@@ -40,6 +54,11 @@ void drt_ftab_free(struct drt_ftab *t);
 void drt_ftab_set_max_load(struct drt_ftab *t, uint32_t eighths);
 /* A zeroed payload for key, which must be absent; NULL on no memory. */
 void *drt_ftab_add(struct drt_ftab *t, uint64_t key);
+/* Make tables of `bytes` and up mappings of their own (tests: a small
+ * value exercises the in-place growth on small tables). */
+void drt_ftab_set_map_min(struct drt_ftab *t, size_t bytes);
+/* Bytes of every table's mappings in this process, all tables together. */
+size_t drt_ftab_mapped_bytes(void);
 /* Remove every key, keeping the slots. */
 void drt_ftab_clear(struct drt_ftab *t);
 /* Remove key if present. Never allocates. */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "bench_common.h"
+#include "drt_ftab.h"
 #include "spate_engine.h"
 
 #define VOCAB 20000
@@ -338,7 +339,8 @@ static size_t heap_bytes(void)
 {
 	struct mallinfo2 m = mallinfo2();
 
-	return m.uordblks + m.hblkhd; /* small chunks and mmapped ones */
+	/* small chunks, mmapped ones, and the flat tables' own mappings */
+	return m.uordblks + m.hblkhd + drt_ftab_mapped_bytes();
 }
 
 static void print_fig(const struct figures *a, const struct figures *b, double events)

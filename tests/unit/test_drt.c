@@ -499,7 +499,7 @@ static void check_ftab_layout(const struct drt_ftab *t);
  * gets, deletes (backward shift), clears, growth and iteration, with
  * keys from a small range (long probe runs, key 0, neighbours) and
  * large ones. */
-static void test_ftab(uint64_t seed, uint32_t load8)
+static void test_ftab(uint64_t seed, uint32_t load8, size_t map_min)
 {
 	enum { N_KEYS = 3000 };
 	static uint64_t val[N_KEYS];
@@ -511,6 +511,7 @@ static void test_ftab(uint64_t seed, uint32_t load8)
 	memset(in, 0, sizeof(in));
 	CHECK(drt_ftab_init(&t, 16) == 0);
 	drt_ftab_set_max_load(&t, load8);
+	drt_ftab_set_map_min(&t, map_min);
 	for (int op = 0; op < 60000; op++) {
 		uint32_t i = check_below(N_KEYS);
 		/* half the keys small, half spread over 64 bits (never all ones) */
@@ -593,7 +594,7 @@ static uint64_t key_near_end(size_t mask, size_t near, uint64_t *next)
 /* Growth (drt_ftab.c grow): tables at their largest load whose runs
  * wrap around the end, doubled many times; every key keeps its payload,
  * every entry stays reachable, deletes still work after. */
-static void test_ftab_grow(uint64_t seed, uint32_t load8)
+static void test_ftab_grow(uint64_t seed, uint32_t load8, size_t map_min)
 {
 	enum { N = 1 << 17 };
 	static uint64_t keys[N];
@@ -601,9 +602,12 @@ static void test_ftab_grow(uint64_t seed, uint32_t load8)
 	uint64_t next = seed;
 	size_t n = 0;
 
+	size_t mapped0 = drt_ftab_mapped_bytes();
+
 	check_rng = seed;
 	CHECK(drt_ftab_init(&t, 8) == 0);
 	drt_ftab_set_max_load(&t, load8);
+	drt_ftab_set_map_min(&t, map_min);
 	while (n < N) {
 		/* fill up to the load bound, the first few keys of each round
 		 * homed in the table's last slots, so the next doubling meets a
@@ -633,18 +637,29 @@ static void test_ftab_grow(uint64_t seed, uint32_t load8)
 	check_ftab_layout(&t);
 	for (size_t i = 0; i < n; i++)
 		CHECK((drt_ftab_get(&t, keys[i]) != NULL) == (i % 2 == 1));
+	/* a mapped table: its mapping counted, 2 MB-aligned */
+	CHECK(t.mapped == (drt_ftab_bytes(&t) >= map_min));
+	if (t.mapped)
+		CHECK(drt_ftab_mapped_bytes() - mapped0 >= drt_ftab_bytes(&t) &&
+		      (uintptr_t)t.slots % (2u << 20) == 0);
 	drt_ftab_free(&t);
+	CHECK(drt_ftab_mapped_bytes() == mapped0);
 }
 
 int main(void)
 {
-	test_ftab_grow(11, 6);
-	test_ftab_grow(12, 7);
-	test_ftab_grow(13, 4);
-	for (uint64_t seed = 1; seed <= 3; seed++)
-		test_ftab(seed * 104729, 6);
-	for (uint64_t seed = 4; seed <= 5; seed++)
-		test_ftab(seed * 104729, 7); /* routing and home tables' load */
+	/* growth by copying; in place (mappings) from the first growth on;
+	 * copying into a mapping at 64 KB, in place after */
+	size_t map_min[] = { DRT_FTAB_MAP_MIN, 0, 64 << 10 };
+	for (int k = 0; k < 3; k++) {
+		test_ftab_grow(11, 6, map_min[k]);
+		test_ftab_grow(12, 7, map_min[k]);
+		test_ftab_grow(13, 4, map_min[k]);
+		for (uint64_t seed = 1; seed <= 3; seed++)
+			test_ftab(seed * 104729 + (uint64_t)k, 6, map_min[k]);
+		for (uint64_t seed = 4; seed <= 5; seed++)
+			test_ftab(seed * 104729 + (uint64_t)k, 7, map_min[k]); /* the routing table's load */
+	}
 	test_engines();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_category(seed * 7919, seed % 2 ? 2 : 0.25);
