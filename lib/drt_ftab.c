@@ -7,6 +7,7 @@
 
 #define FTAB_MIN_BITS 3
 #define FTAB_HUGE ((size_t)2 << 20) /* a huge page: mappings are multiples of it, aligned to it */
+#define FTAB_SLOT_WORDS_MAX 64      /* slots up to this many words grow in place (a slot is copied on the stack) */
 
 static size_t ftab_mapped; /* every table's mappings (atomic: tables live on several lcores) */
 
@@ -133,19 +134,18 @@ static void rehash_copy(struct drt_ftab *t, const struct drt_ftab *old)
  * homed at 2h or 2h + 1 <= n + j now, and its own copy (slot n + j) is
  * cleared before it is placed, so the probe stops at or before it; later
  * copies lie above. Only the run wrapped around the old table's end (old
- * slots 0 .. first empty, homed near the end) breaks h <= j: those
- * entries, saved in `wrapped` beforehand, go in last. */
+ * slots 0 .. n_wrapped - 1, up to the first empty one, homed near the
+ * end) breaks h <= j: those entries, saved in `wrapped` beforehand, go
+ * in last. */
 static void rehash_in_place(struct drt_ftab *t, size_t n, const unsigned char *wrapped, size_t n_wrapped)
 {
-	size_t sz = t->slot_size, e0 = 0;
-	uint64_t tmp[64]; /* a slot: 8 + payload bytes, payloads are small */
+	size_t sz = t->slot_size;
+	uint64_t tmp[FTAB_SLOT_WORDS_MAX];
 
 	memcpy(drt_ftab_slot(t, n), drt_ftab_slot(t, 0), n * sz);
 	memset(drt_ftab_slot(t, 0), 0, n * sz);
-	while (*drt_ftab_slot(t, n + e0) != 0)
-		e0++; /* the wrapped run: saved, cleared below */
-	memset(drt_ftab_slot(t, n), 0, e0 * sz);
-	for (size_t j = e0; j < n; j++) {
+	memset(drt_ftab_slot(t, n), 0, n_wrapped * sz); /* saved: they go in last */
+	for (size_t j = n_wrapped; j < n; j++) {
 		uint64_t *src = drt_ftab_slot(t, n + j);
 		if (*src == 0)
 			continue;
@@ -162,7 +162,7 @@ static int grow(struct drt_ftab *t)
 	struct drt_ftab old = *t;
 	size_t n = old.mask + 1, bytes = n * old.slot_size, len = map_len(bytes);
 
-	if (old.mapped && old.slot_size <= 8 * 64) {
+	if (old.mapped && old.slot_size <= 8 * FTAB_SLOT_WORDS_MAX) {
 		size_t n_wrapped = 0;
 		while (*drt_ftab_slot(&old, n_wrapped) != 0)
 			n_wrapped++;

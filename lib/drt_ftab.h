@@ -88,8 +88,9 @@ static inline void drt_ftab_prefetch(const struct drt_ftab *t, uint64_t key)
 	__builtin_prefetch(drt_ftab_slot(t, drt_ftab_home(t, key)));
 }
 
-/* The same, and the next cache line: for a key about to be deleted,
- * whose backward shift reads the slots after it, often in that line. */
+/* The same, and the next cache line, which the probe often reaches: a
+ * delete's backward shift reads the slots after the key, an absent key's
+ * add walks its run. */
 static inline void drt_ftab_prefetch_run(const struct drt_ftab *t, uint64_t key)
 {
 	const unsigned char *s = (const unsigned char *)drt_ftab_slot(t, drt_ftab_home(t, key));
