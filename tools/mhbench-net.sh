@@ -44,10 +44,10 @@ mhb_net() {
 }
 
 # mhb_conf OUT ROLE HOST_ID IPV4 PEERS LCORES [SPATED_EXTRA] [DRT]:
-# conf/spated.conf with the multi-host keys, the lcores group, counters on
+# conf/demo.conf with the multi-host keys, the lcores group, counters on
 # demand only (SIGUSR1), MHB_SLEEP_US of idle sleep, the DRt keys DRT.
 mhb_conf() {
-	python3 - "$MHB_TOP/conf/spated.conf" "$@" <<'PY'
+	python3 - "$MHB_TOP/conf/demo.conf" "$@" <<'PY'
 import re, sys
 src, out, role, hid, ip, peers, lcores = sys.argv[1:8]
 extra = sys.argv[8] if len(sys.argv) > 8 else ""

@@ -110,7 +110,7 @@ for w in $(seq 1 "$workers"); do
 done
 [ -n "$lcores" ] && map=$lcores
 [ -n "$layout" ] || layout="rx = 0; tx = 0; cluster = 0; match = [ $match ];"
-python3 - "$top/conf/spated.conf" "$tmp/bench.conf" "$layout" "$mbufs" "$tmp/subs.tsv" \
+python3 - "$top/conf/demo.conf" "$tmp/bench.conf" "$layout" "$mbufs" "$tmp/subs.tsv" \
 	"$sleep_us" "$drt" "$workers" <<'PY'
 import re, sys
 src, out, layout, mbufs, subs, sleep_us, drt, workers = sys.argv[1:9]

@@ -58,7 +58,7 @@ echo "server namespace $NETNS_SRV ($NETNS_SRV_IF, no kernel IP; spated is $NETNS
 echo "client namespace $NETNS_CLI ($NETNS_CLI_IF, $NETNS_CLI_IP/24)"
 
 step "spated"
-netns_spated_start "$work/spated.log" -c conf/spated.conf || exit 1
+netns_spated_start "$work/spated.log" -c conf/demo.conf || exit 1
 grep '^spated: ready' "$work/spated.log"
 
 step "ping $NETNS_SRV_IP from the client namespace"
@@ -70,7 +70,7 @@ grep -c -E '^(sub|unsub|event)' "$work/stream.tsv" | sed 's/^/operations: /'
 head -n 4 "$work/stream.tsv"
 
 step "replay to spated ($NETNS_SRV_IP:$NETNS_PORT)"
-netns_cli timeout 300 build/tools/spate-replay --conf conf/spated.conf \
+netns_cli timeout 300 build/tools/spate-replay --conf conf/demo.conf \
 	--server "$NETNS_SRV_IP:$NETNS_PORT" --stream "$work/stream.tsv" --out "$work/online.tsv" ||
 	{ echo "spate-demo: spate-replay failed" >&2; exit 1; }
 echo "a few matches (event_id<TAB>sub_id):"
@@ -78,7 +78,7 @@ head -n 5 "$work/online.tsv"
 echo "total: $(wc -l <"$work/online.tsv") notifications"
 
 step "offline check: spate-match --engine brute"
-build/tools/spate-match --engine brute --conf conf/spated.conf "$work/stream.tsv" >"$work/offline.tsv" || exit 1
+build/tools/spate-match --engine brute --conf conf/demo.conf "$work/stream.tsv" >"$work/offline.tsv" || exit 1
 if cmp -s <(sort "$work/online.tsv") <(sort "$work/offline.tsv"); then
 	echo "identical: $(wc -l <"$work/offline.tsv") matches"
 	result=0

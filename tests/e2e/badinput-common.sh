@@ -6,7 +6,7 @@ ctl() { "$SPATE_BUILD/tools/spatectl" -s "$sock" "$@"; }
 
 badinput_start() {
 	SPATE_CONF=$E2E_TMP/badinput.conf
-	python3 - "$SPATE_SRC/conf/spated.conf" "$SPATE_CONF" "$sock" <<'PY' || fail "configuration"
+	python3 - "$SPATE_SRC/conf/demo.conf" "$SPATE_CONF" "$sock" <<'PY' || fail "configuration"
 import re, sys
 src, out, sock = sys.argv[1:4]
 t = open(src).read()

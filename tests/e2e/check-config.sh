@@ -1,7 +1,8 @@
 #!/bin/bash
 # check-config.sh - spated --check-config lists every error of a bad file
 # with its line (exactly data/bad.conf.expected), exits 1 for it, and
-# passes the example configuration. No root needed: the EAL never starts.
+# passes both shipped profiles (conf/demo.conf, conf/spated.conf). No
+# root needed: the EAL never starts.
 set -u
 src=${SPATE_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 spated=${SPATE_BUILD:-$src/build}/app/spated
@@ -36,7 +37,10 @@ printf 'spated: { role = "match"; host_id = 2; peers = ( { host = 3; ipv4 = "10.
 	>"$tmp/match.conf"
 "$spated" --check-config -c "$tmp/match.conf" | grep -q 'its fronts (no lcores, 1 to 16)' ||
 	{ echo "FAIL: a match host without a front accepted"; exit 1; }
-"$spated" --check-config -c "$src/conf/spated.conf" || { echo "FAIL: example config refused"; exit 1; }
+# both shipped profiles: the demo's and the production one
+for profile in demo.conf spated.conf; do
+	"$spated" --check-config -c "$src/conf/$profile" || { echo "FAIL: conf/$profile refused"; exit 1; }
+done
 printf 'spate: { engine = "grid" \n' >"$tmp/syntax.conf"
 "$spated" --check-config -c "$tmp/syntax.conf" >"$tmp/out2" && { echo "FAIL: syntax error accepted"; exit 1; }
 grep -q "syntax.conf:2:" "$tmp/out2" || { cat "$tmp/out2"; echo "FAIL: syntax error line"; exit 1; }

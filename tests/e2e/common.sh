@@ -6,7 +6,7 @@ set -u
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SPATE_SRC=${SPATE_SRC:-$(cd "$E2E_DIR/../.." && pwd)}
 SPATE_BUILD=${SPATE_BUILD:-$SPATE_SRC/build}
-SPATE_CONF=$SPATE_SRC/conf/spated.conf
+SPATE_CONF=$SPATE_SRC/conf/demo.conf
 
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: needs root (network namespaces, af_packet)"
@@ -55,10 +55,10 @@ e2e_restart() {
 	netns_spated_start "$SPATED_LOG" -c "$SPATE_CONF" "$@" || fail "spated did not restart"
 }
 
-# e2e_conf OUT LCORES [DRT]: conf/spated.conf with the group
+# e2e_conf OUT LCORES [DRT]: conf/demo.conf with the group
 # "lcores: { LCORES };" in "spated" and "drt: { DRT };" in "spate".
 e2e_conf() {
-	python3 - "$SPATE_SRC/conf/spated.conf" "$1" "$2" "${3:-}" <<'PY' || fail "e2e_conf"
+	python3 - "$SPATE_SRC/conf/demo.conf" "$1" "$2" "${3:-}" <<'PY' || fail "e2e_conf"
 import sys
 src, out, lcores, drt = sys.argv[1:5]
 text = open(src).read()

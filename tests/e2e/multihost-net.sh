@@ -50,7 +50,7 @@ mh_net() {
 	done
 }
 
-# mh_conf OUT ROLE HOST_ID IPV4 PEERS [LCORES] [EXTRA]: conf/spated.conf
+# mh_conf OUT ROLE HOST_ID IPV4 PEERS [LCORES] [EXTRA]: conf/demo.conf
 # with the multi-host keys set (PEERS: the libconfig list body).
 mh_conf() {
 	local out=$1 role=$2 id=$3 ip=$4 peers=$5 lcores=${6:-"rx = 0; tx = 0; cluster = 0; match = [ 0 ];"}

@@ -7,7 +7,7 @@
  * the loader lets through is usable.
  *
  * Built with -DSPATE_FUZZ_SEEDS instead, it writes a seed corpus
- * (conf/spated.conf and small variants) into argv[1]. */
+ * (conf/demo.conf, conf/spated.conf and small variants) into argv[1]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,16 +73,20 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "small-%zu", i);
 		bad |= write_seed(argv[1], name, small[i], strlen(small[i]));
 	}
-	snprintf(path, sizeof(path), "%s/conf/spated.conf", argv[2]);
-	FILE *f = fopen(path, "r");
-	static char buf[1 << 16];
-	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
-	if (f == NULL) {
-		perror(path);
-		return 1;
+	/* both shipped profiles: the demo's and the production one */
+	static const char *const profiles[] = { "demo.conf", "spated.conf" };
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		static char buf[1 << 16];
+		snprintf(path, sizeof(path), "%s/conf/%s", argv[2], profiles[i]);
+		FILE *f = fopen(path, "r");
+		if (f == NULL) {
+			perror(path);
+			return 1;
+		}
+		size_t n = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		bad |= write_seed(argv[1], profiles[i], buf, n);
 	}
-	fclose(f);
-	bad |= write_seed(argv[1], "spated.conf", buf, n);
 	return bad ? 1 : 0;
 }
 #endif
