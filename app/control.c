@@ -4,6 +4,7 @@
  * data-plane lcore for anything touching its state, the control thread
  * for `save` and `help`). */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -771,104 +772,326 @@ static int parse(struct ctl_req *r, char *err, size_t errlen)
 	return -1;
 }
 
-static void write_all(int fd, const char *p, size_t n)
+/* Connections. Each client gets CTL_READ_MS from its connect to send its
+ * line and CTL_WRITE_MS to take the answer; at most CTL_CLIENTS_MAX are
+ * served at once and one more is told "busy" at once. Sockets are
+ * non-blocking and every send is MSG_NOSIGNAL, so a slow, idle or vanished
+ * client costs the thread nothing but a slot until its deadline, and
+ * never a signal. The data plane sees one request at a time, in arrival
+ * order. */
+#define CTL_CLIENTS_MAX 16
+#define CTL_READ_MS 5000
+#define CTL_WRITE_MS 5000
+#define CTL_DP_MS 10000     /* a data plane that answers later is stuck */
+
+enum conn_state { CONN_FREE, CONN_READ, CONN_QUEUED, CONN_DP, CONN_WRITE };
+
+struct conn {
+	enum conn_state state;
+	int fd;
+	uint64_t deadline;      /* ms (monotonic) when the current state ends */
+	uint64_t seq;           /* arrival order, for the data plane's queue */
+	size_t got;             /* request bytes read */
+	struct ctl_req *r;
+	char set_name[64];      /* what a `set` names, for `save` */
+	char *ans;              /* "ok\n" or "error\n", then the body */
+	size_t ans_len, ans_off;
+};
+
+static struct conn conns[CTL_CLIENTS_MAX];
+static struct ctl_req *dp_req;  /* on the data plane now, or NULL */
+static struct conn *dp_conn;    /* whose it is; NULL once given up on */
+static uint64_t conn_seq;
+
+static uint64_t now_ms(void)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void req_free(struct ctl_req *r)
+{
+	if (r != NULL)
+		free(r->out);
+	free(r);
+}
+
+static void conn_close(struct conn *c)
+{
+	close(c->fd);
+	if (c->r != NULL && c->r == dp_req)
+		dp_conn = NULL; /* the data plane still holds it: freed on return */
+	else
+		req_free(c->r);
+	free(c->ans);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+/* Send what the socket takes now. 1 done, 0 more to send, -1 gone. */
+static int conn_flush(struct conn *c)
+{
+	while (c->ans_off < c->ans_len) {
+		ssize_t w = send(c->fd, c->ans + c->ans_off, c->ans_len - c->ans_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-/* Read one line (bounded in size and time). */
-static int read_line(int fd, char *buf, size_t cap)
-{
-	size_t n = 0;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	while (n + 1 < cap) {
-		if (poll(&p, 1, 2000) <= 0)
-			return -1;
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r <= 0)
-			return n > 0 ? 0 : -1;
-		n += (size_t)r;
-		buf[n] = '\0';
-		if (memchr(buf, '\n', n) != NULL)
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
+		if (w <= 0)
+			return -1;
+		c->ans_off += (size_t)w;
 	}
-	return -1;
+	return 1;
 }
 
-static void serve(int fd)
+/* Send what can be sent now; close when done or gone. */
+static void conn_write(struct conn *c)
 {
-	struct ctl_req *r = calloc(1, sizeof(*r));
+	int rc = conn_flush(c);
+
+	if (rc < 0)
+		spated_cnt.ctl_hangups++; /* EPIPE, ECONNRESET: it left first */
+	if (rc != 0)
+		conn_close(c);
+}
+
+/* The answer: the status line, then the body; sending starts at once. */
+static void conn_answer(struct conn *c, bool ok, const char *body, size_t len)
+{
+	const char *status = ok ? "ok\n" : "error\n";
+	size_t sl = strlen(status);
+
+	c->ans = malloc(sl + len);
+	if (c->ans == NULL) {
+		conn_close(c);
+		return;
+	}
+	memcpy(c->ans, status, sl);
+	if (len > 0)
+		memcpy(c->ans + sl, body, len);
+	c->ans_len = sl + len;
+	c->ans_off = 0;
+	c->state = CONN_WRITE;
+	c->deadline = now_ms() + CTL_WRITE_MS;
+	conn_write(c);
+}
+
+static void conn_error(struct conn *c, const char *msg)
+{
+	char line[300];
+	int n = snprintf(line, sizeof(line), "%s\n", msg);
+
+	conn_answer(c, false, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+/* A request has run (here or on the data plane): answer it. */
+static void conn_done(struct conn *c)
+{
+	struct ctl_req *r = c->r;
+
+	c->r = NULL; /* answering may close c */
+	if (r->status == 0 && c->set_name[0] != '\0') {
+		/* The read-back value, as printed ("name: value" or JSON). */
+		char buf[256];
+		if (param_get(c->set_name, buf, sizeof(buf)) == 0) /* racy read of a scalar: fine */
+			record_override(c->set_name, buf);
+		SPATED_LOG(NOTICE, "control: set %s = %s\n", c->set_name, buf);
+	}
+	if (r->out == NULL)
+		conn_error(c, "out of memory");
+	else
+		conn_answer(c, r->status == 0, r->out, r->out_len);
+	req_free(r);
+}
+
+/* The line is in: parse it, run it here or queue it for the data plane. */
+static void conn_request(struct conn *c)
+{
+	struct ctl_req *r = c->r;
 	char err[256];
 
-	if (r == NULL)
-		return;
-	if (read_line(fd, r->line, sizeof(r->line)) != 0) {
-		free(r);
-		return;
-	}
 	if (parse(r, err, sizeof(err)) != 0) {
-		dprintf(fd, "error\n%s\n", err);
-		free(r);
+		conn_error(c, err);
 		return;
 	}
 	/* Remember what `set` names before the words are consumed. */
-	char set_name[64] = "";
 	if (r->cmd->fn == cmd_set)
-		snprintf(set_name, sizeof(set_name), "%s", canonical(r->argv[0]));
+		snprintf(c->set_name, sizeof(c->set_name), "%s", canonical(r->argv[0]));
 	if (!r->cmd->on_dp) {
 		run(r);
-	} else {
-		struct ctl_req *back = NULL;
-		if (rte_ring_sp_enqueue(req_ring, r) != 0) {
-			dprintf(fd, "error\nbusy\n");
-			free(r);
-			return;
-		}
-		/* The data plane answers within a loop iteration; 10 s means
-		 * it is stuck (the request is then left to it). */
-		for (int i = 0; i < 100000 && rte_ring_sc_dequeue(rsp_ring, (void **)&back) != 0; i++)
-			usleep(100);
-		if (back == NULL) {
-			dprintf(fd, "error\nthe data plane did not answer within 10 s\n");
-			return;
-		}
+		conn_done(c);
+		return;
 	}
-	if (r->status == 0 && set_name[0] != '\0') {
-		/* The read-back value, as printed ("name: value" or JSON). */
-		char buf[256];
-		if (param_get(set_name, buf, sizeof(buf)) == 0) /* racy read of a scalar: fine */
-			record_override(set_name, buf);
-		SPATED_LOG(NOTICE, "control: set %s = %s\n", set_name, buf);
+	c->state = CONN_QUEUED;
+	c->seq = conn_seq++;
+	c->deadline = now_ms() + CTL_DP_MS;
+}
+
+static void conn_read(struct conn *c)
+{
+	char *line = c->r->line;
+	ssize_t n = recv(c->fd, line + c->got, REQ_LINE_MAX - 1 - c->got, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n <= 0) {
+		/* The peer ended its side: what came is the request, if any. */
+		if (c->got > 0)
+			conn_request(c);
+		else
+			conn_close(c);
+		return;
 	}
-	dprintf(fd, "%s\n", r->status == 0 ? "ok" : "error");
-	if (r->out)
-		write_all(fd, r->out, r->out_len);
-	free(r->out);
-	free(r);
+	c->got += (size_t)n;
+	line[c->got] = '\0';
+	if (memchr(line, '\n', c->got) != NULL)
+		conn_request(c);
+	else if (c->got == REQ_LINE_MAX - 1)
+		conn_error(c, "request line too long (at most 1023 bytes)");
+}
+
+static void conn_accept(void)
+{
+	for (;;) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		struct conn *c = NULL;
+		for (int i = 0; i < CTL_CLIENTS_MAX && c == NULL; i++)
+			if (conns[i].state == CONN_FREE)
+				c = &conns[i];
+		struct ctl_req *r = c ? calloc(1, sizeof(*r)) : NULL;
+		if (r == NULL) {
+			char busy[100];
+			int n = snprintf(busy, sizeof(busy),
+					 "error\nbusy: %d control clients are connected; try again\n",
+					 CTL_CLIENTS_MAX);
+			spated_cnt.ctl_busy++;
+			(void)send(fd, busy, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+			close(fd);
+			continue;
+		}
+		spated_cnt.ctl_clients++;
+		*c = (struct conn){ .state = CONN_READ, .fd = fd, .r = r,
+				    .deadline = now_ms() + CTL_READ_MS };
+	}
+}
+
+/* The data plane's side: collect its answer, hand it the next request. */
+static void conn_data_plane(uint64_t now)
+{
+	struct ctl_req *back;
+
+	while (rte_ring_sc_dequeue(rsp_ring, (void **)&back) == 0) {
+		if (back != dp_req) { /* cannot happen: one in flight at a time */
+			req_free(back);
+			continue;
+		}
+		dp_req = NULL;
+		if (dp_conn == NULL) { /* given up on, or its client left */
+			req_free(back);
+			continue;
+		}
+		conn_done(dp_conn);
+		dp_conn = NULL;
+	}
+	if (dp_req != NULL && dp_conn != NULL && now >= dp_conn->deadline) {
+		/* Left to the data plane, which frees nothing: freed when it
+		 * answers. */
+		struct conn *c = dp_conn;
+		dp_conn = NULL;
+		c->r = NULL;
+		spated_cnt.ctl_timeouts++;
+		conn_error(c, "the data plane did not answer within 10 s");
+	}
+	if (dp_req != NULL)
+		return;
+	struct conn *next = NULL;
+	for (int i = 0; i < CTL_CLIENTS_MAX; i++)
+		if (conns[i].state == CONN_QUEUED && (next == NULL || conns[i].seq < next->seq))
+			next = &conns[i];
+	if (next == NULL)
+		return;
+	if (rte_ring_sp_enqueue(req_ring, next->r) != 0) {
+		conn_error(next, "busy");
+		return;
+	}
+	next->state = CONN_DP;
+	dp_req = next->r;
+	dp_conn = next;
+}
+
+/* Deadlines of clients still reading, queued or being written to. */
+static void conn_deadlines(uint64_t now)
+{
+	for (int i = 0; i < CTL_CLIENTS_MAX; i++) {
+		struct conn *c = &conns[i];
+		if (c->state == CONN_FREE || c->state == CONN_DP || now < c->deadline)
+			continue;
+		spated_cnt.ctl_timeouts++;
+		if (c->state == CONN_READ)
+			conn_error(c, "timed out: no whole request line within 5 s");
+		else if (c->state == CONN_QUEUED)
+			conn_error(c, "the data plane did not answer within 10 s");
+		else
+			conn_close(c); /* it does not take its answer */
+	}
 }
 
 static void *control_main(void *arg)
 {
+	struct pollfd p[1 + CTL_CLIENTS_MAX];
+	struct conn *pc[1 + CTL_CLIENTS_MAX];
+
 	(void)arg;
+	for (int i = 0; i < CTL_CLIENTS_MAX; i++)
+		conns[i].fd = -1;
+	/* accept until EAGAIN: a client gone between poll and accept must not
+	 * block the thread */
+	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
 	while (!atomic_load(&ctl_stop)) {
-		struct pollfd p = { .fd = listen_fd, .events = POLLIN };
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		serve(fd);
-		close(fd);
+		int n = 0;
+		uint64_t now = now_ms(), wake = now + 200;
+		p[n] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+		pc[n++] = NULL;
+		for (int i = 0; i < CTL_CLIENTS_MAX; i++) {
+			struct conn *c = &conns[i];
+			if (c->state == CONN_FREE)
+				continue;
+			if (c->deadline < wake)
+				wake = c->deadline;
+			if (c->state != CONN_READ && c->state != CONN_WRITE)
+				continue;
+			p[n] = (struct pollfd){ .fd = c->fd,
+						.events = c->state == CONN_READ ? POLLIN : POLLOUT };
+			pc[n++] = c;
+		}
+		/* The data plane answers within a loop iteration: look often
+		 * while it has a request. */
+		struct timespec ts = { 0, dp_req != NULL ? 100000 :
+					   (long)(wake > now ? wake - now : 0) * 1000000 };
+		if (ppoll(p, (nfds_t)n, &ts, NULL) > 0) {
+			for (int i = 1; i < n; i++) {
+				if (p[i].revents == 0)
+					continue;
+				if (pc[i]->state == CONN_READ)
+					conn_read(pc[i]);
+				else if (pc[i]->state == CONN_WRITE)
+					conn_write(pc[i]);
+			}
+			if (p[0].revents & POLLIN)
+				conn_accept();
+		}
+		now = now_ms();
+		conn_data_plane(now);
+		conn_deadlines(now);
 	}
+	for (int i = 0; i < CTL_CLIENTS_MAX; i++)
+		if (conns[i].state != CONN_FREE)
+			conn_close(&conns[i]);
 	return NULL;
 }
 
@@ -957,6 +1180,14 @@ void control_stop(void)
 		listen_fd = -1;
 		unlink(sock_path);
 	}
+	/* A request the data plane never answered (it has stopped). */
+	void *left;
+	while (req_ring != NULL && rte_ring_sc_dequeue(req_ring, &left) == 0)
+		req_free(left);
+	while (rsp_ring != NULL && rte_ring_sc_dequeue(rsp_ring, &left) == 0)
+		req_free(left);
+	dp_req = NULL;
+	dp_conn = NULL;
 	rte_ring_free(req_ring);
 	rte_ring_free(rsp_ring);
 	req_ring = rsp_ring = NULL;

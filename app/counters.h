@@ -85,6 +85,10 @@
 	X(cycles_tx)         /* in the TX stage */                          \
 	X(rcu_slow)          /* RCU grace periods past spated.rcu_warn_ms */\
 	X(rcu_resumed)       /* of which completed since (reclamation ran)*/\
+	X(ctl_clients)       /* control socket connections served */       \
+	X(ctl_busy)          /* connections refused: too many at once */    \
+	X(ctl_timeouts)      /* cut: request or answer past its deadline */ \
+	X(ctl_hangups)       /* gone before taking their answer */          \
 	X(cycles_link)       /* in the inter-host link stage */            \
 	X(peer_frames_in)    /* inter-host frames received */               \
 	X(peer_bad)          /* refused by the codec (not acked: resent) */ \

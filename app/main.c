@@ -74,6 +74,10 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_usr1;
 	sigaction(SIGUSR1, &sa, NULL);
+	/* A control or telemetry client that hangs up before its answer
+	 * must cost an EPIPE, not the process. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 struct house {

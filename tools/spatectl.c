@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -113,11 +114,16 @@ int main(int argc, char **argv)
 			path, strerror(errno));
 		return 2;
 	}
-	if (write(fd, line, n) != (ssize_t)n) {
+	/* A daemon that refuses the connection (busy) may close it before
+	 * the request is sent: its answer is still there to read. */
+	if (send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n && errno != EPIPE) {
 		fprintf(stderr, "spatectl: write: %s\n", strerror(errno));
 		return 2;
 	}
 	shutdown(fd, SHUT_WR);
+	/* spated answers within 10 s or says why not: past that, it is gone. */
+	struct timeval tv = { .tv_sec = 15 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 
 	/* The answer: "ok" or "error", then the body. */
 	char *ans = NULL;
