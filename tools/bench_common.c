@@ -1,10 +1,13 @@
 /* bench_common.c - engine specs, the clock and the output files for
  * spate-bench's modes. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_common.h"
 
@@ -95,4 +98,50 @@ void bench_gp_run(FILE *gp, const char *dir, const char *name)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot '%s.gp'", dir, name);
 	if (system(cmd) != 0)
 		fprintf(stderr, "spate-bench: gnuplot failed on %s/%s.gp\n", dir, name);
+}
+
+int bench_in_child(int (*fn)(void *ctx, void *out), void *ctx, void *out, size_t out_len)
+{
+	int fd[2];
+
+	fflush(NULL); /* nothing buffered is written twice */
+	if (pipe(fd) != 0) {
+		perror("spate-bench: pipe");
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("spate-bench: fork");
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		int rc = fn(ctx, out);
+		fflush(NULL);
+		if (rc == 0 && write(fd[1], out, out_len) != (ssize_t)out_len)
+			rc = -1;
+		_exit(rc == 0 ? 0 : 1);
+	}
+	close(fd[1]);
+	size_t got = 0;
+	while (got < out_len) {
+		ssize_t n = read(fd[0], (char *)out + got, out_len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got != out_len || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		if (WIFSIGNALED(st))
+			fprintf(stderr, "spate-bench: run died of signal %d\n", WTERMSIG(st));
+		return -1;
+	}
+	return 0;
 }

@@ -298,7 +298,10 @@ static double json_num(const char *json, const char *key)
 	return p ? strtod(p + strlen(pat), NULL) : NAN;
 }
 
-static struct figures figures_of(const struct spec *sp, const struct spate_engine *e)
+/* The engine's figures, from the engine itself or (e NULL) through the
+ * matcher in front of it. */
+static struct figures figures_any(const struct spec *sp, const struct spate_engine *e,
+				  const struct spate_matcher *mt)
 {
 	struct figures f = { 0 };
 	char *buf = NULL;
@@ -309,7 +312,10 @@ static struct figures figures_of(const struct spec *sp, const struct spate_engin
 	FILE *m = open_memstream(&buf, &len);
 	if (m == NULL)
 		return f;
-	sp->ops->stats(e, m);
+	if (e != NULL)
+		sp->ops->stats(e, m);
+	else
+		spate_matcher_engine_stats(mt, m);
 	fclose(m);
 	f.routed = json_num(buf, "routed");
 	f.candidates = json_num(buf, "candidates");
@@ -317,6 +323,11 @@ static struct figures figures_of(const struct spec *sp, const struct spate_engin
 	f.have = !isnan(f.routed);
 	free(buf);
 	return f;
+}
+
+static struct figures figures_of(const struct spec *sp, const struct spate_engine *e)
+{
+	return figures_any(sp, e, NULL);
 }
 
 struct tally {
@@ -431,64 +442,261 @@ struct scale_row {
 	double eps, ins_us, del_us, bytes, cats;
 };
 
-/* Deletes: every k-th subscription, k so that about n_del are deleted. */
-static int run_scale(const struct spec *sp, const struct workload *w, size_t n_del, int repeat,
-		     struct tally *t, struct scale_row *row)
-{
-	struct tally spare;
-	size_t h0 = heap_bytes();
-	struct spate_engine *e = sp->ops->create(&sp->params);
-	struct spate_matchvec mv = { 0 };
+/* The two ways a scale run drives an engine: through the matcher (the
+ * default: keywords as strings, interned per event; ids checked,
+ * records and their memory the matcher's: what spate-match and spated
+ * do), or the engine alone on pre-interned subscriptions and events
+ * (--path engine: no dictionary, no records, no sorting of the output). */
+enum bench_path { PATH_MATCHER, PATH_ENGINE };
 
-	if (e == NULL)
+static const char *path_name(enum bench_path p)
+{
+	return p == PATH_ENGINE ? "engine" : "matcher";
+}
+
+/* Keyword id -> its string ("w<id>"), for the matcher path. */
+static char (*kw_text)[12];
+static uint32_t kw_text_n;
+
+static int kw_text_init(uint32_t n)
+{
+	if (kw_text_n >= n)
+		return 0;
+	free(kw_text);
+	if ((kw_text = malloc(n * sizeof(*kw_text))) == NULL)
 		return -1;
-	memset(t, 0, sizeof(*t));
-	double t0 = bench_cpu_s(), k0 = bench_sys_s();
-	for (size_t i = 0; i < w->n_subs; i++)
-		if (sp->ops->sub_add(e, &w->subs[i].s) != 0)
-			goto fail;
-	double t_ins = bench_cpu_s() - t0, k_ins = bench_sys_s() - k0;
+	for (uint32_t i = 0; i < n; i++)
+		snprintf(kw_text[i], sizeof(kw_text[i]), "w%u", i);
+	kw_text_n = n;
+	return 0;
+}
+
+static struct spate_str kw_str(uint32_t id)
+{
+	return (struct spate_str){ kw_text[id], (uint32_t)strlen(kw_text[id]) };
+}
+
+static void raw_sub_of(const struct spate_sub *s, struct spate_raw_sub *rs)
+{
+	rs->id = s->id;
+	rs->rect = s->rect;
+	memset(&rs->dest, 0, sizeof(rs->dest));
+	rs->n_kw = s->n_kw;
+	rs->n_cons = 0;
+	for (uint16_t k = 0; k < s->n_kw; k++)
+		rs->kw[k] = kw_str(s->kw[k]);
+}
+
+static void raw_event_of(const struct spate_event *e, struct spate_raw_event *re)
+{
+	re->id = e->id;
+	re->lon = e->lon;
+	re->lat = e->lat;
+	re->n_kw = e->n_kw;
+	re->n_attr = 0;
+	for (uint16_t k = 0; k < e->n_kw; k++)
+		re->kw[k] = kw_str(e->kw[k]);
+}
+
+/* Raw forms are built a batch at a time, outside the clock. */
+#define RAW_BATCH 256
+
+/* The ops of one scale run, on either path. */
+struct driver {
+	const struct spec *sp;
+	enum bench_path path;
+	struct spate_engine *e;
+	struct spate_matcher *m;
+	struct spate_raw_sub *rs;   /* RAW_BATCH */
+	struct spate_raw_event *re; /* RAW_BATCH */
+};
+
+static int driver_open(struct driver *d, const struct spec *sp, enum bench_path path)
+{
+	memset(d, 0, sizeof(*d));
+	d->sp = sp;
+	d->path = path;
+	if (path == PATH_ENGINE)
+		return (d->e = sp->ops->create(&sp->params)) ? 0 : -1;
+	struct spate_matcher_conf mc;
+	spate_matcher_conf_default(&mc);
+	mc.engine = sp->ops->name;
+	mc.params = sp->params;
+	d->m = spate_matcher_create(&mc);
+	d->rs = malloc(RAW_BATCH * sizeof(*d->rs));
+	d->re = malloc(RAW_BATCH * sizeof(*d->re));
+	return d->m && d->rs && d->re ? 0 : -1;
+}
+
+static void driver_close(struct driver *d)
+{
+	if (d->e)
+		d->sp->ops->destroy(d->e);
+	spate_matcher_destroy(d->m);
+	free(d->rs);
+	free(d->re);
+}
+
+static struct figures driver_figures(const struct driver *d)
+{
+	return figures_any(d->sp, d->e, d->m);
+}
+
+/* Insert subs[first + k*step], k < n; the CPU seconds (and the kernel's
+ * part in *sys) spent inserting. -1 on failure. */
+static double driver_insert(struct driver *d, const struct bench_sub *subs, size_t first,
+			    size_t step, size_t n, double *sys)
+{
+	double cpu = 0;
+
+	*sys = 0;
+	for (size_t k = 0; k < n;) {
+		size_t b = n - k < RAW_BATCH ? n - k : RAW_BATCH;
+		if (d->path == PATH_MATCHER)
+			for (size_t j = 0; j < b; j++)
+				raw_sub_of(&subs[first + (k + j) * step].s, &d->rs[j]);
+		double t0 = bench_cpu_s(), k0 = bench_sys_s();
+		for (size_t j = 0; j < b; j++) {
+			const struct spate_sub *s = &subs[first + (k + j) * step].s;
+			int rc = d->path == PATH_ENGINE ? d->sp->ops->sub_add(d->e, s)
+							: spate_matcher_sub_add(d->m, &d->rs[j], 0);
+			if (rc != 0)
+				return -1;
+		}
+		cpu += bench_cpu_s() - t0;
+		*sys += bench_sys_s() - k0;
+		k += b;
+	}
+	return cpu;
+}
+
+static double driver_delete(struct driver *d, const struct bench_sub *subs, size_t step, size_t n)
+{
+	double t0 = bench_cpu_s();
+
+	for (size_t i = 0, k = 0; k < n; i += step, k++)
+		if (d->path == PATH_ENGINE)
+			d->sp->ops->sub_del(d->e, &subs[i].s);
+		else if (spate_matcher_sub_del(d->m, subs[i].s.id, 0) != 0)
+			return -1;
+	return bench_cpu_s() - t0;
+}
+
+static void tally_add(struct tally *t, uint64_t ev_id, const struct spate_matchvec *mv)
+{
+	t->matches += mv->n;
+	for (size_t j = 0; j < mv->n; j++) /* order-free: a sum */
+		t->hash += (ev_id * 0x9e3779b97f4a7c15ull) ^ (mv->v[j]->id * 0xbf58476d1ce4e5b9ull);
+}
+
+/* Match every event once; CPU seconds, or -1. */
+static double driver_events(struct driver *d, const struct workload *w, struct spate_matchvec *mv,
+			    struct tally *t)
+{
+	double cpu = 0;
+
+	for (size_t k = 0; k < w->n_events;) {
+		size_t b = w->n_events - k < RAW_BATCH ? w->n_events - k : RAW_BATCH;
+		if (d->path == PATH_MATCHER)
+			for (size_t j = 0; j < b; j++)
+				raw_event_of(&w->events[k + j], &d->re[j]);
+		double t0 = bench_cpu_s();
+		for (size_t j = 0; j < b; j++) {
+			const struct spate_event *ev = &w->events[k + j];
+			mv->n = 0;
+			int rc = d->path == PATH_ENGINE ? d->sp->ops->match(d->e, ev, mv)
+							: spate_matcher_event(d->m, &d->re[j], mv);
+			if (rc != 0)
+				return -1;
+			tally_add(t, ev->id, mv);
+		}
+		cpu += bench_cpu_s() - t0;
+		k += b;
+	}
+	return cpu;
+}
+
+struct scale_out {
+	struct tally t;
+	struct scale_row row;
+};
+
+struct scale_ctx {
+	const struct spec *sp;
+	const struct workload *w;
+	size_t n_del;
+	int repeat;
+	enum bench_path path;
+};
+
+/* One engine on one size (in a child of its own: bench_in_child).
+ * Deletes: every k-th subscription, k so that about n_del are deleted. */
+static int run_scale(void *vctx, void *vout)
+{
+	const struct scale_ctx *x = vctx;
+	const struct spec *sp = x->sp;
+	const struct workload *w = x->w;
+	struct scale_out *o = vout;
+	struct tally spare, *t = &o->t;
+	struct spate_matchvec mv = { 0 };
+	struct driver d;
+	size_t h0 = heap_bytes();
+	double k_ins, k_re;
+	int rc = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (driver_open(&d, sp, x->path) != 0)
+		goto out;
+	double t_ins = driver_insert(&d, w->subs, 0, 1, w->n_subs, &k_ins);
+	if (t_ins < 0)
+		goto out;
 	size_t bytes = heap_bytes() - h0;
-	struct figures f0 = figures_of(sp, e);
-	t0 = bench_cpu_s();
-	for (int r = 0; r < repeat; r++)
-		for (size_t i = 0; i < w->n_events; i++)
-			if (match_one(sp, e, &w->events[i], &mv, r ? &spare : t) != 0)
-				goto fail;
-	double t_ev = (bench_cpu_s() - t0) / repeat;
-	struct figures f1 = figures_of(sp, e);
-	size_t step = n_del && w->n_subs > n_del ? w->n_subs / n_del : 1, dels = 0;
-	t0 = bench_cpu_s();
-	for (size_t i = 0; n_del && i < w->n_subs && dels < n_del; i += step, dels++)
-		sp->ops->sub_del(e, &w->subs[i].s);
-	double t_del = bench_cpu_s() - t0;
+	struct figures f0 = driver_figures(&d);
+	double t_ev = 0;
+	for (int r = 0; r < x->repeat; r++) {
+		double dt = driver_events(&d, w, &mv, r ? &spare : t);
+		if (dt < 0)
+			goto out;
+		t_ev += dt;
+	}
+	t_ev /= x->repeat;
+	struct figures f1 = driver_figures(&d);
+	size_t step = x->n_del && w->n_subs > x->n_del ? w->n_subs / x->n_del : 1;
+	size_t dels = x->n_del ? (w->n_subs + step - 1) / step : 0;
+	if (dels > x->n_del)
+		dels = x->n_del;
+	double t_del = driver_delete(&d, w->subs, step, dels);
 	/* The same subscriptions back: inserts at a steady size (churn), where
 	 * no table grows, so no fresh memory is faulted in and zeroed. */
-	t0 = bench_cpu_s();
-	for (size_t i = 0, k = 0; k < dels; i += step, k++)
-		if (sp->ops->sub_add(e, &w->subs[i].s) != 0)
-			goto fail;
-	double t_re = bench_cpu_s() - t0;
-	printf("{\"bench\":\"scale\",\"workload\":\"fast\",\"engine\":\"%s\",\"spec\":\"%s\","
+	double t_re = t_del < 0 ? -1 : driver_insert(&d, w->subs, 0, step, dels, &k_re);
+	if (t_re < 0)
+		goto out;
+	printf("{\"bench\":\"scale\",\"workload\":\"fast\",\"path\":\"%s\",\"engine\":\"%s\",\"spec\":\"%s\","
 	       "\"subs\":%zu,\"events\":%zu,\"events_per_s\":%.0f,\"insert_us\":%.3f,"
 	       "\"insert_kernel_us\":%.3f,\"delete_us\":%.3f,\"reinsert_us\":%.3f,"
 	       "\"bytes_per_sub\":%.1f,\"sub_record_bytes\":%.1f",
-	       sp->ops->name, sp->text, w->n_subs, w->n_events, t_ev > 0 ? w->n_events / t_ev : 0,
-	       t_ins * 1e6 / (double)w->n_subs, k_ins * 1e6 / (double)w->n_subs,
-	       dels ? t_del * 1e6 / (double)dels : 0, dels ? t_re * 1e6 / (double)dels : 0,
-	       (double)bytes / (double)w->n_subs,
-	       sizeof(struct spate_sub) + 4.0 * 2); /* 1-3 keywords: 2 on average */
-	print_fig(&f0, &f1, (double)w->n_events * repeat);
+	       path_name(x->path), sp->ops->name, sp->text, w->n_subs, w->n_events,
+	       t_ev > 0 ? w->n_events / t_ev : 0, t_ins * 1e6 / (double)w->n_subs,
+	       k_ins * 1e6 / (double)w->n_subs, dels ? t_del * 1e6 / (double)dels : 0,
+	       dels ? t_re * 1e6 / (double)dels : 0, (double)bytes / (double)w->n_subs,
+	       /* the matcher's records are in bytes_per_sub; the engine path's
+		* are not (1-3 keywords: 2 on average) */
+	       x->path == PATH_ENGINE ? sizeof(struct spate_sub) + 4.0 * 2 : 0.0);
+	print_fig(&f0, &f1, (double)w->n_events * x->repeat);
 	printf(",\"matches\":%" PRIu64 "}\n", t->matches);
 	fflush(stdout);
-	*row = (struct scale_row){ "", w->n_subs, t_ev > 0 ? w->n_events / t_ev : 0,
-				   t_ins * 1e6 / (double)w->n_subs,
-				   dels ? t_del * 1e6 / (double)dels : 0,
-				   (double)bytes / (double)w->n_subs, f1.have ? f1.categories : NAN };
-	snprintf(row->spec, sizeof(row->spec), "%.127s", sp->text);
-	return finish(sp, e, &mv, 0);
-fail:
-	return finish(sp, e, &mv, -1);
+	o->row = (struct scale_row){ "", w->n_subs, t_ev > 0 ? w->n_events / t_ev : 0,
+				     t_ins * 1e6 / (double)w->n_subs,
+				     dels ? t_del * 1e6 / (double)dels : 0,
+				     (double)bytes / (double)w->n_subs, f1.have ? f1.categories : NAN };
+	snprintf(o->row.spec, sizeof(o->row.spec), "%.127s", sp->text);
+	rc = 0;
+out:
+	if (rc != 0)
+		fprintf(stderr, "spate-bench drt: %s: out of memory\n", sp->text);
+	driver_close(&d);
+	spate_matchvec_free(&mv);
+	return rc;
 }
 
 /* ---- output files ---- */
@@ -755,6 +963,11 @@ static void usage(FILE *f)
 		"                      --brute-max subscriptions, default 200000, kdtree up to\n"
 		"                      --kdtree-max, default 1000000)\n"
 		"    --repeat K        match the events K times (steadier; for profiling)\n"
+		"    --path P          matcher (default: keywords as strings through the\n"
+		"                      matcher, as spate-match and spated run; bytes/sub with\n"
+		"                      its records and dictionary) or engine (the engine\n"
+		"                      alone on pre-interned subscriptions and events)\n"
+		"    each engine and size runs in a process of its own (forked)\n"
 		"  balance: Fig. 7 in-process: per-worker load with balancing off and on,\n"
 		"    on a FAST workload whose events are skewed into a hot box\n"
 		"    --balance-spec S  drt spec (default drt:workers=2:sigma=0)\n"
@@ -786,9 +999,11 @@ int bench_drt_main(int argc, char **argv)
 		{ "balance-events", required_argument, NULL, 'V' },
 		{ "skew", required_argument, NULL, 'w' },
 		{ "lambda", required_argument, NULL, 'l' },
+		{ "path", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum bench_path path = PATH_MATCHER;
 	size_t paper_events = 100000, scale_events = 20000, n_del = 100000, brute_max = 200000;
 	size_t kdtree_max = 1000000;
 	double ratio = 0.01, max_extent = 1, side = 0.01;
@@ -834,9 +1049,20 @@ int bench_drt_main(int argc, char **argv)
 		case 'V': bal_events = strtoull(optarg, NULL, 10); break;
 		case 'w': skew = strtod(optarg, NULL); break;
 		case 'l': lambda = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'P':
+			if (strcmp(optarg, "matcher") != 0 && strcmp(optarg, "engine") != 0) {
+				usage(stderr);
+				return 2;
+			}
+			path = strcmp(optarg, "engine") == 0 ? PATH_ENGINE : PATH_MATCHER;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (kw_text_init(VOCAB + PLACES) != 0) {
+		fprintf(stderr, "spate-bench drt: out of memory\n");
+		return 1;
 	}
 	if (optind != argc || repeat < 1 || paper_events < 2 || !(ratio > 0) || !(side > 0 && side <= 1) ||
 	    !(max_extent >= 0) || !(skew >= 0 && skew <= 1) || bal_subs == 0 || lambda == 0) {
@@ -894,8 +1120,12 @@ int bench_drt_main(int argc, char **argv)
 				if ((strcmp(sp[i].ops->name, "brute") == 0 && n > brute_max) ||
 				    (strcmp(sp[i].ops->name, "kdtree") == 0 && n > kdtree_max))
 					continue; /* too slow to wait for */
-				if (run_scale(&sp[i], &w, n_del, repeat, &t, &rows[n_rows]) != 0)
+				struct scale_ctx x = { &sp[i], &w, n_del, repeat, path };
+				struct scale_out o;
+				if (bench_in_child(run_scale, &x, &o, sizeof(o)) != 0)
 					return 1;
+				t = o.t;
+				rows[n_rows] = o.row;
 				if (n_rows < 63)
 					n_rows++;
 				if (!have_first) {
