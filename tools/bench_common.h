@@ -5,7 +5,9 @@
 #define SPATE_BENCH_COMMON_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "spate_matcher.h"
 
@@ -16,6 +18,20 @@
 int bench_apply_spec(char *spec, struct spate_matcher_conf *conf);
 /* Monotonic seconds. */
 double bench_now_s(void);
+/* A cheap clock for timing single operations: the TSC on x86 (about 20
+ * ns a read here, against 90 ns for clock_gettime and 4 us for a thread
+ * CPU clock, which is a system call on this VM), else nanoseconds.
+ * Convert by measuring the ticks of a span also timed by bench_now_s. */
+static inline uint64_t bench_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
 /* CPU seconds of this thread: on a shared, overloaded machine the time
  * the thread was descheduled does not count. */
 double bench_cpu_s(void);

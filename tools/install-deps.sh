@@ -2,6 +2,8 @@
 # install-deps.sh - install, through apt-get, every Debian 12 package Spate
 # needs to build, test and run its demo. Idempotent: packages already
 # installed are left alone, and apt-get is not called when none is missing.
+# --bench: also what the benchmarks' data scripts need (node and npm, for
+# tools/cities-stream.sh).
 set -eu
 
 PACKAGES="
@@ -13,6 +15,7 @@ PACKAGES="
   libpcap-dev tshark gnuplot-nox
   zookeeper libzookeeper-mt-dev
 "
+[ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm"
 
 missing=""
 for p in $PACKAGES; do
