@@ -130,6 +130,48 @@ static int parse_coord_field(const struct field *f, int32_t max, const char *wha
 	return 0;
 }
 
+/* 10^k, k <= 22: every one an exact double. */
+static const double pow10_exact[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* The plain decimals of stream files ([+-]digits[.digits], at most 2^53
+ * as an integer of all the digits, at most 22 after the point) without
+ * strtod: the digits as an integer m and the point's place k are exact
+ * doubles, so m / 10^k is one correctly rounded IEEE division, which is
+ * what strtod returns (Clinger's fast path). 0 with *out, or -1 for
+ * anything else (exponents, long mantissas, junk: strtod decides). */
+static int parse_decimal_fast(const char *p, size_t len, double *out)
+{
+	size_t i = 0;
+	bool neg = false, digits = false;
+	uint64_t m = 0;
+	int k = 0;
+
+	if (i < len && (p[i] == '-' || p[i] == '+'))
+		neg = p[i++] == '-';
+	for (; i < len && (unsigned)(p[i] - '0') <= 9; i++) {
+		if (m >= (1ull << 53) / 10)
+			return -1;
+		m = m * 10 + (unsigned)(p[i] - '0');
+		digits = true;
+	}
+	if (i < len && p[i] == '.')
+		for (i++; i < len && (unsigned)(p[i] - '0') <= 9; i++) {
+			if (m >= (1ull << 53) / 10 || k == 22)
+				return -1;
+			m = m * 10 + (unsigned)(p[i] - '0');
+			k++;
+			digits = true;
+		}
+	if (!digits || i != len)
+		return -1;
+	double v = (double)m / pow10_exact[k];
+	*out = neg ? -v : v;
+	return 0;
+}
+
 /* A finite double from a field (strtod needs a NUL-terminated copy). */
 static int parse_double(const char *p, size_t len, double *out)
 {
@@ -138,6 +180,8 @@ static int parse_double(const char *p, size_t len, double *out)
 
 	if (len == 0 || len >= sizeof(tmp))
 		return -1;
+	if (parse_decimal_fast(p, len, out) == 0)
+		return 0;
 	memcpy(tmp, p, len);
 	tmp[len] = '\0';
 	/* strtod would skip leading blanks; the format has none. */
@@ -156,14 +200,13 @@ static int parse_keywords(const struct field *f, const struct spate_limits *lim,
 			  struct spate_str *kw, uint32_t *n, char *err, size_t errlen)
 {
 	*n = 0;
-	if (field_is(f, "-"))
+	if (f->len == 1 && f->p[0] == '-')
 		return 0;
-	size_t start = 0;
-	for (size_t i = 0; i <= f->len; i++) {
-		if (i < f->len && f->p[i] != ',')
-			continue;
-		const char *k = f->p + start;
-		size_t klen = i - start;
+	const char *p = f->p, *end = f->p + f->len;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *k = p;
+		size_t klen = (size_t)((comma ? comma : end) - p);
 		if (*n >= lim->max_keywords || *n >= SPATE_KW_MAX_HARD)
 			return fail(err, errlen, SPATE_E_TOO_MANY_KEYWORDS,
 				    "more than %u keywords", lim->max_keywords);
@@ -174,9 +217,10 @@ static int parse_keywords(const struct field *f, const struct spate_limits *lim,
 		kw[*n].p = k;
 		kw[*n].len = (uint32_t)klen;
 		(*n)++;
-		start = i + 1;
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
 	}
-	return 0;
 }
 
 static int find_op(const char *p, size_t len, size_t *name_len, int *op, size_t *op_len)
@@ -323,20 +367,21 @@ int spate_stream_parse_line(const char *line, size_t len,
 	op->kind = SPATE_LINE_NONE;
 	if (len == 0 || line[0] == '#')
 		return 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && line[i] != '\t')
-			continue;
+	for (;;) {
+		const char *tab = memchr(line + start, '\t', len - start);
+		size_t i = tab ? (size_t)(tab - line) : len;
 		if (nf == MAX_FIELDS)
 			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "too many fields");
+		if (i == start)
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+				    "field %zu is empty (fields are separated by one tab)", nf + 1);
 		fl[nf].p = line + start;
 		fl[nf].len = i - start;
 		nf++;
+		if (tab == NULL)
+			break;
 		start = i + 1;
 	}
-	for (size_t i = 0; i < nf; i++)
-		if (fl[i].len == 0)
-			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
-				    "field %zu is empty (fields are separated by one tab)", i + 1);
 	if (field_is(&fl[0], "sub")) {
 		op->kind = SPATE_LINE_SUB;
 		return parse_sub(fl, nf, lim, &op->u.sub, err, errlen);

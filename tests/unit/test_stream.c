@@ -1,4 +1,5 @@
 /* test_stream.c - the stream format parser on good and bad lines. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -202,6 +203,49 @@ static void test_write_roundtrip(void)
 	}
 }
 
+/* Values are parsed without strtod when they are plain decimals
+ * (parse_decimal_fast): every value must be bit for bit what strtod
+ * gives, on random decimals of every length around the fast path's
+ * limits (2^53, 22 decimals), signs, leading zeros and dots, and
+ * exponents (strtod's). */
+static void test_values_as_strtod(void)
+{
+	uint64_t x = 88172645463325252ull;
+	int bad = 0;
+
+	for (int t = 0; t < 300000; t++) {
+		char num[64], line[128];
+		size_t n = 0;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t r = x;
+		if (r % 3 == 0)
+			num[n++] = r % 2 ? '-' : '+';
+		r /= 6;
+		int ip = (int)(r % 20), fp = (int)(r / 20 % 27);
+		r /= 540;
+		for (int i = 0; i < ip; i++, r = r * 6364136223846793005ull + 1)
+			num[n++] = (char)('0' + (i == 0 && r % 4 ? 1 + (r >> 33) % 9 : (r >> 33) % 10));
+		if (fp > 0 || ip == 0) {
+			num[n++] = '.';
+			for (int i = 0; i < fp || (ip == 0 && i == 0); i++, r = r * 6364136223846793005ull + 1)
+				num[n++] = (char)('0' + (r >> 33) % 10);
+		}
+		if (x % 50 == 0)
+			n += (size_t)sprintf(num + n, "e%d", (int)(x % 40) - 20);
+		num[n] = '\0';
+		double want = strtod(num, NULL);
+		struct spate_stream_op op;
+		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\ta=%s", num);
+		if (parse(line, &op) != 0 || op.u.ev.n_attr != 1 ||
+		    memcmp(&op.u.ev.attr[0].value, &want, sizeof(want)) != 0) {
+			if (bad++ < 5)
+				fprintf(stderr, "value '%s': parsed %.17g, strtod %.17g\n", num,
+					op.u.ev.attr[0].value, want);
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -209,5 +253,6 @@ int main(void)
 	test_coords();
 	test_bad();
 	test_write_roundtrip();
+	test_values_as_strtod();
 	return check_summary("stream");
 }
