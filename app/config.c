@@ -12,8 +12,11 @@
 #include "config.h"
 #include "spate_engine.h"
 
+/* No demo device and no --no-pci by default: without a port in the
+ * configuration spated takes the ports the EAL probes, or says how to
+ * bind one (port_find.h). */
 static const char *const default_eal[] = {
-	"--no-huge", "-m", "512", "--no-pci", "--file-prefix=spated",
+	"--file-prefix=spated",
 };
 
 void spated_conf_default(struct spated_conf *c)
@@ -22,8 +25,6 @@ void spated_conf_default(struct spated_conf *c)
 	spate_conf_default(&c->common);
 	for (size_t i = 0; i < sizeof(default_eal) / sizeof(default_eal[0]); i++)
 		c->eal[c->n_eal++] = strdup(default_eal[i]);
-	snprintf(c->devices[0], sizeof(c->devices[0]), "net_af_packet0,iface=spate0");
-	c->n_devices = 1;
 	c->ipv4 = 0xc6120001; /* 198.18.0.1 */
 	c->prefix_len = -1;   /* not given: every destination is on the link */
 	c->udp_port = 47100;

@@ -2,8 +2,9 @@
  * engine, quotas; lib/spate_conf.h) plus the daemon's own "spated" group:
  *
  *   spated: {
- *     eal = [ "--no-huge", "-m", "512", "--no-pci", "--file-prefix=spated" ];
- *     port: { device = "net_af_packet0,iface=spate0"; };
+ *     eal = [ "--file-prefix=spated" ];
+ *     port: { device = "net_af_packet0,iface=spate0"; };  # none by default:
+ *                           # every port the EAL probed (-a PCI, --vdev)
  *     ipv4 = "198.18.0.1";  udp_port = 47100;
  *     mtu = 1500;  mbufs = 4095;  rx_desc = 512;  tx_desc = 512;
  *     stats_interval = 0;   # seconds, 0 = off

@@ -21,6 +21,7 @@
 #include <libconfig.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
@@ -444,6 +445,30 @@ static int cmd_show_subs(struct ctl_req *r, struct ctl_out *o, char *err, size_t
 	return 0;
 }
 
+/* The ports in use, whether configured by name or probed by the EAL:
+ * DPDK's name (PCI address or vdev), driver and MAC. */
+static void out_ports(struct ctl_out *o)
+{
+	ctl_out_arr(o, "ports");
+	for (uint16_t i = 0; i < tgt.n_ports; i++) {
+		char name[RTE_ETH_NAME_MAX_LEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		struct rte_eth_dev_info info;
+		struct rte_ether_addr ea;
+		ctl_out_obj(o, NULL);
+		ctl_out_u64(o, "port", tgt.ports[i]);
+		if (rte_eth_dev_get_name_by_port(tgt.ports[i], name) == 0)
+			ctl_out_str(o, "name", name);
+		if (rte_eth_dev_info_get(tgt.ports[i], &info) == 0 && info.driver_name != NULL)
+			ctl_out_str(o, "driver", info.driver_name);
+		if (rte_eth_macaddr_get(tgt.ports[i], &ea) == 0) {
+			rte_ether_format_addr(mac, sizeof(mac), &ea);
+			ctl_out_str(o, "mac", mac);
+		}
+		ctl_out_end(o);
+	}
+	ctl_out_end(o);
+}
+
 static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
 {
 	const struct spated_conf *c = tgt.conf;
@@ -477,6 +502,7 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	for (uint32_t d = 0; d < c->n_devices; d++)
 		ctl_out_str(o, NULL, c->devices[d]);
 	ctl_out_end(o);
+	out_ports(o);
 	ctl_out_end(o);
 	ctl_out_obj(o, "settings");
 	for (size_t i = 0; param_name(i) != NULL; i++)

@@ -17,6 +17,7 @@
 #define SPATED_CONTROL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "spate_matcher.h"
@@ -27,6 +28,8 @@ struct control_target {
 	const char *conf_path;    /* NULL = defaults */
 	struct spate_matcher *matcher;
 	unsigned int dp_lcore;    /* the lcore that runs control_poll */
+	uint16_t n_ports;         /* the ethdev ports in use (show config) */
+	const uint16_t *ports;
 };
 
 /* Open the socket and start the control thread. 0, or -1 with err.

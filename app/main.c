@@ -30,6 +30,7 @@
 #include "pipeline.h"
 #include "pl_msg.h"
 #include "port.h"
+#include "port_find.h"
 #include "rcu_watch.h"
 #include "stage_link.h"
 #include "telemetry.h"
@@ -59,7 +60,8 @@ static void usage(FILE *f)
 		"  -c, --config FILE   libconfig file (groups 'spate' and 'spated')\n"
 		"      --check-config  validate the configuration and exit\n"
 		"EAL args after '--' replace spated.eal from the file; when they have no\n"
-		"--vdev, --vdev=<spated.port.device> is added.\n"
+		"--vdev, --vdev=<spated.port.device> is added. Without spated.port.device\n"
+		"spated runs on every port the EAL probed (a NIC allowed with -a PCI).\n"
 		"SIGUSR1 prints the counters as one JSON line; SIGINT/SIGTERM stop.\n");
 }
 
@@ -220,6 +222,9 @@ int main(int argc, char **argv)
 		eal_argv[eal_argc++] = vdev_arg[d];
 	}
 	eal_argv[eal_argc] = NULL;
+	/* rte_eal_init reorders eal_argv: keep them as given, for messages */
+	char *eal_given[SPATED_EAL_ARGS_MAX + 64];
+	memcpy(eal_given, eal_argv, sizeof(eal_argv));
 
 	int rc = rte_eal_init(eal_argc, eal_argv);
 	if (rc < 0)
@@ -231,30 +236,8 @@ int main(int argc, char **argv)
 	if (spated_access == NULL)
 		rte_exit(EXIT_FAILURE, "access control: err=%d, port=%u\n", -ENOMEM, 0u);
 
-	/* The ports: the configured vdevs by name, in order, or every port
-	 * there is (the EAL args brought their own --vdev or PCI devices). */
-	uint16_t ports[SPATED_PORTS_MAX], n_ports = 0;
-	if (!have_vdev) {
-		for (uint32_t d = 0; d < conf.n_devices; d++) {
-			char name[256];
-			snprintf(name, sizeof(name), "%s", conf.devices[d]);
-			name[strcspn(name, ",")] = '\0';
-			rc = rte_eth_dev_get_port_by_name(name, &ports[n_ports]);
-			if (rc != 0)
-				rte_exit(EXIT_FAILURE, "no port named '%s': err=%d, port=%u\n", name, rc, 0u);
-			n_ports++;
-		}
-	} else {
-		uint16_t p;
-		RTE_ETH_FOREACH_DEV(p) {
-			if (n_ports == SPATED_PORTS_MAX)
-				rte_exit(EXIT_FAILURE, "more than %d Ethernet ports: err=%d, port=%u\n",
-					 SPATED_PORTS_MAX, -E2BIG, p);
-			ports[n_ports++] = p;
-		}
-	}
-	if (n_ports == 0)
-		rte_exit(EXIT_FAILURE, "no Ethernet port: err=%d, port=%u\n", -ENODEV, 0u);
+	uint16_t ports[SPATED_PORTS_MAX];
+	uint16_t n_ports = port_find(&conf, !have_vdev, conf_path, eal_argc, eal_given, ports);
 	uint16_t port_id = ports[0];
 
 	/* Frames up to the MTU in one segment; the private area carries what
@@ -299,7 +282,7 @@ int main(int argc, char **argv)
 	/* Control requests run on the cluster stage's lcore, which owns the
 	 * matcher and the settings (stage_cluster_poll calls control_poll). */
 	struct control_target ctl = { &conf, conf_path, pipeline_matcher(pl),
-				      pipeline_cluster_lcore(pl) };
+				      pipeline_cluster_lcore(pl), n_ports, ports };
 	/* a match host has no cluster stage to run control requests on:
 	 * no control socket there yet */
 	if (conf.hosts.role != SPATED_ROLE_MATCH && control_start(&ctl, err, sizeof(err)) != 0)
