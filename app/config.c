@@ -2,6 +2,7 @@
  * "spate" group through spate_conf_read(), so limits and quotas mean the
  * same thing to the daemon and to the offline tools. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ void spated_conf_default(struct spated_conf *c)
 	snprintf(c->category_engine, sizeof(c->category_engine), "drt");
 	c->rcu_cpu = -1;
 	c->rcu_warn_ms = 1000;
+	c->idle_spin_us = 1000;
 	ops_conf_default(&c->ops);
 	host_conf_default(&c->hosts);
 }
@@ -71,6 +73,7 @@ static const struct uint_key uint_keys[] = {
 	UKEY("rx_desc", 32, 16384, rx_desc),
 	UKEY("tx_desc", 32, 16384, tx_desc),
 	UKEY("stats_interval", 0, 86400, stats_interval),
+	UKEY("idle_spin_us", 0, 1000000, idle_spin_us),
 	UKEY("idle_sleep_us", 0, 100000, idle_sleep_us),
 	UKEY("ring_size", 64, 1 << 20, ring_size),
 	UKEY("msgs", 1023, 1 << 22, msgs),
@@ -332,7 +335,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 		if (rc > 0)
 			return spate_conf_error(err, errlen, path, s,
 					"spated: unknown setting '%s' (known: eal, port, ipv4, gateway, udp_port, "
-					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_sleep_us, lcores, "
+					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_spin_us, idle_sleep_us, lcores, "
 					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, rcu_warn_ms, "
 					"debug_hooks, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm)", name);
 		if (rc < 0)
@@ -363,6 +366,90 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "ring_size"),
 				"spated.ring_size = %u must be a power of 2", c->ring_size);
 	return 0;
+}
+
+/* ---- run time: the keys that change while spated runs ---- */
+
+static const char *const runtime_names[] = { "spated.idle_spin_us", "spated.idle_sleep_us" };
+#define N_RUNTIME (sizeof(runtime_names) / sizeof(runtime_names[0]))
+
+/* The uint_keys entry of a run-time name ("spated.KEY"), or NULL. */
+static const struct uint_key *runtime_key(const char *name)
+{
+	for (size_t i = 0; i < N_RUNTIME; i++)
+		if (strcmp(name, runtime_names[i]) == 0)
+			for (size_t k = 0; k < sizeof(uint_keys) / sizeof(uint_keys[0]); k++)
+				if (strcmp(name + 7, uint_keys[k].name) == 0)
+					return &uint_keys[k];
+	return NULL;
+}
+
+const char *spated_conf_runtime_name(size_t i)
+{
+	return i < N_RUNTIME ? runtime_names[i] : NULL;
+}
+
+int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf,
+			    size_t len)
+{
+	const struct uint_key *k = runtime_key(name);
+
+	if (k == NULL)
+		return -1;
+	snprintf(buf, len, "%u", __atomic_load_n((const uint32_t *)((const char *)c + k->off),
+						  __ATOMIC_RELAXED));
+	return 0;
+}
+
+int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value,
+			    char *err, size_t errlen)
+{
+	const struct uint_key *k = runtime_key(name);
+	char *end;
+
+	if (k == NULL) {
+		snprintf(err, errlen, "%s cannot change while spated runs", name);
+		return -1;
+	}
+	errno = 0;
+	long long v = strtoll(value, &end, 10);
+	if (*value == '\0' || *end != '\0' || errno != 0 || v < k->min || v > k->max) {
+		snprintf(err, errlen, "%s = '%s': want an integer in [%lld, %lld]", name, value,
+			 k->min, k->max);
+		return -1;
+	}
+	__atomic_store_n((uint32_t *)((char *)c + k->off), (uint32_t)v, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const char *path,
+			     char *err, size_t errlen)
+{
+	config_setting_t *top = config_lookup(cfg, "spated");
+
+	if (top == NULL)
+		return 0;
+	if (!config_setting_is_group(top))
+		return spate_conf_error(err, errlen, path, top, "'spated' must be a group { ... }");
+	for (int i = 0; i < config_setting_length(top); i++) {
+		const config_setting_t *s = config_setting_get_elem(top, i);
+		char name[96];
+		snprintf(name, sizeof(name), "spated.%s", config_setting_name(s));
+		const struct uint_key *k = runtime_key(name);
+		if (k == NULL)
+			return spate_conf_error(err, errlen, path, s,
+						"%s is not a run-time setting (spatectl show params lists them)",
+						name);
+		if (read_uint(c, s, k, path, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_overrides_spated(void *ctx, const config_t *cfg, const char *path, char *err,
+				 size_t errlen)
+{
+	return spated_conf_read_runtime(ctx, cfg, path, err, errlen);
 }
 
 int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,
@@ -397,6 +484,7 @@ int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t 
 	rc = spated_conf_read_tree(c, &cfg, path, err, errlen);
 	config_destroy(&cfg);
 	if (rc == 0)
-		rc = ops_conf_read_overrides(&c->ops, &c->common, err, errlen);
+		rc = ops_conf_read_overrides(&c->ops, &c->common, read_overrides_spated, c, err,
+					     errlen);
 	return rc;
 }

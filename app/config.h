@@ -8,7 +8,9 @@
  *     ipv4 = "198.18.0.1";  udp_port = 47100;
  *     mtu = 1500;  mbufs = 4095;  rx_desc = 512;  tx_desc = 512;
  *     stats_interval = 0;   # seconds, 0 = off
- *     idle_sleep_us = 0;    # sleep when a poll finds nothing, 0 = busy poll
+ *     idle_spin_us = 1000;  # keep polling this long after work, then
+ *     idle_sleep_us = 0;    # sleep up to this between polls; 0 = busy poll
+ *                           # (lcore_idle.h; both live with spatectl set)
  *     lcores: { rx = 0; tx = 0; cluster = 0; match = [ 0 ]; };
  *     ring_size = 1024;  msgs = 16383;  backlog_max = 1024;
  *     category_engine = "drt";  rcu_cpu = -1;
@@ -65,7 +67,7 @@ struct spated_conf {
 	uint16_t udp_port;
 	uint32_t mtu, mbufs, rx_desc, tx_desc;
 	uint32_t stats_interval;        /* seconds, 0 = off */
-	uint32_t idle_sleep_us;
+	uint32_t idle_spin_us, idle_sleep_us; /* lcore_idle.h; changed live */
 	struct spated_lcores lcores;
 	uint32_t ring_size;             /* slots of every stage ring (power of 2) */
 	uint32_t msgs;                  /* pipeline messages in the pool */
@@ -89,6 +91,21 @@ static inline uint32_t spated_conf_mask(const struct spated_conf *c)
  * in err. */
 int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t errlen);
 void spated_conf_free(struct spated_conf *c);
+/* Run time (spatectl): the keys of the "spated" group that change while
+ * it runs, by "spated.KEY" name, with the file's checks; NULL past the
+ * last. get: 0, or -1 for another name. set: 0, or -1 with the allowed
+ * range in err. Values are stored with atomic word stores: the lcores
+ * read them on every idle poll. */
+const char *spated_conf_runtime_name(size_t i);
+int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf,
+			    size_t len);
+int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value,
+			    char *err, size_t errlen);
+/* The same keys from another parsed file (the overrides file): 0, or -1
+ * with "file:line: message" in err. */
+int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const char *path,
+			     char *err, size_t errlen);
+
 /* Every group of a parsed tree (no overrides file). 0, or -1 with
  * "file:line: message" in err. */
 int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,

@@ -96,7 +96,8 @@ static int param_get(const char *name, char *buf, size_t len)
 	name = canonical(name);
 	if (starts(name, "drt."))
 		return drt_params_get(&mc->params.drt, name + 4, buf, len);
-	if (spate_conf_int_get(&tgt.conf->common, name, buf, len) == 0)
+	if (spate_conf_int_get(&tgt.conf->common, name, buf, len) == 0 ||
+	    spated_conf_runtime_get(tgt.conf, name, buf, len) == 0)
 		return 0;
 	if (strcmp(name, "control.log_level") == 0) {
 		int l = rte_log_get_level(spated_logtype);
@@ -141,6 +142,8 @@ static int param_set(const char *name, const char *value, char *err, size_t errl
 					 c->common.matcher.max_subs_per_client);
 		return 0;
 	}
+	if (starts(name, "spated."))
+		return spated_conf_runtime_set(c, name, value, err, errlen);
 	struct ops_conf tmp = c->ops;
 	if (ops_conf_set(&tmp, name, value, err, errlen) != 0)
 		return -1;
@@ -170,7 +173,9 @@ static const char *param_name(size_t i)
 	if (i < spate_conf_int_count())
 		return spate_conf_int_name(i);
 	i -= spate_conf_int_count();
-	return ops_conf_runtime_name(i);
+	if (i < ops_conf_runtime_count())
+		return ops_conf_runtime_name(i);
+	return spated_conf_runtime_name(i - ops_conf_runtime_count());
 }
 
 /* ---------------------------------------------------------------- */

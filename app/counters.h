@@ -118,7 +118,8 @@
 	X(handoffs_late)     /* a handoff abandoned for a dead host came after all */\
 	X(zk_map_version)    /* the placement map's version in ZooKeeper (written or seen) */\
 	X(zk_map_cats)       /* categories in it */\
-	X(zk_map_writes)     /* (front) maps written */
+	X(zk_map_writes)     /* (front) maps written */\
+	X(idle_sleeps)       /* sleeps of an idle lcore (lcore_idle.h) */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

@@ -275,8 +275,10 @@ int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, cha
 	return 0;
 }
 
-int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common, char *err,
-			    size_t errlen)
+int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
+			    int (*more)(void *ctx, const config_t *cfg, const char *path, char *err,
+					size_t errlen),
+			    void *ctx, char *err, size_t errlen)
 {
 	char path[sizeof(c->overrides_path)];
 	config_t cfg;
@@ -297,6 +299,8 @@ int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common, char 
 	rc = spate_conf_read(common, &cfg, path, err, errlen);
 	if (rc == 0)
 		rc = ops_conf_read(c, &cfg, path, err, errlen);
+	if (rc == 0 && more != NULL)
+		rc = more(ctx, &cfg, path, err, errlen);
 	snprintf(c->overrides_path, sizeof(c->overrides_path), "%s", path);
 	config_destroy(&cfg);
 	return rc;

@@ -70,9 +70,12 @@ int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, cha
 void ops_conf_free(struct ops_conf *c);
 /* The overrides file (control.overrides, written by `spatectl save`), if
  * it exists: its spate, journal, control and access settings replace the
- * main file's. 0, or -1 with "file:line: message" in err. */
-int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common, char *err,
-			    size_t errlen);
+ * main file's, and `more` (when not NULL) reads the rest of it. 0, or -1
+ * with "file:line: message" in err. */
+int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
+			    int (*more)(void *ctx, const config_t *cfg, const char *path, char *err,
+					size_t errlen),
+			    void *ctx, char *err, size_t errlen);
 
 /* Run time (spatectl): the settings that can change while spated runs, by
  * "group.key" name, values as text with the same checks as the file

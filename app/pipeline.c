@@ -14,6 +14,7 @@
 
 #include "counters.h"
 #include "durable.h"
+#include "lcore_idle.h"
 #include "pipeline.h"
 #include "pl_msg.h"
 #include "spate_err.h"
@@ -323,7 +324,8 @@ static unsigned int poll_all(struct lcore_plan *lp)
 	return work;
 }
 
-/* An idle lcore sleeps RCU-offline: grace periods need not wait for it. */
+/* An lcore with no stage sleeps RCU-offline: grace periods need not
+ * wait for it. */
 static void idle(uint32_t us)
 {
 	urcu_qsbr_thread_offline();
@@ -335,16 +337,16 @@ static int worker_loop(void *arg)
 {
 	struct lcore_plan *lp = arg;
 	struct pipeline *p = lp->p;
-	uint32_t sleep_us = p->conf->idle_sleep_us;
+	struct lcore_idle st;
 
+	lcore_idle_init(&st);
 	spated_counters_bind(lp->lcore);
 	urcu_qsbr_register_thread();
 	urcu_qsbr_set_thread_call_rcu_data(p->crdp);
 	while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
 		unsigned int work = poll_all(lp);
 		urcu_qsbr_quiescent_state();
-		if (work == 0 && sleep_us != 0)
-			idle(sleep_us);
+		lcore_idle_after(&st, work, p->conf);
 	}
 	urcu_qsbr_unregister_thread();
 	return 0;
@@ -354,7 +356,7 @@ void pipeline_run(struct pipeline *p, int (*housekeeping)(void *ctx), void *ctx)
 {
 	unsigned int main_lcore = rte_get_main_lcore(), l;
 	struct lcore_plan *mp = &p->plans[main_lcore];
-	uint32_t sleep_us = p->conf->idle_sleep_us;
+	struct lcore_idle st;
 	uint64_t polls = 0;
 
 	RTE_LCORE_FOREACH_WORKER(l) {
@@ -364,6 +366,8 @@ void pipeline_run(struct pipeline *p, int (*housekeeping)(void *ctx), void *ctx)
 			rte_exit(EXIT_FAILURE, "rte_eal_remote_launch(lcore %u): err=%d, port=%u\n",
 				 l, -EBUSY, 0u);
 	}
+	lcore_idle_report(p->conf);
+	lcore_idle_init(&st);
 	spated_counters_bind(main_lcore);
 	urcu_qsbr_set_thread_call_rcu_data(p->crdp);
 	/* registered in pipeline_create; online while it polls */
@@ -376,8 +380,8 @@ void pipeline_run(struct pipeline *p, int (*housekeeping)(void *ctx), void *ctx)
 		}
 		if (mp->n == 0)
 			idle(1000);
-		else if (work == 0 && sleep_us != 0)
-			idle(sleep_us);
+		else
+			lcore_idle_after(&st, work, p->conf);
 	}
 	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
 	/* Offline while waiting: the workers may still need a grace period. */

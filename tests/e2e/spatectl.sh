@@ -73,12 +73,25 @@ access.burst 500 0 out of range [1, 1e+09]
 journal.sync interval sometimes not one of none, always, interval
 journal.sync_interval_us 5000 1 out of range [100, 1e+07]
 control.log_level debug loud not one of emerg
+spated.idle_spin_us 200 1000001 want an integer in [0, 1000000]
+spated.idle_sleep_us 20 x want an integer in [0, 100000]
 CASES
 ctl set access.require_auth true 2>"$E2E_TMP/err" && fail "require_auth without keys accepted"
 grep -q "no keys" "$E2E_TMP/err" || fail "require_auth: $(cat "$E2E_TMP/err")"
 ctl set no.such 1 2>"$E2E_TMP/err" && fail "unknown setting accepted"
 ctl show nonsense 2>/dev/null && fail "unknown command accepted"
 echo "ok: new values read back, bad values refused with the range"
+
+# The idle strategy changes at once: busy polling never sleeps, no spin
+# sleeps at every idle poll (the counter idle_sleeps, lcore_idle.h).
+sleeps() { ctl --json show stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"]["idle_sleeps"])'; }
+ctl set spated.idle_sleep_us 0 >/dev/null || fail "set idle_sleep_us 0"
+a=$(sleeps); sleep 0.5; b=$(sleeps)
+[ "$a" = "$b" ] || fail "busy polling slept: idle_sleeps $a -> $b"
+ctl set spated.idle_sleep_us 50 >/dev/null && ctl set spated.idle_spin_us 0 >/dev/null || fail "set idle"
+a=$(sleeps); sleep 0.5; b=$(sleeps)
+[ "$b" -gt $((a + 100)) ] || fail "an idle lcore with no spin did not sleep: idle_sleeps $a -> $b"
+echo "ok: idle strategy changed live ($a -> $b sleeps in 0.5 s)"
 
 # The data plane uses new limits at once.
 ctl set quotas.max_subs_per_client 2 >/dev/null || fail "set quota"
@@ -141,7 +154,8 @@ sys.exit(0 if l["polls"] > 0 and 0 < l["busy_polls"] <= l["polls"] and l["busy_c
 echo "ok: set while streaming, categories, placement, rebalance; compact refused without a journal"
 
 # save, restart: the settings come back.
-ctl set drt.alpha 0.25 >/dev/null && ctl set limits.max_keywords 12 >/dev/null || fail "set"
+ctl set drt.alpha 0.25 >/dev/null && ctl set limits.max_keywords 12 >/dev/null &&
+	ctl set spated.idle_spin_us 300 >/dev/null || fail "set"
 ctl save | grep -q overrides.conf || fail "save"
 netns_spated_stop || fail "spated did not exit cleanly"
 ctl show stats 2>/dev/null; [ $? -eq 2 ] || fail "spatectl without a daemon should exit 2"
@@ -149,6 +163,8 @@ netns_spated_start "$SPATED_LOG" -c "$conf" || fail "spated did not restart"
 [ "$(ctl get drt.alpha)" = "drt.alpha: 0.25" ] || fail "drt.alpha not restored: $(ctl get drt.alpha)"
 [ "$(ctl get limits.max_keywords)" = "limits.max_keywords: 12" ] || fail "max_keywords not restored"
 [ "$(ctl get log_level)" = "control.log_level: debug" ] || fail "log level not restored"
+[ "$(ctl get spated.idle_spin_us)" = "spated.idle_spin_us: 300" ] ||
+	fail "idle_spin_us not restored: $(ctl get spated.idle_spin_us)"
 echo "ok: save, restart, settings restored"
 netns_spated_stop || fail "spated did not exit cleanly"
 [ -e "$sock" ] && fail "socket left behind"
