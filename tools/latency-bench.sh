@@ -29,7 +29,7 @@
 # DIR/<round>-<scenario>-<variant>.txt, sorted) and spated's logs.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-count=20000 warmup=1000 rounds=1 conf=$top/conf/spated.conf subs=100000 idle_s=10
+count=20000 warmup=1000 rounds=1 conf=$top/conf/demo.conf subs=100000 idle_s=10
 scenarios="echo idle subs load10k load50k" out="" variants=("default:")
 while [ $# -gt 0 ]; do
 	case $1 in
