@@ -52,6 +52,7 @@ void spated_conf_free(struct spated_conf *c)
 		free(c->eal[i]);
 	c->n_eal = 0;
 	ops_conf_free(&c->ops);
+	host_conf_wipe(&c->hosts);
 }
 
 /* Integer keys of the "spated" group: name, range, destination. */
@@ -337,7 +338,8 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 					"spated: unknown setting '%s' (known: eal, port, ipv4, gateway, udp_port, "
 					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_spin_us, idle_sleep_us, lcores, "
 					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, rcu_warn_ms, "
-					"debug_hooks, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm)", name);
+					"debug_hooks, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm, "
+					"peer_key_file, peer_auth, zookeeper, zk_root, zk_session_ms, zk_wait_ms)", name);
 		if (rc < 0)
 			return -1;
 	}
@@ -350,6 +352,11 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 	if (c->hosts.drop_ppm != 0 && !c->debug_hooks)
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "peer_drop_ppm"),
 				"spated.peer_drop_ppm is fault injection for tests: it needs debug_hooks = true");
+	if (c->hosts.auth_none && !c->debug_hooks)
+		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "peer_auth"),
+				"spated.peer_auth = \"none\" lets anyone who can send UDP to port %u "
+				"change this host's state: tests and benchmarks only (debug_hooks = true)",
+				SPATED_PEER_PORT);
 	if (c->gateway != 0) {
 		const config_setting_t *g = config_setting_lookup(top, "gateway");
 		if (c->prefix_len < 0)

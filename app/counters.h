@@ -93,7 +93,13 @@
 	X(peer_frames_in)    /* inter-host frames received */               \
 	X(peer_bad)          /* refused by the codec (not acked: resent) */ \
 	X(peer_unknown_host) /* from a host not among spated.peers */       \
-	X(peer_stale)        /* naming another epoch or host pair */        \
+	X(peer_stale)        /* from a host that is not a member now */     \
+	X(peer_auth_fail)    /* a wrong tag or an unknown key: forged */     \
+	X(peer_auth_addr)    /* not from the configured address of its host */\
+	X(peer_auth_epoch)   /* naming another incarnation (a replay, a restart) */\
+	X(peer_auth_old_key) /* accepted under the second key (a rotation) */\
+	X(peer_dup)          /* a data frame seen before (resent, or replayed) */\
+	X(peer_bad_ack)      /* acks of frames never sent */                \
 	X(peer_frames_out)   /* inter-host frames put on the wire */        \
 	X(peer_retransmits)  /* of which sent again */                      \
 	X(peer_msgs_out)     /* inter-host messages queued */               \

@@ -23,6 +23,11 @@ void host_conf_default(struct host_conf *h)
 	h->zk_wait_ms = 30000;
 }
 
+void host_conf_wipe(struct host_conf *h)
+{
+	spate_peer_keyfile_wipe(&h->keys);
+}
+
 uint32_t host_conf_remote_workers(const struct host_conf *h)
 {
 	uint32_t n = 0;
@@ -121,6 +126,23 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		return read_int(s, "zk_session_ms", 400, 60000, &h->zk_session_ms, path, err, errlen);
 	if (strcmp(name, "zk_wait_ms") == 0)
 		return read_int(s, "zk_wait_ms", 0, 600000, &h->zk_wait_ms, path, err, errlen);
+	if (strcmp(name, "peer_key_file") == 0) {
+		const char *v = config_setting_get_string(s);
+		if (v == NULL || v[0] == '\0' || strlen(v) >= sizeof(h->key_file))
+			return spate_conf_error(err, errlen, path, s,
+						"spated.peer_key_file must be a path (under %zu bytes)",
+						sizeof(h->key_file));
+		snprintf(h->key_file, sizeof(h->key_file), "%s", v);
+		return 0;
+	}
+	if (strcmp(name, "peer_auth") == 0) {
+		const char *v = config_setting_get_string(s);
+		if (v == NULL || (strcmp(v, "hmac-sha256") != 0 && strcmp(v, "none") != 0))
+			return spate_conf_error(err, errlen, path, s,
+						"spated.peer_auth must be \"hmac-sha256\" or \"none\"");
+		h->auth_none = strcmp(v, "none") == 0;
+		return 0;
+	}
 	if (strcmp(name, "zookeeper") == 0 || strcmp(name, "zk_root") == 0) {
 		int root = name[1] == 'k';
 		const char *v = config_setting_get_string(s);
@@ -156,7 +178,7 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 	return 0;
 }
 
-int host_conf_check(const struct host_conf *h, const config_setting_t *top, const char *path,
+int host_conf_check(struct host_conf *h, const config_setting_t *top, const char *path,
 		    uint32_t match_max, char *err, size_t errlen)
 {
 	if (h->role == SPATED_ROLE_BOTH)
@@ -200,6 +222,20 @@ int host_conf_check(const struct host_conf *h, const config_setting_t *top, cons
 			return spate_conf_error(err, errlen, path, top,
 						"spated.peers of a front: more than %u fronts",
 						1u << (32 - SPATED_CAT_FRONT_SHIFT));
+	}
+	if (h->auth_none && h->key_file[0] != '\0')
+		return spate_conf_error(err, errlen, path, top,
+					"spated.peer_auth = \"none\" and spated.peer_key_file: choose one");
+	if (!h->auth_none && h->key_file[0] == '\0')
+		return spate_conf_error(err, errlen, path, top,
+					"spated.role = \"%s\" needs spated.peer_key_file: the cluster key that "
+					"signs inter-host frames (docs/operations.md, \"Cluster keys\")", role);
+	if (h->key_file[0] != '\0') {
+		char why[400];
+		if (spate_peer_keyfile_load(h->key_file, &h->keys, why, sizeof(why)) != 0)
+			return spate_conf_error(err, errlen, path,
+						config_setting_lookup((config_setting_t *)top, "peer_key_file"),
+						"spated.peer_key_file: %s", why);
 	}
 	return 0;
 }

@@ -11,7 +11,14 @@
  *     zk_root = "/spate/default"; # this cluster's nodes in ZooKeeper
  *     zk_session_ms = 4000;   # a dead host is noticed after about this long
  *     zk_wait_ms = 30000;     # at start: how long to wait for the peers to join
+ *     peer_key_file = "/etc/spate/cluster.key"; # the cluster keys (spate_peer_auth.h)
+ *     peer_auth = "hmac-sha256"; # or "none": unsigned frames (debug_hooks only)
  *   };
+ *
+ * Every inter-host frame is signed with a cluster key from
+ * peer_key_file (docs/operations.md, "Cluster keys"); a front or match
+ * host without one is refused, unless peer_auth = "none" (tests and
+ * benchmarks: it needs debug_hooks = true).
  *
  * With zookeeper set, peers stays the address book but ZooKeeper says
  * which peers are alive and which incarnation (epoch) each one is: a
@@ -33,6 +40,8 @@
 #include <stdint.h>
 
 #include <libconfig.h>
+
+#include "spate_peer_auth.h"
 
 #define SPATED_PEERS_MAX 16
 #define SPATED_PEER_PORT 47110
@@ -59,6 +68,9 @@ struct host_conf {
 	char zookeeper[256]; /* "" = static peers, no ZooKeeper */
 	char zk_root[128];
 	uint32_t zk_session_ms, zk_wait_ms;
+	char key_file[256];  /* "" = none */
+	int auth_none;       /* peer_auth = "none" */
+	struct spate_peer_keyfile keys; /* read by host_conf_check */
 };
 
 void host_conf_default(struct host_conf *h);
@@ -66,11 +78,14 @@ void host_conf_default(struct host_conf *h);
  * not one of ours. */
 int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path,
 		   char *err, size_t errlen);
-/* After the whole group: a role that needs a host id and peers has them;
+/* After the whole group: a role that needs a host id and peers has them,
+ * and its key file is read (into h->keys);
  * `n_match` is spated.lcores.match's length (a front's own workers are
  * its peers' lcores, at most `match_max`). 0 or -1 (err filled). */
-int host_conf_check(const struct host_conf *h, const config_setting_t *top, const char *path,
+int host_conf_check(struct host_conf *h, const config_setting_t *top, const char *path,
 		    uint32_t match_max, char *err, size_t errlen);
+/* Forget the keys (at exit). */
+void host_conf_wipe(struct host_conf *h);
 /* "both", "front", "match". */
 const char *host_conf_role_name(uint8_t role);
 /* A front's matching workers: the sum of its peers' lcores. */

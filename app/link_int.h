@@ -58,6 +58,7 @@ struct stage_link {
 	struct ring_out *to_stage;
 	struct pl_msg **held;       /* [n_workers] taken but not yet queued */
 	uint8_t scratch[SPATE_PEER_BODY_MAX];
+	struct spate_peer_auth *auth;
 	struct host_view *view;
 	uint32_t view_seen;
 	int view_read;              /* the first view was taken */

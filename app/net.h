@@ -97,6 +97,10 @@ void net_learn(struct net *n, uint32_t ip, const struct rte_ether_addr *mac, boo
  * held and an ARP request goes out (neigh.h); net_neigh_learned sends it
  * once the answer comes. */
 void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to);
+/* The same from another local port (inter-host frames leave from the
+ * port they are received on: peers check it). */
+void net_udp_output_from(struct net *n, struct rte_mbuf *m, uint16_t src_port,
+			 struct spate_dest to);
 /* ip -> mac behind port learned (TX's table): send what was held for it. */
 void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac,
 		       uint16_t port);

@@ -84,6 +84,20 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
+/* An inter-host frame? Its source address is not believed before the
+ * link stage has checked its tag: a forged one must not redirect this
+ * host's frames to its peer (peers are learned by ARP instead). */
+static int to_peer_port(const struct net *n, const struct rte_ipv4_hdr *ip, size_t tot)
+{
+	size_t ihl = rte_ipv4_hdr_len(ip);
+
+	if (n->peer_port == 0 || ip->next_proto_id != IPPROTO_UDP ||
+	    tot < ihl + sizeof(struct rte_udp_hdr))
+		return 0;
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)((const uint8_t *)ip + ihl);
+	return rte_be_to_cpu_16(udp->dst_port) == n->peer_port;
+}
+
 static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *eth,
 		       size_t len)
 {
@@ -118,7 +132,8 @@ static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *
 	/* The frame's source MAC is how to reach its source address: the
 	 * host itself on our link, or the router it came through. */
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
-	if (is_unicast_ipv4(src) && rte_is_unicast_ether_addr(&eth->src_addr))
+	if (is_unicast_ipv4(src) && rte_is_unicast_ether_addr(&eth->src_addr) &&
+	    !to_peer_port(n, ip, tot))
 		net_learn(n, src, &eth->src_addr, false);
 
 	switch (ip->next_proto_id) {

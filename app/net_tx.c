@@ -28,6 +28,12 @@ static uint32_t next_hop(const struct net *n, uint32_t dst)
 
 void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 {
+	net_udp_output_from(n, m, n->udp_port, to);
+}
+
+void net_udp_output_from(struct net *n, struct rte_mbuf *m, uint16_t src_port,
+			 struct spate_dest to)
+{
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
 	struct rte_udp_hdr *udp;
@@ -62,7 +68,7 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	ip->dst_addr = rte_cpu_to_be_32(to.ipv4);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 
-	udp->src_port = rte_cpu_to_be_16(n->udp_port);
+	udp->src_port = rte_cpu_to_be_16(src_port);
 	udp->dst_port = rte_cpu_to_be_16(to.port);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + len));
 	udp->dgram_cksum = 0;

@@ -246,7 +246,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			.match_conf = &conf->common.matcher, .handoff_in = m_link,
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
-			.view = view, .workers_changed = front ? workers_changed : NULL,
+			.view = view, .keys = &hc->keys, .workers_changed = front ? workers_changed : NULL,
 			.relayed = front ? relayed : NULL, .can_take = front ? can_take : NULL,
 			.backlog_max = conf->backlog_max,
 			.workers_ctx = p->cluster,

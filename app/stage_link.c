@@ -150,21 +150,46 @@ static int has_room(struct stage_link *s, struct link_peer *p)
 	return rte_mempool_avail_count(s->msg_pool) > s->pool_margin;
 }
 
+/* The first few refusals of a kind are told: a codec refusal is a bug
+ * or a foreign sender, an authentication failure a misconfigured key or
+ * an attack. */
+static void tell(uint64_t n, const char *what, size_t len, const uint8_t *buf,
+		 struct spate_dest src)
+{
+	if (n > 5)
+		return;
+	fprintf(stderr, "spated: link: inter-host frame of %zu bytes from %u.%u.%u.%u:%u (host %u) "
+		"refused: %s%s\n", len, src.ipv4 >> 24, (src.ipv4 >> 16) & 0xff,
+		(src.ipv4 >> 8) & 0xff, src.ipv4 & 0xff, src.port, len >= 12 ? spate_be32(buf + 8) : 0,
+		what, n == 5 ? " (further ones only counted)" : "");
+}
+
+/* Who may change this host's state: in this order, each refusal counted
+ * apart and nothing remembered of a refused frame.
+ *  1. a well-formed header (peer_bad),
+ *  2. from a configured peer, to this host (peer_unknown_host),
+ *  3. from that peer's configured address and port (peer_auth_addr),
+ *  4. signed by a cluster key (peer_auth_fail) - before its messages are
+ *     even parsed, and after the cheap checks so spoofed floods from
+ *     elsewhere cost no MAC,
+ *  5. every message well-formed (peer_bad),
+ *  6. from a member (ZooKeeper) naming its current incarnation and ours
+ *     (peer_stale, peer_auth_epoch),
+ *  7. each sequence number once (peer_dup), in the channel. */
 static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 {
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
 	size_t len = rte_pktmbuf_data_len(m);
+	struct spate_dest src = pkt_meta(m)->peer;
 	struct spate_peer_hdr h;
+	uint32_t slot;
 
 	spated_cnt.peer_frames_in++;
 	if (test_drop(s))
 		return;
-	int rc = spate_peer_decode(buf, len, s->lim, &h);
+	int rc = spate_peer_decode_hdr(buf, len, &h);
 	if (rc != 0) {
-		/* the first few are told: a codec refusal is a bug or a foreign sender */
-		if (spated_cnt.peer_bad++ < 5)
-			fprintf(stderr, "spated: link: inter-host frame of %zu bytes from host %u refused: %s\n",
-				len, len >= 12 ? spate_be32(buf + 8) : 0, spate_err_name(rc));
+		tell(++spated_cnt.peer_bad, spate_err_name(rc), len, buf, src);
 		return;
 	}
 	struct link_peer *p = link_peer_of(s, h.src_host);
@@ -172,8 +197,29 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		spated_cnt.peer_unknown_host++;
 		return;
 	}
+	if (src.ipv4 != p->ipv4 || src.port != SPATED_PEER_PORT) {
+		tell(++spated_cnt.peer_auth_addr, "not from its host's configured address", len, buf,
+		     src);
+		return;
+	}
+	if (spate_peer_auth_verify(s->auth, buf, len, &slot) != 0) {
+		tell(++spated_cnt.peer_auth_fail, "wrong tag or unknown key (forged, or another "
+		     "cluster key)", len, buf, src);
+		return;
+	}
+	rc = spate_peer_decode(buf, len, s->lim, &h);
+	if (rc != 0) {
+		tell(++spated_cnt.peer_bad, spate_err_name(rc), len, buf, src);
+		return;
+	}
 	if (p->down) {
 		spated_cnt.peer_stale++; /* an incarnation ZooKeeper has not (or no more) named */
+		return;
+	}
+	if (h.src_epoch != p->epoch || h.dst_epoch != s->epoch) {
+		/* an old incarnation's frame replayed, or a restart ZooKeeper
+		 * has not confirmed yet (the channel is reset when it does) */
+		spated_cnt.peer_auth_epoch++;
 		return;
 	}
 	if (h.count > 0 && !has_room(s, p)) {
@@ -183,9 +229,13 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		spated_cnt.peer_backpressure++;
 		return;
 	}
+	spated_cnt.peer_auth_old_key += slot != 0;
+	const struct spate_peer_chan_stats *cs = spate_peer_chan_stats(p->ch);
+	uint64_t dup = cs->duplicates, bad_acks = cs->bad_acks;
 	struct deliver_ctx d = { s, p };
-	if (spate_peer_chan_receive(p->ch, buf, &h, deliver, &d) < 0)
-		spated_cnt.peer_stale++;
+	spate_peer_chan_receive(p->ch, buf, &h, deliver, &d);
+	spated_cnt.peer_dup += cs->duplicates - dup;
+	spated_cnt.peer_bad_ack += cs->bad_acks - bad_acks;
 }
 
 static unsigned int frames_out(struct stage_link *s)
@@ -202,6 +252,7 @@ static unsigned int frames_out(struct stage_link *s)
 		size_t len;
 		while ((len = spate_peer_chan_poll(p->ch, now, frame, sizeof(frame))) > 0) {
 			struct spate_dest to = { p->ipv4, SPATED_PEER_PORT };
+			spate_peer_auth_sign(s->auth, frame, len);
 			if (!test_drop(s))
 				tx_out_peer(&s->to_tx, to, frame, len);
 			spated_cnt.peer_frames_out++;
@@ -348,13 +399,15 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 	s->rng = 0x9e3779b97f4a7c15ull ^ h->host_id;
 	s->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000 << 32) / rte_get_tsc_hz());
 	size_t cap = c->max_frame < SPATE_PEER_FRAME_MAX ? c->max_frame : SPATE_PEER_FRAME_MAX;
-	s->body_cap = cap - SPATE_PEER_HDR_LEN;
+	s->body_cap = cap - SPATE_PEER_OVERHEAD;
+
 	s->peers = calloc(h->n_peers, sizeof(*s->peers));
 	s->from_stage = calloc(c->n_workers, sizeof(*s->from_stage));
 	s->to_stage = calloc(c->n_workers, sizeof(*s->to_stage));
 	s->held = calloc(c->n_workers, sizeof(*s->held));
+	s->auth = spate_peer_auth_create(c->keys ? c->keys->key : NULL, c->keys ? c->keys->n_keys : 0);
 	if (s->peers == NULL || s->from_stage == NULL || s->to_stage == NULL || s->held == NULL ||
-	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
+	    s->auth == NULL || tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
 		goto fail;
 	s->n_peers = h->n_peers;
 	for (uint32_t i = 0; i < h->n_peers; i++) {
@@ -407,6 +460,7 @@ void stage_link_destroy(struct stage_link *s)
 		free_pending(&s->peers[i]);
 	}
 	tx_out_fini(&s->to_tx);
+	spate_peer_auth_destroy(s->auth);
 	free(s->from_rx);
 	free(s->peers);
 	free(s->from_stage);

@@ -43,6 +43,7 @@
 #include "host_conf.h"
 #include "host_view.h"
 #include "spate_matcher.h"
+#include "spate_peer_auth.h"
 #include "spate_types.h"
 
 struct stage_link_conf {
@@ -66,6 +67,10 @@ struct stage_link_conf {
 	 * alive; every peer starts down until the view names it. NULL: static
 	 * peers, all up at epoch 1. */
 	struct host_view *view;
+	/* The cluster keys (spated.peer_key_file): frames are signed with
+	 * the first, any is accepted; NULL or none: unsigned frames only
+	 * (peer_auth = "none"). Copied: the caller may wipe them. */
+	const struct spate_peer_keyfile *keys;
 	/* front: a match host's workers went down (up = 0) or came back;
 	 * an event another front relayed (ctx: the cluster stage) */
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);

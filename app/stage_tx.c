@@ -114,7 +114,9 @@ static void handle(struct stage_tx *s, struct rte_mbuf *m)
 		net_udp_output(&s->net, m, pm->peer);
 		return;
 	case PKT_PEER:
-		net_udp_output(&s->net, m, pm->peer);
+		/* from the inter-host port (the same on every host: the
+		 * destination's): receivers check the source */
+		net_udp_output_from(&s->net, m, pm->peer.port, pm->peer);
 		return;
 	case PKT_NEIGH:
 		neigh_learn(&s->net.neigh, pm->peer.ipv4, &pm->mac, m->port);

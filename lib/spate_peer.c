@@ -243,19 +243,17 @@ int spate_peer_next(struct spate_peer_reader *r, const struct spate_limits *lim,
 	return 1;
 }
 
-int spate_peer_decode(const void *buf, size_t len, const struct spate_limits *lim,
-		      struct spate_peer_hdr *h)
+int spate_peer_decode_hdr(const void *buf, size_t len, struct spate_peer_hdr *h)
 {
 	const uint8_t *p = buf;
 
-	if (len < SPATE_PEER_HDR_LEN)
+	if (len < SPATE_PEER_OVERHEAD)
 		return -SPATE_E_TRUNCATED;
 	if (spate_be16(p) != SPATE_PEER_MAGIC)
 		return -SPATE_E_BAD_MAGIC;
 	if (p[2] != SPATE_PEER_VERSION)
 		return -SPATE_E_BAD_VERSION;
-	if (p[3] != 0)
-		return -SPATE_E_BAD_FLAGS;
+	h->key = p[3];
 	h->length = spate_be16(p + 4);
 	h->count = spate_be16(p + 6);
 	h->src_host = spate_be32(p + 8);
@@ -271,14 +269,23 @@ int spate_peer_decode(const void *buf, size_t len, const struct spate_limits *li
 	    h->src_epoch == 0 || h->dst_epoch == 0 || (h->count == 0 && h->seq != 0))
 		return -SPATE_E_BAD_ID;
 	/* A message is at least its header: a count that cannot fit lies. */
-	if ((size_t)h->count * SPATE_PEER_MSG_HDR_LEN > len - SPATE_PEER_HDR_LEN)
+	if ((size_t)h->count * SPATE_PEER_MSG_HDR_LEN > len - SPATE_PEER_OVERHEAD)
 		return -SPATE_E_TOO_MANY_MESSAGES;
+	return 0;
+}
+
+int spate_peer_decode(const void *buf, size_t len, const struct spate_limits *lim,
+		      struct spate_peer_hdr *h)
+{
+	int rc = spate_peer_decode_hdr(buf, len, h);
+
+	if (rc != 0)
+		return rc;
 
 	struct spate_peer_reader r;
 	struct spate_peer_msg m;
-	int rc;
 
-	spate_peer_reader_init(&r, p + SPATE_PEER_HDR_LEN, len - SPATE_PEER_HDR_LEN, h->count);
+	spate_peer_reader_init(&r, spate_peer_body(buf), spate_peer_body_len(h), h->count);
 	while ((rc = spate_peer_next(&r, lim, &m)) == 1)
 		;
 	return rc;
@@ -292,7 +299,7 @@ void spate_peer_hdr_encode(void *buf, const struct spate_peer_hdr *h)
 
 	spate_put_be16(p, SPATE_PEER_MAGIC);
 	p[2] = SPATE_PEER_VERSION;
-	p[3] = 0;
+	p[3] = h->key;
 	spate_put_be16(p + 4, h->length);
 	spate_put_be16(p + 6, h->count);
 	spate_put_be32(p + 8, h->src_host);

@@ -10,12 +10,14 @@
  * protocol's own EVENT / SUB_ADD messages (spate_proto.h) embedded in the
  * peer message, so their encoding and validation exist once.
  *
- * A frame is a 36-byte header then `count` messages; integers big-endian.
+ * A frame is a 36-byte header, `count` messages, then a 16-byte tag;
+ * integers big-endian.
  *   off size field
  *     0   2  magic      0x5348 ("SH")
- *     2   1  version    1
- *     3   1  flags      0 (reserved)
- *     4   2  length     bytes of the whole frame, header included
+ *     2   1  version    2
+ *     3   1  key        the cluster key that signed the frame (1..255);
+ *                       0 = unsigned (only with peer_auth = "none")
+ *     4   2  length     bytes of the whole frame, header and tag included
  *     6   2  count      messages that follow; 0 = a pure acknowledgement
  *     8   4  src_host   sender's host id (!= 0)
  *    12   4  src_epoch  sender's incarnation (!= 0)
@@ -25,7 +27,9 @@
  *    28   4  ack        every frame of dst's up to ack (serial order) arrived
  *    32   4  sack       bit i: dst's frame ack + 2 + i arrived too
  * The reliable channel (spate_peer_chan.h) owns seq/ack/sack; this file
- * only encodes and checks them.
+ * only encodes and checks them. The tag (the last 16 bytes: HMAC-SHA256
+ * truncated, over everything before it) is spate_peer_auth.h's: the
+ * codec leaves it alone, and the decoder never looks at it.
  *
  * Message: u8 type, u8 mflags (0), u16 mlength (header included), body.
  * Bodies ("reply" = u32 ipv4, u16 port, u8 req_type (2 SUB_ADD or
@@ -57,14 +61,18 @@
 #include "spate_proto.h"
 
 #define SPATE_PEER_MAGIC 0x5348
-#define SPATE_PEER_VERSION 1
+#define SPATE_PEER_VERSION 2
 #define SPATE_PEER_HDR_LEN 36
+/* The authentication tag that ends every frame (spate_peer_auth.h). */
+#define SPATE_PEER_TAG_LEN 16
+/* Header and tag: a frame's bytes besides its messages. */
+#define SPATE_PEER_OVERHEAD (SPATE_PEER_HDR_LEN + SPATE_PEER_TAG_LEN)
 #define SPATE_PEER_MSG_HDR_LEN 4
 /* Largest frame: an embedded client SUB_ADD may be a whole client
  * datagram (1456 bytes of message), so inter-host links run jumbo frames
  * (docs/multihost.md); 4096 leaves room for batching. */
 #define SPATE_PEER_FRAME_MAX 4096
-#define SPATE_PEER_BODY_MAX (SPATE_PEER_FRAME_MAX - SPATE_PEER_HDR_LEN)
+#define SPATE_PEER_BODY_MAX (SPATE_PEER_FRAME_MAX - SPATE_PEER_OVERHEAD)
 /* Most categories one EVENT or FEEDBACK message names. */
 #define SPATE_PEER_CATS_MAX 256
 
@@ -88,6 +96,7 @@ enum spate_peer_type {
 const char *spate_peer_type_name(int type);
 
 struct spate_peer_hdr {
+	uint8_t key;     /* the signing key's id; 0 = unsigned */
 	uint16_t length, count;
 	uint32_t src_host, src_epoch, dst_host, dst_epoch;
 	uint32_t seq, ack, sack;
@@ -121,11 +130,19 @@ struct spate_peer_msg {
 /* The i-th category of a decoded EVENT or FEEDBACK. */
 uint32_t spate_peer_cat(const struct spate_peer_msg *m, uint16_t i);
 
+/* Check the header of a frame of `len` bytes (not its messages, not its
+ * tag): what a receiver reads before it spends a MAC on the frame. 0, or
+ * -SPATE_E_TRUNCATED (shorter than a header and a tag), -SPATE_E_BAD_MAGIC,
+ * -SPATE_E_BAD_VERSION, -SPATE_E_BAD_LENGTH, -SPATE_E_BAD_ID or
+ * -SPATE_E_TOO_MANY_MESSAGES, as spate_peer_decode. */
+int spate_peer_decode_hdr(const void *buf, size_t len, struct spate_peer_hdr *hdr);
+
 /* Check a whole frame of `len` bytes: the header, then every message
- * (embedded client messages against lim). 0, or the first problem:
- * -SPATE_E_TRUNCATED (shorter than a header or a message header),
- * -SPATE_E_BAD_MAGIC, -SPATE_E_BAD_VERSION, -SPATE_E_BAD_FLAGS (flags,
- * mflags or a reserved field not 0), -SPATE_E_BAD_LENGTH (length field
+ * (embedded client messages against lim); the tag is not checked here
+ * (spate_peer_auth_verify). 0, or the first problem:
+ * -SPATE_E_TRUNCATED (shorter than a header and a tag, or a message
+ * header), -SPATE_E_BAD_MAGIC, -SPATE_E_BAD_VERSION, -SPATE_E_BAD_FLAGS
+ * (mflags or a reserved field not 0), -SPATE_E_BAD_LENGTH (length field
  * differs from len, mlength lies, a body longer or shorter than its
  * fields, a count out of range), -SPATE_E_BAD_ID (a host or epoch 0,
  * src == dst, seq != 0 on a pure ack, a MERGE of a category into itself,
@@ -134,6 +151,17 @@ uint32_t spate_peer_cat(const struct spate_peer_msg *m, uint16_t i);
  * or the embedded client message's own error. */
 int spate_peer_decode(const void *buf, size_t len, const struct spate_limits *lim,
 		      struct spate_peer_hdr *hdr);
+
+/* The messages of a frame the decoder accepted: after the header, before
+ * the tag. */
+static inline const uint8_t *spate_peer_body(const void *frame)
+{
+	return (const uint8_t *)frame + SPATE_PEER_HDR_LEN;
+}
+static inline size_t spate_peer_body_len(const struct spate_peer_hdr *h)
+{
+	return (size_t)h->length - SPATE_PEER_OVERHEAD;
+}
 
 /* Walks the messages of a frame body (what follows the header) that
  * spate_peer_decode accepted, or a body the channel delivers. */
@@ -148,7 +176,8 @@ void spate_peer_reader_init(struct spate_peer_reader *r, const void *body, size_
 int spate_peer_next(struct spate_peer_reader *r, const struct spate_limits *lim,
 		    struct spate_peer_msg *m);
 
-/* Writes the header of a frame; seq/ack/sack as given. */
+/* Writes the header of a frame; key, seq/ack/sack as given (the tag is
+ * the signer's: spate_peer_auth_sign). */
 void spate_peer_hdr_encode(void *buf, const struct spate_peer_hdr *h);
 
 /* Builds a frame body (messages only) in a caller-owned buffer of at most

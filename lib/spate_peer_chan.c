@@ -141,7 +141,7 @@ static uint32_t sack_bits(const struct spate_peer_chan *ch)
 static size_t emit(struct spate_peer_chan *ch, uint8_t *out, const struct slot *s)
 {
 	struct spate_peer_hdr h = {
-		.length = (uint16_t)(SPATE_PEER_HDR_LEN + (s ? s->len : 0)),
+		.length = (uint16_t)(SPATE_PEER_OVERHEAD + (s ? s->len : 0)),
 		.count = s ? s->count : 0,
 		.src_host = ch->host, .src_epoch = ch->epoch,
 		.dst_host = ch->peer_host, .dst_epoch = ch->peer_epoch,
@@ -153,6 +153,8 @@ static size_t emit(struct spate_peer_chan *ch, uint8_t *out, const struct slot *
 	spate_peer_hdr_encode(out, &h);
 	if (s)
 		memcpy(out + SPATE_PEER_HDR_LEN, s->body, s->len);
+	/* unsigned: the caller signs the frame (spate_peer_auth_sign) */
+	memset(out + h.length - SPATE_PEER_TAG_LEN, 0, SPATE_PEER_TAG_LEN);
 	ch->ack_owed = false;
 	return h.length;
 }
@@ -208,8 +210,8 @@ static void take_acks(struct spate_peer_chan *ch, const struct spate_peer_hdr *h
 int spate_peer_chan_receive(struct spate_peer_chan *ch, const void *buf,
 			    const struct spate_peer_hdr *h, spate_peer_deliver_fn *fn, void *ctx)
 {
-	const uint8_t *body = (const uint8_t *)buf + SPATE_PEER_HDR_LEN;
-	size_t len = (size_t)h->length - SPATE_PEER_HDR_LEN;
+	const uint8_t *body = spate_peer_body(buf);
+	size_t len = spate_peer_body_len(h);
 	int delivered = 0;
 
 	if (h->src_host != ch->peer_host || h->dst_host != ch->host)

@@ -50,11 +50,29 @@ mh_net() {
 	done
 }
 
+# The cluster's key file (docs/operations.md, "Cluster keys"): one key
+# made per test, mode 0600, and ZooKeeper digest credentials.
+MH_KEYS=$E2E_TMP/cluster.key
+mh_keys() {
+	[ -f "$MH_KEYS" ] && return 0
+	(umask 077 && python3 -c 'import secrets
+print("# made by multihost-net.sh\nkey 1 %s\nzk_digest spate:%s" % (secrets.token_hex(32), secrets.token_hex(12)))' \
+		>"$MH_KEYS")
+}
+
 # mh_conf OUT ROLE HOST_ID IPV4 PEERS [LCORES] [EXTRA]: conf/demo.conf
-# with the multi-host keys set (PEERS: the libconfig list body).
+# with the multi-host keys set (PEERS: the libconfig list body), signing
+# with the test's cluster key (MH_AUTH="none": unsigned, debug_hooks).
 mh_conf() {
 	local out=$1 role=$2 id=$3 ip=$4 peers=$5 lcores=${6:-"rx = 0; tx = 0; cluster = 0; match = [ 0 ];"}
 	local extra=${7:-}
+	mh_keys || return 1
+	if [ "${MH_AUTH:-}" = none ]; then
+		case $extra in *debug_hooks*) ;; *) extra="debug_hooks = true; $extra" ;; esac
+		extra="peer_auth = \"none\"; $extra"
+	else
+		extra="peer_key_file = \"$MH_KEYS\"; $extra"
+	fi
 	e2e_conf "$out" "$lcores" "${MH_DRT:-}" || return 1
 	python3 - "$out" "$role" "$id" "$ip" "$peers" "$extra" <<'PY' || return 1
 import re, sys

@@ -89,7 +89,7 @@ static void run(const uint8_t *data, size_t size, const struct spate_limits *lim
 
 	if (spate_peer_decode(data, size, lim, &h) != 0)
 		return;
-	spate_peer_reader_init(&r, data + SPATE_PEER_HDR_LEN, size - SPATE_PEER_HDR_LEN, h.count);
+	spate_peer_reader_init(&r, spate_peer_body(data), spate_peer_body_len(&h), h.count);
 	for (uint32_t i = 0; i < h.count; i++) {
 		const uint8_t *start = r.p;
 		if (spate_peer_next(&r, lim, &m) != 1)
@@ -112,12 +112,13 @@ static uint8_t body[SPATE_PEER_BODY_MAX], frame[SPATE_PEER_FRAME_MAX];
 static int write_frame(const char *dir, const char *name, const struct spate_peer_writer *w,
 		       uint32_t seq)
 {
-	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_HDR_LEN + w->len),
+	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_OVERHEAD + w->len),
 				    .count = w->count, .src_host = 1, .src_epoch = 3,
 				    .dst_host = 2, .dst_epoch = 4, .seq = w->count ? seq : 0,
 				    .ack = 2, .sack = 5 };
 	spate_peer_hdr_encode(frame, &h);
 	memcpy(frame + SPATE_PEER_HDR_LEN, w->buf, w->len);
+	memset(frame + SPATE_PEER_HDR_LEN + w->len, 0, SPATE_PEER_TAG_LEN); /* unsigned */
 	return write_seed(dir, name, frame, h.length);
 }
 

@@ -30,12 +30,13 @@ static uint8_t frame[SPATE_PEER_FRAME_MAX];
 /* Wrap a body into frame[] (hosts 1 -> 2, epochs 7, 9); its length. */
 static size_t wrap(const struct spate_peer_writer *w, uint32_t seq)
 {
-	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_HDR_LEN + w->len),
+	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_OVERHEAD + w->len),
 				    .count = w->count, .src_host = 1, .src_epoch = 7,
 				    .dst_host = 2, .dst_epoch = 9, .seq = seq, .ack = 5,
 				    .sack = 0x80000001u };
 	spate_peer_hdr_encode(frame, &h);
 	memcpy(frame + SPATE_PEER_HDR_LEN, w->buf, w->len);
+	memset(frame + SPATE_PEER_HDR_LEN + w->len, 0xa5, SPATE_PEER_TAG_LEN); /* not checked here */
 	return h.length;
 }
 
@@ -95,7 +96,7 @@ static void test_round_trip(void)
 	      h.sack == 0x80000001u);
 
 	spate_peer_writer_init(&w2, body2, sizeof(body2));
-	spate_peer_reader_init(&r, frame + SPATE_PEER_HDR_LEN, n - SPATE_PEER_HDR_LEN, h.count);
+	spate_peer_reader_init(&r, spate_peer_body(frame), spate_peer_body_len(&h), h.count);
 	for (int t = 1; t <= SPATE_PEER_TYPE_MAX; t++) {
 		CHECK_EQ_INT(spate_peer_next(&r, &lim, &m), 1);
 		CHECK_EQ_INT(m.type, t);
@@ -147,7 +148,7 @@ static void test_round_trip(void)
 	spate_peer_writer_init(&w, body, sizeof(body));
 	n = wrap(&w, 0);
 	CHECK_EQ_INT(spate_peer_decode(frame, n, &lim, &h), 0);
-	CHECK(h.count == 0 && h.length == SPATE_PEER_HDR_LEN);
+	CHECK(h.count == 0 && h.length == SPATE_PEER_OVERHEAD);
 
 	/* the writer refuses what the format cannot carry */
 	static uint32_t many[SPATE_PEER_CATS_MAX + 1];
@@ -177,7 +178,7 @@ static void test_round_trip(void)
 	CHECK_EQ_INT(spate_peer_put_event(&w, 9, 1, many, SPATE_PEER_CATS_MAX, &ev), 0);
 	n = wrap(&w, 1);
 	CHECK_EQ_INT(spate_peer_decode(frame, n, &lim, &h), 0);
-	spate_peer_reader_init(&r, frame + SPATE_PEER_HDR_LEN, n - SPATE_PEER_HDR_LEN, h.count);
+	spate_peer_reader_init(&r, spate_peer_body(frame), spate_peer_body_len(&h), h.count);
 	CHECK_EQ_INT(spate_peer_next(&r, &lim, &m), 1);
 	CHECK(m.n_cat == SPATE_PEER_CATS_MAX && spate_peer_cat(&m, 255) == many[255]);
 }
@@ -220,7 +221,7 @@ static void test_malformed(void)
 	put_all(&w);
 	good_len = wrap(&w, 3);
 	memcpy(good, frame, good_len);
-	spate_peer_reader_init(&r, good + SPATE_PEER_HDR_LEN, good_len - SPATE_PEER_HDR_LEN, w.count);
+	spate_peer_reader_init(&r, spate_peer_body(good), good_len - SPATE_PEER_OVERHEAD, w.count);
 	for (int t = 1; t <= SPATE_PEER_TYPE_MAX; t++) {
 		off_of[t] = (size_t)(r.p - good);
 		spate_peer_next(&r, &lim, &m);
@@ -228,8 +229,8 @@ static void test_malformed(void)
 
 	CHECK_EQ_INT(decode_mut(0), -SPATE_E_TRUNCATED);
 	CHECK_EQ_INT(with_byte(1, 0x53), -SPATE_E_BAD_MAGIC); /* "SS" */
-	CHECK_EQ_INT(with_byte(2, 2), -SPATE_E_BAD_VERSION);
-	CHECK_EQ_INT(with_byte(3, 1), -SPATE_E_BAD_FLAGS);
+	CHECK_EQ_INT(with_byte(2, 1), -SPATE_E_BAD_VERSION); /* version 1 had no tag */
+	CHECK_EQ_INT(with_byte(3, 7), 0);                    /* the key id: the tag's business */
 	CHECK_EQ_INT(with_byte(5, (uint8_t)(good_len + 1)), -SPATE_E_BAD_LENGTH);
 	CHECK_EQ_INT(with_be32(8, 0), -SPATE_E_BAD_ID);   /* src_host */
 	CHECK_EQ_INT(with_be32(12, 0), -SPATE_E_BAD_ID);  /* src_epoch */
@@ -240,13 +241,17 @@ static void test_malformed(void)
 	CHECK_EQ_INT(with_byte(7, SPATE_PEER_TYPE_MAX - 1), -SPATE_E_TRAILING_DATA);
 	CHECK_EQ_INT(with_byte(7, SPATE_PEER_TYPE_MAX + 1), -SPATE_E_TRUNCATED);
 	CHECK_EQ_INT(with_byte(6, 0xff), -SPATE_E_TOO_MANY_MESSAGES);
-	/* a pure ack carries no seq, and no body */
-	memcpy(frame, good, SPATE_PEER_HDR_LEN);
-	spate_put_be16(frame + 4, SPATE_PEER_HDR_LEN);
+	/* a pure ack carries no seq, and no body; never without its tag */
+	memcpy(frame, good, SPATE_PEER_OVERHEAD);
+	spate_put_be16(frame + 4, SPATE_PEER_OVERHEAD);
 	spate_put_be16(frame + 6, 0);
-	CHECK_EQ_INT(decode_mut(SPATE_PEER_HDR_LEN), -SPATE_E_BAD_ID);
+	CHECK_EQ_INT(decode_mut(SPATE_PEER_OVERHEAD), -SPATE_E_BAD_ID);
 	spate_put_be32(frame + 24, 0);
-	CHECK_EQ_INT(decode_mut(SPATE_PEER_HDR_LEN), 0);
+	CHECK_EQ_INT(decode_mut(SPATE_PEER_OVERHEAD), 0);
+	spate_put_be16(frame + 4, SPATE_PEER_OVERHEAD - 1);
+	CHECK_EQ_INT(decode_mut(SPATE_PEER_OVERHEAD - 1), -SPATE_E_TRUNCATED);
+	spate_put_be16(frame + 4, SPATE_PEER_HDR_LEN);
+	CHECK_EQ_INT(decode_mut(SPATE_PEER_HDR_LEN), -SPATE_E_TRUNCATED);
 	/* over the maximum frame */
 	static uint8_t big[SPATE_PEER_FRAME_MAX + 8];
 	memcpy(big, frame, SPATE_PEER_HDR_LEN);
@@ -308,11 +313,11 @@ static void test_malformed(void)
 					 0, 0, 0, 0, 0, 0, 0, 9 };
 	memcpy(frame, good, SPATE_PEER_HDR_LEN);
 	memcpy(frame + SPATE_PEER_HDR_LEN, wrong, sizeof(wrong));
-	spate_put_be16(frame + 4, SPATE_PEER_HDR_LEN + sizeof(wrong));
+	spate_put_be16(frame + 4, SPATE_PEER_OVERHEAD + sizeof(wrong));
 	spate_put_be16(frame + 6, 1);
-	CHECK_EQ_INT(decode_mut(SPATE_PEER_HDR_LEN + sizeof(wrong)), -SPATE_E_BAD_ID);
+	CHECK_EQ_INT(decode_mut(SPATE_PEER_OVERHEAD + sizeof(wrong)), -SPATE_E_BAD_ID);
 	frame[SPATE_PEER_HDR_LEN + 16] = SPATE_MSG_EVENT; /* the right type, a short body */
-	CHECK_EQ_INT(decode_mut(SPATE_PEER_HDR_LEN + sizeof(wrong)), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(decode_mut(SPATE_PEER_OVERHEAD + sizeof(wrong)), -SPATE_E_BAD_LENGTH);
 
 	/* a body with its mlength one longer than its fields */
 	memcpy(frame, good, off_of[SPATE_PEER_MERGE]);
@@ -842,7 +847,7 @@ static void test_chan_edges(void)
 	CHECK(spate_peer_chan_poll(a, 0, out, sizeof(out)) > 0); /* seq 2 */
 	CHECK_EQ_INT(spate_peer_chan_poll(a, 99, out, sizeof(out)), 0);
 	CHECK(spate_peer_chan_poll(a, 100, out, sizeof(out)) > 0); /* seq 1 again */
-	CHECK_EQ_INT(spate_peer_decode(out, SPATE_PEER_HDR_LEN + w.len, &lim, &h), 0);
+	CHECK_EQ_INT(spate_peer_decode(out, SPATE_PEER_OVERHEAD + w.len, &lim, &h), 0);
 	CHECK_EQ_INT(h.seq, 1);
 	/* backoff: the next try of seq 1 waits 2 rto */
 	spate_peer_chan_poll(a, 100, out, sizeof(out)); /* seq 2 again */
@@ -920,7 +925,7 @@ static void test_chan_edges(void)
 	h.seq += 3; /* window 2: seq 4 is beyond 2..3 */
 	CHECK_EQ_INT(spate_peer_chan_receive(b2, out, &h, count_deliver, NULL), 0);
 	CHECK_EQ_INT(spate_peer_chan_stats(b2)->out_of_window, 1);
-	CHECK(spate_peer_chan_poll(b2, 20000, out, sizeof(out)) == SPATE_PEER_HDR_LEN);
+	CHECK(spate_peer_chan_poll(b2, 20000, out, sizeof(out)) == SPATE_PEER_OVERHEAD);
 	CHECK_EQ_INT(n_delivered, 1);
 
 	spate_peer_chan_destroy(a);
