@@ -46,13 +46,25 @@ mhb_net() {
 # mhb_conf OUT ROLE HOST_ID IPV4 PEERS LCORES [SPATED_EXTRA] [DRT]:
 # conf/demo.conf with the multi-host keys, the lcores group, counters on
 # demand only (SIGUSR1), MHB_SLEEP_US of idle sleep, the DRt keys DRT.
+# Fronts and match hosts sign their frames with a cluster key made beside
+# OUT (cluster.key), or send them unsigned with MHB_AUTH=none (the cost
+# of authentication, docs/benchmarks.md).
 mhb_conf() {
-	python3 - "$MHB_TOP/conf/demo.conf" "$@" <<'PY'
+	local keys
+	keys=$(dirname "$1")/cluster.key
+	[ -f "$keys" ] || (umask 077 && python3 -c 'import secrets; print("key 1", secrets.token_hex(32))' \
+		>"$keys") || return 1
+	MHB_KEYS=$keys python3 - "$MHB_TOP/conf/demo.conf" "$@" <<'PY'
 import re, sys
 src, out, role, hid, ip, peers, lcores = sys.argv[1:8]
 extra = sys.argv[8] if len(sys.argv) > 8 else ""
 drt = sys.argv[9] if len(sys.argv) > 9 else ""
 import os
+if role != "both":
+    if os.environ.get("MHB_AUTH") == "none":
+        extra = 'peer_auth = "none"; ' + ("" if "debug_hooks" in extra else "debug_hooks = true; ") + extra
+    else:
+        extra = 'peer_key_file = "%s"; %s' % (os.environ["MHB_KEYS"], extra)
 t = open(src).read()
 for key in ("ipv4", "idle_sleep_us", "stats_interval", "mbufs"):
     t, n = re.subn(r"\n\s*%s\s*=[^;]*;" % key, "\n", t, count=1)
