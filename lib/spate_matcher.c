@@ -484,6 +484,24 @@ static int cmp_sub_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Matches by id: an insertion sort for the usual handful (qsort's calls
+ * through a comparison pointer were 370 instructions an event on the
+ * cities stream, 3.4 matches an event), qsort past 16. */
+static void sort_by_id(const struct spate_sub **v, size_t n)
+{
+	if (n > 16) {
+		qsort(v, n, sizeof(v[0]), cmp_sub_id);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		const struct spate_sub *x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1]->id > x->id; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *re,
 			struct spate_matchvec *out)
 {
@@ -527,6 +545,6 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 	if (err != 0)
 		return err;
 	if (out->n > 1)
-		qsort(out->v, out->n, sizeof(out->v[0]), cmp_sub_id);
+		sort_by_id(out->v, out->n);
 	return 0;
 }

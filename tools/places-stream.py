@@ -4,7 +4,7 @@ the manner of the DRt-Cluster paper's workload: every place is an event;
 subscriptions (--subs per event, the paper: 0.01) are made from random
 events with a random subset of up to 3 of their keywords and a rectangle
 centred on the event, extended by a random amount; a fifth of them carry
-one numeric constraint. Subscriptions, deletes and events are
+one numeric constraint (--cons-rate). Subscriptions, deletes and events are
 interleaved. Deterministic by --seed.
 
 Input: one place a line, tab-separated, no header:
@@ -59,6 +59,10 @@ def main(argv=None, defaults=None):
     ap.add_argument("--events", type=int, default=0, help="at most this many events (0 = all)")
     ap.add_argument("--attrs", default="population,feature_rank",
                     help="names of the value columns, comma-separated")
+    ap.add_argument("--min-kw", type=int, default=0,
+                    help="fewest keywords a subscription takes (default 0; peers such as FAST need 1)")
+    ap.add_argument("--cons-rate", type=float, default=0.2,
+                    help="share of subscriptions with a constraint (default 0.2; 0 for peers without)")
     ap.add_argument("--cons", default="data",
                     help="';'-separated constraints to draw from, or 'data'")
     if defaults:
@@ -81,12 +85,12 @@ def main(argv=None, defaults=None):
         while budget >= 1:
             budget -= 1
             slon, slat, skws, _, _ = rnd.choice(places)
-            k = rnd.randint(0, min(3, len(skws)))
+            k = rnd.randint(min(a.min_kw, len(skws)), min(3, len(skws)))
             chosen = rnd.sample(skws, k)
             dx, dy = rnd.uniform(0, a.max_extent), rnd.uniform(0, a.max_extent)
             r = (max(-180, slon - dx), max(-90, slat - dy), min(180, slon + dx), min(90, slat + dy))
             cons = ""
-            if names and rnd.random() < 0.2:
+            if names and rnd.random() < a.cons_rate:
                 cons = "\t" + constraint(rnd, places, names, a.cons)
             out.write(f"sub\t{next_sub}\t{fmt(r[0])}\t{fmt(r[1])}\t{fmt(r[2])}\t{fmt(r[3])}\t"
                       f"{','.join(chosen) or '-'}{cons}\n")
