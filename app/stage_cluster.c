@@ -614,8 +614,13 @@ static void on_datagram(struct stage_cluster *s, struct rte_mbuf *mb)
 		if (rc == 0)
 			break;
 		spated_cnt.messages++;
-		if (rc == 1) {
+		if (rc == 1 && hdr.client_id != 0) {
 			on_message(s, &hdr, src, msg);
+		} else if (rc == 1) {
+			/* Client 0 is the server's own (preloaded subscriptions):
+			 * no datagram speaks for it. */
+			s->cur = (struct pl_reply){ src, hdr.seq, msg->type, msg->id };
+			nack(s, SPATE_E_RESERVED_CLIENT);
 		} else {
 			s->cur = (struct pl_reply){ src, hdr.seq, msg->type, msg->id };
 			nack(s, -rc);

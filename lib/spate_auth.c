@@ -137,10 +137,12 @@ int spate_auth_check(struct spate_auth *a, const uint8_t *buf, size_t len,
 {
 	uint8_t want[SPATE_AUTH_MAC_LEN];
 
-	if (!(hdr->flags & SPATE_FLAG_AUTH))
-		return a->require ? -SPATE_E_AUTH_REQUIRED : 0;
 	/* spate_hdr_decode guaranteed room for the trailer. */
 	struct client_key *k = spate_idmap_get(a->keys, (uint64_t)hdr->client_id + 1);
+	/* A client with a key signs, required or not: else anyone could
+	 * speak for it, unsigned, and delete its subscriptions. */
+	if (!(hdr->flags & SPATE_FLAG_AUTH))
+		return a->require || k != NULL ? -SPATE_E_AUTH_REQUIRED : 0;
 	if (k == NULL)
 		return -SPATE_E_AUTH_FAILED;
 	size_t signed_len = len - SPATE_AUTH_MAC_LEN;

@@ -31,7 +31,8 @@
 struct spate_auth;
 
 /* require: datagrams without a valid MAC are refused (AUTH_REQUIRED).
- * Otherwise unsigned datagrams pass and signed ones are still checked. */
+ * Otherwise unsigned datagrams pass unless they claim a client that has
+ * a key, and signed ones are still checked. */
 struct spate_auth *spate_auth_create(bool require);
 void spate_auth_destroy(struct spate_auth *a);
 /* Add or replace a client's key (16..64 bytes). 0, -SPATE_E_BAD_VALUE or
@@ -42,7 +43,8 @@ bool spate_auth_required(const struct spate_auth *a);
 size_t spate_auth_key_count(const struct spate_auth *a);
 
 /* Check a datagram whose header decoded. 0 = accept, else
- * -SPATE_E_AUTH_REQUIRED (unsigned, keys required), -SPATE_E_AUTH_FAILED
+ * -SPATE_E_AUTH_REQUIRED (unsigned, and keys required or the client has
+ * one), -SPATE_E_AUTH_FAILED
  * (no key for the client, or a wrong MAC), -SPATE_E_AUTH_REPLAY (nonce
  * already used or too old). Nothing is remembered for a refused datagram. */
 int spate_auth_check(struct spate_auth *a, const uint8_t *buf, size_t len,

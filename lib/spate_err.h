@@ -42,7 +42,8 @@
 	X(AUTH_REQUIRED,        28, "datagram not authenticated but keys are required") \
 	X(AUTH_FAILED,          29, "no key for the client, or a wrong HMAC") \
 	X(AUTH_REPLAY,          30, "nonce already used or too old")         \
-	X(RATE_LIMITED,         31, "client over its subscription operation rate")
+	X(RATE_LIMITED,         31, "client over its subscription operation rate") \
+	X(RESERVED_CLIENT,      32, "client id 0 is reserved for the server")
 
 enum spate_err {
 #define SPATE_ERR_ENUM(name, val, str) SPATE_E_##name = val,

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch); break;
 		case 'n': bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count); break;
 		case 'i':
-			bad |= opt_u64(PROG, "client-id", optarg, 0, UINT32_MAX, &v);
+			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &v);
 			cl.client_id = (uint32_t)v;
 			break;
 		case 'l': bad |= opt_int(PROG, "linger-ms", optarg, 0, 600000, &linger_ms); break;

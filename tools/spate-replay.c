@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 		case 'l': local = optarg; break;
 		case 'c': conf_path = optarg; break;
 		case 'i':
-			bad |= opt_u64(PROG, "client-id", optarg, 0, UINT32_MAX, &id);
+			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &id);
 			cl.client_id = (uint32_t)id;
 			break;
 		case 't': bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms); break;

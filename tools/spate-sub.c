@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		case 'n': bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count); break;
 		case 'C': cleanup = true; break;
 		case 'i':
-			bad |= opt_u64(PROG, "client-id", optarg, 0, UINT32_MAX, &v);
+			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &v);
 			cl.client_id = (uint32_t)v;
 			break;
 		case 't': bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms); break;

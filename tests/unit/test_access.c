@@ -1,7 +1,8 @@
 /* test_access.c - authenticated datagrams (every byte of a signed datagram
  * matters, wrong keys and unknown clients fail, the replay window takes
  * reordered nonces once and refuses repeats and stale ones, unsigned
- * datagrams pass only when keys are not required) and per-client token
+ * datagrams pass only when keys are not required and the client has
+ * none) and per-client token
  * buckets (burst, refill, independence, the bounded table). The MAC itself
  * is cross-checked against Python's hmac by docs/protocol.md example 8. */
 #include <stdlib.h>
@@ -110,14 +111,18 @@ static void test_auth(void)
 	n = signed_dgram(buf, sizeof(buf), 7, 999, key, 32);
 	CHECK_EQ_INT(check(a, buf, n), 0);
 
-	/* Unsigned: refused when required, served otherwise. */
+	/* Unsigned: refused when required; otherwise served unless it
+	 * claims a client that has a key (7), which must sign. */
 	struct spate_writer w;
-	spate_writer_init(&w, buf, sizeof(buf), 0, 7, 1);
-	spate_put_sub_del(&w, 5);
-	n = spate_writer_finish(&w);
-	CHECK_EQ_INT(check(a, buf, n), -SPATE_E_AUTH_REQUIRED);
-	spate_auth_set_required(a, false);
-	CHECK_EQ_INT(check(a, buf, n), 0);
+	for (uint32_t client = 7; client <= 8; client++) {
+		spate_auth_set_required(a, true);
+		spate_writer_init(&w, buf, sizeof(buf), 0, client, 1);
+		spate_put_sub_del(&w, 5);
+		n = spate_writer_finish(&w);
+		CHECK_EQ_INT(check(a, buf, n), -SPATE_E_AUTH_REQUIRED);
+		spate_auth_set_required(a, false);
+		CHECK_EQ_INT(check(a, buf, n), client == 7 ? -SPATE_E_AUTH_REQUIRED : 0);
+	}
 	/* Signing refuses a datagram without the flag or without room. */
 	CHECK_EQ_INT(spate_auth_sign(buf, n, sizeof(buf), 1, key, 32), 0);
 	spate_writer_init(&w, buf, sizeof(buf), SPATE_FLAG_AUTH, 7, 1);
