@@ -32,6 +32,7 @@
 #include "debug_stall.h"
 #include "drt_params.h"
 #include "durable.h"
+#include "info.h"
 #include "spated_log.h"
 
 #define REQ_LINE_MAX 1024
@@ -521,6 +522,24 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	return 0;
 }
 
+/* Runs on the control thread: it answers even when the data plane is
+ * stuck (the figures are plain loads, info.h). */
+static int cmd_show_version(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	struct spated_info in;
+
+	(void)r;
+	(void)err;
+	(void)errlen;
+	spated_info_get(&in);
+	ctl_out_str(o, "version", in.version);
+	ctl_out_str(o, "dpdk", in.dpdk);
+	ctl_out_dbl(o, "uptime_s", in.uptime_s);
+	ctl_out_u64(o, "subscriptions", in.subscriptions);
+	ctl_out_u64(o, "clients", in.clients);
+	return 0;
+}
+
 static int cmd_rebalance(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
 {
 	(void)r;
@@ -689,6 +708,8 @@ static const struct command commands[] = {
 	  cmd_show_placement, true },
 	{ "show config", 0, 0, "show config", "the configuration in force, settings included",
 	  cmd_show_config, true },
+	{ "show version", 0, 0, "show version",
+	  "spated's and DPDK's versions, uptime, subscriptions, clients", cmd_show_version, false },
 	{ "show subs", 0, 1, "show subs --count", "how many subscriptions, and the quotas",
 	  cmd_show_subs, true },
 	{ "show params", 0, 0, "show params", "every setting `set` can change, with its value",

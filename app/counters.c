@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "counters.h"
+#include "spate_release.h"
 
 struct spated_counters_slot spated_cnt_slots[SPATED_COUNTER_SLOTS];
 static struct spated_counters spare;
@@ -80,7 +81,8 @@ void spated_counters_print(FILE *f, double uptime_s)
 	const char *sep = "";
 
 	spated_counters_sum(&sum);
-	fprintf(f, "{\"spated\":\"counters\",\"uptime_s\":%.3f", uptime_s);
+	fprintf(f, "{\"spated\":\"counters\",\"version\":\"%s\",\"uptime_s\":%.3f",
+		SPATE_RELEASE, uptime_s);
 #define SPATED_COUNTER_PRINT(name) fprintf(f, ",\"" #name "\":%" PRIu64, sum.name);
 	SPATED_FOREACH_COUNTER(SPATED_COUNTER_PRINT)
 #undef SPATED_COUNTER_PRINT

@@ -27,11 +27,13 @@
 #include "control.h"
 #include "counters.h"
 #include "durable.h"
+#include "info.h"
 #include "pipeline.h"
 #include "pl_msg.h"
 #include "port.h"
 #include "port_find.h"
 #include "rcu_watch.h"
+#include "spate_release.h"
 #include "stage_link.h"
 #include "telemetry.h"
 #include "zk_member.h"
@@ -56,7 +58,7 @@ static void on_usr1(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: spated [-c FILE] [--check-config] [-- EAL args]\n"
+		"usage: spated [-c FILE] [--check-config] [--version] [-- EAL args]\n"
 		"  -c, --config FILE   libconfig file (groups 'spate' and 'spated')\n"
 		"      --check-config  validate the configuration and exit\n"
 		"EAL args after '--' replace spated.eal from the file; when they have no\n"
@@ -149,6 +151,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_path = NULL;
@@ -173,6 +176,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return spate_release_print("spated");
 		default:
 			usage(stderr);
 			return 2;
@@ -278,6 +283,7 @@ int main(int argc, char **argv)
 		if (spated_durable == NULL)
 			rte_exit(EXIT_FAILURE, "%s\n", err);
 	}
+	spated_info_start(pipeline_matcher(pl));
 	telemetry_register();
 	/* Control requests run on the cluster stage's lcore, which owns the
 	 * matcher and the settings (stage_cluster_poll calls control_poll). */

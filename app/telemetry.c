@@ -6,6 +6,7 @@
  * /spate/stats     every counter, summed over the lcores
  * /spate/errors    refused headers and messages by reason (hdr_*, msg_*)
  * /spate/journal   the journal's figures
+ * /spate/info      version, DPDK version, uptime, subscriptions, clients
  * Callbacks run on DPDK's telemetry thread and read the data plane's
  * plain counters without locks: aligned 64-bit loads, a value may be one
  * burst old, which is what a reader of counters expects. */
@@ -15,6 +16,7 @@
 
 #include "counters.h"
 #include "durable.h"
+#include "info.h"
 #include "spated_log.h"
 #include "telemetry.h"
 
@@ -64,6 +66,22 @@ static int tel_journal(const char *cmd, const char *params, struct rte_tel_data 
 	return 0;
 }
 
+static int tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct spated_info in;
+
+	(void)cmd;
+	(void)params;
+	spated_info_get(&in);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", in.version);
+	rte_tel_data_add_dict_string(d, "dpdk", in.dpdk);
+	rte_tel_data_add_dict_u64(d, "uptime_s", (uint64_t)in.uptime_s);
+	rte_tel_data_add_dict_u64(d, "subscriptions", in.subscriptions);
+	rte_tel_data_add_dict_u64(d, "clients", in.clients);
+	return 0;
+}
+
 void telemetry_register(void)
 {
 	if (rte_telemetry_register_cmd("/spate/stats", tel_stats,
@@ -71,6 +89,8 @@ void telemetry_register(void)
 	    rte_telemetry_register_cmd("/spate/errors", tel_errors,
 				       "Refused headers (hdr_*) and messages (msg_*) by reason. No parameters") != 0 ||
 	    rte_telemetry_register_cmd("/spate/journal", tel_journal,
-				       "Subscription journal figures. No parameters") != 0)
+				       "Subscription journal figures. No parameters") != 0 ||
+	    rte_telemetry_register_cmd("/spate/info", tel_info,
+				       "Version, uptime, subscriptions, clients. No parameters") != 0)
 		SPATED_LOG(WARNING, "telemetry: cannot register the /spate commands\n");
 }

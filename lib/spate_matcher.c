@@ -369,6 +369,11 @@ uint64_t spate_matcher_sub_count(const struct spate_matcher *m)
 	return spate_idmap_count(m->subs);
 }
 
+uint64_t spate_matcher_client_count(const struct spate_matcher *m)
+{
+	return spate_idmap_count(m->per_client);
+}
+
 const struct spate_matcher_conf *spate_matcher_get_conf(const struct spate_matcher *m)
 {
 	return &m->conf;

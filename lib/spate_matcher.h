@@ -68,6 +68,8 @@ uint64_t *spate_matcher_del_tag(struct spate_matcher *m, uint64_t id);
 const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
 					       uint64_t id);
 uint64_t spate_matcher_sub_count(const struct spate_matcher *m);
+/* Clients (owners) with at least one stored subscription. */
+uint64_t spate_matcher_client_count(const struct spate_matcher *m);
 /* Visit every stored subscription in raw form (strings from the matcher's
  * dictionaries, keywords unique, constraints sorted) with its owner, in
  * no particular order. Adding that raw form back gives the same stored

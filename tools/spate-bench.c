@@ -19,6 +19,7 @@
 #include "spate_err.h"
 #include "spate_matcher.h"
 #include "spate_stream.h"
+#include "spate_release.h"
 
 /* The stream, parsed once, so parsing is not timed. */
 struct loaded {
@@ -200,6 +201,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char engines[256] = "", err[512];
@@ -220,6 +222,7 @@ int main(int argc, char **argv)
 		case 'e': snprintf(engines, sizeof(engines), "%s", optarg); break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'c': conf_path = optarg; break;
+		case 'V': return spate_release_print("spate-bench");
 		case 'h':
 			printf("usage: spate-bench [--engines a,b,...] [--rounds N] [--conf FILE] STREAM.tsv\n"
 			       "Runs every engine (default: all) on the stream, one JSON line each.\n"

@@ -30,6 +30,7 @@
 #include "spate_conf.h"
 #include "spate_err.h"
 #include "spate_stream.h"
+#include "spate_release.h"
 
 #define PROG "spate-gen"
 
@@ -526,6 +527,7 @@ int main(int argc, char **argv)
 		{ "conf", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct gen g = {
@@ -602,6 +604,7 @@ int main(int argc, char **argv)
 		case 'X': g.shuffle = true; break;
 		case 'c': conf_path = optarg; break;
 		case 'o': out = optarg; break;
+		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

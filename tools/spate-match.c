@@ -13,6 +13,7 @@
 #include "spate_err.h"
 #include "spate_matcher.h"
 #include "spate_stream.h"
+#include "spate_release.h"
 
 static void usage(FILE *f)
 {
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
 		{ "param", required_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct spate_conf conf;
@@ -108,6 +110,7 @@ int main(int argc, char **argv)
 				printf("%-10s %s%s\n", (*e)->name, (*e)->help,
 				       *e == spate_engine_find(NULL) ? " [default]" : "");
 			return 0;
+		case 'V': return spate_release_print("spate-match");
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -24,6 +24,7 @@
 #include "spate_proto.h"
 #include "spate_stream.h"
 #include "udp_frame.h"
+#include "spate_release.h"
 
 #define PROG "spate-pcap"
 
@@ -336,6 +337,7 @@ int main(int argc, char **argv)
 		{ "messages", no_argument, NULL, 'm' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct writer wr = {
@@ -383,6 +385,7 @@ int main(int argc, char **argv)
 		case 'r': read_path = optarg; break;
 		case 'm': rdr.messages = true; break;
 		case 'p': bad |= opt_int(PROG, "port", optarg, 0, 65535, &rdr.port); break;
+		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -13,6 +13,7 @@
 #include "opt.h"
 #include "spate_err.h"
 #include "spate_stream.h"
+#include "spate_release.h"
 
 #define PROG "spate-pub"
 
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "skip-bad", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client cl;
@@ -108,6 +110,7 @@ int main(int argc, char **argv)
 		case 'P': show = 1; break;
 		case 'q': show = 0; break;
 		case 'k': skip_bad = true; break;
+		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -19,6 +19,7 @@
 #include "spate_idmap.h"
 #include "spate_proto.h"
 #include "spate_stream.h"
+#include "spate_release.h"
 
 #define PROG "spate-replay"
 
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
 		{ "rate", required_argument, NULL, 'R' },
 		{ "skip-bad", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay r = { 0 };
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
 		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch); break;
 		case 'R': bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate); break;
 		case 'k': skip_bad = true; break;
+		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

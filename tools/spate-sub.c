@@ -14,6 +14,7 @@
 #include "outfile.h"
 #include "spate_err.h"
 #include "spate_stream.h"
+#include "spate_release.h"
 
 #define PROG "spate-sub"
 
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
 		{ "retries", required_argument, NULL, 'r' },
 		{ "skip-bad", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client cl;
@@ -131,6 +133,7 @@ int main(int argc, char **argv)
 		case 't': bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms); break;
 		case 'r': bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries); break;
 		case 'k': skip_bad = true; break;
+		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -28,6 +28,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "spate_release.h"
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: spatectl [-s SOCKET | -p FILE_PREFIX] [--json] COMMAND [ARGS...]\n"
@@ -59,6 +61,7 @@ int main(int argc, char **argv)
 		{ "file-prefix", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *prefix = "spated";
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'V':
+			return spate_release_print("spatectl");
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -136,6 +136,7 @@ static void test_rules(void)
 	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0);
 	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0); /* retransmission */
 	CHECK_EQ_INT(spate_matcher_sub_count(m), 1);
+	CHECK_EQ_INT(spate_matcher_client_count(m), 1);
 	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 11), -SPATE_E_DUPLICATE_ID);
 	s.rect.max_lon = s.rect.min_lon;
 	s.rect.max_lat = s.rect.min_lat;
@@ -160,6 +161,10 @@ static void test_rules(void)
 	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 10), 0); /* room again */
 	CHECK(spate_matcher_sub_find(m, 6) != NULL && spate_matcher_sub_find(m, 1) == NULL);
 	CHECK_EQ_INT(spate_matcher_sub_count(m), 5);
+	CHECK_EQ_INT(spate_matcher_client_count(m), 2); /* 10 and 12; 13 was refused */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 4, 12), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 5, 12), 0);
+	CHECK_EQ_INT(spate_matcher_client_count(m), 1); /* 12 has none left */
 	spate_matcher_destroy(m);
 
 	conf.engine = "no-such-engine";
