@@ -25,6 +25,7 @@
 #include "opt.h"
 #include "outfile.h"
 #include "spate_conf.h"
+#include "spate_release.h"
 
 #define PROG "spate-probe"
 
@@ -200,6 +201,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *server = NULL, *echo = NULL, *serve = NULL, *label = NULL;
@@ -223,6 +225,7 @@ int main(int argc, char **argv)
 		case 's': samples_path = optarg; break;
 		case 'j': json = 1; break;
 		case 'c': conf_path = optarg; break;
+		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -8,11 +8,11 @@
 want=$(meson introspect "$SPATE_BUILD" --projectinfo |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') || fail "meson introspect"
 for p in app/spated tools/spatectl tools/spate-match tools/spate-bench tools/spate-replay \
-	tools/spate-pub tools/spate-sub tools/spate-gen tools/spate-pcap; do
+	tools/spate-pub tools/spate-sub tools/spate-gen tools/spate-pcap tools/spate-probe; do
 	got=$("$SPATE_BUILD/$p" --version) || fail "$p --version: exit $?"
 	[ "$got" = "$(basename "$p") (Spate) $want" ] || fail "$p --version: '$got', want version $want"
 done
-echo "ok: 9 programs: --version = $want"
+echo "ok: 10 programs: --version = $want"
 
 sock=$E2E_TMP/ctl.sock
 cp "$SPATE_CONF" "$E2E_TMP/spated.conf"
