@@ -50,7 +50,8 @@ static int parse_u64(const struct field *f, uint64_t *out)
 		unsigned d = (unsigned char)f->p[i] - '0';
 		if (d > 9)
 			return -1;
-		if (v > (UINT64_MAX - d) / 10)
+		/* 19 digits cannot overflow; only a 20th needs the check */
+		if (i == 19 && v > (UINT64_MAX - d) / 10)
 			return -1;
 		v = v * 10 + d;
 	}
@@ -258,33 +259,48 @@ static int parse_pairs(const struct field *f, const struct spate_limits *lim,
 	const char *what = allow_ops ? "constraint" : "attribute";
 
 	*n = 0;
-	if (field_is(f, "-"))
+	if (f->len == 1 && f->p[0] == '-')
 		return 0;
-	size_t start = 0;
-	for (size_t i = 0; i <= f->len; i++) {
-		if (i < f->len && f->p[i] != ',')
-			continue;
-		const char *item = f->p + start;
-		size_t ilen = i - start;
+	const char *p = f->p, *end = f->p + f->len;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *item = p;
+		size_t ilen = (size_t)((comma ? comma : end) - p);
 		int ilen_show = (int)(ilen > 40 ? 40 : ilen);
-		size_t name_len, op_len;
+		size_t name_len = 0, op_len;
 		int op;
 		double v;
 
-		start = i + 1;
 		if (*n >= max || *n >= hard)
 			return fail(err, errlen,
 				    allow_ops ? SPATE_E_TOO_MANY_CONSTRAINTS : SPATE_E_TOO_MANY_ATTRS,
 				    "more than %u %ss", max, what);
-		if (find_op(item, ilen, &name_len, &op, &op_len) != 0 ||
-		    (!allow_ops && op != SPATE_OP_EQ))
-			return fail(err, errlen, allow_ops ? SPATE_E_BAD_OP : SPATE_E_BAD_SYNTAX,
-				    "%s '%.*s': expected name%svalue", what, ilen_show, item,
-				    allow_ops ? " OP " : "=");
-		int rc = spate_check_name(lim, item, name_len);
-		if (rc != 0)
-			return fail(err, errlen, -rc, "%s '%.*s': bad name: %s", what,
-				    ilen_show, item, spate_err_reason(rc));
+		/* The name's bytes, then the operator: one pass when the name
+		 * is good (an operator byte is never a name byte, so this stops
+		 * where find_op would); otherwise find_op and spate_check_name
+		 * say what is wrong. */
+		while (name_len < ilen && spate_name_ok[(unsigned char)item[name_len]])
+			name_len++;
+		char c = name_len < ilen ? item[name_len] : '\0';
+		size_t at;
+		bool quick = name_len > 0 && name_len <= lim->max_name_len &&
+			     name_len <= SPATE_NAME_LEN_MAX_HARD &&
+			     (c == '<' || c == '>' || c == '=' || c == '!') &&
+			     find_op(item + name_len, ilen - name_len, &at, &op, &op_len) == 0;
+		if (!quick) {
+			if (find_op(item, ilen, &name_len, &op, &op_len) != 0 ||
+			    (!allow_ops && op != SPATE_OP_EQ))
+				return fail(err, errlen, allow_ops ? SPATE_E_BAD_OP : SPATE_E_BAD_SYNTAX,
+					    "%s '%.*s': expected name%svalue", what, ilen_show, item,
+					    allow_ops ? " OP " : "=");
+			int rc = spate_check_name(lim, item, name_len);
+			if (rc != 0)
+				return fail(err, errlen, -rc, "%s '%.*s': bad name: %s", what,
+					    ilen_show, item, spate_err_reason(rc));
+		} else if (!allow_ops && op != SPATE_OP_EQ) {
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "%s '%.*s': expected name=value",
+				    what, ilen_show, item);
+		}
 		if (parse_double(item + name_len + op_len, ilen - name_len - op_len, &v) != 0)
 			return fail(err, errlen, SPATE_E_BAD_VALUE,
 				    "%s '%.*s': value is not a finite number", what, ilen_show, item);
@@ -295,8 +311,10 @@ static int parse_pairs(const struct field *f, const struct spate_limits *lim,
 			attrs[*n] = (struct spate_raw_attr){ { item, (uint32_t)name_len }, v };
 		}
 		(*n)++;
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
 	}
-	return 0;
 }
 
 static int parse_id(const struct field *f, uint64_t *id, char *err, size_t errlen)

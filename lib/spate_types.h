@@ -127,6 +127,7 @@ int spate_check_rect(const struct spate_rect *r);
  * characters, commas, tabs or spaces (the stream format's separators). */
 int spate_check_keyword(const struct spate_limits *lim, const char *p, size_t len);
 /* An attribute name: 1..max_name_len bytes of [A-Za-z0-9_.:-]. */
+extern const uint8_t spate_name_ok[256]; /* 1 for those bytes */
 int spate_check_name(const struct spate_limits *lim, const char *p, size_t len);
 
 #endif

@@ -246,6 +246,28 @@ static void test_values_as_strtod(void)
 	CHECK_EQ_INT(bad, 0);
 }
 
+/* Attribute and constraint names at and past the length limit (the
+ * parser's one-pass name scan must keep spate_check_name's limit). */
+static void test_name_limits(void)
+{
+	struct spate_stream_op op;
+	char name[400], line[512];
+
+	for (uint32_t len = lim.max_name_len; len <= lim.max_name_len + 1; len++) {
+		memset(name, 'a', len);
+		name[len] = '\0';
+		int want = len <= lim.max_name_len ? 0 : -SPATE_E_KEYWORD_TOO_LONG;
+		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\t%s=1", name);
+		CHECK_EQ_INT(parse(line, &op), want);
+		snprintf(line, sizeof(line), "sub\t1\t0\t0\t1\t1\tk\t%s>=1", name);
+		CHECK_EQ_INT(parse(line, &op), want);
+	}
+	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta<1", &op), -SPATE_E_BAD_SYNTAX);
+	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta b=1", &op), -SPATE_E_BAD_KEYWORD);
+	CHECK_EQ_INT(parse("sub\t1\t0\t0\t1\t1\tk\ta!1", &op), -SPATE_E_BAD_OP);
+	CHECK_EQ_INT(parse("sub\t1\t0\t0\t1\t1\tk\t=1", &op), -SPATE_E_EMPTY_KEYWORD);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -254,5 +276,6 @@ int main(void)
 	test_bad();
 	test_write_roundtrip();
 	test_values_as_strtod();
+	test_name_limits();
 	return check_summary("stream");
 }
