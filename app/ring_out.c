@@ -85,3 +85,17 @@ void ring_out_fini(struct ring_out *o)
 	free(o->v);
 	memset(o, 0, sizeof(*o));
 }
+
+unsigned int ring_drain(struct rte_ring *r, void (*fn)(void *ctx, void *obj), void *ctx)
+{
+	unsigned int budget = rte_ring_get_capacity(r), taken = 0, nb;
+	void *objs[RING_OUT_BURST];
+
+	do {
+		nb = rte_ring_sc_dequeue_burst(r, objs, RING_OUT_BURST, NULL);
+		for (unsigned int i = 0; i < nb; i++)
+			fn(ctx, objs[i]);
+		taken += nb;
+	} while (nb == RING_OUT_BURST && taken < budget);
+	return taken;
+}

@@ -51,4 +51,10 @@ void ring_out_discard(struct ring_out *o);
 /* Drop whatever is still pending and free the buffer (at exit). */
 void ring_out_fini(struct ring_out *o);
 
+/* The consumer's end: hand every object of ring r to fn, a burst at a
+ * time, until it is empty or a ring's worth was taken (what the producer
+ * adds meanwhile on another lcore waits for the next poll). Returns how
+ * many were taken. */
+unsigned int ring_drain(struct rte_ring *r, void (*fn)(void *ctx, void *obj), void *ctx);
+
 #endif

@@ -773,19 +773,22 @@ static unsigned int preload_step(struct stage_cluster *s)
 	return n;
 }
 
+static void fb_obj(void *ctx, void *obj)
+{
+	struct stage_cluster *s = ctx;
+
+	fb_part(s, &((struct pl_msg *)obj)->u.fb);
+	pl_msg_put(s->msg_pool, obj);
+}
+
 unsigned int stage_cluster_poll(struct stage_cluster *s)
 {
 	unsigned int total = 0;
-	void *fbm[PL_BURST];
 
-	/* correlation feedback from the workers (a hint: never held back) */
-	for (uint32_t w = 0; w < s->n_workers; w++) {
-		unsigned int nb = rte_ring_sc_dequeue_burst(s->fb_in[w], fbm, PL_BURST, NULL);
-		for (unsigned int i = 0; i < nb; i++) {
-			fb_part(s, &((struct pl_msg *)fbm[i])->u.fb);
-			pl_msg_put(s->msg_pool, fbm[i]);
-		}
-	}
+	/* correlation feedback from the workers (a hint: never held back),
+	 * all of it: a worker's poll may answer many event parts */
+	for (uint32_t w = 0; w < s->n_workers; w++)
+		ring_drain(s->fb_in[w], fb_obj, s);
 	settle(s, false); /* an interval policy's sync comes due with no traffic too */
 	flush(s); /* the backlogs first */
 	if (s->pre_open)

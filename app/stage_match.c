@@ -487,6 +487,11 @@ fail:
 	return NULL;
 }
 
+static void on_msg_obj(void *ctx, void *obj)
+{
+	on_msg(ctx, obj);
+}
+
 unsigned int stage_match_poll(struct stage_match *s)
 {
 	void *objs[PL_BURST];
@@ -502,10 +507,11 @@ unsigned int stage_match_poll(struct stage_match *s)
 			on_handoff(s, objs[i]);
 		total += nb;
 	}
-	nb = rte_ring_sc_dequeue_burst(s->in, objs, PL_BURST, NULL);
-	for (unsigned int i = 0; i < nb; i++)
-		on_msg(s, objs[i]);
-	total += nb;
+	/* Everything the cluster queued: it turns one burst of datagrams
+	 * into up to max_messages times as many messages, so a burst for a
+	 * burst on a shared lcore would leave its backlog growing
+	 * (backpressure) while the lcore idles. */
+	total += ring_drain(s->in, on_msg_obj, s);
 	for (uint32_t w = 0; w < s->n_workers; w++)
 		if (s->peer_out[w].ring != NULL)
 			ring_out_flush(&s->peer_out[w]);

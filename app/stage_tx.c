@@ -8,6 +8,7 @@
 #include "net.h"
 #include "notify.h"
 #include "pl_msg.h"
+#include "ring_out.h"
 #include "stage_tx.h"
 
 #define EXPIRE_POLLS 1024 /* polls between sweeps for unanswered ARP */
@@ -126,17 +127,19 @@ static void handle(struct stage_tx *s, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+static void handle_obj(void *ctx, void *obj)
+{
+	handle(ctx, obj);
+}
+
 unsigned int stage_tx_poll(struct stage_tx *s)
 {
-	struct rte_mbuf *pkts[PL_BURST];
 	unsigned int total = 0;
 
-	for (uint32_t r = 0; r < s->n_in; r++) {
-		unsigned int nb = rte_ring_sc_dequeue_burst(s->in[r], (void **)pkts, PL_BURST, NULL);
-		for (unsigned int i = 0; i < nb; i++)
-			handle(s, pkts[i]);
-		total += nb;
-	}
+	/* Each ring drained: a matching stage may queue many datagrams in
+	 * one of its polls. */
+	for (uint32_t r = 0; r < s->n_in; r++)
+		total += ring_drain(s->in[r], handle_obj, s);
 	if (++s->polls % EXPIRE_POLLS == 0)
 		net_neigh_expire(&s->net);
 	tx_flush(s);
