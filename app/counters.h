@@ -62,6 +62,14 @@
 	X(tx)                /* frames sent */                               \
 	X(tx_bytes)          \
 	X(tx_drops)          /* frames the port did not take: freed */   \
+	X(port_ipackets)     /* the ports' own figures (rte_eth_stats), */ \
+	X(port_imissed)      /* summed over the ports, read by the main */ \
+	X(port_ierrors)      /* lcore's housekeeping (port_stats.h) */      \
+	X(port_rx_nombuf)    \
+	X(port_opackets)     \
+	X(port_oerrors)      \
+	X(port_kernel_drops) /* af_packet: frames the kernel's ring dropped */ \
+	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
 	X(ring_full_rx)      /* RX -> cluster ring full: datagram dropped */ \
 	X(ring_full_tx)      /* -> TX ring full: frame dropped */          \
 	X(ring_retry)        /* lossless ring full: kept in the backlog */ \

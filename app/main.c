@@ -32,6 +32,7 @@
 #include "pl_msg.h"
 #include "port.h"
 #include "port_find.h"
+#include "port_stats.h"
 #include "rcu_watch.h"
 #include "spate_release.h"
 #include "stage_link.h"
@@ -89,9 +90,17 @@ struct house {
 	struct zk_member *zk;
 	int exit_code;
 	uint16_t port_id;
-	uint64_t hz, start, stats_every, next_stats, next_map;
+	uint64_t hz, start, stats_every, next_stats, next_map, next_port;
 	uint32_t rcu_warn_ms;
 };
+
+static void print_xstat(void *ctx, const char *name, uint64_t v)
+{
+	int *first = ctx;
+
+	printf("%s\"%s\":%" PRIu64, *first ? "" : ",", name, v);
+	*first = 0;
+}
 
 /* The counters, then where the categories are (from the directory) and
  * what the port dropped before spated saw it:
@@ -103,6 +112,7 @@ static void print_stats(struct house *h, uint64_t now)
 	uint64_t subs[SPATED_MATCH_MAX];
 	struct rte_eth_stats es;
 
+	port_stats_refresh();
 	spated_counters_print(stdout, (double)(now - h->start) / (double)h->hz);
 	category_dir_per_worker(pipeline_dir(h->pl), n, cats, subs);
 	printf("{\"spated\":\"pipeline\",\"workers\":[");
@@ -111,8 +121,11 @@ static void print_stats(struct house *h, uint64_t now)
 	if (rte_eth_stats_get(h->port_id, &es) != 0)
 		memset(&es, 0, sizeof(es));
 	printf("],\"port\":{\"ipackets\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
-	       ",\"ierrors\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"oerrors\":%" PRIu64 "}}\n",
+	       ",\"ierrors\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"oerrors\":%" PRIu64 "},\"xstats\":{",
 	       es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.opackets, es.oerrors);
+	int first = 1;
+	port_stats_xstats(print_xstat, &first);
+	printf("}}\n");
 	fflush(stdout);
 }
 
@@ -121,6 +134,11 @@ static int housekeeping(void *ctx)
 	struct house *h = ctx;
 	uint64_t now = rte_get_timer_cycles();
 
+	if (now >= h->next_port) {
+		/* the port_* counters, ten times a second (a syscall or two) */
+		h->next_port = now + h->hz / 10;
+		port_stats_refresh();
+	}
 	if (stats_flag || (h->stats_every != 0 && now >= h->next_stats)) {
 		stats_flag = 0;
 		if (h->stats_every != 0 && now >= h->next_stats)
@@ -263,6 +281,7 @@ int main(int argc, char **argv)
 		port_start(ports[i], mp, (uint16_t)conf.lcores.n_rx, (uint16_t)conf.rx_desc,
 			   (uint16_t)conf.tx_desc, conf.mtu, &macs[i]);
 	struct rte_ether_addr mac = macs[0];
+	port_stats_init(ports, n_ports);
 	/* Multi-host with ZooKeeper: an epoch and the peers' view first (the
 	 * link binds its channels to them) */
 	static struct host_view view;
@@ -314,6 +333,7 @@ int main(int argc, char **argv)
 	print_stats(&h, rte_get_timer_cycles());
 	/* leave at once: peers see a clean exit, not a session expiry later */
 	zk_member_stop(zk);
+	port_stats_fini();
 	for (uint16_t i = 0; i < n_ports; i++)
 		port_close(ports[i]);
 	control_stop();
