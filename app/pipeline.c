@@ -205,6 +205,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 		.ipv4 = conf->ipv4, .mask = spated_conf_mask(conf), .gw = conf->gateway,
 		.udp_port = conf->udp_port, .max_payload = max_payload,
 		.max_messages = max_messages, .in = tx_in, .n_in = n_tx_in,
+		.burst = (uint16_t)conf->tx_desc,
 	};
 	struct stage_cluster_conf cc = {
 		.in = rx_cl, .n_in = n_rxs, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,

@@ -20,9 +20,12 @@ struct stage_tx {
 	struct notifier *seqs; /* only its receiver table: the sequence numbers */
 	struct rte_ring **in;
 	uint32_t n_in;
-	/* frames per port (net.ports[i]), sent a burst at a time */
+	/* Frames per port (net.ports[i]), sent once a poll: a whole poll's
+	 * frames in one rte_eth_tx_burst where they fit (net_af_packet makes
+	 * one sendto per call, the kernel's cost per call dominates). */
 	uint16_t n_tx[NET_PORTS_MAX];
-	struct rte_mbuf *tx[NET_PORTS_MAX][PL_BURST];
+	uint16_t burst;
+	struct rte_mbuf **tx[NET_PORTS_MAX];
 };
 
 static void tx_flush_port(struct stage_tx *s, uint16_t i)
@@ -31,7 +34,8 @@ static void tx_flush_port(struct stage_tx *s, uint16_t i)
 	struct rte_mbuf **v = s->tx[i];
 
 	/* A few tries: af_packet takes less than a burst when its ring is
-	 * momentarily full. Then give up: never block the poll loop. */
+	 * momentarily full (its next call sends what the last one queued).
+	 * Then give up: never block the poll loop. */
 	for (int tries = 0; tries < 4 && sent < n; tries++)
 		sent += rte_eth_tx_burst(s->net.ports[i], s->queue_id, v + sent, n - sent);
 	spated_cnt.tx += sent;
@@ -68,7 +72,7 @@ static void emit(void *ctx, struct rte_mbuf *m)
 	/* Counted now: after tx_burst the mbuf is no longer ours to read. */
 	spated_cnt.tx_bytes += rte_pktmbuf_pkt_len(m);
 	s->tx[i][s->n_tx[i]++] = m;
-	if (s->n_tx[i] == PL_BURST)
+	if (s->n_tx[i] == s->burst)
 		tx_flush_port(s, i);
 }
 
@@ -91,6 +95,12 @@ struct stage_tx *stage_tx_create(const struct stage_tx_conf *c)
 		s->net.macs[i] = c->macs[i];
 	}
 	s->queue_id = c->queue_id;
+	s->burst = c->burst < PL_BURST ? PL_BURST : c->burst;
+	for (uint16_t i = 0; i < s->net.n_ports; i++)
+		if ((s->tx[i] = malloc(s->burst * sizeof(*s->tx[i]))) == NULL) {
+			stage_tx_destroy(s);
+			return NULL;
+		}
 	s->seqs = notifier_create(c->max_payload, c->max_messages, NULL, NULL);
 	s->in = malloc((c->n_in + 1) * sizeof(*s->in));
 	if (s->seqs == NULL || s->in == NULL) {
@@ -137,7 +147,8 @@ unsigned int stage_tx_poll(struct stage_tx *s)
 	unsigned int total = 0;
 
 	/* Each ring drained: a matching stage may queue many datagrams in
-	 * one of its polls. */
+	 * one of its polls, and frames left for the next poll would leave
+	 * in more, smaller bursts. */
 	for (uint32_t r = 0; r < s->n_in; r++)
 		total += ring_drain(s->in[r], handle_obj, s);
 	if (++s->polls % EXPIRE_POLLS == 0)
@@ -159,6 +170,8 @@ void stage_tx_destroy(struct stage_tx *s)
 	neigh_expire(&s->net.neigh, UINT64_MAX, 0); /* what is held goes back */
 	tx_flush(s);
 	notifier_destroy(s->seqs);
+	for (uint16_t i = 0; i < NET_PORTS_MAX; i++)
+		free(s->tx[i]);
 	free(s->in);
 	free(s);
 }

@@ -31,6 +31,7 @@ struct stage_tx_conf {
 	uint16_t udp_port;
 	size_t max_payload;
 	uint32_t max_messages;
+	uint16_t burst;      /* most frames per rte_eth_tx_burst (tx_desc) */
 	struct rte_ring **in;
 	uint32_t n_in;
 };
