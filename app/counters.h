@@ -71,6 +71,8 @@
 	X(port_kernel_drops) /* af_packet: frames the kernel's ring dropped */ \
 	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
 	X(ring_full_rx)      /* RX -> cluster ring full: datagram dropped */ \
+	X(shed_events)       /* EVENT messages in those datagrams */        \
+	X(overload_nacks)    /* OVERLOADED notices sent (1/client/100 ms) */\
 	X(ring_full_tx)      /* -> TX ring full: frame dropped */          \
 	X(ring_retry)        /* lossless ring full: kept in the backlog */ \
 	X(backpressure)      /* cluster polls skipped: backlog too long */ \

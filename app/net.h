@@ -57,10 +57,12 @@ struct net {
 	uint16_t peer_port;
 	net_udp_fn on_peer;
 	/* The next stage cannot take a datagram now (its ring is full): UDP
-	 * to udp_port is dropped as ring_full_rx before its checksum is
-	 * summed, so an overloaded lcore spends nothing on what it would
-	 * drop anyway. ARP, ping and inter-host frames are still served. */
+	 * to udp_port goes to on_shed before its checksum is summed, so an
+	 * overloaded lcore spends nothing on what it drops anyway (on_shed
+	 * may check it with net_shed_cksum_ok when it answers). ARP, ping
+	 * and inter-host frames are still served. */
 	bool shed_udp;
+	net_udp_fn on_shed;
 	void *ctx;
 };
 
@@ -70,6 +72,10 @@ void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
 
 /* net_rx.c: one received frame; always consumes m. */
 void net_rx(struct net *n, struct rte_mbuf *m);
+
+/* For a datagram on_shed was given (buf, len: its UDP payload in m):
+ * does its UDP checksum verify (or is there none)? */
+bool net_shed_cksum_ok(struct rte_mbuf *m, const uint8_t *buf, size_t len);
 
 /* net_arp_icmp.c: ARP frame (len bytes from eth), ICMP in an IPv4
  * packet of ip_len bytes; both consume m. */

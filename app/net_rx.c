@@ -46,6 +46,16 @@ static int udp_cksum_ok(const struct rte_ipv4_hdr *ip, const struct rte_udp_hdr 
 	return sum == 0xffff;
 }
 
+bool net_shed_cksum_ok(struct rte_mbuf *m, const uint8_t *buf, size_t len)
+{
+	/* udp_input's frame: Ethernet, IPv4, UDP, then buf */
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)buf - 1;
+
+	return udp->dgram_cksum == 0 || udp_cksum_ok(ip, udp, len + sizeof(*udp));
+}
+
 static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 		      size_t ip_len)
 {
@@ -60,24 +70,24 @@ static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip
 	}
 	uint16_t dport = rte_be_to_cpu_16(udp->dst_port);
 	net_udp_fn deliver = n->on_udp;
+	struct spate_dest src = {
+		.ipv4 = rte_be_to_cpu_32(ip->src_addr),
+		.port = rte_be_to_cpu_16(udp->src_port),
+	};
 	if (n->peer_port != 0 && dport == n->peer_port && n->on_peer != NULL) {
 		deliver = n->on_peer;
 	} else if (dport != n->udp_port) {
 		spated_cnt.udp_other_port++;
 		goto drop;
 	} else if (n->shed_udp) {
-		spated_cnt.ring_full_rx++;
-		goto drop;
+		n->on_shed(n->ctx, m, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
+		return;
 	}
 	/* 0 = the sender did not compute one (allowed for UDP over IPv4). */
 	if (udp->dgram_cksum != 0 && !udp_cksum_ok(ip, udp, ip_len - ihl)) {
 		spated_cnt.udp_bad_csum++;
 		goto drop;
 	}
-	struct spate_dest src = {
-		.ipv4 = rte_be_to_cpu_32(ip->src_addr),
-		.port = rte_be_to_cpu_16(udp->src_port),
-	};
 	deliver(n->ctx, m, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
 	return;
 drop:

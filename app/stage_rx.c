@@ -1,6 +1,7 @@
 /* stage_rx.c - the RX stage (stage_rx.h). */
 #include <stdlib.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 
 #include "counters.h"
@@ -8,8 +9,14 @@
 #include "pl_msg.h"
 #include "ring_out.h"
 #include "spate_proto.h"
+#include "spate_ratelimit.h"
 #include "stage_rx.h"
 #include "tx_out.h"
+
+/* OVERLOADED notices: at most one per client per 100 ms (a bucket of
+ * one token, ten a second), for this many clients; the rest share one. */
+#define OVERLOAD_NACKS_PER_S 10.0
+#define OVERLOAD_CLIENTS 4096
 
 struct stage_rx {
 	struct net net;
@@ -19,9 +26,66 @@ struct stage_rx {
 	unsigned int room; /* slots the cluster's ring had left for this poll */
 	struct tx_out to_tx;
 	struct ring_out to_link;
+	struct spate_ratelimit *overload; /* OVERLOADED notices per client */
+	uint64_t tsc_per_us;
 };
 
+/* Tell the sender of a shed datagram, once in a while, that it was. */
+static void overload_nack(struct stage_rx *s, const struct spate_dgram_peek *pk,
+			  struct spate_dest to)
+{
+	uint8_t buf[SPATE_HDR_LEN + 32];
+	struct spate_writer w;
+
+	spate_writer_init(&w, buf, sizeof(buf), SPATE_FLAG_SERVER, 0, 0);
+	if (spate_put_nack(&w, pk->first_type, SPATE_E_OVERLOADED, pk->hdr.seq, pk->first_id) != 0)
+		return;
+	spated_cnt.overload_nacks++;
+	tx_out_payload(&s->to_tx, to, buf, spate_writer_finish(&w));
+}
+
+/* A client datagram the cluster's ring has no room for: dropped, counted
+ * with the EVENTs in it, and its sender told OVERLOADED, at most once per
+ * 100 ms per client id (so that the notices never become load of their
+ * own). buf/len: the UDP payload, read unchecked (the walk is bounded);
+ * verified: its UDP checksum was checked, else it is before a NACK. */
+static void shed(struct stage_rx *s, struct rte_mbuf *m, const uint8_t *buf, size_t len,
+		 struct spate_dest src, bool verified)
+{
+	struct spate_dgram_peek pk;
+
+	spated_cnt.ring_full_rx++;
+	if (spate_dgram_peek(buf, len, s->lim, &pk) == 0 && !(pk.hdr.flags & SPATE_FLAG_SERVER)) {
+		spated_cnt.shed_events += pk.events;
+		uint64_t now_us = rte_rdtsc() / s->tsc_per_us;
+		if (s->overload != NULL &&
+		    spate_ratelimit_take(s->overload, pk.hdr.client_id, now_us) == 0 &&
+		    (verified || net_shed_cksum_ok(m, buf, len)))
+			overload_nack(s, &pk, src);
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* net.h's on_shed: the ring was full before the datagram was checked. */
+static void on_shed(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len,
+		    struct spate_dest src)
+{
+	shed(ctx, m, buf, len, src, false);
+}
+
+/* The ring took only part of a burst: checked datagrams, trimmed to
+ * their payload, their source in the meta. */
 static void drop_dgram(void *ctx, void *obj)
+{
+	struct rte_mbuf *m = obj;
+
+	shed(ctx, m, rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+	     pkt_meta(m)->peer, true);
+}
+
+/* An inter-host frame the link stage's ring did not take: its channel
+ * resends it. */
+static void drop_peer(void *ctx, void *obj)
 {
 	(void)ctx;
 	spated_cnt.ring_full_rx++;
@@ -128,13 +192,20 @@ struct stage_rx *stage_rx_create(const struct stage_rx_conf *c)
 	s->net.on_udp = on_udp;
 	s->net.emit = emit_frame;
 	s->net.on_learn = on_learn;
+	s->net.on_shed = on_shed;
 	s->net.ctx = s;
+	s->tsc_per_us = rte_get_tsc_hz() / 1000000 ? rte_get_tsc_hz() / 1000000 : 1;
+	s->overload = spate_ratelimit_create(OVERLOAD_NACKS_PER_S, 1, OVERLOAD_CLIENTS);
+	if (s->overload == NULL) {
+		stage_rx_destroy(s);
+		return NULL;
+	}
 	s->queue_id = c->queue_id;
 	s->lim = c->lim;
 	if (c->to_link != NULL) {
 		s->net.peer_port = c->peer_port;
 		s->net.on_peer = on_peer;
-		if (ring_out_init(&s->to_link, c->to_link, 0, drop_dgram, s) != 0) {
+		if (ring_out_init(&s->to_link, c->to_link, 0, drop_peer, s) != 0) {
 			stage_rx_destroy(s);
 			return NULL;
 		}
@@ -180,5 +251,6 @@ void stage_rx_destroy(struct stage_rx *s)
 	ring_out_fini(&s->to_cluster);
 	ring_out_fini(&s->to_link);
 	tx_out_fini(&s->to_tx);
+	spate_ratelimit_destroy(s->overload);
 	free(s);
 }

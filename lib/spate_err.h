@@ -43,7 +43,8 @@
 	X(AUTH_FAILED,          29, "no key for the client, or a wrong HMAC") \
 	X(AUTH_REPLAY,          30, "nonce already used or too old")         \
 	X(RATE_LIMITED,         31, "client over its subscription operation rate") \
-	X(RESERVED_CLIENT,      32, "client id 0 is reserved for the server")
+	X(RESERVED_CLIENT,      32, "client id 0 is reserved for the server") \
+	X(OVERLOADED,           33, "server overloaded: datagram dropped unread")
 
 enum spate_err {
 #define SPATE_ERR_ENUM(name, val, str) SPATE_E_##name = val,

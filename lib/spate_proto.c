@@ -73,6 +73,34 @@ int spate_hdr_decode(const void *buf, size_t len, const struct spate_limits *lim
 	return 0;
 }
 
+int spate_dgram_peek(const void *buf, size_t len, const struct spate_limits *lim,
+		     struct spate_dgram_peek *out)
+{
+	int rc = spate_hdr_decode(buf, len, lim, &out->hdr);
+
+	out->events = 0;
+	out->first_type = 0;
+	out->first_id = 0;
+	if (rc != 0)
+		return rc;
+	const uint8_t *p = (const uint8_t *)buf + SPATE_HDR_LEN, *end = (const uint8_t *)buf + len;
+	if (out->hdr.flags & SPATE_FLAG_AUTH)
+		end -= SPATE_AUTH_TRAILER_LEN;
+	for (uint32_t i = 0; i < out->hdr.count && end - p >= SPATE_MSG_HDR_LEN; i++) {
+		uint16_t mlen = get16(p + 2);
+		if (mlen < SPATE_MSG_HDR_LEN || mlen > end - p)
+			break;
+		if (i == 0) {
+			out->first_type = p[0];
+			if (mlen >= SPATE_MSG_HDR_LEN + 8)
+				out->first_id = get64(p + SPATE_MSG_HDR_LEN);
+		}
+		out->events += p[0] == SPATE_MSG_EVENT;
+		p += mlen;
+	}
+	return 0;
+}
+
 void spate_reader_init(struct spate_reader *r, const void *buf, size_t len,
 		       const struct spate_hdr *hdr)
 {

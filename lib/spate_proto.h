@@ -119,6 +119,22 @@ struct spate_msg {
 int spate_hdr_decode(const void *buf, size_t len, const struct spate_limits *lim,
 		     struct spate_hdr *hdr);
 
+/* What a server can tell of a datagram it drops unread (overload): its
+ * header's fields, how many of its messages are EVENTs and the first
+ * message's type and id (0 when it cannot be read), found by walking the
+ * message headers only - no message is decoded or checked. */
+struct spate_dgram_peek {
+	struct spate_hdr hdr;
+	uint32_t events;
+	uint8_t first_type;
+	uint64_t first_id;
+};
+
+/* 0 with *out filled, or the header's refusal (spate_hdr_decode). The
+ * walk stops where framing is lost, counting what came before. */
+int spate_dgram_peek(const void *buf, size_t len, const struct spate_limits *lim,
+		     struct spate_dgram_peek *out);
+
 /* Walks the messages of a datagram whose header decoded. */
 struct spate_reader {
 	const uint8_t *p, *end;

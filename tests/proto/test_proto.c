@@ -1057,6 +1057,56 @@ static void test_random(void)
 	       skipped);
 }
 
+/* spate_dgram_peek: the header, the EVENT count and the first message of
+ * a datagram, without decoding; a bad header is refused, a walk that
+ * loses framing counts what came before. */
+static void test_peek(void)
+{
+	uint8_t buf[SPATE_DGRAM_MAX], copy[SPATE_DGRAM_MAX];
+	struct spate_writer w;
+	struct spate_raw_event e;
+	struct spate_raw_sub sub;
+	struct spate_dgram_peek pk;
+
+	sample_event(&e);
+	sample_sub(&sub);
+	spate_writer_init(&w, buf, sizeof(buf), 0, 77, 9);
+	CHECK(spate_put_sub_add(&w, &sub) == 0);
+	for (int i = 0; i < 5; i++) {
+		e.id = 100 + (uint64_t)i;
+		CHECK(spate_put_event(&w, &e) == 0);
+	}
+	CHECK(spate_put_sub_del(&w, 5) == 0);
+	size_t len = spate_writer_finish(&w);
+	memcpy(copy, buf, len);
+	CHECK(spate_dgram_peek(copy, len, &lim, &pk) == 0);
+	CHECK(pk.hdr.client_id == 77 && pk.hdr.seq == 9 && pk.hdr.count == 7);
+	CHECK(pk.events == 5);
+	CHECK(pk.first_type == SPATE_MSG_SUB_ADD && pk.first_id == sub.id);
+
+	/* framing lost in the fourth message: three read, two of them EVENTs */
+	size_t off = SPATE_HDR_LEN;
+	for (int i = 0; i < 3; i++)
+		off += get16(copy + off + 2);
+	set16(copy + off + 2, 2);
+	CHECK(spate_dgram_peek(copy, len, &lim, &pk) == 0);
+	CHECK(pk.events == 2);
+	/* a header refused: nothing counted */
+	memcpy(copy, buf, len);
+	copy[0] = 0;
+	CHECK(spate_dgram_peek(copy, len, &lim, &pk) == -SPATE_E_BAD_MAGIC);
+	CHECK(pk.events == 0 && pk.first_type == 0);
+	CHECK(spate_dgram_peek(buf, len - 1, &lim, &pk) == -SPATE_E_BAD_LENGTH);
+	/* a first message too short for an id */
+	spate_writer_init(&w, buf, sizeof(buf), 0, 1, 1);
+	CHECK(spate_put_ack(&w, SPATE_MSG_SUB_ADD, 3, 4) == 0);
+	len = spate_writer_finish(&w);
+	set16(buf + SPATE_HDR_LEN + 2, SPATE_MSG_HDR_LEN);
+	set16(buf + 4, SPATE_HDR_LEN + SPATE_MSG_HDR_LEN);
+	CHECK(spate_dgram_peek(buf, SPATE_HDR_LEN + SPATE_MSG_HDR_LEN, &lim, &pk) == 0);
+	CHECK(pk.first_type == SPATE_MSG_ACK && pk.first_id == 0 && pk.events == 0);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -1072,6 +1122,7 @@ int main(void)
 	test_writer_full();
 	test_notify_room();
 	test_random();
+	test_peek();
 
 	return check_summary("proto");
 }

@@ -4,7 +4,9 @@
  * with the real decoder and printed in the document's "decoded" line
  * format; the ```decoded block right after it must be exactly that text.
  * Fewer than 4 examples, or a message type the document promises an
- * example for but does not have, is a failure too.
+ * example for but does not have, is a failure too. The "NACK codes" table
+ * must list every code of lib/spate_err.h once, in order, with its name
+ * and reason as the X-macro has them (the one source of the codes).
  *
  * usage: test_protocol_doc docs/protocol.md */
 #include <ctype.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "spate_auth.h"
+#include "spate_err.h"
 #include "spate_proto.h"
 
 #define MAX_EXAMPLE 4096
@@ -328,8 +331,36 @@ static int check_example(struct doc *d, int hex_line, char *seen)
 	return rc;
 }
 
+/* One row of the NACK codes table: "| N | `NAME` | reason | when |".
+ * Returns 0 when it agrees with spate_err.h and is the next code. */
+static int check_code_row(const struct doc *d, const char *l, int *next)
+{
+	char name[64], reason[256];
+	int code, n = 0;
+
+	if (sscanf(l, "| %d | `%63[^`]` | %255[^|]|%n", &code, name, reason, &n) != 3 || n == 0) {
+		fprintf(stderr, "protocol.md:%d: not a NACK code row\n", d->line);
+		return -1;
+	}
+	for (size_t k = strlen(reason); k > 0 && reason[k - 1] == ' '; k--)
+		reason[k - 1] = 0;
+	if (code != *next || code >= SPATE_E__COUNT) {
+		fprintf(stderr, "protocol.md:%d: code %d where %d was due (%d codes in spate_err.h)\n",
+			d->line, code, *next, SPATE_E__COUNT);
+		return -1;
+	}
+	++*next;
+	if (strcmp(name, spate_err_name(code)) != 0 || strcmp(reason, spate_err_reason(code)) != 0) {
+		fprintf(stderr, "protocol.md:%d: code %d is `%s` \"%s\" here, `%s` \"%s\" in spate_err.h\n",
+			d->line, code, name, reason, spate_err_name(code), spate_err_reason(code));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	int in_codes = 0, next_code = 0;
 	struct doc d = { 0 };
 	char seen[SPATE_MSG_TYPE_MAX + 1] = { 0 };
 	int examples = 0, bad = 0;
@@ -346,6 +377,11 @@ int main(int argc, char **argv)
 	}
 	spate_limits_default(&lim);
 	while ((l = next_line(&d)) != NULL) {
+		if (strncmp(l, "## ", 3) == 0)
+			in_codes = strcmp(l, "## NACK codes") == 0;
+		if (in_codes && l[0] == '|' && isdigit((unsigned char)l[strspn(l, "| ")]) &&
+		    check_code_row(&d, l, &next_code) != 0)
+			bad++;
 		if (is_fence(l, "decoded")) {
 			fprintf(stderr, "protocol.md:%d: decoded block without hex\n", d.line);
 			bad++;
@@ -370,6 +406,11 @@ int main(int argc, char **argv)
 				spate_msg_type_name(promised[i]));
 			bad++;
 		}
-	printf("%d examples, %d bad\n", examples, bad);
+	if (next_code != SPATE_E__COUNT) {
+		fprintf(stderr, "protocol.md: the NACK codes table lists %d codes, spate_err.h has %d\n",
+			next_code, SPATE_E__COUNT);
+		bad++;
+	}
+	printf("%d examples, %d NACK codes, %d bad\n", examples, next_code, bad);
 	return bad ? 1 : 0;
 }

@@ -38,7 +38,7 @@ local err_codes = {
 	[22] = "TOO_MANY_MESSAGES", [23] = "BAD_SYNTAX", [24] = "BAD_ID",
 	[25] = "TRAILING_DATA", [26] = "NOT_ALLOWED", [27] = "OUT_OF_DOMAIN",
 	[28] = "AUTH_REQUIRED", [29] = "AUTH_FAILED", [30] = "AUTH_REPLAY", [31] = "RATE_LIMITED",
-	[32] = "RESERVED_CLIENT",
+	[32] = "RESERVED_CLIENT", [33] = "OVERLOADED",
 }
 
 local F = {
