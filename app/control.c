@@ -4,6 +4,7 @@
  * data-plane lcore for anything touching its state, the control thread
  * for `save` and `help`). */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -33,6 +34,7 @@
 #include "drt_params.h"
 #include "durable.h"
 #include "info.h"
+#include "latency.h"
 #include "spated_log.h"
 
 #define REQ_LINE_MAX 1024
@@ -597,6 +599,40 @@ static int cmd_debug_stall(struct ctl_req *r, struct ctl_out *o, char *err, size
 /* ---------------------------------------------------------------- */
 /* Commands run on the control thread.                                */
 
+/* The latency histograms (latency.h) as they were at the last `show
+ * latency --window`: the next one shows what came since. */
+static struct spate_hist lat_mark[SPATED_LAT__COUNT], lat_now, lat_win;
+
+static int cmd_show_latency(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	bool window = r->argc == 1 && strcmp(r->argv[0], "--window") == 0;
+
+	if (r->argc == 1 && !window) {
+		snprintf(err, errlen, "unknown option '%s' (--window)", r->argv[0]);
+		return -1;
+	}
+	for (int st = 0; st < SPATED_LAT__COUNT; st++) {
+		struct spated_lat_summary s;
+		spated_lat_sum(st, &lat_now);
+		if (window) {
+			spate_hist_sub(&lat_win, &lat_now, &lat_mark[st]);
+			lat_mark[st] = lat_now;
+		}
+		spated_lat_summarize(window ? &lat_win : &lat_now, &s);
+		ctl_out_obj(o, spated_lat_name(st));
+		ctl_out_u64(o, "count", s.count);
+		for (int q = 0; q < SPATED_LAT_NQ; q++) {
+			char key[16];
+			snprintf(key, sizeof(key), "%s_us", spated_lat_qname[q]);
+			ctl_out_dbl(o, key, round(s.q_s[q] * 1e7) / 10);
+		}
+		ctl_out_dbl(o, "max_us", round(s.max_s * 1e7) / 10);
+		ctl_out_dbl(o, "mean_us", round(s.mean_s * 1e7) / 10);
+		ctl_out_end(o);
+	}
+	return 0;
+}
+
 static int cmd_help(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen);
 
 /* The libconfig type of a setting in the overrides file: the same the
@@ -714,6 +750,9 @@ static const struct command commands[] = {
 	  cmd_show_subs, true },
 	{ "show params", 0, 0, "show params", "every setting `set` can change, with its value",
 	  cmd_show_params, true },
+	{ "show latency", 0, 1, "show latency [--window]",
+	  "RX to matched and RX to transmit: count, p50, p90, p99, p99.9, max, mean (us), since start or the last --window",
+	  cmd_show_latency, false },
 	{ "get", 1, 1, "get NAME", "one setting's value", cmd_get, true },
 	{ "set", 2, 2, "set NAME VALUE",
 	  "change a setting now (validated; the value in force is printed back)", cmd_set, true },

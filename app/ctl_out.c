@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "ctl_out.h"
+#include "spate_types.h"
 
 void ctl_out_init(struct ctl_out *o, FILE *f, bool json)
 {
@@ -57,11 +58,15 @@ void ctl_out_u64(struct ctl_out *o, const char *key, uint64_t v)
 
 void ctl_out_dbl(struct ctl_out *o, const char *key, double v)
 {
+	char buf[40];
+
 	lead(o, key);
+	/* the shortest text that reads back as v: 27.3, not 27.300000000000001 */
+	spate_format_double(buf, sizeof(buf), v);
 	if (o->json && !isfinite(v))
 		fputs("null", o->f);
 	else
-		fprintf(o->f, o->json ? "%.17g" : "%.17g\n", v);
+		fprintf(o->f, o->json ? "%s" : "%s\n", buf);
 }
 
 void ctl_out_str(struct ctl_out *o, const char *key, const char *v)

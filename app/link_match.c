@@ -160,6 +160,7 @@ static void on_event(struct stage_link *s, const struct spate_peer_msg *pm)
 	s->cur = m;
 	spate_matcher_event(s->mm, &pm->inner.u.ev, &s->mv);
 	m->u.ev.seq = pm->ev_seq;
+	m->u.ev.rx_tsc = 0; /* the front's clock: not timed here */
 	m->u.ev.parts = pm->parts;
 	m->u.ev.n_cat = pm->n_cat;
 	for (uint16_t i = 0; i < pm->n_cat; i++)

@@ -39,6 +39,9 @@ struct pkt_meta {
 	uint8_t kind;
 	struct spate_dest peer;
 	struct rte_ether_addr mac;
+	/* PKT_DGRAM: the TSC of its RX burst; PKT_PAYLOAD: of the oldest
+	 * event it answers; 0 = not timed (latency.h). Other kinds: unset. */
+	uint64_t rx_tsc;
 };
 
 static inline struct pkt_meta *pkt_meta(struct rte_mbuf *m)
@@ -77,6 +80,7 @@ struct pl_event {
 	uint64_t id;
 	int32_t lon, lat;
 	uint32_t seq;     /* the cluster's event number, for feedback */
+	uint64_t rx_tsc;  /* its datagram's RX stamp, 0 = none (latency.h) */
 	uint16_t parts;   /* messages the event was sent in, over all workers */
 	uint16_t n_kw, n_attr, n_cat;
 	uint32_t kw[SPATE_KW_MAX_HARD];

@@ -29,6 +29,7 @@
 #include "control.h"
 #include "counters.h"
 #include "durable.h"
+#include "latency.h"
 #include "notify.h"
 #include "pl_msg.h"
 #include "drt_cluster.h"
@@ -95,6 +96,7 @@ struct stage_cluster {
 	int last_nack;       /* the code of the last refusal (replay counts them) */
 	/* the request being handled */
 	struct pl_reply cur;
+	uint64_t cur_rx_tsc;       /* the datagram being read: its RX stamp */
 	int forwarded;
 	struct spate_matchvec mv; /* always empty: matches happen downstream */
 	struct spate_msg msg;     /* a decoded message is a few KB: not on the stack */
@@ -327,6 +329,7 @@ static struct pl_msg *event_part(struct stage_cluster *s, const struct spate_eve
 	pe->n_attr = ev->n_attr;
 	pe->n_cat = 0;
 	pe->seq = seq;
+	pe->rx_tsc = s->cur_rx_tsc;
 	pe->parts = parts;
 	memcpy(pe->kw, ev->kw, ev->n_kw * sizeof(*ev->kw));
 	memcpy(pe->attr, ev->attr, ev->n_attr * sizeof(*ev->attr));
@@ -372,6 +375,8 @@ static int front_match(struct spate_engine *e, const struct spate_event *ev,
 
 	(void)mv;
 	spated_cnt.events++;
+	if (n == 0) /* in no category: matched, with nothing */
+		spated_lat_record(SPATED_LAT_RX_MATCHED, s->cur_rx_tsc, rte_rdtsc());
 	for (size_t i = 0; i < n; i++)
 		spated_cnt.events_routed++;
 	/* how many parts: a worker's categories in PL_EVENT_CATS chunks */
@@ -604,6 +609,7 @@ static void on_datagram(struct stage_cluster *s, struct rte_mbuf *mb)
 		return;
 	}
 	spate_reader_init(&rd, buf, len, &hdr);
+	s->cur_rx_tsc = pkt_meta(mb)->rx_tsc;
 	for (;;) {
 		struct spate_msg *msg = &s->msg;
 		/* When framing is lost the reader may not say what was refused:
@@ -626,6 +632,7 @@ static void on_datagram(struct stage_cluster *s, struct rte_mbuf *mb)
 			nack(s, -rc);
 		}
 	}
+	s->cur_rx_tsc = 0; /* replayed, preloaded, relayed events: no stamp */
 	rte_pktmbuf_free(mb);
 }
 

@@ -15,6 +15,7 @@
 #include "cat_index.h"
 #include "counters.h"
 #include "debug_stall.h"
+#include "latency.h"
 #include "notify.h"
 #include "pl_msg.h"
 #include "ring_out.h"
@@ -371,6 +372,14 @@ static void on_event(struct stage_match *s, struct pl_msg *m)
 	}
 	notify(s, ev.id);
 	feedback(s, &m->u.ev, hit, n_hit);
+	/* timed as matched; what this burst sends is timed from its oldest
+	 * event (the parked parts of a category in transit: not timed) */
+	uint64_t t = m->u.ev.rx_tsc;
+	if (t != 0) {
+		spated_lat_record(SPATED_LAT_RX_MATCHED, t, rte_rdtsc());
+		if (s->to_tx.stamp == 0 || t < s->to_tx.stamp)
+			s->to_tx.stamp = t;
+	}
 }
 
 static void on_handoff(struct stage_match *s, struct pl_msg *m);
@@ -521,6 +530,7 @@ unsigned int stage_match_poll(struct stage_match *s)
 	/* end of the burst: one datagram per receiver */
 	notifier_flush(s->nt);
 	tx_out_flush(&s->to_tx);
+	s->to_tx.stamp = 0;
 	return total;
 }
 

@@ -24,6 +24,7 @@ struct stage_rx {
 	const struct spate_limits *lim;
 	struct ring_out to_cluster;
 	unsigned int room; /* slots the cluster's ring had left for this poll */
+	uint64_t rx_tsc;   /* when this poll's burst came off the port */
 	struct tx_out to_tx;
 	struct ring_out to_link;
 	struct spate_ratelimit *overload; /* OVERLOADED notices per client */
@@ -121,6 +122,7 @@ static void on_udp(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len
 	struct pkt_meta *pm = pkt_meta(m);
 	pm->kind = PKT_DGRAM;
 	pm->peer = src;
+	pm->rx_tsc = s->rx_tsc;
 	ring_out_push(&s->to_cluster, m);
 	if (s->room > 0 && --s->room == 0)
 		s->net.shed_udp = true;
@@ -233,6 +235,8 @@ unsigned int stage_rx_poll(struct stage_rx *s)
 	s->room = s->to_cluster.ring != NULL ? rte_ring_free_count(s->to_cluster.ring) : 0;
 	s->net.shed_udp = s->to_cluster.ring != NULL && s->room == 0;
 	uint16_t nb = rte_eth_rx_burst(s->net.port_id, s->queue_id, pkts, PL_BURST);
+	if (nb != 0)
+		s->rx_tsc = rte_rdtsc();
 
 	for (uint16_t i = 0; i < nb; i++)
 		net_rx(&s->net, pkts[i]);

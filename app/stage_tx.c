@@ -5,6 +5,7 @@
 #include <rte_ethdev.h>
 
 #include "counters.h"
+#include "latency.h"
 #include "net.h"
 #include "notify.h"
 #include "pl_msg.h"
@@ -26,6 +27,7 @@ struct stage_tx {
 	uint16_t n_tx[NET_PORTS_MAX];
 	uint16_t burst;
 	struct rte_mbuf **tx[NET_PORTS_MAX];
+	uint64_t *rx_tsc[NET_PORTS_MAX]; /* of each frame, 0 = not timed (latency.h) */
 };
 
 static void tx_flush_port(struct stage_tx *s, uint16_t i)
@@ -39,6 +41,9 @@ static void tx_flush_port(struct stage_tx *s, uint16_t i)
 	for (int tries = 0; tries < 4 && sent < n; tries++)
 		sent += rte_eth_tx_burst(s->net.ports[i], s->queue_id, v + sent, n - sent);
 	spated_cnt.tx += sent;
+	uint64_t now = rte_rdtsc();
+	for (uint16_t k = 0; k < sent; k++)
+		spated_lat_record(SPATED_LAT_RX_TX, s->rx_tsc[i][k], now);
 	for (uint16_t k = sent; k < n; k++) {
 		spated_cnt.tx_drops++;
 		spated_cnt.tx_bytes -= rte_pktmbuf_pkt_len(v[k]);
@@ -71,6 +76,8 @@ static void emit(void *ctx, struct rte_mbuf *m)
 
 	/* Counted now: after tx_burst the mbuf is no longer ours to read. */
 	spated_cnt.tx_bytes += rte_pktmbuf_pkt_len(m);
+	struct pkt_meta *pm = pkt_meta(m);
+	s->rx_tsc[i][s->n_tx[i]] = pm->kind == PKT_PAYLOAD ? pm->rx_tsc : 0;
 	s->tx[i][s->n_tx[i]++] = m;
 	if (s->n_tx[i] == s->burst)
 		tx_flush_port(s, i);
@@ -97,7 +104,8 @@ struct stage_tx *stage_tx_create(const struct stage_tx_conf *c)
 	s->queue_id = c->queue_id;
 	s->burst = c->burst < PL_BURST ? PL_BURST : c->burst;
 	for (uint16_t i = 0; i < s->net.n_ports; i++)
-		if ((s->tx[i] = malloc(s->burst * sizeof(*s->tx[i]))) == NULL) {
+		if ((s->tx[i] = malloc(s->burst * sizeof(*s->tx[i]))) == NULL ||
+		    (s->rx_tsc[i] = malloc(s->burst * sizeof(*s->rx_tsc[i]))) == NULL) {
 			stage_tx_destroy(s);
 			return NULL;
 		}
@@ -170,8 +178,10 @@ void stage_tx_destroy(struct stage_tx *s)
 	neigh_expire(&s->net.neigh, UINT64_MAX, 0); /* what is held goes back */
 	tx_flush(s);
 	notifier_destroy(s->seqs);
-	for (uint16_t i = 0; i < NET_PORTS_MAX; i++)
+	for (uint16_t i = 0; i < NET_PORTS_MAX; i++) {
 		free(s->tx[i]);
+		free(s->rx_tsc[i]);
+	}
 	free(s->in);
 	free(s);
 }

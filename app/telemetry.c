@@ -7,9 +7,12 @@
  * /spate/errors    refused headers and messages by reason (hdr_*, msg_*)
  * /spate/journal   the journal's figures
  * /spate/info      version, DPDK version, uptime, subscriptions, clients
+ * /spate/latency   per stage (rx_to_matched, rx_to_tx): count and
+ *                  p50/p90/p99/p999 (99.9%)/max/mean in nanoseconds (latency.h)
  * Callbacks run on DPDK's telemetry thread and read the data plane's
  * plain counters without locks: aligned 64-bit loads, a value may be one
  * burst old, which is what a reader of counters expects. */
+#include <errno.h>
 #include <stdio.h>
 
 #include <rte_telemetry.h>
@@ -17,6 +20,7 @@
 #include "counters.h"
 #include "durable.h"
 #include "info.h"
+#include "latency.h"
 #include "spated_log.h"
 #include "telemetry.h"
 
@@ -82,6 +86,40 @@ static int tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Nanoseconds: telemetry's numbers are integers or plain doubles. */
+static uint64_t ns(double s)
+{
+	return (uint64_t)(s * 1e9 + 0.5);
+}
+
+static int tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct spate_hist h; /* the telemetry thread's own */
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (int st = 0; st < SPATED_LAT__COUNT; st++) {
+		struct rte_tel_data *s = rte_tel_data_alloc();
+		struct spated_lat_summary sum;
+		char key[24];
+		if (s == NULL)
+			return -ENOMEM;
+		spated_lat_sum(st, &h);
+		spated_lat_summarize(&h, &sum);
+		rte_tel_data_start_dict(s);
+		rte_tel_data_add_dict_u64(s, "count", sum.count);
+		for (int q = 0; q < SPATED_LAT_NQ; q++) {
+			snprintf(key, sizeof(key), "%s_ns", spated_lat_qkey[q]);
+			rte_tel_data_add_dict_u64(s, key, ns(sum.q_s[q]));
+		}
+		rte_tel_data_add_dict_u64(s, "max_ns", ns(sum.max_s));
+		rte_tel_data_add_dict_u64(s, "mean_ns", ns(sum.mean_s));
+		rte_tel_data_add_dict_container(d, spated_lat_name(st), s, 0);
+	}
+	return 0;
+}
+
 void telemetry_register(void)
 {
 	if (rte_telemetry_register_cmd("/spate/stats", tel_stats,
@@ -91,6 +129,8 @@ void telemetry_register(void)
 	    rte_telemetry_register_cmd("/spate/journal", tel_journal,
 				       "Subscription journal figures. No parameters") != 0 ||
 	    rte_telemetry_register_cmd("/spate/info", tel_info,
-				       "Version, uptime, subscriptions, clients. No parameters") != 0)
+				       "Version, uptime, subscriptions, clients. No parameters") != 0 ||
+	    rte_telemetry_register_cmd("/spate/latency", tel_latency,
+				       "Latency per stage (rx_to_matched, rx_to_tx), ns. No parameters") != 0)
 		SPATED_LOG(WARNING, "telemetry: cannot register the /spate commands\n");
 }

@@ -45,6 +45,7 @@ static void put(struct tx_out *t, struct spate_dest to, const void *buf, size_t 
 	struct pkt_meta *pm = pkt_meta(m);
 	pm->kind = kind;
 	pm->peer = to;
+	pm->rx_tsc = t->stamp;
 	ring_out_push(&t->ring, m);
 }
 

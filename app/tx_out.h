@@ -20,6 +20,9 @@ struct tx_out {
 	 * neighbour so it tells TX again on its next frame). */
 	void (*neigh_lost)(void *ctx, uint32_t ip);
 	void *ctx;
+	/* the RX stamp given to the datagrams built now (pkt_meta.rx_tsc;
+	 * latency.h): the matching stage sets it per burst, 0 = none */
+	uint64_t stamp;
 };
 
 /* 0, or -1 on no memory. */

@@ -7,6 +7,7 @@
  *   spatectl show categories --top 10   largest categories (drt engine)
  *   spatectl show lcores | placement | config | params
  *   spatectl show subs --count
+ *   spatectl show latency [--window]    RX to matched, RX to transmit
  *   spatectl get drt.alpha
  *   spatectl set drt.alpha 0.7          validated, read back
  *   spatectl rebalance now
@@ -39,6 +40,7 @@ static void usage(FILE *f)
 		   "      --json               one JSON object instead of text\n"
 		   "commands: show stats | show categories [--top N] [--worker W] [--page P] |\n"
 		   "  show lcores | show placement | show config | show params | show subs --count |\n"
+		   "  show latency [--window] |\n"
 		   "  get NAME | set NAME VALUE | rebalance now | journal compact | save | help\n");
 }
 
