@@ -5,9 +5,15 @@
 #include "spate_dict.h"
 #include "spate_hash.h"
 
+/* A slot carries the string's length and first 8 bytes: a string of up
+ * to 8 bytes (FAST-style keywords, most attribute names) is compared
+ * without reading its entry or calling memcmp, and a longer one reads
+ * its entry only when hash, length and prefix agree. */
 struct dict_slot {
+	uint64_t prefix; /* the first min(len, 8) bytes, zero-padded */
 	uint32_t hash;
-	uint32_t id; /* SPATE_DICT_NONE = empty */
+	uint32_t id;     /* SPATE_DICT_NONE = empty */
+	uint32_t len;
 };
 
 struct dict_entry {
@@ -50,15 +56,38 @@ void spate_dict_destroy(struct spate_dict *d)
 	free(d);
 }
 
+/* The first min(len, 8) bytes of p, zero-padded: whole loads that
+ * overlap where len is short (the bytes they share are the same). */
+static inline uint64_t prefix_of(const char *p, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	uint64_t w = 0;
+	uint32_t a, b;
+
+	if (len >= 8) {
+		memcpy(&w, s, 8);
+	} else if (len >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		w = (uint64_t)a | (uint64_t)b << (8 * (len - 4));
+	} else if (len > 0) {
+		w = (uint64_t)s[0] | (uint64_t)s[len / 2] << (8 * (len / 2)) |
+		    (uint64_t)s[len - 1] << (8 * (len - 1));
+	}
+	return w;
+}
+
 static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len,
 				 uint32_t h)
 {
+	uint64_t pre = prefix_of(p, len);
+
 	for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
 		const struct dict_slot *s = &d->slots[i];
 		if (s->id == SPATE_DICT_NONE)
 			return i;
-		if (s->hash == h && d->entries[s->id].len == len &&
-		    memcmp(d->entries[s->id].str, p, len) == 0)
+		if (s->hash == h && s->len == len && s->prefix == pre &&
+		    (len <= 8 || memcmp(d->entries[s->id].str + 8, p + 8, len - 8) == 0))
 			return i;
 	}
 }
@@ -138,8 +167,7 @@ uint32_t spate_dict_intern(struct spate_dict *d, const char *p, size_t len)
 	uint32_t id = d->count++;
 	d->entries[id].str = copy;
 	d->entries[id].len = (uint32_t)len;
-	d->slots[i].hash = h;
-	d->slots[i].id = id;
+	d->slots[i] = (struct dict_slot){ prefix_of(p, len), h, id, (uint32_t)len };
 	return id;
 }
 

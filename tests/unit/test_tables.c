@@ -40,6 +40,41 @@ static void test_dict(void)
 	spate_dict_destroy(d);
 }
 
+/* A million distinct strings of one length meet about a hundred 32-bit
+ * hash collisions: the slot's length and 8-byte prefix (8 bytes), or the
+ * rest of the string (12 bytes sharing their first 8), must keep them
+ * apart. */
+static void test_dict_collisions(void)
+{
+	for (int len = 8; len <= 12; len += 4) {
+		struct spate_dict *d = spate_dict_create();
+		char buf[16] = "prefix12";
+		int wrong = 0;
+		for (uint32_t i = 0; i < 1000000; i++) {
+			/* 8 bytes: all of them vary (a bijection of i); 12: the last 4 */
+			uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull; /* splitmix64 */
+			uint32_t y = i * 2654435761u;
+			x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+			x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+			x ^= x >> 31;
+			if (len == 8)
+				memcpy(buf, &x, 8);
+			else
+				memcpy(buf + 8, &y, 4);
+			if (spate_dict_intern(d, buf, (size_t)len) != i && wrong++ < 3)
+				fprintf(stderr, "dict: string %u of %d bytes got another's id\n", i, len);
+		}
+		CHECK_EQ_INT(wrong, 0);
+		CHECK_EQ_INT(spate_dict_count(d), 1000000);
+		spate_dict_destroy(d);
+	}
+	struct spate_dict *d = spate_dict_create();
+	uint32_t ab = spate_dict_intern(d, "ab", 2), ab0 = spate_dict_intern(d, "ab\0", 3);
+	CHECK(ab != ab0 && spate_dict_lookup(d, "ab\0\0", 4) == SPATE_DICT_NONE);
+	CHECK(spate_dict_lookup(d, "ab", 2) == ab && spate_dict_lookup(d, "ab\0", 3) == ab0);
+	spate_dict_destroy(d);
+}
+
 static void test_idmap(void)
 {
 	enum { N = 4096 };
@@ -85,6 +120,7 @@ int main(void)
 {
 	check_rng = 88172645463325252ull;
 	test_dict();
+	test_dict_collisions();
 	test_idmap();
 	return check_summary("tables");
 }
