@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +27,7 @@
 
 #include "access.h"
 #include "control.h"
+#include "control_perm.h"
 #include "counters.h"
 #include "ctl_out.h"
 #include "debug_stall.h"
@@ -1233,17 +1233,8 @@ int control_start(struct control_target *t, char *err, size_t errlen)
 		listen_fd = -1;
 		return -1;
 	}
-	if (oc->control_group[0] != '\0') {
-		struct group *g = getgrnam(oc->control_group);
-		if (g == NULL || chown(sock_path, (uid_t)-1, g->gr_gid) != 0) {
-			snprintf(err, errlen, "control socket %s: group '%s': %s", sock_path,
-				 oc->control_group, g ? strerror(errno) : "no such group");
-			control_stop();
-			return -1;
-		}
-	}
-	if (chmod(sock_path, (mode_t)oc->control_mode) != 0) {
-		snprintf(err, errlen, "control socket %s: chmod: %s", sock_path, strerror(errno));
+	if (control_perm_apply(sock_path, oc->control_group, oc->control_mode,
+			       rte_eal_get_runtime_dir(), err, errlen) != 0) {
 		control_stop();
 		return -1;
 	}

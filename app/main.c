@@ -34,6 +34,7 @@
 #include "port_find.h"
 #include "port_stats.h"
 #include "rcu_watch.h"
+#include "service.h"
 #include "spate_release.h"
 #include "stage_link.h"
 #include "telemetry.h"
@@ -146,6 +147,7 @@ static int housekeeping(void *ctx)
 		print_stats(h, now);
 	}
 	rcu_watch_poll(now, h->rcu_warn_ms);
+	service_poll(now, pipeline_progress, h->pl);
 	if (h->zk != NULL && now >= h->next_map) {
 		/* the placement map in ZooKeeper, at most once a second */
 		h->next_map = now + h->hz;
@@ -328,7 +330,10 @@ int main(int argc, char **argv)
 	h.stats_every = conf.stats_interval * h.hz;
 	h.next_stats = h.start + h.stats_every;
 	h.rcu_warn_ms = conf.rcu_warn_ms;
+	service_ready();
 	pipeline_run(pl, housekeeping, &h);
+	service_stopping(h.exit_code == 3 ? "fenced by ZooKeeper" :
+			 h.exit_code == 4 ? "the front restarted" : "asked to stop");
 
 	print_stats(&h, rte_get_timer_cycles());
 	/* leave at once: peers see a clean exit, not a session expiry later */

@@ -57,6 +57,7 @@ struct pipeline {
 	unsigned int n_rings;
 	struct lcore_plan plans[RTE_MAX_LCORE];
 	volatile int stop;
+	uint64_t last_polls[RTE_MAX_LCORE]; /* pipeline_progress's view */
 };
 
 static unsigned int poll_rx(void *a) { return stage_rx_poll(a); }
@@ -474,4 +475,22 @@ struct durable *pipeline_journal_open(struct pipeline *p, char *err, size_t errl
 		;
 	stage_cluster_set_durable(p->cluster, d);
 	return d;
+}
+
+bool pipeline_progress(void *ctx)
+{
+	struct pipeline *p = ctx;
+	bool moved = true;
+	unsigned int l;
+
+	RTE_LCORE_FOREACH_WORKER(l) {
+		if (p->plans[l].n == 0)
+			continue;
+		/* written by lcore l only: a plain aligned load sees a recent value */
+		uint64_t polls = __atomic_load_n(&spated_cnt_slots[l].c.polls, __ATOMIC_RELAXED);
+		if (polls == p->last_polls[l])
+			moved = false;
+		p->last_polls[l] = polls;
+	}
+	return moved;
 }

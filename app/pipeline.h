@@ -12,6 +12,7 @@
 #ifndef SPATED_PIPELINE_H
 #define SPATED_PIPELINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
@@ -50,6 +51,12 @@ uint32_t pipeline_workers(const struct pipeline *p);
  * run there, between two of its polls. */
 struct spate_matcher *pipeline_matcher(struct pipeline *p);
 unsigned int pipeline_cluster_lcore(const struct pipeline *p);
+
+/* Whether every worker lcore running stages made at least one poll
+ * since the previous call (the main lcore runs the caller: it
+ * progresses if this runs at all). For the service watchdog; ctx is the
+ * pipeline. */
+bool pipeline_progress(void *ctx);
 
 struct durable;
 /* Open the subscription journal (conf->ops.journal_path), replay it into

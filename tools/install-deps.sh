@@ -14,6 +14,7 @@ PACKAGES="
   clang libclang-rt-14-dev
   libpcap-dev tshark gnuplot-nox
   zookeeper libzookeeper-mt-dev
+  libsystemd-dev libedit-dev scdoc
 "
 [ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm"
 

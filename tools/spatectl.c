@@ -15,16 +15,19 @@
  *   spatectl save                       keep `set`s for the next start
  *   spatectl help                       the daemon's own command list
  *
- * The socket: -s PATH, else the spated.sock in the EAL runtime directory
- * of file prefix -p (default "spated", i.e. /var/run/dpdk/spated/ for
- * root). Exit status: 0 done, 1 the daemon refused (its message on
- * stderr), 2 usage or connection errors. */
+ * The socket: -s PATH, else the first that exists of /run/spate/spated.sock
+ * (the packaged service; skipped with -p), /var/run/dpdk/PREFIX/spated.sock
+ * (a root spated of EAL file prefix -p, default "spated"; also for the
+ * members of its control.group) and, not as root, the same under
+ * $XDG_RUNTIME_DIR or /tmp. Exit status: 0 done, 1 the daemon refused
+ * (its message on stderr), 2 usage or connection errors. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -37,6 +40,8 @@ static void usage(FILE *f)
 		   "  -s, --socket PATH        spated's control socket\n"
 		   "  -p, --file-prefix NAME   the EAL --file-prefix of spated (default spated):\n"
 		   "                           the socket is <runtime dir>/NAME/spated.sock\n"
+		   "                           (default: /run/spate/spated.sock, the service's,\n"
+		   "                           else /var/run/dpdk/spated/spated.sock, ...)\n"
 		   "      --json               one JSON object instead of text\n"
 		   "commands: show stats | show categories [--top N] [--worker W] [--page P] |\n"
 		   "  show lcores | show placement | show config | show params | show subs --count |\n"
@@ -44,16 +49,44 @@ static void usage(FILE *f)
 		   "  get NAME | set NAME VALUE | rebalance now | journal compact | save | help\n");
 }
 
-/* DPDK's runtime directory rule: /var/run/dpdk for root, else
- * $XDG_RUNTIME_DIR/dpdk, else /tmp/dpdk. */
-static void default_socket(char *buf, size_t len, const char *prefix)
+/* Where spated's socket may be, most likely first: the packaged
+ * service's (/run/spate, the production profile's control.socket) unless
+ * a file prefix was asked for, then DPDK's runtime directory of that
+ * prefix as root makes it (/var/run/dpdk/PREFIX: a root spated, reached
+ * by the members of its control.group too), then as this user would
+ * ($XDG_RUNTIME_DIR/dpdk/PREFIX, else /tmp/dpdk/PREFIX). The first that
+ * exists is used; none: the list, for the error message. */
+#define SERVICE_SOCKET "/run/spate/spated.sock"
+
+static int default_socket(char *buf, size_t len, const char *prefix, int prefix_given,
+			  char *tried, size_t tried_len)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char cand[3][256];
+	int n = 0;
 
-	if (getuid() == 0)
-		snprintf(buf, len, "/var/run/dpdk/%s/spated.sock", prefix);
-	else
-		snprintf(buf, len, "%s/dpdk/%s/spated.sock", xdg ? xdg : "/tmp", prefix);
+	if (!prefix_given)
+		snprintf(cand[n++], sizeof(cand[0]), "%s", SERVICE_SOCKET);
+	snprintf(cand[n++], sizeof(cand[0]), "/var/run/dpdk/%s/spated.sock", prefix);
+	if (getuid() != 0)
+		snprintf(cand[n++], sizeof(cand[0]), "%s/dpdk/%s/spated.sock", xdg ? xdg : "/tmp",
+			 prefix);
+	tried[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		/* a socket we may not reach still counts: its error says why */
+		if (lstat(cand[i], &st) == 0 && S_ISSOCK(st.st_mode)) {
+			snprintf(buf, len, "%s", cand[i]);
+			return 0;
+		}
+		if (errno == EACCES) {
+			snprintf(buf, len, "%s", cand[i]);
+			return 0;
+		}
+		size_t k = strlen(tried);
+		snprintf(tried + k, tried_len - k, "%s%s", k ? ", " : "", cand[i]);
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -67,7 +100,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *prefix = "spated";
-	int json = 0, c;
+	int json = 0, prefix_given = 0, c;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
 	/* '+': options end at the command, whose own flags (--top) follow. */
@@ -78,6 +111,7 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			prefix = optarg;
+			prefix_given = 1;
 			break;
 		case 'j':
 			json = 1;
@@ -96,10 +130,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	char tried[800];
 	if (sock)
 		snprintf(path, sizeof(path), "%s", sock);
-	else
-		default_socket(path, sizeof(path), prefix);
+	else if (default_socket(path, sizeof(path), prefix, prefix_given, tried, sizeof(tried)) != 0) {
+		fprintf(stderr, "spatectl: no spated control socket at %s (is spated running? -s/-p)\n",
+			tried);
+		return 2;
+	}
 
 	/* The request: one line. */
 	char line[1024];
