@@ -1,56 +1,62 @@
-/* engine_mprein.c - MP-REIN: REIN (see engine_rein.c) with two changes.
- * 1. Every bucket is a skip list ordered by bound, so insertion and
- *    deletion are O(log n), and the comparison bucket stops at the first
- *    entry the event value passes. Both arrays use one order: the key is
- *    the high end in the high-bound array and minus the low end in the
- *    low-bound array, so the entries an event fails (key < q, or key == q
- *    and strict) always come first.
- * 2. The attributes of one event are marked in parallel by a pool of
- *    MPREIN_WORKERS threads (one task per attribute, the caller waits),
- *    into the one shared bit set. A mark is a relaxed atomic load, OR and
- *    relaxed atomic store, not a locked fetch-or: two threads racing on
- *    one word can lose a mark, which only leaves an extra candidate that
- *    confirmation rejects, and the locked OR (with the test for an already
- *    set bit, a mispredicted branch) made marking 2x slower. Workloads
- *    below MPREIN_PAR_MIN slots are marked by the caller alone.
- * Candidates are confirmed with spate_sub_matches(), so the engine is
+/* engine_mprein.c - REIN with sorted buckets (rein_bucket.h), as the
+ * MP-REIN paper has it, in two engines:
+ *
+ *  - `rein-list`: the paper's REIN baseline. Each bucket is a sorted
+ *    linked list (insert and delete O(n) in the bucket), one thread.
+ *  - `mprein`: MP-REIN, the paper's two changes to it.
+ *    1. Every bucket is a skip list (of blocks: rein_skiplist.c), so
+ *       insertion and deletion are O(log n).
+ *    2. The attributes of one event are marked in parallel, one task an
+ *       attribute, by the calling thread and a pool of helpers
+ *       (mprein_workers, default 1: two threads), from
+ *       mprein_par_min slots on.
+ *
+ * Both use one order in both bucket arrays: the key is the high end in
+ * the high-bound array and minus the low end in the low-bound array, so
+ * the entries an event value fails always come first, and the comparison
+ * bucket stops at the first entry the value passes (with blocks: marks
+ * whole blocks up to the one holding the boundary, then searches that
+ * one).
+ *
+ * The pool. The paper's threads mark one shared bit array and skip what
+ * another has marked. Here each thread marks an array of its own and
+ * confirmation ORs them: marks are blind ORs (there is no work to skip),
+ * and two cores writing the lines of one array pass them back and forth.
+ * A helper spins for MP_SPIN_NS after its last task, then sleeps on a
+ * futex. Per event the caller offers the work to each helper, takes tasks
+ * itself from a shared counter, then closes the offer: a helper that has
+ * not joined by then (descheduled on a busy machine) is left out and its
+ * array ignored, so the caller never waits for a thread that has not
+ * started; it waits only for one that took tasks, until it finishes them.
+ *
+ * Candidates are confirmed with spate_sub_matches(), so both engines are
  * exact (rectangles, keywords and != constraints included). */
+#include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "rein_bucket.h"
 #include "rein_core.h"
 #include "spate_err.h"
 
-#define MPREIN_WORKERS 2
-/* Below this many slots waking the pool costs more than it saves (measured
- * on 2 cores: at 20,000 subs marking alone is ~1.4x faster, at 100,000 the
- * pool is ~1.4x faster). */
-#define MPREIN_PAR_MIN 32768
-#define SKIP_MAX 8 /* p = 1/4: plenty for 4^8 = 65536 entries a bucket */
-
-/* Skip-list nodes live in one array per bucket and link by index, so that
- * wholesale marking scans a compact array of their slots (cache friendly)
- * instead of chasing links; index 0 is the head, and a link 0 ends the list. Freed nodes have
- * level 0 and chain through next[0]. */
-struct sk_node {
-	double k;
-	uint32_t slot;
-	uint8_t strict, level;
-	uint32_t next[SKIP_MAX];
-};
-
-struct sk_bucket {
-	struct sk_node *v;
-	uint32_t *slot; /* slot of node i, or UINT32_MAX when free: scanned */
-	uint32_t n, cap, free_head;
-};
+#define MP_MAX_HELPERS 7
+#define MP_DEFAULT_HELPERS 1
+/* Below this many slots one thread marks: handing an event to a spinning
+ * helper costs a few hundred nanoseconds, which marking this few slots
+ * does not repay (docs/benchmarks.md: the MP-REIN paper's setup). */
+#define MP_DEFAULT_PAR_MIN 2048
+#define MP_SPIN_NS 50000 /* a helper spins this long for the next event */
 
 struct mp_attr {
 	uint32_t n; /* intervals held */
 	struct rein_dom dom;
-	struct sk_bucket *low, *high; /* dom.cells buckets each */
+	char *low, *high; /* dom.cells buckets each, of bk->size bytes */
 };
 
 struct mp_task {
@@ -59,7 +65,21 @@ struct mp_task {
 	bool missing;
 };
 
+/* The offer word: generation << 2 | state. */
+enum { OFFER_OPEN, OFFER_JOINED, OFFER_DONE, OFFER_CLOSED };
+
+struct mp_helper {
+	uint32_t offer;    /* futex word */
+	uint32_t sleeping; /* set while in futex_wait */
+	uint64_t *mark;    /* this thread's marks, mark_words long */
+	uint32_t mark_words;
+	pthread_t th;
+	struct spate_engine *e;
+} __attribute__((aligned(64)));
+
 struct spate_engine {
+	const struct rein_bucket_ops *bk;
+	const char *name;
 	struct rein_slots sl;
 	struct spate_schema schema;
 	void **attrs; /* struct mp_attr *, by attribute id (rein_attr_get) */
@@ -67,245 +87,238 @@ struct spate_engine {
 	struct rein_iv *iv;
 	uint32_t iv_cap;
 	uint64_t rng;
-	uint64_t n_events, n_parallel;
+	uint64_t n_events, n_parallel, n_joined;
 
-	/* The pool. */
-	pthread_t th[MPREIN_WORKERS];
-	uint32_t n_th;
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
 	struct mp_task *tasks;
-	uint32_t tasks_cap;
-	uint32_t n_tasks, next_task, pending;
-	bool stop;
+	uint32_t tasks_cap, n_tasks;
+	uint32_t next_task __attribute__((aligned(64))); /* taken by fetch-add */
+	uint32_t gen, words, par_min, n_helpers;
+	uint32_t stop;
+	struct mp_helper *helpers; /* n_helpers */
+	uint64_t **more;           /* the joined helpers' marks, per event */
 };
 
-/* Is a before (k, strict, slot): key ascending, strict first, then slot. */
-static bool sk_before(const struct sk_node *a, double k, uint8_t strict, uint32_t slot)
+static inline void cpu_relax(void)
 {
-	if (a->k != k)
-		return a->k < k;
-	if (a->strict != strict)
-		return a->strict > strict;
-	return a->slot < slot;
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
 }
 
-static uint8_t sk_level(struct spate_engine *e)
+static uint64_t now_ns(void)
 {
-	uint8_t l = 1;
+	struct timespec ts;
 
-	e->rng ^= e->rng << 13;
-	e->rng ^= e->rng >> 7;
-	e->rng ^= e->rng << 17;
-	uint64_t r = e->rng;
-	while (l < SKIP_MAX && (r & 3) == 0) {
-		l++;
-		r >>= 2;
-	}
-	return l;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Room for one more node (and the head). */
-static int sk_reserve(struct sk_bucket *b)
+static void futex_wait(uint32_t *w, uint32_t val)
 {
-	if (b->free_head != 0 || b->n < b->cap)
-		return 0;
-	uint32_t nc = b->cap ? b->cap * 2 : 4;
-	struct sk_node *nv = realloc(b->v, nc * sizeof(*nv));
-	if (nv == NULL)
-		return -SPATE_E_NO_MEMORY;
-	b->v = nv;
-	uint32_t *ns = realloc(b->slot, nc * sizeof(*ns));
-	if (ns == NULL)
-		return -SPATE_E_NO_MEMORY;
-	b->slot = ns;
-	b->cap = nc;
-	if (b->n == 0) {
-		b->slot[0] = UINT32_MAX;
-		memset(&b->v[0], 0, sizeof(b->v[0]));
-		b->v[0].level = SKIP_MAX;
-		b->n = 1;
-	}
-	return 0;
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-/* Insert after sk_reserve(). */
-static void sk_insert(struct sk_bucket *b, double k, uint8_t strict, uint32_t slot,
-		      uint8_t level)
+static void futex_wake(uint32_t *w)
 {
-	uint32_t idx;
-
-	if (b->free_head != 0) {
-		idx = b->free_head;
-		b->free_head = b->v[idx].next[0];
-	} else {
-		idx = b->n++;
-	}
-	struct sk_node *v = b->v, *n = &v[idx];
-	n->k = k;
-	n->strict = strict;
-	n->slot = slot;
-	n->level = level;
-	b->slot[idx] = slot;
-	uint32_t x = 0;
-	for (int l = SKIP_MAX - 1; l >= 0; l--) {
-		while (v[x].next[l] && sk_before(&v[v[x].next[l]], k, strict, slot))
-			x = v[x].next[l];
-		if (l < level) {
-			n->next[l] = v[x].next[l];
-			v[x].next[l] = idx;
-		}
-	}
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static void sk_remove(struct sk_bucket *b, double k, uint8_t strict, uint32_t slot)
-{
-	struct sk_node *v = b->v;
-	uint32_t x = 0, update[SKIP_MAX];
-
-	if (b->n == 0)
-		return;
-	for (int l = SKIP_MAX - 1; l >= 0; l--) {
-		while (v[x].next[l] && sk_before(&v[v[x].next[l]], k, strict, slot))
-			x = v[x].next[l];
-		update[l] = x;
-	}
-	uint32_t idx = v[x].next[0];
-	if (idx == 0 || v[idx].k != k || v[idx].strict != strict || v[idx].slot != slot)
-		return;
-	for (int l = 0; l < v[idx].level; l++)
-		v[update[l]].next[l] = v[idx].next[l];
-	v[idx].level = 0;
-	b->slot[idx] = UINT32_MAX;
-	v[idx].next[0] = b->free_head;
-	b->free_head = idx;
-}
-
-/* Set a mark; may lose a mark set concurrently (see the top). */
-static inline void amark(uint64_t *mark, uint32_t i)
-{
-	uint64_t *w = &mark[i >> 6], bit = (uint64_t)1 << (i & 63);
-
-	__atomic_store_n(w, __atomic_load_n(w, __ATOMIC_RELAXED) | bit, __ATOMIC_RELAXED);
-}
-
-/* Mark every entry: order does not matter, so scan the node array. */
-static void mark_list(uint64_t *mark, const struct sk_bucket *b)
-{
-	const uint32_t *sl = b->slot;
-	uint32_t n = b->n;
-
-	for (uint32_t i = 1; i < n; i++)
-		if (sl[i] != UINT32_MAX)
-			amark(mark, sl[i]);
-}
-
-/* Mark the entries failing query q: a prefix of the list. */
-static void mark_failing(uint64_t *mark, const struct sk_bucket *b, double q)
-{
-	if (b->n == 0)
-		return;
-	for (uint32_t i = b->v[0].next[0]; i != 0; i = b->v[i].next[0]) {
-		const struct sk_node *n = &b->v[i];
-		if (!(n->k < q || (n->k == q && n->strict)))
-			break;
-		amark(mark, n->slot);
-	}
-}
-
-static void run_task(uint64_t *mark, const struct mp_task *t)
+static void run_task(const struct rein_bucket_ops *bk, uint64_t *mark, const struct mp_task *t)
 {
 	const struct mp_attr *at = t->at;
+	size_t sz = bk->size;
 
 	if (t->missing) {
 		for (uint32_t c = 0; c < at->dom.cells; c++)
-			mark_list(mark, &at->low[c]);
+			bk->mark_all(at->low + c * sz, mark);
 		return;
 	}
 	uint32_t b = rein_cell(&at->dom, t->v);
 	for (uint32_t c = b + 1; c < at->dom.cells; c++)
-		mark_list(mark, &at->low[c]);
+		bk->mark_all(at->low + c * sz, mark); /* low end > v */
 	for (uint32_t c = 0; c < b; c++)
-		mark_list(mark, &at->high[c]);
-	mark_failing(mark, &at->low[b], -t->v);
-	mark_failing(mark, &at->high[b], t->v);
+		bk->mark_all(at->high + c * sz, mark); /* high end < v */
+	bk->mark_below(at->low + b * sz, mark, -t->v, RB_TIE_LAX);
+	bk->mark_below(at->high + b * sz, mark, t->v, RB_TIE_LAX);
 }
 
-static void *worker(void *arg)
+/* Take tasks from the shared counter until none is left. */
+static void run_tasks(struct spate_engine *e, uint64_t *mark)
 {
-	struct spate_engine *e = arg;
+	uint32_t n = e->n_tasks, i;
 
-	pthread_mutex_lock(&e->mu);
-	for (;;) {
-		while (!e->stop && e->next_task >= e->n_tasks)
-			pthread_cond_wait(&e->work, &e->mu);
-		if (e->stop)
-			break;
-		const struct mp_task *t = &e->tasks[e->next_task++];
-		uint64_t *mark = e->sl.mark;
-		pthread_mutex_unlock(&e->mu);
-		run_task(mark, t);
-		pthread_mutex_lock(&e->mu);
-		if (--e->pending == 0)
-			pthread_cond_signal(&e->done);
+	while ((i = __atomic_fetch_add(&e->next_task, 1, __ATOMIC_RELAXED)) < n)
+		run_task(e->bk, mark, &e->tasks[i]);
+}
+
+/* Wait for an offer of a generation other than `seen` (or a stop), spinning
+ * MP_SPIN_NS, then sleeping. Returns the offer word. */
+static uint32_t wait_offer(struct mp_helper *h, uint32_t seen)
+{
+	uint64_t t0 = 0;
+
+	for (uint32_t i = 1;; i++) {
+		uint32_t o = __atomic_load_n(&h->offer, __ATOMIC_ACQUIRE);
+		if (o >> 2 != seen)
+			return o;
+		if ((i & 255) == 0) {
+			uint64_t now = now_ns();
+			if (t0 == 0) {
+				t0 = now;
+			} else if (now - t0 > MP_SPIN_NS) {
+				__atomic_store_n(&h->sleeping, 1, __ATOMIC_SEQ_CST);
+				if (__atomic_load_n(&h->offer, __ATOMIC_SEQ_CST) == o)
+					futex_wait(&h->offer, o);
+				__atomic_store_n(&h->sleeping, 0, __ATOMIC_RELAXED);
+				t0 = 0;
+			}
+		}
+		cpu_relax();
 	}
-	pthread_mutex_unlock(&e->mu);
+}
+
+static void *helper_main(void *arg)
+{
+	struct mp_helper *h = arg;
+	struct spate_engine *e = h->e;
+	uint32_t seen = 0;
+
+	for (;;) {
+		uint32_t o = wait_offer(h, seen);
+		if (__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE))
+			break;
+		seen = o >> 2;
+		if ((o & 3) != OFFER_OPEN ||
+		    !__atomic_compare_exchange_n(&h->offer, &o, o | OFFER_JOINED, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue; /* the caller closed it first */
+		memset(h->mark, 0, (size_t)e->words * sizeof(*h->mark));
+		run_tasks(e, h->mark);
+		__atomic_store_n(&h->offer, seen << 2 | OFFER_DONE, __ATOMIC_RELEASE);
+	}
 	return NULL;
+}
+
+/* Mark the tasks with the helpers; returns how many arrays of theirs
+ * (in e->more) hold marks of this event. */
+static uint32_t mark_parallel(struct spate_engine *e)
+{
+	uint32_t g = ++e->gen & 0x3fffffff, n_more = 0;
+
+	if (g == 0)
+		g = e->gen = 1;
+	e->words = rein_slots_words(&e->sl);
+	__atomic_store_n(&e->next_task, 0, __ATOMIC_RELAXED);
+	for (uint32_t k = 0; k < e->n_helpers; k++) {
+		struct mp_helper *h = &e->helpers[k];
+		__atomic_store_n(&h->offer, g << 2 | OFFER_OPEN, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&h->sleeping, __ATOMIC_SEQ_CST))
+			futex_wake(&h->offer);
+	}
+	run_tasks(e, e->sl.mark);
+	for (uint32_t k = 0; k < e->n_helpers; k++) {
+		struct mp_helper *h = &e->helpers[k];
+		uint32_t o = g << 2 | OFFER_OPEN;
+		if (__atomic_compare_exchange_n(&h->offer, &o, g << 2 | OFFER_CLOSED, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue; /* not joined: its array is not this event's */
+		uint64_t t0 = 0;
+		for (uint32_t i = 1; (__atomic_load_n(&h->offer, __ATOMIC_ACQUIRE) & 3) != OFFER_DONE;
+		     i++) {
+			/* it took tasks: wait; yield the CPU if it seems descheduled */
+			if ((i & 255) == 0) {
+				uint64_t now = now_ns();
+				if (t0 == 0)
+					t0 = now;
+				else if (now - t0 > MP_SPIN_NS)
+					sched_yield();
+			}
+			cpu_relax();
+		}
+		e->more[n_more++] = h->mark;
+	}
+	return n_more;
 }
 
 static void mp_destroy(struct spate_engine *e);
 
-static struct spate_engine *mp_create(const struct spate_engine_params *p)
+static struct spate_engine *sorted_create(const struct spate_engine_params *p,
+					  const struct rein_bucket_ops *bk, const char *name,
+					  uint32_t helpers)
 {
 	struct spate_engine *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)
 		return NULL;
+	e->bk = bk;
+	e->name = name;
 	if (p)
 		e->schema = p->schema;
 	else
 		spate_schema_default(&e->schema);
 	e->rng = 0x9e3779b97f4a7c15ull;
+	e->par_min = p && p->mprein_par_min ? p->mprein_par_min : MP_DEFAULT_PAR_MIN;
 	if (rein_slots_init(&e->sl) != 0) {
 		free(e);
 		return NULL;
 	}
-	pthread_mutex_init(&e->mu, NULL);
-	pthread_cond_init(&e->work, NULL);
-	pthread_cond_init(&e->done, NULL);
+	if (helpers > 0) {
+		e->helpers = aligned_alloc(64, helpers * sizeof(*e->helpers));
+		e->more = calloc(helpers, sizeof(*e->more));
+		if (e->helpers == NULL || e->more == NULL) {
+			mp_destroy(e);
+			return NULL;
+		}
+		memset(e->helpers, 0, helpers * sizeof(*e->helpers));
+	}
 	/* With fewer threads than asked (or none) the caller marks alone. */
-	uint32_t want = p && p->mprein_workers >= 0 && p->mprein_workers < MPREIN_WORKERS
-				? (uint32_t)p->mprein_workers : MPREIN_WORKERS;
-	for (uint32_t i = 0; i < want; i++) {
-		if (pthread_create(&e->th[i], NULL, worker, e) != 0)
+	for (uint32_t i = 0; i < helpers; i++) {
+		struct mp_helper *h = &e->helpers[e->n_helpers];
+		h->e = e;
+		if (pthread_create(&h->th, NULL, helper_main, h) != 0)
 			break;
-		e->n_th++;
+		e->n_helpers++;
 	}
 	return e;
+}
+
+static struct spate_engine *mp_create(const struct spate_engine_params *p)
+{
+	int32_t w = p ? p->mprein_workers : -1;
+
+	return sorted_create(p, &rein_bucket_skiplist, "mprein",
+			     w < 0 ? MP_DEFAULT_HELPERS : w > MP_MAX_HELPERS ? MP_MAX_HELPERS
+									: (uint32_t)w);
+}
+
+static struct spate_engine *list_create(const struct spate_engine_params *p)
+{
+	return sorted_create(p, &rein_bucket_sortlist, "rein-list", 0);
 }
 
 static void mp_destroy(struct spate_engine *e)
 {
 	if (e == NULL)
 		return;
-	pthread_mutex_lock(&e->mu);
-	e->stop = true;
-	pthread_cond_broadcast(&e->work);
-	pthread_mutex_unlock(&e->mu);
-	for (uint32_t i = 0; i < e->n_th; i++)
-		pthread_join(e->th[i], NULL);
-	pthread_cond_destroy(&e->work);
-	pthread_cond_destroy(&e->done);
-	pthread_mutex_destroy(&e->mu);
+	__atomic_store_n(&e->stop, 1, __ATOMIC_RELEASE);
+	for (uint32_t k = 0; k < e->n_helpers; k++) {
+		struct mp_helper *h = &e->helpers[k];
+		__atomic_store_n(&h->offer, (h->offer + 4) | OFFER_CLOSED, __ATOMIC_SEQ_CST);
+		futex_wake(&h->offer);
+		pthread_join(h->th, NULL);
+		free(h->mark);
+	}
+	free(e->helpers);
+	free(e->more);
 	for (uint32_t a = 0; a < e->n_attrs; a++) {
 		struct mp_attr *at = e->attrs[a];
 		if (at == NULL)
 			continue;
 		for (uint32_t c = 0; at->low && c < at->dom.cells; c++) {
-			free(at->low[c].v);
-			free(at->low[c].slot);
-			free(at->high[c].v);
-			free(at->high[c].slot);
+			e->bk->clear(at->low + c * e->bk->size);
+			e->bk->clear(at->high + c * e->bk->size);
 		}
 		free(at->low);
 		free(at->high);
@@ -326,36 +339,70 @@ static struct mp_attr *attr_get(struct spate_engine *e, uint32_t a)
 		return at;
 	rein_dom_init(&at->dom, spate_schema_domain(&e->schema, a));
 	void *low, *high;
-	if (rein_buckets_alloc(&low, &high, at->dom.cells, sizeof(*at->low)) != 0)
+	if (rein_buckets_alloc(&low, &high, at->dom.cells, e->bk->size) != 0)
 		return NULL;
 	at->low = low;
 	at->high = high;
 	return at;
 }
 
+static void *low_bucket(const struct spate_engine *e, const struct rein_iv *iv)
+{
+	const struct mp_attr *at = e->attrs[iv->attr];
+
+	return at->low + rein_cell(&at->dom, iv->lo) * e->bk->size;
+}
+
+static void *high_bucket(const struct spate_engine *e, const struct rein_iv *iv)
+{
+	const struct mp_attr *at = e->attrs[iv->attr];
+
+	return at->high + rein_cell(&at->dom, iv->hi) * e->bk->size;
+}
+
+/* Take the first n intervals of e->iv (slot's) out of the buckets. */
+static void remove_intervals(struct spate_engine *e, uint32_t n, uint32_t slot)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rein_iv *iv = &e->iv[i];
+		e->bk->remove(low_bucket(e, iv), -iv->lo, rb_tie(slot, iv->lo_strict));
+		e->bk->remove(high_bucket(e, iv), iv->hi, rb_tie(slot, iv->hi_strict));
+		((struct mp_attr *)e->attrs[iv->attr])->n--;
+	}
+}
+
 static int mp_sub_add(struct spate_engine *e, const struct spate_sub *s)
 {
 	uint32_t n = rein_intervals_buf(s, &e->iv, &e->iv_cap);
+
 	if (n == UINT32_MAX)
 		return -SPATE_E_NO_MEMORY;
-	/* Reserve everything first so that nothing fails half-way. */
-	for (uint32_t i = 0; i < n; i++) {
-		struct mp_attr *at = attr_get(e, e->iv[i].attr);
-		if (at == NULL || sk_reserve(&at->low[rein_cell(&at->dom, e->iv[i].lo)]) != 0 ||
-		    sk_reserve(&at->high[rein_cell(&at->dom, e->iv[i].hi)]) != 0)
+	for (uint32_t i = 0; i < n; i++)
+		if (attr_get(e, e->iv[i].attr) == NULL)
 			return -SPATE_E_NO_MEMORY;
-	}
 	int64_t slot = rein_slots_alloc(&e->sl, s);
 	if (slot < 0)
 		return (int)slot;
+	if (slot >= RB_SLOT_MAX) {
+		rein_slots_free(&e->sl, s);
+		return -SPATE_E_NO_MEMORY;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rein_iv *iv = &e->iv[i];
-		struct mp_attr *at = e->attrs[iv->attr];
-		sk_insert(&at->low[rein_cell(&at->dom, iv->lo)], -iv->lo, iv->lo_strict, (uint32_t)slot,
-			  sk_level(e));
-		sk_insert(&at->high[rein_cell(&at->dom, iv->hi)], iv->hi, iv->hi_strict, (uint32_t)slot,
-			  sk_level(e));
-		at->n++;
+		void *lb = low_bucket(e, iv);
+		if (e->bk->insert(lb, -iv->lo, rb_tie((uint32_t)slot, iv->lo_strict), &e->rng) != 0) {
+			remove_intervals(e, i, (uint32_t)slot);
+			rein_slots_free(&e->sl, s);
+			return -SPATE_E_NO_MEMORY;
+		}
+		if (e->bk->insert(high_bucket(e, iv), iv->hi, rb_tie((uint32_t)slot, iv->hi_strict),
+				  &e->rng) != 0) {
+			e->bk->remove(lb, -iv->lo, rb_tie((uint32_t)slot, iv->lo_strict));
+			remove_intervals(e, i, (uint32_t)slot);
+			rein_slots_free(&e->sl, s);
+			return -SPATE_E_NO_MEMORY;
+		}
+		((struct mp_attr *)e->attrs[iv->attr])->n++;
 	}
 	return 0;
 }
@@ -366,31 +413,44 @@ static void mp_sub_del(struct spate_engine *e, const struct spate_sub *s)
 
 	if (slot < 0)
 		return;
-	uint32_t n = rein_intervals(s, e->iv); /* iv_cap fits since the add */
-	for (uint32_t i = 0; i < n; i++) {
-		const struct rein_iv *iv = &e->iv[i];
-		struct mp_attr *at = e->attrs[iv->attr];
-		sk_remove(&at->low[rein_cell(&at->dom, iv->lo)], -iv->lo, iv->lo_strict,
-			  (uint32_t)slot);
-		sk_remove(&at->high[rein_cell(&at->dom, iv->hi)], iv->hi, iv->hi_strict,
-			  (uint32_t)slot);
-		at->n--;
+	/* iv_cap fits since the add */
+	remove_intervals(e, rein_intervals(s, e->iv), (uint32_t)slot);
+}
+
+/* Room for the tasks and, when the pool will run, the helpers' arrays
+ * (grown here, between events, when no helper touches them). */
+static int reserve(struct spate_engine *e, bool parallel)
+{
+	if (e->tasks_cap < e->n_attrs) {
+		struct mp_task *nt = realloc(e->tasks, e->n_attrs * sizeof(*nt));
+		if (nt == NULL)
+			return -1;
+		e->tasks = nt;
+		e->tasks_cap = e->n_attrs;
 	}
+	uint32_t words = rein_slots_words(&e->sl);
+	for (uint32_t k = 0; parallel && k < e->n_helpers; k++) {
+		struct mp_helper *h = &e->helpers[k];
+		if (h->mark_words >= words)
+			continue;
+		uint64_t *m = realloc(h->mark, e->sl.cap / 64 * sizeof(*m));
+		if (m == NULL)
+			return -1;
+		h->mark = m;
+		h->mark_words = e->sl.cap / 64;
+	}
+	return 0;
 }
 
 static int mp_match(struct spate_engine *e, const struct spate_event *ev,
 		    struct spate_matchvec *mv)
 {
+	bool parallel = e->n_helpers > 0 && e->sl.n >= e->par_min;
+	uint32_t nt = 0, n_more = 0;
 	uint16_t j = 0;
 
-	if (e->tasks_cap < e->n_attrs) {
-		struct mp_task *nt = realloc(e->tasks, e->n_attrs * sizeof(*nt));
-		if (nt == NULL)
-			return -SPATE_E_NO_MEMORY;
-		e->tasks = nt;
-		e->tasks_cap = e->n_attrs;
-	}
-	uint32_t nt = 0;
+	if (reserve(e, parallel) != 0)
+		return -SPATE_E_NO_MEMORY;
 	for (uint32_t a = 0; a < e->n_attrs; a++) {
 		const struct mp_attr *at = e->attrs[a];
 		if (at == NULL || at->n == 0)
@@ -401,44 +461,59 @@ static int mp_match(struct spate_engine *e, const struct spate_event *ev,
 			       isnan(ev->attr[j].value);
 		e->tasks[nt++] = (struct mp_task){ at, missing ? 0 : ev->attr[j].value, missing };
 	}
+	e->n_tasks = nt;
 	rein_slots_clear_marks(&e->sl);
-	if (e->n_th > 0 && nt > 1 && e->sl.n >= MPREIN_PAR_MIN) {
-		pthread_mutex_lock(&e->mu);
-		e->n_tasks = nt;
-		e->next_task = 0;
-		e->pending = nt;
-		pthread_cond_broadcast(&e->work);
-		while (e->pending > 0)
-			pthread_cond_wait(&e->done, &e->mu);
-		e->n_tasks = 0;
-		e->next_task = 0;
-		pthread_mutex_unlock(&e->mu);
+	if (parallel && nt > 1) {
+		n_more = mark_parallel(e);
 		e->n_parallel++;
+		e->n_joined += n_more > 0;
 	} else {
 		for (uint32_t i = 0; i < nt; i++)
-			run_task(e->sl.mark, &e->tasks[i]);
+			run_task(e->bk, e->sl.mark, &e->tasks[i]);
 	}
 	e->n_events++;
-	return rein_slots_confirm(&e->sl, ev, mv);
+	return rein_slots_confirm_with(&e->sl, e->more, n_more, ev, mv);
 }
 
 static void mp_stats(const struct spate_engine *e, FILE *f)
 {
 	uint32_t used_attrs = 0;
+	size_t bytes = 0;
 
-	for (uint32_t a = 0; a < e->n_attrs; a++)
-		used_attrs += e->attrs[a] && ((const struct mp_attr *)e->attrs[a])->n;
-	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"threads\":%u,"
-		"\"events\":%llu,\"parallel_events\":%llu}",
-		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, e->n_th,
-		(unsigned long long)e->n_events, (unsigned long long)e->n_parallel);
+	for (uint32_t a = 0; a < e->n_attrs; a++) {
+		const struct mp_attr *at = e->attrs[a];
+		if (at == NULL)
+			continue;
+		used_attrs += at->n > 0;
+		for (uint32_t c = 0; at->low && c < at->dom.cells; c++)
+			bytes += e->bk->bytes(at->low + c * e->bk->size) +
+				 e->bk->bytes(at->high + c * e->bk->size);
+	}
+	fprintf(f, "{\"buckets\":\"%s\",\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"threads\":%u,"
+		"\"events\":%llu,\"parallel_events\":%llu,\"helper_joined_events\":%llu,"
+		"\"bucket_bytes\":%zu}",
+		e->bk->name, spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, 1 + e->n_helpers,
+		(unsigned long long)e->n_events, (unsigned long long)e->n_parallel,
+		(unsigned long long)e->n_joined, bytes);
 }
 
 const struct spate_engine_ops spate_engine_mprein = {
 	.name = "mprein",
-	.help = "MP-REIN: REIN with skip-list buckets and attributes marked by a "
-		"thread pool",
+	.help = "MP-REIN: REIN with skip-list buckets (O(log n) insert and delete) and "
+		"attributes marked by a thread pool",
 	.create = mp_create,
+	.destroy = mp_destroy,
+	.sub_add = mp_sub_add,
+	.sub_del = mp_sub_del,
+	.match = mp_match,
+	.stats = mp_stats,
+};
+
+const struct spate_engine_ops spate_engine_rein_list = {
+	.name = "rein-list",
+	.help = "REIN as the MP-REIN paper's baseline: sorted linked-list buckets (O(n) insert "
+		"and delete), one thread",
+	.create = list_create,
 	.destroy = mp_destroy,
 	.sub_add = mp_sub_add,
 	.sub_del = mp_sub_del,

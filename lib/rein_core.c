@@ -135,10 +135,19 @@ size_t rein_slots_bytes(const struct rein_slots *sl)
 int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
 		       struct spate_matchvec *mv)
 {
+	return rein_slots_confirm_with(sl, NULL, 0, ev, mv);
+}
+
+int rein_slots_confirm_with(const struct rein_slots *sl, uint64_t *const *more, uint32_t n_more,
+			    const struct spate_event *ev, struct spate_matchvec *mv)
+{
 	uint32_t nw = rein_slots_words(sl);
 
 	for (uint32_t w = 0; w < nw; w++) {
-		uint64_t cand = sl->used[w] & ~sl->mark[w];
+		uint64_t m = sl->mark[w];
+		for (uint32_t k = 0; k < n_more; k++)
+			m |= more[k][w];
+		uint64_t cand = sl->used[w] & ~m;
 		while (cand) {
 			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(cand);
 			cand &= cand - 1;

@@ -106,6 +106,10 @@ size_t rein_slots_bytes(const struct rein_slots *sl);
 /* Push every used, unmarked slot whose sub really matches. */
 int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
 		       struct spate_matchvec *mv);
+/* The same with n_more further mark arrays (other threads' marks, each
+ * rein_slots_words() long) ORed into the slots' own. */
+int rein_slots_confirm_with(const struct rein_slots *sl, uint64_t *const *more, uint32_t n_more,
+			    const struct spate_event *ev, struct spate_matchvec *mv);
 
 /* Mark slot i (plain, single thread). */
 static inline void rein_mark(uint64_t *mark, uint32_t i)
@@ -120,7 +124,7 @@ void *rein_attr_get(void ***table, uint32_t *n, uint32_t a, size_t size);
 
 /* An attribute's low- and high-bound bucket arrays, `cells` zeroed
  * buckets of `size` bytes each: 0, or -1 with neither allocated. Shared
- * by rein and mprein, whose buckets differ in type only. */
+ * by rein and the sorted-bucket engines, whose buckets differ in type only. */
 int rein_buckets_alloc(void **low, void **high, uint32_t cells, size_t size);
 
 #endif

@@ -77,6 +77,7 @@ void spate_engine_params_default(struct spate_engine_params *p)
 	spate_schema_default(&p->schema);
 	p->ivx_groups = 0;
 	p->mprein_workers = -1;
+	p->mprein_par_min = 0;
 }
 
 extern const struct spate_engine_ops spate_engine_brute;
@@ -85,6 +86,7 @@ extern const struct spate_engine_ops spate_engine_drt;
 extern const struct spate_engine_ops spate_engine_kdtree;
 extern const struct spate_engine_ops spate_engine_rein;
 extern const struct spate_engine_ops spate_engine_mprein;
+extern const struct spate_engine_ops spate_engine_rein_list;
 extern const struct spate_engine_ops spate_engine_ivx;
 
 /* The first entry is the default engine: keep the fastest exact one first. */
@@ -94,6 +96,7 @@ static const struct spate_engine_ops *const engines[] = {
 	&spate_engine_brute,
 	&spate_engine_rein,
 	&spate_engine_mprein,
+	&spate_engine_rein_list,
 	&spate_engine_ivx,
 	&spate_engine_kdtree,
 	NULL,

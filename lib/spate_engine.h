@@ -87,7 +87,9 @@ struct spate_engine_params {
 	struct drt_params drt;
 	struct spate_schema schema; /* attribute domains, by attribute id */
 	uint32_t ivx_groups;        /* ivx: value groups per attribute, 0 = default */
-	int32_t mprein_workers;     /* mprein: pool threads, -1 = default (2), 0 = none */
+	int32_t mprein_workers;     /* mprein: helper threads marking beside the caller,
+				     * -1 = default (1: two threads), 0 = none */
+	uint32_t mprein_par_min;    /* mprein: slots from which the helpers mark, 0 = default */
 };
 void spate_engine_params_default(struct spate_engine_params *p);
 

@@ -1,6 +1,10 @@
 /* bench_rein.c - `spate-bench rein`: the content-based engines (rein,
- * mprein, ivx) side by side on workloads generated in-process from a seed,
- * one JSON line per engine and point, CSV and gnuplot PNGs with --out.
+ * rein-list, mprein, ivx) side by side on workloads generated in-process
+ * from a seed, one JSON line per engine and point, CSV and gnuplot PNGs
+ * with --out. With --rounds R every point runs R times, the engines
+ * alternating (each round starts with the next engine), and each figure is
+ * the median of the rounds, with the wall times' spread (min, max) beside
+ * it: the machine is shared, wall times jump.
  *
  * Two experiments (docs/benchmarks.md says how the paper's parameters are
  * read):
@@ -48,6 +52,8 @@ struct gen {
 
 static uint64_t rng;
 static uint32_t ivx_groups; /* --ivx-groups, 0 = the engine's default */
+static uint32_t par_min;    /* --par-min: mprein's pool threshold, 0 = default */
+static uint32_t rounds = 1; /* --rounds */
 static size_t n_paper_points; /* paper sizes run (--quick: the first 3) */
 
 static uint64_t next_rand(void)
@@ -156,6 +162,9 @@ static size_t heap_bytes(void)
 
 struct measure {
 	double insert_us, match_us, delete_us, bytes_per_sub, matches_per_event;
+	/* Over the rounds: the wall times' smallest and largest. */
+	double match_us_min, match_us_max, insert_us_min, insert_us_max;
+	double delete_us_min, delete_us_max;
 	/* Process CPU time (all threads), per event / insert / delete. */
 	double match_cpu_us, insert_cpu_us, delete_cpu_us;
 	uint32_t events;         /* matched */
@@ -186,6 +195,7 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 	memset(r, 0, sizeof(*r));
 	spate_engine_params_default(&p);
 	p.ivx_groups = ivx_groups;
+	p.mprein_par_min = par_min;
 	if (serial)
 		p.mprein_workers = 0;
 	for (uint32_t a = 0; a < w->attrs; a++) {
@@ -272,20 +282,66 @@ static void print_json(const char *exp, const char *engine, uint32_t n_subs,
 		       const struct measure *r)
 {
 	printf("{\"bench\":\"rein\",\"exp\":\"%s\",\"engine\":\"%s\",\"subs\":%u,\"events\":%u,"
+	       "\"rounds\":%u,"
 	       "\"match_us_per_event\":%.3f,\"match_cpu_us_per_event\":%.3f,\"insert_us\":%.3f,"
 	       "\"insert_cpu_us\":%.3f,\"delete_us\":%.3f,\"delete_cpu_us\":%.3f,"
+	       "\"match_us_range\":[%.3f,%.3f],\"insert_us_range\":[%.3f,%.3f],"
+	       "\"delete_us_range\":[%.3f,%.3f],"
 	       "\"bytes_per_sub\":%.1f,\"matches_per_event\":%.3f,\"engine_stats\":%s}\n",
-	       exp, engine, n_subs, r->events, r->match_us, r->match_cpu_us, r->insert_us,
-	       r->insert_cpu_us, r->delete_us, r->delete_cpu_us,
+	       exp, engine, n_subs, r->events, rounds, r->match_us, r->match_cpu_us, r->insert_us,
+	       r->insert_cpu_us, r->delete_us, r->delete_cpu_us, r->match_us_min, r->match_us_max,
+	       r->insert_us_min, r->insert_us_max, r->delete_us_min, r->delete_us_max,
 	       r->bytes_per_sub, r->matches_per_event, r->stats);
 	fflush(stdout);
 }
 
 /* mprein-serial is mprein without its pool: what the parallel marking
- * gains, side by side. */
-#define N_ENGINES 4
-static const char *const engines[N_ENGINES] = { "rein", "mprein", "mprein-serial", "ivx" };
+ * gains, side by side. rein-list (O(n) buckets) is left out of the scale
+ * experiment unless --engines names it. */
+#define N_ENGINES 5
+static const char *const engines[N_ENGINES] = { "rein", "rein-list", "mprein", "mprein-serial",
+						"ivx" };
 static bool skip[N_ENGINES]; /* --engines leaves these out */
+static bool chosen;          /* --engines given */
+
+/* The median of the rounds' values of the double at offset off, and their
+ * range. */
+static void summarise(const struct measure *v, uint32_t n, size_t off, double *med, double *lo,
+		      double *hi)
+{
+	double x[64];
+
+	for (uint32_t i = 0; i < n; i++) {
+		double y = *(const double *)((const char *)&v[i] + off);
+		uint32_t j = i;
+		for (; j > 0 && x[j - 1] > y; j--)
+			x[j] = x[j - 1];
+		x[j] = y;
+	}
+	*med = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	if (lo)
+		*lo = x[0];
+	if (hi)
+		*hi = x[n - 1];
+}
+
+/* One engine's rounds folded into *r: medians, wall-time ranges; counts
+ * and the engine's figures from the first round. */
+static void fold_rounds(const struct measure *v, uint32_t n, struct measure *r)
+{
+	*r = v[0];
+#define MED(f) summarise(v, n, offsetof(struct measure, f), &r->f, NULL, NULL)
+#define RANGE(f) summarise(v, n, offsetof(struct measure, f), &r->f, &r->f##_min, &r->f##_max)
+	RANGE(match_us);
+	RANGE(insert_us);
+	RANGE(delete_us);
+	MED(match_cpu_us);
+	MED(insert_cpu_us);
+	MED(delete_cpu_us);
+	MED(bytes_per_sub);
+#undef MED
+#undef RANGE
+}
 
 /* Run every engine (and brute on the first `brute_events` events) on one
  * workload; 0 when all agree. */
@@ -305,28 +361,41 @@ static int run_point(const char *exp, const struct workload *w, uint32_t n_subs,
 		gen_free(&g);
 		return -1;
 	}
-	struct measure ref;
-	if (measure("brute", w, &g, brute_events, brute_events, 0, &ref) != 0) {
+	struct measure ref, (*per)[64] = calloc(N_ENGINES, sizeof(*per));
+	if (per == NULL || measure("brute", w, &g, brute_events, brute_events, 0, &ref) != 0) {
+		free(per);
 		gen_free(&g);
 		return -1;
 	}
+	/* Round r starts with the r-th engine: each takes every place in
+	 * the order, so a slow spell of the machine is shared out. */
+	for (uint32_t r = 0; r < rounds; r++)
+		for (int k = 0; k < N_ENGINES; k++) {
+			int i = (int)((r + (uint32_t)k) % N_ENGINES);
+			if (skip[i])
+				continue;
+			if (measure(engines[i], w, &g, evs[i], check, n_del, &per[i][r]) != 0) {
+				free(per);
+				gen_free(&g);
+				return -1;
+			}
+		}
 	int first = -1;
 	for (int i = 0; i < N_ENGINES; i++) {
 		if (skip[i])
 			continue;
-		if (measure(engines[i], w, &g, evs[i], check, n_del, &out[i]) != 0) {
-			gen_free(&g);
-			return -1;
-		}
+		fold_rounds(per[i], rounds, &out[i]);
 		print_json(exp, engines[i], n_subs, &out[i]);
 		if (first < 0)
 			first = i;
-		if (out[i].matches != out[first].matches || out[i].hash != out[first].hash) {
-			fprintf(stderr, "spate-bench: %s, %u subs: %s and %s disagree\n", exp, n_subs,
-				engines[i], engines[first]);
-			status = 1;
-		}
+		for (uint32_t r = 0; r < rounds; r++)
+			if (per[i][r].matches != out[first].matches || per[i][r].hash != out[first].hash) {
+				fprintf(stderr, "spate-bench: %s, %u subs: %s and %s disagree\n", exp,
+					n_subs, engines[i], engines[first]);
+				status = 1;
+			}
 	}
+	free(per);
 	/* Callers pass check == brute_events: both hashes cover the same events. */
 	if (first >= 0 && (ref.matches != out[first].matches || ref.hash != out[first].hash)) {
 		fprintf(stderr, "spate-bench: %s, %u subs: %s disagrees with brute\n", exp, n_subs,
@@ -344,7 +413,9 @@ static const struct {
 } metrics[] = {
 	{ "match", "matching time per event (wall)", offsetof(struct measure, match_us) },
 	{ "match_cpu", "matching CPU time per event", offsetof(struct measure, match_cpu_us) },
+	{ "insert", "insert time (wall)", offsetof(struct measure, insert_us) },
 	{ "insert_cpu", "insert CPU time", offsetof(struct measure, insert_cpu_us) },
+	{ "delete", "delete time (wall)", offsetof(struct measure, delete_us) },
 	{ "delete_cpu", "delete CPU time", offsetof(struct measure, delete_cpu_us) },
 };
 #define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
@@ -367,9 +438,15 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 	memset(r, 0, sizeof(r)); /* engines left out show 0 */
 
 	for (size_t i = 0; i < n_paper_points; i++) {
-		const uint32_t evs[N_ENGINES] = { events, events, events, events };
+		/* rein-list marks by walking lists (tens of ms an event from
+		 * 20,000 subs on): a tenth of the events there; the answers are
+		 * compared (and checked by brute) on the events all engines ran */
+		uint32_t few = events / 10 > 20 ? events / 10 : events < 20 ? events : 20;
+		uint32_t list_evs = paper_subs[i] >= 20000 ? few : events;
+		const uint32_t evs[N_ENGINES] = { events, list_evs, events, events, events };
+		uint32_t check = skip[1] ? events : list_evs;
 		uint32_t del = paper_subs[i] < 10000 ? paper_subs[i] : 10000;
-		int rc = run_point("paper", &w, paper_subs[i], evs, events, events, del, r[i]);
+		int rc = run_point("paper", &w, paper_subs[i], evs, check, check, del, r[i]);
 		if (rc < 0)
 			return -1;
 		status |= rc;
@@ -402,9 +479,10 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 			   "set title 'MP-REIN paper setup (m=10, c=15, k=10, width 0.3): %s'\n"
 			   "plot ",
 			metrics[m].name, metrics[m].title);
-		for (int k = 0; k < N_ENGINES; k++)
-			fprintf(f, "%s'rein-paper.csv' using 1:%d with linespoints title '%s'",
-				k ? ", " : "", 2 + (int)m * N_ENGINES + k, engines[k]);
+		for (int k = 0, any = 0; k < N_ENGINES; k++)
+			if (!skip[k])
+				fprintf(f, "%s'rein-paper.csv' using 1:%d with linespoints title '%s'",
+					any++ ? ", " : "", 2 + (int)m * N_ENGINES + k, engines[k]);
 		fprintf(f, "\n");
 	}
 	bench_gp_run(f, dir, "rein-paper");
@@ -417,12 +495,15 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 				    .cells = 1000, .range = 1e6, .width = 0.3, .seed = seed };
 	/* REIN-style engines take ~20 ms an event at 1M: fewer events. */
 	uint32_t slow = events / 10 ? events / 10 : 1;
-	const uint32_t evs[N_ENGINES] = { slow, slow, slow, events };
+	const uint32_t evs[N_ENGINES] = { slow, slow, slow, slow, events };
 	uint32_t brute = slow < 20 ? slow : 20;
 	struct measure r[N_ENGINES];
+	bool list_skipped = skip[1];
 
 	memset(r, 0, sizeof(r)); /* engines left out show 0 */
+	skip[1] |= !chosen; /* rein-list: O(n) inserts at 1M, only when asked */
 	int status = run_point("scale", &w, n_subs, evs, brute, brute, 10000, r);
+	skip[1] = list_skipped;
 	if (status < 0 || dir == NULL)
 		return status;
 	FILE *f = bench_open_out(dir, "rein-scale.csv");
@@ -448,14 +529,14 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 		   "set key top right\nset ylabel 'microseconds (log)'\n"
 		   "set title 'Scale: %u subs, 20 attributes, 10 constrained, width 0.3'\n"
 		   "plot 'rein-scale.csv' using 2:xtic(1) title 'match per event (wall)', "
-		   "'' using 3 title 'match per event (CPU)', '' using 4 title 'insert (CPU)', "
-		   "'' using 5 title 'delete (CPU)'\n",
+		   "'' using 3 title 'match per event (CPU)', '' using 5 title 'insert (CPU)', "
+		   "'' using 7 title 'delete (CPU)'\n",
 		n_subs);
 	bench_gp_run(f, dir, "rein-scale");
 	return status;
 }
 
-/* --engines a,b: run only those (of rein, mprein, ivx). */
+/* --engines a,b: run only those. */
 static int select_engines(const char *list)
 {
 	char buf[128], *save = NULL;
@@ -468,12 +549,13 @@ static int select_engines(const char *list)
 		while (k < N_ENGINES && strcmp(engines[k], n) != 0)
 			k++;
 		if (k == N_ENGINES) {
-			fprintf(stderr, "spate-bench rein: unknown engine '%s' (rein, mprein, "
-					"mprein-serial, ivx)\n", n);
+			fprintf(stderr, "spate-bench rein: unknown engine '%s' (rein, rein-list, "
+					"mprein, mprein-serial, ivx)\n", n);
 			return -1;
 		}
 		skip[k] = false;
 	}
+	chosen = true;
 	return 0;
 }
 
@@ -487,6 +569,8 @@ int bench_rein_main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "engines", required_argument, NULL, 'E' },
 		{ "ivx-groups", required_argument, NULL, 'g' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "par-min", required_argument, NULL, 'P' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -510,6 +594,8 @@ int bench_rein_main(int argc, char **argv)
 			events = 20;
 			break;
 		case 'g': ivx_groups = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'r': rounds = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'P': par_min = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'E':
 			if (select_engines(optarg) != 0)
 				return 2;
@@ -517,14 +603,17 @@ int bench_rein_main(int argc, char **argv)
 		case 'h':
 			printf("usage: spate-bench rein [--out DIR] [--seed N] [--only paper|scale]\n"
 			       "                        [--scale-subs N] [--events N] [--engines a,b]\n"
-			       "                        [--ivx-groups N] [--quick]\n"
+			       "                        [--ivx-groups N] [--rounds R] [--par-min N] [--quick]\n"
 			       "The MP-REIN paper's experiment and the 1M-subscription scale run for\n"
-			       "rein, mprein and ivx: JSON lines; CSV and PNG plots into DIR.\n");
+			       "rein, rein-list (paper only), mprein, mprein-serial and ivx: JSON lines;\n"
+			       "CSV and PNG plots into DIR. --rounds: each point R times, engines\n"
+			       "alternating, medians and wall-time ranges; --par-min: mprein's pool\n"
+			       "from N slots.\n");
 			return 0;
 		default: return 2;
 		}
 	}
-	if (optind != argc || scale_subs < 100 || events < 1 ||
+	if (optind != argc || scale_subs < 100 || events < 1 || rounds < 1 || rounds > 64 ||
 	    (only && strcmp(only, "paper") && strcmp(only, "scale"))) {
 		fprintf(stderr, "usage: spate-bench rein [--out DIR] [--seed N] [--only paper|scale]"
 				" [--scale-subs N] [--events N]\n");

@@ -45,7 +45,7 @@ check "conf syntax" $? 2 "syntax.conf:"
 # bad schema entries name their line.
 printf 'spate: {\n  attributes = (\n    { name = "price"; min = 0; max = 100.0; cells = 10; }\n  );\n};\n' > "$tmp/schema.conf"
 printf 'sub\t1\t-180\t-90\t180\t90\t-\tprice>=50\nevent\t1\t0\t0\t-\tprice=1e9\nsub\t2\t-180\t-90\t180\t90\t-\tprice<=100.5\n' > "$tmp/dom.tsv"
-for e in rein mprein ivx; do
+for e in rein rein-list mprein ivx; do
 	"$match" --engine $e --conf "$tmp/schema.conf" "$tmp/dom.tsv" > "$tmp/out" 2> "$tmp/err"
 	check "out of domain ($e)" $? 1 "dom.tsv:3: constraint value outside the attribute's declared domain"
 	[ "$(cat "$tmp/out")" = "$(printf '1\t1')" ] || { echo "FAIL: $e: clamped event" >&2; fail=1; }

@@ -1,4 +1,4 @@
-/* test_rein.c - the rein, mprein and ivx engines against brute, through
+/* test_rein.c - the rein, rein-list, mprein and ivx engines against brute, through
  * spate_matcher, on what the generic matcher test does not stress: values
  * on the domain edges, on cell borders and outside the domain (infinities
  * and NaN too), = and !=, events lacking attributes, many constraints per
@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "drt_category.h"
+#include "rein_bucket.h"
 #include "rein_core.h"
 #include "spate_err.h"
 #include "spate_matcher.h"
@@ -76,32 +77,48 @@ static double gen_value(void)
 	}
 }
 
-#define N_ENG 7
-static const char *const engine_names[N_ENG] = { "brute", "rein", "mprein", "ivx", "ivx",
-						 "ivx", "ivx" };
+#define N_ENG 10
+static const char *const engine_names[N_ENG] = { "brute", "rein", "rein-list", "mprein",
+						 "mprein", "mprein", "ivx", "ivx", "ivx", "ivx" };
 /* ivx groups per engine above: the default, 3 (wide groups, many
  * candidates: confirmation must carry exactness alone), 64 (the widest
  * fail mask) and 100 (past it: the per-group path). */
-static const uint32_t engine_groups[N_ENG] = { 0, 0, 0, 0, 3, 64, 100 };
+static const uint32_t engine_groups[N_ENG] = { 0, 0, 0, 0, 0, 0, 0, 3, 64, 100 };
+/* mprein: the default pool (from 2048 slots), the pool on every event
+ * (one slot: the helper joins or is closed out, racing the caller), and
+ * three helpers on every event. */
+static const uint32_t engine_par_min[N_ENG] = { 0, 0, 0, 0, 1, 1 };
+static const int32_t engine_workers[N_ENG] = { -1, -1, -1, -1, -1, 3, -1, -1, -1, -1 };
 
 /* With a schema: a0..a11 declared on [0, 10^6] in 7 cells; constraint
  * values are then drawn inside the domain, event values still outside. */
 static bool with_schema;
 #define SCHEMA_CELLS 7
 
+/* rein-list walks O(n) lists: it runs where the subs are few (its sorted
+ * lists are the same order as mprein's skip lists, checked at size by
+ * test_buckets). */
+#define LIST_MAX_SUBS 5000
+
 struct trio {
+	bool on[N_ENG];
 	struct spate_matcher *m[N_ENG];
 	struct spate_matchvec mv[N_ENG];
 };
 
-static void trio_init(struct trio *t)
+static void trio_init(struct trio *t, uint32_t n_subs)
 {
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < N_ENG; i++) {
 		struct spate_matcher_conf conf;
+		if (strcmp(engine_names[i], "rein-list") == 0 && n_subs > LIST_MAX_SUBS)
+			continue;
+		t->on[i] = true;
 		spate_matcher_conf_default(&conf);
 		conf.engine = engine_names[i];
 		conf.params.ivx_groups = engine_groups[i];
+		conf.params.mprein_par_min = engine_par_min[i];
+		conf.params.mprein_workers = engine_workers[i];
 		for (uint32_t a = 0; with_schema && a < NN; a++) {
 			char why[128];
 			CHECK_EQ_INT(spate_schema_add(&conf.params.schema, names[a], REIN_LO, REIN_HI,
@@ -123,13 +140,15 @@ static void trio_fini(struct trio *t)
 static void trio_add(struct trio *t, const struct spate_raw_sub *s)
 {
 	for (int i = 0; i < N_ENG; i++)
-		CHECK_EQ_INT(spate_matcher_sub_add(t->m[i], s, 0), 0);
+		if (t->on[i])
+			CHECK_EQ_INT(spate_matcher_sub_add(t->m[i], s, 0), 0);
 }
 
 static void trio_del(struct trio *t, uint64_t id)
 {
 	for (int i = 0; i < N_ENG; i++)
-		CHECK_EQ_INT(spate_matcher_sub_del(t->m[i], id, 0), 0);
+		if (t->on[i])
+			CHECK_EQ_INT(spate_matcher_sub_del(t->m[i], id, 0), 0);
 }
 
 static uint64_t n_events, n_matches;
@@ -138,10 +157,13 @@ static int n_mismatch;
 static void trio_event(struct trio *t, const struct spate_raw_event *e, const char *what)
 {
 	for (int i = 0; i < N_ENG; i++)
-		CHECK_EQ_INT(spate_matcher_event(t->m[i], e, &t->mv[i]), 0);
+		if (t->on[i])
+			CHECK_EQ_INT(spate_matcher_event(t->m[i], e, &t->mv[i]), 0);
 	n_events++;
 	n_matches += t->mv[0].n;
 	for (int i = 1; i < N_ENG; i++) {
+		if (!t->on[i])
+			continue;
 		bool same = t->mv[i].n == t->mv[0].n;
 		for (size_t k = 0; same && k < t->mv[0].n; k++)
 			same = t->mv[i].v[k]->id == t->mv[0].v[k]->id;
@@ -174,7 +196,7 @@ static void test_edges(void)
 	struct spate_raw_sub s;
 	uint64_t id = 1;
 
-	trio_init(&t);
+	trio_init(&t, 0);
 	for (uint32_t i = 0; i < NV; i++) {
 		evals[ne++] = vals[i];
 		evals[ne++] = nextafter(vals[i], -INFINITY);
@@ -292,7 +314,7 @@ static void test_random(uint64_t seed, uint32_t n_subs, bool heavy, uint32_t n_e
 	uint64_t id = 1;
 
 	check_rng = seed * 0x9e3779b97f4a7c15ull + 7;
-	trio_init(&t);
+	trio_init(&t, n_subs);
 	for (uint32_t i = 0; i < n_subs; i++) {
 		gen_sub(&live[i], id++, heavy ? check_below(5) != 0 : false);
 		trio_add(&t, &live[i]);
@@ -320,6 +342,115 @@ static void test_random(uint64_t seed, uint32_t n_subs, bool heavy, uint32_t n_e
 	}
 	trio_fini(&t);
 	free(live);
+}
+
+/* The sorted buckets (rein_bucket.h) against a sorted array: random
+ * inserts and removes with many equal keys (so the tie decides), the
+ * structure checked, every entry marked by mark_all and exactly the prefix
+ * below a random (key, tie) by mark_below; removes of absent entries
+ * refused. Growth past one block, splits, merges and emptying included. */
+struct ref_ent {
+	double k;
+	uint32_t t;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref_ent *x = a, *y = b;
+
+	if (rb_before(x->k, x->t, y->k, y->t))
+		return -1;
+	return rb_before(y->k, y->t, x->k, x->t);
+}
+
+static double bucket_key(void)
+{
+	return check_below(4) ? (double)check_below(40) - 20 : unit() * 100 - 50;
+}
+
+static void check_marks(const struct rein_bucket_ops *bk, const void *b, const struct ref_ent *ref,
+			uint32_t n, uint64_t *mark, uint32_t words)
+{
+	memset(mark, 0, words * sizeof(*mark));
+	bk->mark_all(b, mark);
+	uint32_t set = 0;
+	for (uint32_t w = 0; w < words; w++)
+		set += (uint32_t)__builtin_popcountll(mark[w]);
+	bool all = set == n;
+	for (uint32_t i = 0; i < n; i++)
+		all &= (mark[(ref[i].t & RB_TIE_SLOT) >> 6] >> (ref[i].t & 63)) & 1;
+	CHECK(all);
+	double qk = bucket_key();
+	uint32_t qt = check_below(3) == 0 ? RB_TIE_LAX : (uint32_t)check_below(1u << 31) | (check_below(2) << 31);
+	memset(mark, 0, words * sizeof(*mark));
+	bk->mark_below(b, mark, qk, qt);
+	bool prefix = true;
+	for (uint32_t i = 0; i < n; i++) {
+		bool want = rb_before(ref[i].k, ref[i].t, qk, qt);
+		prefix &= ((mark[(ref[i].t & RB_TIE_SLOT) >> 6] >> (ref[i].t & 63)) & 1) == want;
+	}
+	set = 0;
+	for (uint32_t w = 0; w < words; w++)
+		set += (uint32_t)__builtin_popcountll(mark[w]);
+	uint32_t below = 0;
+	while (below < n && rb_before(ref[below].k, ref[below].t, qk, qt))
+		below++;
+	CHECK(prefix && set == below);
+}
+
+static void test_buckets(const struct rein_bucket_ops *bk)
+{
+	enum { MAXN = 6000, WORDS = MAXN / 64 + 1 };
+	void *b = calloc(1, bk->size);
+	struct ref_ent *ref = calloc(MAXN, sizeof(*ref));
+	uint64_t *mark = calloc(WORDS, sizeof(*mark)), rng = 7;
+	bool *used = calloc(MAXN, sizeof(*used));
+	uint32_t n = 0;
+	bool valid = true;
+
+	check_rng = 4242;
+	for (uint32_t round = 0; round < 4; round++) {
+		/* grow to a target, churn, shrink to (near) empty */
+		uint32_t target = round == 0 ? 3 : round == 1 ? 70 : MAXN - 1;
+		for (uint32_t op = 0; op < 3 * target + 200; op++) {
+			bool grow = op < target ? true : op < 2 * target ? check_below(2) : false;
+			if (grow && n < MAXN - 1) {
+				uint32_t slot;
+				do
+					slot = check_below(MAXN);
+				while (used[slot]);
+				used[slot] = true;
+				struct ref_ent x = { bucket_key(), rb_tie(slot, check_below(2)) };
+				CHECK_EQ_INT(bk->insert(b, x.k, x.t, &rng), 0);
+				uint32_t at = n;
+				while (at > 0 && ref_cmp(&ref[at - 1], &x) > 0)
+					at--;
+				memmove(ref + at + 1, ref + at, (n - at) * sizeof(*ref));
+				ref[at] = x;
+				n++;
+			} else if (n > 0) {
+				uint32_t i = check_below(n);
+				/* an absent twin first: same key, other strictness */
+				CHECK(!bk->remove(b, ref[i].k, ref[i].t ^ RB_TIE_LAX));
+				CHECK(bk->remove(b, ref[i].k, ref[i].t));
+				CHECK(!bk->remove(b, ref[i].k, ref[i].t));
+				used[ref[i].t & RB_TIE_SLOT] = false;
+				memmove(ref + i, ref + i + 1, (n - i - 1) * sizeof(*ref));
+				n--;
+			}
+			if (n < 200 || op % 97 == 0) {
+				valid &= bk->valid(b) && bk->count(b) == n;
+				check_marks(bk, b, ref, n, mark, WORDS);
+			}
+		}
+	}
+	CHECK(valid);
+	bk->clear(b);
+	CHECK_EQ_INT(bk->count(b), 0);
+	free(b);
+	free(ref);
+	free(mark);
+	free(used);
 }
 
 /* A declared attribute refuses constraint values outside its domain (and
@@ -484,6 +615,8 @@ static void test_drt_ivx(void)
 
 int main(void)
 {
+	test_buckets(&rein_bucket_sortlist);
+	test_buckets(&rein_bucket_skiplist);
 	test_drt_ivx();
 	test_domain();
 	test_edges();
