@@ -2,8 +2,8 @@
 # install-deps.sh - install, through apt-get, every Debian 12 package Spate
 # needs to build, test and run its demo. Idempotent: packages already
 # installed are left alone, and apt-get is not called when none is missing.
-# --bench: also what the benchmarks' data scripts need (node and npm, for
-# tools/cities-stream.sh).
+# --bench: also what the benchmarks' data scripts and peer drivers need
+# (node and npm for tools/cities-stream.sh, a JDK for tools/peers/).
 set -eu
 
 PACKAGES="
@@ -16,7 +16,7 @@ PACKAGES="
   zookeeper libzookeeper-mt-dev
   libsystemd-dev libedit-dev scdoc
 "
-[ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm"
+[ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm default-jdk-headless"
 
 missing=""
 for p in $PACKAGES; do
