@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +56,8 @@ void client_init(struct client *c, const char *prog)
 	c->timeout_ms = 200;
 	c->retries = 10;
 	c->batch = 16;
+	c->rcvbuf = CLIENT_RCVBUF_DEFAULT;
+	c->pace.adaptive = true;
 	c->client_id = (uint32_t)getpid();
 	spate_limits_default(&c->lim);
 	/* Replies may carry up to the protocol's own maximum of messages. */
@@ -77,9 +80,22 @@ int client_open(struct client *c, const char *server, const char *local)
 		fprintf(stderr, "%s: socket: %s\n", c->prog, strerror(errno));
 		return -1;
 	}
-	/* Notifications come in bursts: room for a few thousand datagrams. */
-	int rcvbuf = 8 << 20;
-	setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* Notifications come in bursts: room for a few thousand datagrams.
+	 * SO_RCVBUFFORCE passes net.core.rmem_max when we may (root), else
+	 * the kernel caps SO_RCVBUF there: say so, the losses would follow. */
+	socklen_t ol = sizeof(c->rcvbuf_got);
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &c->rcvbuf, sizeof(c->rcvbuf)) != 0)
+		setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &c->rcvbuf, sizeof(c->rcvbuf));
+	if (getsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &c->rcvbuf_got, &ol) == 0)
+		c->rcvbuf_got /= 2; /* the kernel reports twice what it counts as data */
+	if (c->rcvbuf_got < c->rcvbuf)
+		fprintf(stderr, "%s: receive buffer %d bytes, not %d (net.core.rmem_max caps it: "
+			"sysctl -w net.core.rmem_max=%d, or run as root)\n", c->prog, c->rcvbuf_got,
+			c->rcvbuf, c->rcvbuf);
+	/* The kernel's count of datagrams it dropped for this socket comes
+	 * with each one received. */
+	int one = 1;
+	setsockopt(c->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	if (local != NULL && bind(c->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
 		fprintf(stderr, "%s: bind %s: %s\n", c->prog, local, strerror(errno));
 		close(c->fd);
@@ -150,6 +166,8 @@ uint64_t client_seq_see(struct client_seq_track *t, uint32_t seq)
 	return gap;
 }
 
+static void pace_backoff(struct client *c, double now);
+
 /* Handle one datagram from the server. */
 static void handle_dgram(struct client *c, const uint8_t *buf, size_t len)
 {
@@ -167,7 +185,8 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len)
 	uint64_t gap = client_seq_see(&c->rx, h.seq);
 	if (gap > 0 && c->report_gaps)
 		fprintf(stderr, "%s: gap: server datagrams %" PRIu32 "..%" PRIu32 " missing (%" PRIu64
-			" lost)\n", c->prog, before + 1, h.seq - 1, gap);
+			" lost; this host's kernel dropped %" PRIu64 " so far)\n", c->prog, before + 1,
+			h.seq - 1, gap, c->kernel_drops);
 	c->last_rx = client_now();
 	spate_reader_init(&rd, buf, len, &h);
 	while ((rc = spate_reader_next(&rd, &c->lim, &msg)) != 0) {
@@ -185,6 +204,13 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len)
 			break;
 		case SPATE_MSG_ACK:
 		case SPATE_MSG_NACK:
+			if (msg.type == SPATE_MSG_NACK && msg.u.ack.code == SPATE_E_OVERLOADED) {
+				/* our datagram was shed unread: slow down; a sub op
+				 * in it is retransmitted on its timeout */
+				c->cnt.overloaded++;
+				pace_backoff(c, client_now());
+				break;
+			}
 			if (!c->wait_done && msg.u.ack.req_seq == c->wait_seq &&
 			    msg.u.ack.id == c->wait_id) {
 				c->wait_done = true;
@@ -206,12 +232,26 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len)
 void client_pump(struct client *c, int timeout_ms)
 {
 	uint8_t buf[65536];
+	union {
+		struct cmsghdr h;
+		char room[CMSG_SPACE(sizeof(uint32_t))];
+	} ctl;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 
 	while (poll(&pfd, 1, timeout_ms) > 0) {
-		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = &ctl, .msg_controllen = sizeof(ctl) };
+		ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT);
 		if (n < 0)
 			break;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h))
+			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SO_RXQ_OVFL) {
+				uint32_t drops;
+				memcpy(&drops, CMSG_DATA(h), sizeof(drops));
+				if (drops > c->kernel_drops)
+					c->kernel_drops = drops;
+			}
 		handle_dgram(c, buf, (size_t)n);
 		timeout_ms = 0;
 		if (c->wait_done)
@@ -275,12 +315,71 @@ int client_send_event(struct client *c, const struct spate_raw_event *ev)
 	return 0;
 }
 
-int client_pace(struct client *c, double t0, double rate)
+void client_set_rate(struct client *c, double rate, bool adaptive)
 {
-	if (rate <= 0)
+	struct client_pace *p = &c->pace;
+
+	memset(p, 0, sizeof(*p));
+	p->rate = p->cur = p->top = rate > 0 ? rate : 0;
+	p->adaptive = adaptive;
+	p->next = p->last = p->win_t0 = client_now();
+}
+
+/* The rate in force climbs back towards its top after a backoff. */
+static void pace_recover(struct client_pace *p, double now)
+{
+	if (p->cur <= 0 || p->cur >= p->top || p->top <= 0)
+		return;
+	p->cur += (now - p->last) * p->top / CLIENT_PACE_RECOVER_S;
+	p->last = now;
+	if (p->cur >= p->top)
+		p->cur = p->rate; /* unpaced again, if it was */
+}
+
+/* The server shed a datagram of ours (OVERLOADED): halve the rate. */
+static void pace_backoff(struct client *c, double now)
+{
+	struct client_pace *p = &c->pace;
+
+	if (!p->adaptive)
+		return;
+	pace_recover(p, now);
+	double cur = p->cur;
+	if (cur <= 0) {
+		/* unpaced: the rate we were sending at, since the window began */
+		double dt = now - p->win_t0;
+		cur = dt > 0.001 ? (double)p->win_events / dt : CLIENT_PACE_MIN_RATE * 2;
+		p->top = cur;
+		p->next = now;
+	}
+	p->cur = cur / 2 > CLIENT_PACE_MIN_RATE ? cur / 2 : CLIENT_PACE_MIN_RATE;
+	p->last = now;
+	p->backoffs++;
+}
+
+int client_pace(struct client *c)
+{
+	struct client_pace *p = &c->pace;
+	double now = client_now();
+
+	/* unpaced: the sending rate over the last 100 ms, for a backoff */
+	if (now - p->win_t0 > 0.1) {
+		p->win_t0 = now;
+		p->win_events = 0;
+	}
+	p->win_events++;
+	pace_recover(p, now);
+	if (p->cur <= 0)
 		return 0;
-	double dt = t0 + c->cnt.events / rate - client_now();
-	if (dt <= 0)
+	/* Time spent elsewhere (an ACK awaited, the scheduler) is not made up
+	 * later in a burst: a receiver that could take `rate` can take this. */
+	if (p->next < now - CLIENT_PACE_SLACK_S)
+		p->next = now - CLIENT_PACE_SLACK_S;
+	p->next += 1.0 / p->cur;
+	double dt = p->next - now;
+	/* Sleeps of half a millisecond or more: a nanosleep costs tens of
+	 * microseconds and oversleeps as much, and datagrams go out fuller. */
+	if (dt < 0.0005)
 		return 0;
 	if (client_flush(c) != 0)
 		return -1;
@@ -342,17 +441,40 @@ int client_sub_op(struct client *c, const struct spate_stream_op *op)
 	return -1;
 }
 
-void client_print_summary(const struct client *c, const char *extra)
+uint64_t client_kernel_drops(struct client *c)
 {
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	/* drops after the last datagram received come with none */
+	if (c->fd >= 0 && getsockopt(c->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+	    len > SK_MEMINFO_DROPS * sizeof(mem[0]) && mem[SK_MEMINFO_DROPS] > c->kernel_drops)
+		c->kernel_drops = mem[SK_MEMINFO_DROPS];
+	return c->kernel_drops;
+}
+
+void client_print_summary(struct client *c, const char *extra)
+{
+	uint64_t kdrops = client_kernel_drops(c);
+
 	fprintf(stderr,
 		"%s: %sevents=%" PRIu64 " datagrams=%" PRIu64 " acks=%" PRIu64 " nacks=%" PRIu64
 		" retransmits=%" PRIu64 " notifications=%" PRIu64 " notify_datagrams=%" PRIu64
 		" seq_lost=%" PRIu64 " seq_late=%" PRIu64 " seq_restarts=%" PRIu64
+		" kernel_drops=%" PRIu64 " rcvbuf=%d overloaded=%" PRIu64 " backoffs=%" PRIu64
 		" bad_replies=%" PRIu64 "\n",
 		c->prog, extra ? extra : "", c->cnt.events, c->cnt.dgrams, c->cnt.acks, c->cnt.nacks,
 		c->cnt.retransmits, c->cnt.notifications, c->cnt.notify_dgrams, c->rx.lost,
-		c->rx.late, c->rx.restarts, c->cnt.bad_dgrams);
+		c->rx.late, c->rx.restarts, kdrops, c->rcvbuf_got, c->cnt.overloaded,
+		c->pace.backoffs, c->cnt.bad_dgrams);
 	if (c->rx.lost > 0)
 		fprintf(stderr, "%s: warning: %" PRIu64 " server datagrams lost (sequence gaps)\n",
 			c->prog, c->rx.lost);
+	if (kdrops > 0)
+		fprintf(stderr, "%s: warning: %" PRIu64 " datagrams dropped by this host's kernel "
+			"before we read them (receive buffer full: raise --rcvbuf)\n", c->prog, kdrops);
+	if (c->cnt.overloaded > 0)
+		fprintf(stderr, "%s: warning: the server was overloaded: %" PRIu64
+			" OVERLOADED notices (datagrams of ours dropped unread)\n",
+			c->prog, c->cnt.overloaded);
 }

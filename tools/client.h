@@ -35,6 +35,26 @@ struct client_seq_track {
 struct client_counters {
 	uint64_t events, dgrams, acks, nacks, retransmits;
 	uint64_t notify_dgrams, notifications, bad_dgrams, other_nacks;
+	uint64_t overloaded;       /* NACKs OVERLOADED: the server shed our datagrams */
+};
+
+/* Pacing of events (client_pace): at most `rate` a second, never made up
+ * later in a burst beyond CLIENT_PACE_SLACK_S. Adaptive: each OVERLOADED
+ * NACK halves the rate in force, which then climbs back to `rate` over
+ * CLIENT_PACE_RECOVER_S (unpaced: back to unpaced). */
+#define CLIENT_PACE_SLACK_S 0.001
+#define CLIENT_PACE_RECOVER_S 2.0
+#define CLIENT_PACE_MIN_RATE 100.0
+struct client_pace {
+	double rate;               /* asked for, events/s; 0 = as fast as possible */
+	double cur;                /* in force (0 = unpaced) */
+	double top;                /* what cur climbs back to after a backoff */
+	bool adaptive;
+	double next;               /* client_now() when the next event is due */
+	double last;               /* when cur last changed */
+	double win_t0;             /* unpaced: the events sent since win_t0 */
+	uint64_t win_events;       /*   give the rate to halve on a backoff */
+	uint64_t backoffs;
 };
 
 struct client {
@@ -43,6 +63,11 @@ struct client {
 	uint32_t client_id, seq;
 	struct spate_limits lim;   /* for decoding replies */
 	int timeout_ms, retries, batch;
+	int rcvbuf;                /* SO_RCVBUF asked for, bytes (client_open) */
+	int rcvbuf_got;            /* what the kernel gave */
+	uint64_t kernel_drops;     /* datagrams this host's kernel dropped for
+				    * us (SO_RXQ_OVFL, then SO_MEMINFO) */
+	struct client_pace pace;
 	bool report_gaps;          /* print each gap to stderr as it is seen */
 	const char *prog;          /* for messages */
 	client_notify_fn on_notify;
@@ -67,7 +92,9 @@ double client_now(void);
 /* "HOST:PORT" (name or dotted quad) to an IPv4 socket address; 0 or -1. */
 int client_parse_hostport(const char *s, struct sockaddr_in *out);
 
-/* Defaults: timeout 200 ms, 10 retries, batch 16, client id = pid. */
+/* Defaults: timeout 200 ms, 10 retries, batch 16, client id = pid,
+ * receive buffer CLIENT_RCVBUF_DEFAULT, unpaced, adaptive. */
+#define CLIENT_RCVBUF_DEFAULT (8 << 20)
 void client_init(struct client *c, const char *prog);
 /* Open the socket towards `server` ("HOST:PORT"), bound to `local`
  * ("HOST:PORT", NULL = any). 0, or -1 with a message on stderr. */
@@ -95,9 +122,13 @@ void client_drain(struct client *c, int idle_ms, volatile int *stop);
 int client_send_event(struct client *c, const struct spate_raw_event *ev);
 /* Send the events queued so far. 0 or -1. */
 int client_flush(struct client *c);
-/* Never run ahead of `rate` events a second since t0 (client_now()):
- * when ahead, send what is queued, read replies and sleep. 0 or -1. */
-int client_pace(struct client *c, double t0, double rate);
+/* Events a second for client_pace (0 = as fast as possible), adaptive or
+ * not (see struct client_pace). */
+void client_set_rate(struct client *c, double rate, bool adaptive);
+/* After each event: never run ahead of the rate in force; when ahead by
+ * half a millisecond or more, send what is queued, read replies and
+ * sleep. 0 or -1. */
+int client_pace(struct client *c);
 
 /* Send one sub or unsub op and wait for its answer, retransmitting.
  * Returns 0 (ACK), a positive NACK code, or -1 (no answer, or a send
@@ -105,8 +136,13 @@ int client_pace(struct client *c, double t0, double rate);
  * counts as done (the first copy removed it). */
 int client_sub_op(struct client *c, const struct spate_stream_op *op);
 
+/* Datagrams this host's kernel dropped for our socket so far (its
+ * receive buffer was full): the last SO_RXQ_OVFL figure, or SO_MEMINFO's
+ * if higher. */
+uint64_t client_kernel_drops(struct client *c);
+
 /* One summary line of the counters and losses, on stderr. */
-void client_print_summary(const struct client *c, const char *extra);
+void client_print_summary(struct client *c, const char *extra);
 
 /* Feed one server seq to a tracker; returns how many datagrams the gap
  * before it spans (0 = in order). Exposed for the tests. */

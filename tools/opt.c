@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "opt.h"
 
@@ -58,5 +59,15 @@ int opt_double(const char *prog, const char *name, const char *s, double min, do
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+int opt_onoff(const char *prog, const char *name, const char *s, bool *out)
+{
+	if (strcmp(s, "on") != 0 && strcmp(s, "off") != 0) {
+		fprintf(stderr, "%s: --%s: bad value '%s' (want on or off)\n", prog, name, s);
+		return -1;
+	}
+	*out = strcmp(s, "on") == 0;
 	return 0;
 }

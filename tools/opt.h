@@ -4,6 +4,7 @@
 #ifndef SPATE_TOOLS_OPT_H
 #define SPATE_TOOLS_OPT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 int opt_u64(const char *prog, const char *name, const char *s, uint64_t min, uint64_t max,
@@ -11,5 +12,7 @@ int opt_u64(const char *prog, const char *name, const char *s, uint64_t min, uin
 int opt_int(const char *prog, const char *name, const char *s, int min, int max, int *out);
 int opt_double(const char *prog, const char *name, const char *s, double min, double max,
 	       double *out);
+/* "on" or "off". */
+int opt_onoff(const char *prog, const char *name, const char *s, bool *out);
 
 #endif

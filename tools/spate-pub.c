@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"Sends the 'event' lines of STREAM.tsv (default or '-': stdin) to a Spate\n"
 		"server; sub/unsub lines are skipped (spate-sub and spate-replay send them).\n"
 		"  --rate N          events per second, 0 = as fast as possible (default 0)\n"
+		"  --adaptive on|off halve the rate on each OVERLOADED NACK (the server shed\n"
+		"                    our datagrams), climb back over 2 s (default on)\n"
 		"  --batch N         events per datagram, at most (default 1)\n"
 		"  --count N         stop after N events (default: all)\n"
 		"  --client-id N     client id in every datagram (default: the process id)\n"
@@ -41,7 +43,7 @@ static void usage(FILE *f)
 		"  --quiet           no progress line\n"
 		"  --skip-bad        report bad lines and go on (default: stop, exit 1)\n"
 		"Exit status: 0 all sent and none refused, 1 a bad line, a send error or a\n"
-		"NACK, 2 usage.\n");
+		"NACK (OVERLOADED included), 2 usage.\n");
 }
 
 struct pub {
@@ -73,6 +75,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "server", required_argument, NULL, 'S' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "adaptive", required_argument, NULL, 'A' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "client-id", required_argument, NULL, 'i' },
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
 	double rate = 0;
 	uint64_t count = UINT64_MAX, v;
 	int linger_ms = 200, show = isatty(2), c, bad = 0;
-	bool skip_bad = false;
+	bool skip_bad = false, adaptive = true;
 
 	client_init(&cl, PROG);
 	cl.batch = 1;
@@ -100,6 +103,7 @@ int main(int argc, char **argv)
 		case 'S': server = optarg; break;
 		case 'c': conf_path = optarg; break;
 		case 'R': bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate); break;
+		case 'A': bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive); break;
 		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch); break;
 		case 'n': bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count); break;
 		case 'i':
@@ -138,6 +142,7 @@ int main(int argc, char **argv)
 	uint64_t n_bad = 0, n_skipped = 0;
 	int rc, status = 0;
 	double t0 = client_now(), next_show = t0 + 0.5;
+	client_set_rate(&cl, rate, adaptive);
 
 	while (!stop_flag && cl.cnt.events < count &&
 	       (rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
@@ -149,7 +154,7 @@ int main(int argc, char **argv)
 			n_skipped++;
 			continue;
 		}
-		if (client_send_event(&cl, &op.u.ev) != 0 || client_pace(&cl, t0, rate) != 0) {
+		if (client_send_event(&cl, &op.u.ev) != 0 || client_pace(&cl) != 0) {
 			status = 1;
 			break;
 		}
@@ -167,8 +172,8 @@ int main(int argc, char **argv)
 	client_drain(&cl, linger_ms, &stop_flag);
 	if (show)
 		progress(&cl, t0, true);
-	if (p.nacks > 0)
-		status = 1;
+	if (p.nacks > 0 || cl.cnt.overloaded > 0)
+		status = 1; /* refused, or shed by an overloaded server */
 	char extra[160];
 	double el = sent_at - t0;
 	snprintf(extra, sizeof(extra), "elapsed=%.3fs rate=%.0f/s refused=%" PRIu64

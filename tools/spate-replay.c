@@ -49,7 +49,12 @@ static void usage(FILE *f)
 		"  --retries N       retransmissions before giving up (default 10)\n"
 		"  --idle-ms N       stop when no notification came for this long (default 500)\n"
 		"  --batch N         events per datagram, at most (default 16)\n"
-		"  --rate N          events per second, 0 = unpaced (default 20000)\n"
+		"  --rate N          events per second, 0 = unpaced (default 20000); time spent\n"
+		"                    waiting for ACKs is not made up later in a burst\n"
+		"  --adaptive on|off halve the rate on each OVERLOADED NACK (the server shed\n"
+		"                    our datagrams), climb back over 2 s (default on)\n"
+		"  --rcvbuf BYTES    socket receive buffer for the notifications (default 8 MB;\n"
+		"                    the kernel's drops beyond it are reported)\n"
 		"  --skip-bad        report NACKed and bad lines and go on (default: exit 1 at end)\n");
 }
 
@@ -96,6 +101,8 @@ int main(int argc, char **argv)
 		{ "idle-ms", required_argument, NULL, 'd' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "adaptive", required_argument, NULL, 'A' },
+		{ "rcvbuf", required_argument, NULL, 'B' },
 		{ "skip-bad", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -104,7 +111,7 @@ int main(int argc, char **argv)
 	struct replay r = { 0 };
 	struct client cl;
 	const char *server = NULL, *stream = NULL, *out = NULL, *conf_path = NULL, *local = NULL;
-	bool skip_bad = false;
+	bool skip_bad = false, adaptive = true;
 	int idle_ms = 500;
 	double rate = 20000;
 	uint64_t id;
@@ -127,6 +134,8 @@ int main(int argc, char **argv)
 		case 'd': bad |= opt_int(PROG, "idle-ms", optarg, 1, 3600000, &idle_ms); break;
 		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch); break;
 		case 'R': bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate); break;
+		case 'A': bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive); break;
+		case 'B': bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf); break;
 		case 'k': skip_bad = true; break;
 		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
@@ -153,6 +162,7 @@ int main(int argc, char **argv)
 	int rc, status = 0;
 	bool stopped = false; /* the stream was not replayed to its end */
 	double t0 = client_now();
+	client_set_rate(&cl, rate, adaptive);
 
 	while ((rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
@@ -170,7 +180,7 @@ int main(int argc, char **argv)
 				stopped = true;
 				break;
 			}
-			if (client_send_event(&cl, &op.u.ev) != 0 || client_pace(&cl, t0, rate) != 0) {
+			if (client_send_event(&cl, &op.u.ev) != 0 || client_pace(&cl) != 0) {
 				status = 1;
 				stopped = true;
 				break;

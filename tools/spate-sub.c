@@ -47,6 +47,8 @@ static void usage(FILE *f)
 		"  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
 		"  --timeout-ms N    wait for an ACK before retransmitting (default 200)\n"
 		"  --retries N       retransmissions before giving up (default 10)\n"
+		"  --rcvbuf BYTES    socket receive buffer (default 8 MB); the datagrams this\n"
+		"                    host's kernel dropped when it was full are reported\n"
 		"  --skip-bad        report bad and NACKed lines and go on (default: exit 1)\n"
 		"Exit status: 0 done, 1 a bad or refused line or no answer, 2 usage.\n");
 }
@@ -101,6 +103,7 @@ int main(int argc, char **argv)
 		{ "conf", required_argument, NULL, 'c' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
+		{ "rcvbuf", required_argument, NULL, 'B' },
 		{ "skip-bad", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -132,6 +135,7 @@ int main(int argc, char **argv)
 			break;
 		case 't': bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms); break;
 		case 'r': bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries); break;
+		case 'B': bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf); break;
 		case 'k': skip_bad = true; break;
 		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
