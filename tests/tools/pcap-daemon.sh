@@ -65,9 +65,9 @@ CONF
 			[ "$(grep -c '"spated":"counters"' "$dir/spated.log")" -gt "$before" ] && break
 			sleep 0.05
 		done
-		# the clock and the poll counts move while idle: not compared
+		# the clock, the poll and sleep counts move while idle: not compared
 		line=$(counters "$dir/spated.log" |
-			sed 's/"uptime_s":[0-9.e+-]*,\{0,1\}//; s/"\(busy_\)\{0,1\}polls":[0-9]*,\{0,1\}//g')
+			sed 's/"uptime_s":[0-9.e+-]*,\{0,1\}//; s/"\(busy_\)\{0,1\}polls":[0-9]*,\{0,1\}//g; s/"idle_sleeps":[0-9]*,\{0,1\}//g')
 		if [ "$(counter "$(counters "$dir/spated.log")" rx)" -ge "$frames" ] && [ "$line" = "$prev" ]; then
 			break
 		fi
