@@ -181,6 +181,16 @@ static const char *param_name(size_t i)
 	return spated_conf_runtime_name(i - ops_conf_runtime_count());
 }
 
+/* A setting's value: typed in JSON (a number, a boolean), except the
+ * text ones (paths, names, modes, choices) whatever they look like. */
+static void out_setting(struct ctl_out *o, const char *name, const char *value)
+{
+	if (ops_conf_is_text(canonical(name)))
+		ctl_out_str(o, name, value);
+	else
+		ctl_out_value(o, name, value);
+}
+
 /* ---------------------------------------------------------------- */
 /* Commands run on the data plane.                                    */
 
@@ -193,7 +203,7 @@ static int cmd_get(struct ctl_req *r, struct ctl_out *o, char *err, size_t errle
 			 r->argv[0]);
 		return -1;
 	}
-	ctl_out_str(o, canonical(r->argv[0]), buf);
+	out_setting(o, canonical(r->argv[0]), buf);
 	return 0;
 }
 
@@ -209,7 +219,7 @@ static int cmd_set(struct ctl_req *r, struct ctl_out *o, char *err, size_t errle
 	if (param_set(r->argv[0], r->argv[1], err, errlen) != 0)
 		return -1;
 	param_get(r->argv[0], buf, sizeof(buf)); /* read back what is in force */
-	ctl_out_str(o, canonical(r->argv[0]), buf);
+	out_setting(o, canonical(r->argv[0]), buf);
 	return 0;
 }
 
@@ -222,7 +232,7 @@ static int cmd_show_params(struct ctl_req *r, struct ctl_out *o, char *err, size
 		char buf[256];
 		const char *name = param_name(i);
 		if (param_get(name, buf, sizeof(buf)) == 0)
-			ctl_out_str(o, name, buf);
+			out_setting(o, name, buf);
 	}
 	return 0;
 }
@@ -515,10 +525,10 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	ctl_out_obj(o, "settings");
 	for (size_t i = 0; param_name(i) != NULL; i++)
 		if (param_get(param_name(i), buf, sizeof(buf)) == 0)
-			ctl_out_str(o, param_name(i), buf);
+			out_setting(o, param_name(i), buf);
 	for (size_t i = 0; i < sizeof(ops_keys) / sizeof(ops_keys[0]); i++)
 		if (ops_conf_get(&c->ops, ops_keys[i], buf, sizeof(buf)) == 0)
-			ctl_out_str(o, ops_keys[i], buf);
+			out_setting(o, ops_keys[i], buf);
 	ctl_out_u64(o, "access.keys", c->ops.n_keys); /* how many, never the keys */
 	ctl_out_end(o);
 	return 0;

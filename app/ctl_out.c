@@ -1,5 +1,7 @@
 /* ctl_out.c - JSON or text rendering of control output (ctl_out.h). */
+#include <ctype.h>
 #include <math.h>
+#include <string.h>
 
 #include "ctl_out.h"
 #include "spate_types.h"
@@ -76,6 +78,47 @@ void ctl_out_str(struct ctl_out *o, const char *key, const char *v)
 		json_str(o->f, v);
 	else
 		fprintf(o->f, "%s\n", v);
+}
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool is_json_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (isdigit((unsigned char)*s))
+			s++;
+	else
+		return false;
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
+void ctl_out_value(struct ctl_out *o, const char *key, const char *text)
+{
+	if (!o->json || !(is_json_number(text) || strcmp(text, "true") == 0 ||
+			  strcmp(text, "false") == 0)) {
+		ctl_out_str(o, key, text);
+		return;
+	}
+	lead(o, key);
+	fputs(text, o->f);
 }
 
 void ctl_out_bool(struct ctl_out *o, const char *key, bool v)

@@ -361,6 +361,14 @@ static bool is_runtime(const char *name)
 	return false;
 }
 
+bool ops_conf_is_text(const char *name)
+{
+	const char *group;
+	const struct key *k = find_key(name, &group);
+
+	return k != NULL && k->kind != K_U32 && k->kind != K_DOUBLE && k->kind != K_BOOL;
+}
+
 int ops_conf_get(const struct ops_conf *c, const char *name, char *buf, size_t len)
 {
 	const char *group;

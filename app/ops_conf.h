@@ -86,5 +86,8 @@ int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *
 		 size_t errlen);
 /* Any key of the three groups; -1 if unknown. */
 int ops_conf_get(const struct ops_conf *c, const char *name, char *buf, size_t len);
+/* Whether the value of "group.key" is text (a path, a name, a mode, a
+ * choice), not a number or a boolean: spatectl --json types it so. */
+bool ops_conf_is_text(const char *name);
 
 #endif

@@ -14,7 +14,7 @@ PACKAGES="
   clang libclang-rt-14-dev
   libpcap-dev tshark gnuplot-nox
   zookeeper libzookeeper-mt-dev
-  libsystemd-dev libedit-dev scdoc
+  libsystemd-dev libedit-dev scdoc bash-completion
 "
 [ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm default-jdk-headless"
 

@@ -17,10 +17,18 @@ prefix=$(meson introspect "$build" --buildoptions |
 	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 root=$dest$prefix
 for f in bin/spated bin/spatectl bin/spate-match bin/spate-replay etc/spate/spated.conf \
-	lib/systemd/system/spated.service share/doc/spate/operations.md; do
+	lib/systemd/system/spated.service lib/sysusers.d/spate.conf share/doc/spate/operations.md \
+	share/doc/spate/examples/demo.conf share/bash-completion/completions/spatectl; do
 	[ -e "$root/$f" ] || { echo "FAIL: $prefix/$f not installed"; exit 1; }
 done
-echo "ok: daemon, tools, config, unit and docs installed under $prefix"
+find "$root" -name spate.lua -path '*/wireshark/plugins/*' | grep -q . ||
+	{ echo "FAIL: the Wireshark dissector not installed"; exit 1; }
+if command -v scdoc >/dev/null; then
+	for m in man8/spated.8 man8/spatectl.8 man5/spated.conf.5 man1/spate-pub.1; do
+		[ -s "$root/share/man/$m" ] || { echo "FAIL: $prefix/share/man/$m not installed"; exit 1; }
+	done
+fi
+echo "ok: daemon, tools, config, unit, user, docs, pages, completion, dissector under $prefix"
 unit=$root/lib/systemd/system/spated.service
 grep -q "^ExecStart=$prefix/bin/spated -c $prefix/etc/spate/spated.conf$" "$unit" ||
 	{ grep Exec "$unit"; echo "FAIL: unit paths"; exit 1; }
@@ -29,7 +37,8 @@ grep -q "^ExecStart=$prefix/bin/spated -c $prefix/etc/spate/spated.conf$" "$unit
 if command -v systemd-analyze >/dev/null 2>&1; then
 	# verify wants the binaries at their final paths: point it at ours.
 	sed "s|$prefix/bin/|$root/bin/|g; s|$prefix/etc/|$root/etc/|g" "$unit" >"$dest/spated.service"
-	systemd-analyze verify "$dest/spated.service" >"$dest/verify.log" 2>&1 ||
+	# and the man: links of Documentation= at the pages installed here
+	MANPATH=$root/share/man systemd-analyze verify "$dest/spated.service" >"$dest/verify.log" 2>&1 ||
 		{ cat "$dest/verify.log"; echo "FAIL: systemd-analyze verify"; exit 1; }
 	echo "ok: systemd-analyze verify"
 	# the hardening: exposure at most 5.0 (the scale's 50)

@@ -32,7 +32,7 @@ echo "ok: show commands (text and JSON)"
 ctl --json show params | python3 -c '
 import json, sys
 for k, v in json.load(sys.stdin).items():
-    print(k, v)' >"$E2E_TMP/params"
+    print(k, v if isinstance(v, str) else json.dumps(v))' >"$E2E_TMP/params"
 [ "$(wc -l <"$E2E_TMP/params")" -ge 25 ] || fail "too few settings listed"
 while read -r name value; do
 	got=$(ctl get "$name") || fail "get $name"
