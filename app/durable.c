@@ -50,9 +50,21 @@ struct durable *durable_open(const char *path, const struct spate_journal_conf *
 		   (unsigned long long)d->replay.dels, (unsigned long long)d->replay.refused,
 		   (unsigned long long)((now_us() - t0) / 1000),
 		   (unsigned long long)spate_matcher_sub_count(m));
-	if (d->replay.cut_why != NULL)
+	const struct spate_journal_replay_stats *rp = &d->replay;
+	if (rp->cut_why != NULL)
 		SPATED_LOG(WARNING, "journal %s: cut %llu bytes after the last good record: %s\n",
-			   path, (unsigned long long)d->replay.cut_bytes, d->replay.cut_why);
+			   path, (unsigned long long)rp->cut_bytes, rp->cut_why);
+	if (rp->damage_why != NULL)
+		SPATED_LOG(WARNING, "journal %s: salvaged: damaged at byte %llu (record %llu%s): %s; "
+			   "%s%llu records lost in %llu damaged spans (%llu bytes); %llu sound records "
+			   "replayed (%llu refused); the damaged file is kept as %s\n",
+			   path, (unsigned long long)rp->damaged_at,
+			   (unsigned long long)rp->damaged_record,
+			   rp->damaged_record == 0 ? ", the file header" : "", rp->damage_why,
+			   rp->lost_exact ? "" : "at least ", (unsigned long long)rp->lost_records,
+			   (unsigned long long)rp->damaged_spans, (unsigned long long)rp->lost_bytes,
+			   (unsigned long long)rp->records, (unsigned long long)rp->refused,
+			   rp->aside);
 	/* Start from a snapshot when the log has grown: replay time stays
 	 * proportional to the live subscriptions. */
 	if (spate_journal_compact_due(d->j, spate_matcher_sub_count(m)))
@@ -174,4 +186,5 @@ void durable_figures(const struct durable *d, void (*fn)(void *ctx, const char *
 	fn(ctx, "replayed_records", rp.records);
 	fn(ctx, "replayed_refused", rp.refused);
 	fn(ctx, "replay_cut_bytes", rp.cut_bytes);
+	fn(ctx, "replay_lost_records", rp.lost_records); /* salvaged only */
 }

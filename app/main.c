@@ -1,6 +1,6 @@
 /* main.c - spated: command line, EAL, port, and the pipeline.
  *
- *   spated [-c FILE] [--check-config] [-- EAL args]
+ *   spated [-c FILE] [--check-config] [--salvage-journal] [-- EAL args]
  *
  * The data path is the pipeline (pipeline.h): RX -> cluster -> matching
  * workers -> TX on the lcores the configuration names. This file brings
@@ -60,9 +60,12 @@ static void on_usr1(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: spated [-c FILE] [--check-config] [--version] [-- EAL args]\n"
+		"usage: spated [-c FILE] [--check-config] [--salvage-journal] [--version] [-- EAL args]\n"
 		"  -c, --config FILE   libconfig file (groups 'spate' and 'spated')\n"
 		"      --check-config  validate the configuration and exit\n"
+		"      --salvage-journal  a journal damaged before its tail: keep it aside as\n"
+		"                      <path>.damaged-TIME, replay its sound records, report\n"
+		"                      the lost ones (without it such a journal stops the start)\n"
 		"EAL args after '--' replace spated.eal from the file; when they have no\n"
 		"--vdev, --vdev=<spated.port.device> is added. Without spated.port.device\n"
 		"spated runs on every port the EAL probed (a NIC allowed with -a PCI).\n"
@@ -170,12 +173,13 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "salvage-journal", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_path = NULL;
-	int check_only = 0, own_argc = argc, c;
+	int check_only = 0, salvage = 0, own_argc = argc, c;
 	struct spated_conf conf;
 	char err[512];
 
@@ -192,6 +196,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			check_only = 1;
+			break;
+		case 'S':
+			salvage = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -222,6 +229,8 @@ int main(int argc, char **argv)
 		spated_conf_free(&conf);
 		return 0;
 	}
+	/* This start only: never a setting, so it cannot stay on. */
+	conf.ops.journal.salvage = salvage;
 
 	/* EAL argv: ours after "--", else the file's; plus the vdev. */
 	char *eal_argv[SPATED_EAL_ARGS_MAX + 64];

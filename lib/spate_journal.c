@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -62,6 +63,7 @@ void spate_journal_conf_default(struct spate_journal_conf *c)
 	c->sync_interval_us = 10000;
 	c->compact_min = 4096;
 	c->compact_factor = 2;
+	c->salvage = false;
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -117,64 +119,178 @@ static int decode_record(const uint8_t *p, size_t len, struct spate_msg *msg, ui
 	return 0;
 }
 
-size_t spate_journal_replay_buf(const uint8_t *buf, size_t len, spate_journal_apply_fn apply,
-				void *ctx, struct spate_journal_replay_stats *st)
+/* The record at `off`: its size (header included) when it is sound -
+ * whole, its CRC right, one SUB_ADD or SUB_DEL - else 0 and why not. */
+static size_t sound_record(const uint8_t *buf, size_t len, size_t off, struct spate_msg *msg,
+			   uint32_t *owner, const char **why)
+{
+	if (len - off < REC_HDR_LEN) {
+		*why = "torn record header";
+		return 0;
+	}
+	uint32_t n = get_be32(buf + off);
+	if (n > REC_PAYLOAD_MAX || n > len - off - REC_HDR_LEN) {
+		*why = "torn or oversized record";
+		return 0;
+	}
+	/* The CRC covers the length too, so a flipped length is caught
+	 * even when it still points inside the file. */
+	uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf + off, 4);
+	c = (uint32_t)crc32(c, buf + off + REC_HDR_LEN, n);
+	if (c != get_be32(buf + off + 4)) {
+		*why = "record CRC mismatch";
+		return 0;
+	}
+	if (decode_record(buf + off + REC_HDR_LEN, n, msg, owner) != 0) {
+		*why = "record does not decode as one SUB_ADD or SUB_DEL";
+		return 0;
+	}
+	return REC_HDR_LEN + n;
+}
+
+/* The first offset at or after `from` where a sound record starts, or
+ * len. A record's payload starts with the Spate magic: only those
+ * offsets are checked in full, so a long garbage tail costs little. */
+static size_t next_sound(const uint8_t *buf, size_t len, size_t from, struct spate_msg *msg)
+{
+	const char *why;
+	uint32_t owner;
+
+	for (size_t o = from; o + REC_HDR_LEN + SPATE_HDR_LEN <= len; o++)
+		if (buf[o + REC_HDR_LEN] == SPATE_MAGIC >> 8 &&
+		    buf[o + REC_HDR_LEN + 1] == (SPATE_MAGIC & 0xff) &&
+		    sound_record(buf, len, o, msg, &owner, &why) > 0)
+			return o;
+	return len;
+}
+
+/* How many records a damaged span [from, to) held, walking their length
+ * fields: exact when the walk lands on `to`, else a lower bound (a
+ * damaged length field hides where the next record began). */
+static uint64_t span_records(const uint8_t *buf, size_t from, size_t to, bool *exact)
+{
+	uint64_t n = 0;
+	size_t o = from;
+
+	while (to - o >= REC_HDR_LEN) {
+		size_t step = REC_HDR_LEN + (size_t)get_be32(buf + o);
+		if (step > to - o)
+			break;
+		o += step;
+		n++;
+	}
+	*exact = o == to && n > 0;
+	return n > 0 ? n : 1;
+}
+
+/* Replay buf through apply. Bad bytes that no sound record follows are a
+ * torn tail (cut_*). Bad bytes that sound records follow are damage
+ * (damage_*): without salvage nothing after the first damage is applied
+ * (the sound records after it are only counted); with salvage they are,
+ * and the damaged spans are counted as lost. `keep`, when not NULL (len
+ * bytes), receives the header and the sound records. Returns the bytes
+ * to keep: the good prefix, or with salvage what `keep` holds. */
+static size_t replay(const uint8_t *buf, size_t len, spate_journal_apply_fn apply, void *ctx,
+		     bool salvage, uint8_t *keep, struct spate_journal_replay_stats *st)
 {
 	uint8_t h[JNL_HDR_LEN];
 	struct spate_msg *msg;
-	size_t off = JNL_HDR_LEN;
+	size_t off = JNL_HDR_LEN, kept = JNL_HDR_LEN, good = 0;
+	uint64_t rec_no = 0; /* records before `off` (sound or lost) */
+	bool applying = true;
 
 	memset(st, 0, sizeof(*st));
+	st->lost_exact = true;
 	file_header(h);
-	if (len < JNL_HDR_LEN || memcmp(buf, h, JNL_HDR_LEN) != 0) {
-		st->cut_bytes = len;
-		st->cut_why = len ? "bad file header" : NULL;
-		return 0;
-	}
+	if (keep != NULL)
+		memcpy(keep, h, JNL_HDR_LEN);
 	/* A decoded message is a few KB: not on the stack. */
 	msg = malloc(sizeof(*msg));
 	if (msg == NULL) {
 		st->cut_why = "out of memory";
 		return 0;
 	}
+	if (len < JNL_HDR_LEN || memcmp(buf, h, JNL_HDR_LEN) != 0) {
+		/* A foreign file, another version's journal (whose header is
+		 * whole: never read as this version's), or a journal whose
+		 * header is damaged: only sound records after the header's
+		 * place tell the last from the first. */
+		bool other_version = len >= JNL_HDR_LEN && memcmp(buf, h, 8) == 0 &&
+				     crc(buf, 12) == get_be32(buf + 12);
+		size_t next = len < JNL_HDR_LEN || other_version ? len :
+				next_sound(buf, len, JNL_HDR_LEN, msg);
+		if (next == len) {
+			free(msg);
+			st->cut_bytes = len;
+			st->cut_why = len ? "bad file header" : NULL;
+			return 0;
+		}
+		st->damage_why = "damaged file header";
+		st->damaged_spans = 1;
+		st->lost_bytes = next;
+		if (next > JNL_HDR_LEN)
+			st->lost_records = span_records(buf, JNL_HDR_LEN, next, &st->lost_exact);
+		rec_no = st->lost_records;
+		applying = salvage;
+		off = next;
+	}
 	while (off < len) {
-		uint32_t n, owner;
+		uint32_t owner;
+		const char *why;
+		size_t n = sound_record(buf, len, off, msg, &owner, &why);
 
-		if (len - off < REC_HDR_LEN) {
-			st->cut_why = "torn record header";
+		if (n > 0) {
+			if (applying) {
+				if (apply(ctx, owner, msg) != 0)
+					st->refused++;
+				st->records++;
+				if (msg->type == SPATE_MSG_SUB_ADD)
+					st->adds++;
+				else
+					st->dels++;
+				if (keep != NULL)
+					memcpy(keep + kept, buf + off, n);
+				kept += n;
+			} else {
+				st->sound_after++;
+			}
+			off += n;
+			rec_no++;
+			continue;
+		}
+		size_t next = next_sound(buf, len, off + 1, msg);
+		if (next == len) {
+			st->cut_why = why;
+			st->cut_bytes = len - off;
 			break;
 		}
-		n = get_be32(buf + off);
-		if (n > REC_PAYLOAD_MAX || n > len - off - REC_HDR_LEN) {
-			st->cut_why = "torn or oversized record";
-			break;
+		/* Sound records follow: not a torn tail. */
+		bool exact;
+		uint64_t lost = span_records(buf, off, next, &exact);
+		if (st->damage_why == NULL) {
+			st->damage_why = why;
+			st->damaged_at = off;
+			st->damaged_record = rec_no + 1;
+			good = off;
+			applying = salvage;
 		}
-		/* The CRC covers the length too, so a flipped length is caught
-		 * even when it still points inside the file. */
-		uint32_t c = crc32(crc32(0L, Z_NULL, 0), buf + off, 4);
-		c = (uint32_t)crc32(c, buf + off + REC_HDR_LEN, n);
-		if (c != get_be32(buf + off + 4)) {
-			st->cut_why = "record CRC mismatch";
-			break;
-		}
-		if (decode_record(buf + off + REC_HDR_LEN, n, msg, &owner) != 0) {
-			st->cut_why = "record does not decode as one SUB_ADD or SUB_DEL";
-			break;
-		}
-		if (apply(ctx, owner, msg) != 0)
-			st->refused++;
-		st->records++;
-		if (msg->type == SPATE_MSG_SUB_ADD)
-			st->adds++;
-		else
-			st->dels++;
-		off += REC_HDR_LEN + n;
+		st->damaged_spans++;
+		st->lost_bytes += next - off;
+		st->lost_records += lost;
+		st->lost_exact = st->lost_exact && exact;
+		rec_no += lost;
+		off = next;
 	}
 	free(msg);
-	st->cut_bytes = len - off;
-	if (st->cut_bytes == 0)
-		st->cut_why = NULL;
-	return off;
+	if (st->damage_why == NULL)
+		return len - st->cut_bytes;
+	return salvage ? kept : good;
+}
+
+size_t spate_journal_replay_buf(const uint8_t *buf, size_t len, spate_journal_apply_fn apply,
+				void *ctx, bool salvage, struct spate_journal_replay_stats *st)
+{
+	return replay(buf, len, apply, ctx, salvage, NULL, st);
 }
 
 /* write() all of it, retrying short writes and EINTR. */
@@ -237,13 +353,77 @@ static int sync_dir(const char *path)
 	return rc;
 }
 
+/* Where the damaged file is kept: <path>.damaged-<UTC time>[-N], a name
+ * not in use. Hard-linked, so the journal's name never points nowhere. */
+static int keep_aside(const char *path, char *aside, size_t len)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	for (int i = 0; i < 100; i++) {
+		if (i == 0)
+			snprintf(aside, len, "%s.damaged-%s", path, stamp);
+		else
+			snprintf(aside, len, "%s.damaged-%s-%d", path, stamp, i);
+		if (link(path, aside) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Salvage: the header and the sound records (`keep`) become the journal
+ * (written aside, synced, renamed over it) once the damaged file is kept
+ * under another name. A crash on the way leaves the damaged journal in
+ * place: the next start refuses it again. */
+static int salvage_rewrite(struct spate_journal *j, const uint8_t *keep, size_t n,
+			   struct spate_journal_replay_stats *st)
+{
+	size_t plen = strlen(j->path);
+	char *tmp = malloc(plen + 5);
+	int fd, rc = 0;
+
+	if (tmp == NULL)
+		return -ENOMEM;
+	memcpy(tmp, j->path, plen);
+	memcpy(tmp + plen, ".tmp", 5);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		free(tmp);
+		return rc;
+	}
+	rc = write_all(fd, keep, n);
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = keep_aside(j->path, st->aside, sizeof(st->aside));
+	if (rc == 0 && rename(tmp, j->path) != 0)
+		rc = -errno;
+	if (rc != 0) {
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return rc;
+	}
+	free(tmp);
+	sync_dir(j->path);
+	close(j->fd);
+	j->fd = fd;
+	return 0;
+}
+
 struct spate_journal *spate_journal_open(const char *path, const struct spate_journal_conf *conf,
 					 spate_journal_apply_fn apply, void *ctx,
 					 struct spate_journal_replay_stats *st,
 					 char *err, size_t errlen)
 {
 	struct spate_journal *j = calloc(1, sizeof(*j));
-	uint8_t *buf = NULL, h[JNL_HDR_LEN];
+	uint8_t *buf = NULL, *keep = NULL, h[JNL_HDR_LEN];
 	size_t len = 0, good;
 	int rc;
 
@@ -278,13 +458,42 @@ struct spate_journal *spate_journal_open(const char *path, const struct spate_jo
 		}
 		good = JNL_HDR_LEN;
 	} else {
-		if (memcmp(buf, h, JNL_HDR_LEN) != 0) {
+		if (conf->salvage && (keep = malloc(len)) == NULL) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			goto fail;
+		}
+		good = replay(buf, len, apply, ctx, conf->salvage, keep, st);
+		if (good == 0 && st->damage_why == NULL) {
 			snprintf(err, errlen, "%s: not a Spate journal or another version "
 				 "(refusing to overwrite it)", path);
 			goto fail;
 		}
-		good = spate_journal_replay_buf(buf, len, apply, ctx, st);
-		if (good < len) {
+		if (st->damage_why != NULL && !conf->salvage) {
+			/* Not a torn write: bytes went bad where sound
+			 * records follow. Cutting would drop those too. */
+			if (st->damaged_record == 0)
+				snprintf(err, errlen, "%s: damaged at byte 0 (the file header)", path);
+			else
+				snprintf(err, errlen, "%s: damaged at byte %llu (record %llu): %s", path,
+					 (unsigned long long)st->damaged_at,
+					 (unsigned long long)st->damaged_record, st->damage_why);
+			size_t n = strlen(err);
+			snprintf(err + n, errlen - n,
+				 "; %llu sound records follow, so it is no torn tail. Nothing was "
+				 "changed: restore the journal from a backup, or start once with "
+				 "--salvage-journal (keeps this file as %s.damaged-TIME, replays the "
+				 "sound records, reports the lost ones)",
+				 (unsigned long long)st->sound_after, path);
+			goto fail;
+		}
+		if (st->damage_why != NULL) {
+			rc = salvage_rewrite(j, keep, good, st);
+			if (rc != 0) {
+				snprintf(err, errlen, "%s: salvage: cannot write the new journal: %s",
+					 path, strerror(-rc));
+				goto fail;
+			}
+		} else if (good < len) {
 			/* Cut the torn or corrupt tail now, so new records
 			 * follow the last good one. */
 			if (ftruncate(j->fd, (off_t)good) != 0 || fdatasync(j->fd) != 0) {
@@ -295,7 +504,8 @@ struct spate_journal *spate_journal_open(const char *path, const struct spate_jo
 		}
 	}
 	free(buf);
-	buf = NULL;
+	free(keep);
+	buf = keep = NULL;
 	if (lseek(j->fd, (off_t)good, SEEK_SET) < 0) {
 		snprintf(err, errlen, "%s: seek: %s", path, strerror(errno));
 		goto fail;
@@ -305,6 +515,7 @@ struct spate_journal *spate_journal_open(const char *path, const struct spate_jo
 	return j;
 fail:
 	free(buf);
+	free(keep);
 	if (j != NULL) {
 		if (j->fd >= 0)
 			close(j->fd);

@@ -11,9 +11,16 @@
  * record is validated by the same decoder as a frame, and a record can be
  * read with the protocol document at hand.
  *
- * Replay stops at the first record that is short (torn write), fails its
- * CRC or does not decode as one SUB_ADD/SUB_DEL, and cuts the file there:
- * garbage is never replayed, and everything before it is kept.
+ * A record is sound when it is whole, its CRC is right and it decodes as
+ * one SUB_ADD/SUB_DEL. Bad bytes that no sound record follows are a torn
+ * tail (a write cut short by a crash, garbage after it): replay stops
+ * there and the file is cut, everything before it kept. Bad bytes that
+ * sound records follow are damage, which no crash of ours leaves: the
+ * open is refused, naming the byte offset and the record number, and
+ * nothing is changed - unless `salvage` is set: then the sound records
+ * are replayed, the damaged file is kept as <path>.damaged-<time> and a
+ * new journal of the header and the sound records takes its place; the
+ * replay stats say how many records were lost. Garbage is never replayed.
  *
  * Durability: appends go to a memory buffer; spate_journal_commit() writes
  * it and, per the sync policy, fdatasync()s. A caller sends an ACK only
@@ -56,6 +63,9 @@ struct spate_journal_conf {
 	 * both compact_min and compact_factor times the live subscriptions. */
 	uint32_t compact_min;
 	uint32_t compact_factor;
+	/* At open only: replay the sound records of a damaged journal
+	 * rather than refuse it (spated --salvage-journal). */
+	bool salvage;
 };
 void spate_journal_conf_default(struct spate_journal_conf *c);
 
@@ -73,6 +83,17 @@ struct spate_journal_replay_stats {
 	uint64_t refused;    /* records the apply callback refused */
 	uint64_t cut_bytes;  /* bytes of torn or corrupt tail removed */
 	const char *cut_why; /* NULL if nothing was cut */
+	/* Damage before the tail (sound records follow it); NULL = none. */
+	const char *damage_why;
+	uint64_t damaged_at;     /* byte offset of the first damage */
+	uint64_t damaged_record; /* its record number from 1; 0 = the file header */
+	uint64_t sound_after;    /* sound records after it, not replayed (no salvage) */
+	/* Salvage: what the damaged spans held, and where the file went. */
+	uint64_t damaged_spans;
+	uint64_t lost_bytes;
+	uint64_t lost_records;   /* exact when lost_exact, else a lower bound */
+	bool lost_exact;
+	char aside[320];
 };
 
 /* Open (creating it if absent) the journal at `path`, replay it through
@@ -88,9 +109,11 @@ void spate_journal_close(struct spate_journal *j);
 
 /* Replay a journal image held in memory, without touching any file:
  * what spate_journal_open does after reading. Returns the length of the
- * good prefix (header and valid records). For the fuzzer and tests. */
+ * good prefix (header and the sound records before any damage or torn
+ * tail); with salvage and damage, the length of the header and every
+ * sound record. For the fuzzer and tests. */
 size_t spate_journal_replay_buf(const uint8_t *buf, size_t len, spate_journal_apply_fn apply,
-				void *ctx, struct spate_journal_replay_stats *st);
+				void *ctx, bool salvage, struct spate_journal_replay_stats *st);
 
 /* Append one applied operation (buffered). 0 or -SPATE_E_NO_MEMORY. */
 int spate_journal_add(struct spate_journal *j, const struct spate_raw_sub *rs, uint32_t owner);

@@ -4,7 +4,9 @@
  * (ASan/UBSan), keeps a prefix of the input, counts every record it
  * applied as an add or a delete, and replaying just that prefix again
  * applies the same records and cuts nothing (what the daemon does after
- * cutting a bad tail). The records go into a brute-force matcher, so the
+ * cutting a bad tail). Damage before the tail is reported with sound
+ * records after it, and salvage replays exactly those and the ones
+ * before. The records go into a brute-force matcher, so the
  * decoded subscriptions are interned and indexed for real; a snapshot of
  * that matcher, written by the journal's own compaction and replayed into
  * a second matcher, must hold the same number of subscriptions.
@@ -70,27 +72,39 @@ static void check_snapshot(struct spate_matcher *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct spate_journal_replay_stats st, st2;
-	struct spate_matcher *m = new_matcher(), *m2 = new_matcher();
+	struct spate_journal_replay_stats st, st2, sv;
+	struct spate_matcher *m = new_matcher(), *m2 = new_matcher(), *m3 = new_matcher();
 
-	if (m == NULL || m2 == NULL)
+	if (m == NULL || m2 == NULL || m3 == NULL)
 		fail("no memory");
-	size_t good = spate_journal_replay_buf(data, size, spate_journal_apply_matcher, m, &st);
-	if (good > size || st.cut_bytes != size - good || st.adds + st.dels != st.records ||
+	size_t good = spate_journal_replay_buf(data, size, spate_journal_apply_matcher, m, false,
+					       &st);
+	if (good > size || st.adds + st.dels != st.records ||
 	    (st.cut_bytes != 0) != (st.cut_why != NULL))
 		fail("inconsistent replay stats");
+	if (st.damage_why == NULL ? st.cut_bytes != size - good || st.sound_after != 0 :
+				    st.sound_after == 0 || st.damaged_spans == 0 ||
+					    (st.damaged_record > 0 && st.damaged_at != good))
+		fail("inconsistent damage stats");
 	if (good > 0) {
 		size_t again = spate_journal_replay_buf(data, good, spate_journal_apply_matcher, m2,
-							&st2);
-		if (again != good || st2.cut_bytes != 0 || st2.records != st.records ||
-		    st2.refused != st.refused ||
+							false, &st2);
+		if (again != good || st2.cut_bytes != 0 || st2.damage_why != NULL ||
+		    st2.records != st.records || st2.refused != st.refused ||
 		    spate_matcher_sub_count(m2) != spate_matcher_sub_count(m))
 			fail("the good prefix does not replay the same way");
 		if (st.records > 0)
 			check_snapshot(m);
 	}
+	/* Salvage replays every sound record: those before the damage and
+	 * those counted after it. */
+	spate_journal_replay_buf(data, size, spate_journal_apply_matcher, m3, true, &sv);
+	if (sv.records != st.records + st.sound_after || sv.damaged_spans != st.damaged_spans ||
+	    (sv.damage_why == NULL) != (st.damage_why == NULL))
+		fail("salvage does not replay every sound record");
 	spate_matcher_destroy(m);
 	spate_matcher_destroy(m2);
+	spate_matcher_destroy(m3);
 	return 0;
 }
 

@@ -1,6 +1,9 @@
 /* test_journal.c - the subscription journal: replay gives back exactly the
  * state that was journaled (same subscriptions, same matches), a torn or
  * corrupt tail is cut at the last good record whatever byte it ends on,
+ * damage before the tail (any byte of any other record, or of the header)
+ * refuses the open naming where, and salvage replays every sound record,
+ * counts the lost ones and keeps the damaged file aside,
  * compaction keeps the state and shrinks the file, the sync policies sync
  * when they say, and foreign files are never overwritten. */
 #include <fcntl.h>
@@ -292,33 +295,156 @@ static void test_torn_tail(void)
 	free(img);
 }
 
-/* Flip one byte anywhere in record k: replay keeps records 0..k-1. */
-static void test_corrupt_record(void)
+static struct spate_journal *open_salvage(struct spate_matcher *m,
+					  struct spate_journal_replay_stats *st, char *err,
+					  size_t errlen)
+{
+	struct spate_journal_conf jc;
+
+	spate_journal_conf_default(&jc);
+	jc.salvage = true;
+	return spate_journal_open(path, &jc, spate_journal_apply_matcher, m, st, err, errlen);
+}
+
+/* The image without records [k1, k2) (bounds b): what a salvage of
+ * damage there must replay. Opened into a new matcher. */
+static struct spate_matcher *expected_without(const uint8_t *img, size_t len, const off_t *b,
+					      size_t k1, size_t k2)
+{
+	struct spate_journal_conf jc;
+	struct spate_journal_replay_stats st;
+	struct spate_matcher *m = new_matcher();
+	uint8_t *cut = malloc(len);
+	size_t n = (size_t)b[k1];
+
+	memcpy(cut, img, n);
+	memcpy(cut + n, img + b[k2], len - (size_t)b[k2]);
+	n += len - (size_t)b[k2];
+	write_file(cut, n);
+	free(cut);
+	spate_journal_conf_default(&jc);
+	spate_journal_close(open_into(m, &jc, &st));
+	return m;
+}
+
+static bool file_equals(const char *p, const uint8_t *img, size_t len)
+{
+	int fd = open(p, O_RDONLY);
+	uint8_t *got = malloc(len + 1);
+	bool same = fd >= 0 && read(fd, got, len + 1) == (ssize_t)len && memcmp(got, img, len) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	free(got);
+	return same;
+}
+
+/* One damaged image: refused without salvage, naming `want` in the
+ * message and leaving the file as it was; salvaged: `keep` replayed
+ * (compared with the matcher `exp`), `lost` records lost (exact unless
+ * `inexact_ok`), the damaged file kept aside byte for byte, and the new
+ * journal replays cleanly. Returns the number of things wrong. */
+static int check_damaged(const uint8_t *bad, size_t len, const char *want, uint64_t keep,
+			 uint64_t lost, uint64_t spans, bool inexact_ok, struct spate_matcher *exp)
+{
+	struct spate_journal_conf jc;
+	struct spate_journal_replay_stats st;
+	char err[1024];
+	int wrong = 0;
+
+	spate_journal_conf_default(&jc);
+	write_file(bad, len);
+	struct spate_matcher *m = new_matcher();
+	struct spate_journal *j = spate_journal_open(path, &jc, spate_journal_apply_matcher, m, &st,
+						     err, sizeof(err));
+	wrong += j != NULL || strstr(err, want) == NULL || strstr(err, "--salvage-journal") == NULL;
+	wrong += !file_equals(path, bad, len);
+	if (j != NULL)
+		spate_journal_close(j);
+	spate_matcher_destroy(m);
+
+	m = new_matcher();
+	j = open_salvage(m, &st, err, sizeof(err));
+	if (j == NULL)
+		return wrong + 1;
+	wrong += st.records != keep || st.damaged_spans != spans || st.damage_why == NULL;
+	wrong += st.lost_exact ? st.lost_records != lost : !inexact_ok || st.lost_records < 1;
+	wrong += !file_equals(st.aside, bad, len);
+	unlink(st.aside);
+	spate_journal_close(j);
+	if (exp != NULL) {
+		missing = 0;
+		spate_matcher_foreach_sub(m, check_in, exp);
+		wrong += missing != 0 || spate_matcher_sub_count(m) != spate_matcher_sub_count(exp);
+	}
+	spate_matcher_destroy(m);
+	m = new_matcher();
+	j = open_into(m, &jc, &st);
+	wrong += j == NULL || st.records != keep || st.cut_why != NULL || st.damage_why != NULL;
+	spate_journal_close(j);
+	spate_matcher_destroy(m);
+	return wrong;
+}
+
+/* Flip one byte anywhere: in the last record it is a torn tail (cut, the
+ * records before kept); in record k before it, damage: refused naming
+ * the offset and record k + 1, salvaged without record k; in the file
+ * header, damage too: refused, salvaged with every record. */
+static void test_damage(void)
 {
 	off_t b[64];
 	size_t nb, len;
 	uint8_t *img = small_journal(&len, b, &nb);
+	uint8_t *bad = malloc(len);
 	struct spate_journal_conf jc;
+	size_t nrec = nb - 1;
 	int wrong = 0, tried = 0;
+	char want[64];
 
 	spate_journal_conf_default(&jc);
-	for (size_t k = 0; k + 1 < nb; k++)
-		for (off_t at = b[k]; at < b[k + 1]; at += 3) {
-			struct spate_journal_replay_stats st;
-			struct spate_matcher *m = new_matcher();
-			uint8_t keep = img[at];
-			img[at] ^= (uint8_t)(1u << (at % 8));
-			write_file(img, len);
-			img[at] = keep;
-			struct spate_journal *j = open_into(m, &jc, &st);
+	for (size_t k = 0; k < nrec; k++) {
+		struct spate_matcher *exp = expected_without(img, len, b, k, k + 1);
+		for (off_t at = b[k]; at < b[k + 1]; at++) {
+			memcpy(bad, img, len);
+			bad[at] ^= (uint8_t)(1u << (at % 8));
 			tried++;
-			wrong += j == NULL || st.records != k || st.cut_why == NULL ||
-				 file_size() != b[k];
-			spate_journal_close(j);
-			spate_matcher_destroy(m);
+			if (k + 1 == nrec) {
+				struct spate_journal_replay_stats st;
+				struct spate_matcher *m = new_matcher();
+				write_file(bad, len);
+				struct spate_journal *j = open_into(m, &jc, &st);
+				wrong += j == NULL || st.records != k || st.cut_why == NULL ||
+					 st.damage_why != NULL || file_size() != b[k];
+				spate_journal_close(j);
+				spate_matcher_destroy(m);
+				continue;
+			}
+			snprintf(want, sizeof(want), "damaged at byte %lld (record %zu)",
+				 (long long)b[k], k + 1);
+			/* a flipped length field hides where record k ended */
+			wrong += check_damaged(bad, len, want, nrec - 1, 1, 1, at < b[k] + 4, exp);
 		}
-	CHECK(tried > 100);
+		spate_matcher_destroy(exp);
+	}
+	for (int at = 0; at < 16; at++) {
+		memcpy(bad, img, len);
+		bad[at] ^= 0x40;
+		tried++;
+		wrong += check_damaged(bad, len, "damaged at byte 0 (the file header)", nrec, 0, 1,
+				       false, NULL);
+	}
+	/* Two damaged records apart (2 and 6) and two adjacent ones (8, 9). */
+	memcpy(bad, img, len);
+	bad[b[2] + 20] ^= 1;
+	bad[b[6] + 9] ^= 1;
+	wrong += check_damaged(bad, len, "(record 3)", nrec - 2, 2, 2, false, NULL);
+	memcpy(bad, img, len);
+	bad[b[8] + 20] ^= 1;
+	bad[b[9] + 20] ^= 1;
+	wrong += check_damaged(bad, len, "(record 9)", nrec - 2, 2, 1, false, NULL);
+	CHECK(tried > 500);
 	CHECK_EQ_INT(wrong, 0);
+	free(bad);
 	free(img);
 }
 
@@ -445,7 +571,7 @@ int main(void)
 	check_rng = 0x5eed;
 	test_replay_equals_state();
 	test_torn_tail();
-	test_corrupt_record();
+	test_damage();
 	test_compaction();
 	test_sync_policy();
 	test_foreign_file();
