@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,10 +460,38 @@ static int read_overrides_spated(void *ctx, const config_t *cfg, const char *pat
 	return spated_conf_read_runtime(ctx, cfg, path, err, errlen);
 }
 
+/* The top-level groups: each must be one a reader takes ("spate", read
+ * by spate_conf_read; "spated", read here; the groups of ops_conf), so a
+ * misspelt group is an error, not a section silently ignored. */
+static int check_groups(const config_t *cfg, const char *path, char *err, size_t errlen)
+{
+	const config_setting_t *root = config_root_setting(cfg);
+
+	for (int i = 0; i < config_setting_length(root); i++) {
+		const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+		const char *name = config_setting_name(s);
+		bool known = strcmp(name, "spate") == 0 || strcmp(name, "spated") == 0;
+		for (size_t g = 0; !known && ops_conf_group_name(g) != NULL; g++)
+			known = strcmp(name, ops_conf_group_name(g)) == 0;
+		if (known)
+			continue;
+		char list[128] = "spate, spated";
+		for (size_t g = 0; ops_conf_group_name(g) != NULL; g++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s",
+				 ops_conf_group_name(g));
+		return spate_conf_error(err, errlen, path, s, "unknown group '%s' (known: %s)", name,
+					list);
+	}
+	return 0;
+}
+
 int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,
 			  char *err, size_t errlen)
 {
-	int rc = spate_conf_read(&c->common, cfg, path, err, errlen);
+	int rc = check_groups(cfg, path, err, errlen);
+
+	if (rc == 0)
+		rc = spate_conf_read(&c->common, cfg, path, err, errlen);
 
 	if (rc == 0)
 		rc = read_spated(c, cfg, path, err, errlen);
@@ -491,7 +520,11 @@ int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t 
 	rc = spated_conf_read_tree(c, &cfg, path, err, errlen);
 	config_destroy(&cfg);
 	if (rc == 0)
-		rc = ops_conf_read_overrides(&c->ops, &c->common, read_overrides_spated, c, err,
-					     errlen);
+		rc = spated_conf_read_overrides(c, err, errlen);
 	return rc;
+}
+
+int spated_conf_read_overrides(struct spated_conf *c, char *err, size_t errlen)
+{
+	return ops_conf_read_overrides(&c->ops, &c->common, read_overrides_spated, c, err, errlen);
 }

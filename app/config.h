@@ -90,6 +90,9 @@ static inline uint32_t spated_conf_mask(const struct spated_conf *c)
 /* Load `path` (NULL = defaults only). 0, or -1 with "file:line: message"
  * in err. */
 int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t errlen);
+/* The overrides file (control.overrides) over a configuration read
+ * already, as spated_conf_load does. 0, or -1 with err. */
+int spated_conf_read_overrides(struct spated_conf *c, char *err, size_t errlen);
 void spated_conf_free(struct spated_conf *c);
 /* Run time (spatectl): the keys of the "spated" group that change while
  * it runs, by "spated.KEY" name, with the file's checks; NULL past the

@@ -320,6 +320,11 @@ static const struct group groups[] = {
 	{ "access", access_keys, sizeof(access_keys) / sizeof(access_keys[0]) },
 };
 
+const char *ops_conf_group_name(size_t i)
+{
+	return i < sizeof(groups) / sizeof(groups[0]) ? groups[i].name : NULL;
+}
+
 /* Changeable while running: the others (paths, socket) need a restart. */
 static const char *const runtime_names[] = {
 	"journal.sync", "journal.sync_interval_us", "journal.compact_min",

@@ -77,6 +77,10 @@ int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
 					size_t errlen),
 			    void *ctx, char *err, size_t errlen);
 
+/* The groups read here ("journal", "control", "access"), by index;
+ * NULL past the last. */
+const char *ops_conf_group_name(size_t i);
+
 /* Run time (spatectl): the settings that can change while spated runs, by
  * "group.key" name, values as text with the same checks as the file
  * (errors name the allowed range). 0, or -1 with err. */

@@ -194,54 +194,150 @@ static int read_schema(struct spate_conf *c, const config_setting_t *top, const 
 	return 0;
 }
 
+static int read_engine(struct spate_conf *c, const config_setting_t *s, const char *path,
+		       char *err, size_t errlen)
+{
+	const char *name = config_setting_get_string(s);
+
+	if (name == NULL)
+		return spate_conf_error(err, errlen, path, s, "spate.engine must be a string");
+	if (spate_engine_find(name) == NULL || strlen(name) >= sizeof(c->engine)) {
+		char list[256] = "";
+		for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 list[0] ? ", " : "", (*e)->name);
+		return spate_conf_error(err, errlen, path, s,
+					"spate.engine: unknown engine '%s' (known: %s)", name, list);
+	}
+	snprintf(c->engine, sizeof(c->engine), "%s", name);
+	return 0;
+}
+
+/* The schema's keys are read together, after the rest (read_schema). */
+static int read_later(struct spate_conf *c, const config_setting_t *s, const char *path,
+		      char *err, size_t errlen)
+{
+	(void)c;
+	(void)s;
+	(void)path;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+/* The keys of "spate" other than the integer groups of int_params. */
+static const struct {
+	const char *name;
+	int (*read)(struct spate_conf *c, const config_setting_t *s, const char *path, char *err,
+		    size_t errlen);
+} spate_keys[] = {
+	{ "engine", read_engine },
+	{ "drt", read_drt },
+	{ "attributes", read_later },
+	{ "attribute_default", read_later },
+};
+#define N_SPATE_KEYS (sizeof(spate_keys) / sizeof(spate_keys[0]))
+#define N_INT_PARAMS (sizeof(int_params) / sizeof(int_params[0]))
+
+/* Is `group` the group part of int_params[i].path ("limits" of "limits.x")? */
+static bool in_group(size_t i, const char *group, size_t glen)
+{
+	return strncmp(int_params[i].path, group, glen) == 0 && int_params[i].path[glen] == '.';
+}
+
+/* Every name a group of "spate" may hold, for an error: its int_params
+ * keys (group != NULL), or the keys and groups of "spate" itself. */
+static void known_names(const char *group, char *buf, size_t len)
+{
+	size_t glen = group ? strlen(group) : 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; group == NULL && i < N_SPATE_KEYS; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "",
+			 spate_keys[i].name);
+	for (size_t i = 0; i < N_INT_PARAMS; i++) {
+		const char *p = int_params[i].path, *dot = strchr(p, '.');
+		if (group != NULL && !in_group(i, group, glen))
+			continue;
+		if (group == NULL && i > 0 && in_group(i - 1, p, (size_t)(dot - p)))
+			continue; /* the group is listed already */
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%.*s", buf[0] ? ", " : "",
+			 group ? (int)strlen(dot + 1) : (int)(dot - p), group ? dot + 1 : p);
+	}
+}
+
+static int unknown(const char *group, const config_setting_t *s, const char *path, char *err,
+		   size_t errlen)
+{
+	char known[256];
+
+	known_names(group, known, sizeof(known));
+	return spate_conf_error(err, errlen, path, s, "spate%s%s: unknown setting '%s' (known: %s)",
+				group ? "." : "", group ? group : "", config_setting_name(s), known);
+}
+
+/* A group of int_params ("limits", "quotas", "ivx"): each key must be one
+ * of its entries, in range. */
+static int read_int_group(struct spate_conf *c, const config_setting_t *g, const char *path,
+			  char *err, size_t errlen)
+{
+	const char *group = config_setting_name(g);
+
+	if (!config_setting_is_group(g))
+		return spate_conf_error(err, errlen, path, g, "spate.%s must be a group { ... }",
+					group);
+	for (int k = 0; k < config_setting_length(g); k++) {
+		const config_setting_t *s = config_setting_get_elem(g, (unsigned)k);
+		const struct int_param *p = NULL;
+		for (size_t i = 0; i < N_INT_PARAMS && p == NULL; i++)
+			if (in_group(i, group, strlen(group)) &&
+			    strcmp(int_params[i].path + strlen(group) + 1, config_setting_name(s)) == 0)
+				p = &int_params[i];
+		if (p == NULL)
+			return unknown(group, s, path, err, errlen);
+		int type = config_setting_type(s);
+		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+			return spate_conf_error(err, errlen, path, s, "spate.%s must be an integer",
+						p->path);
+		long long v = config_setting_get_int64(s);
+		if (v < p->min || v > p->max)
+			return spate_conf_error(err, errlen, path, s,
+						"spate.%s = %lld is out of range [%lld, %lld]", p->path,
+						v, p->min, p->max);
+		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
+	}
+	return 0;
+}
+
 int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 		    char *err, size_t errlen)
 {
 	/* libconfig's lookups take non-const settings; they do not modify. */
 	config_setting_t *top = config_lookup(cfg, "spate");
-	const config_setting_t *s;
 
 	c->matcher.engine = c->engine;
 	if (top == NULL)
 		return 0;
 	if (!config_setting_is_group(top))
 		return spate_conf_error(err, errlen, path, top, "'spate' must be a group { ... }");
-
-	if ((s = config_setting_lookup(top, "engine")) != NULL) {
-		const char *name = config_setting_get_string(s);
-		if (name == NULL)
-			return spate_conf_error(err, errlen, path, s, "spate.engine must be a string");
-		if (spate_engine_find(name) == NULL || strlen(name) >= sizeof(c->engine)) {
-			char list[256] = "";
-			for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-					 list[0] ? ", " : "", (*e)->name);
-			return spate_conf_error(err, errlen, path, s,
-					  "spate.engine: unknown engine '%s' (known: %s)", name, list);
-		}
-		snprintf(c->engine, sizeof(c->engine), "%s", name);
+	/* Every key through its reader, in the file's order: a key no
+	 * reader knows is an error, never a silently ignored typo. */
+	for (int k = 0; k < config_setting_length(top); k++) {
+		const config_setting_t *s = config_setting_get_elem(top, (unsigned)k);
+		const char *name = config_setting_name(s);
+		int rc = 1;
+		for (size_t i = 0; i < N_SPATE_KEYS && rc > 0; i++)
+			if (strcmp(name, spate_keys[i].name) == 0)
+				rc = spate_keys[i].read(c, s, path, err, errlen);
+		for (size_t i = 0; i < N_INT_PARAMS && rc > 0; i++)
+			if (in_group(i, name, strlen(name)))
+				rc = read_int_group(c, s, path, err, errlen);
+		if (rc > 0)
+			return unknown(NULL, s, path, err, errlen);
+		if (rc < 0)
+			return -1;
 	}
-	for (size_t i = 0; i < sizeof(int_params) / sizeof(int_params[0]); i++) {
-		const struct int_param *p = &int_params[i];
-		s = config_setting_lookup(top, p->path);
-		if (s == NULL)
-			continue;
-		int type = config_setting_type(s);
-		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-			return spate_conf_error(err, errlen, path, s, "spate.%s must be an integer",
-					  p->path);
-		long long v = config_setting_get_int64(s);
-		if (v < p->min || v > p->max)
-			return spate_conf_error(err, errlen, path, s,
-					  "spate.%s = %lld is out of range [%lld, %lld]", p->path,
-					  v, p->min, p->max);
-		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
-	}
-	if (read_schema(c, top, path, err, errlen) != 0)
-		return -1;
-	if ((s = config_setting_lookup(top, "drt")) != NULL)
-		return read_drt(c, s, path, err, errlen);
-	return 0;
+	return read_schema(c, top, path, err, errlen);
 }
 
 int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t errlen)

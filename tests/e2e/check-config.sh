@@ -21,6 +21,28 @@ if ! diff -u bad.conf.expected "$tmp/out"; then
 	exit 1
 fi
 echo "ok: $(grep -c '^bad.conf:' "$tmp/out") errors listed, each with its line"
+# misspelt keys and groups anywhere, a journal directory that is missing
+"$spated" --check-config -c bad-keys.conf | sed 's/ (known: [^)]*)//' >"$tmp/out-keys"
+if ! diff -u bad-keys.conf.expected "$tmp/out-keys"; then
+	echo "FAIL: --check-config output differs from bad-keys.conf.expected"
+	exit 1
+fi
+# the journal's directory is a file; a journal file that is a directory
+printf 'journal: { path = "%s/subs.journal"; };\n' "$data/bad-keys.conf" >"$tmp/jfile.conf"
+"$spated" --check-config -c "$tmp/jfile.conf" >"$tmp/out-jfile" &&
+	{ echo "FAIL: a journal under a file accepted"; exit 1; }
+grep -q "jfile.conf:1: journal.path: .*bad-keys.conf is not a directory" "$tmp/out-jfile" ||
+	{ cat "$tmp/out-jfile"; echo "FAIL: journal under a file: message"; exit 1; }
+mkdir "$tmp/jdir.journal"
+printf 'journal: { path = "%s/jdir.journal"; };\n' "$tmp" >"$tmp/jdir.conf"
+"$spated" --check-config -c "$tmp/jdir.conf" >"$tmp/out-jdir" &&
+	{ echo "FAIL: a journal that is a directory accepted"; exit 1; }
+grep -q "journal.path: .*jdir.journal is not a regular file" "$tmp/out-jdir" ||
+	{ cat "$tmp/out-jdir"; echo "FAIL: journal that is a directory: message"; exit 1; }
+printf 'journal: { path = "%s/ok.journal"; };\n' "$tmp" >"$tmp/jok.conf"
+"$spated" --check-config -c "$tmp/jok.conf" >/dev/null || { echo "FAIL: a good journal path refused"; exit 1; }
+[ -e "$tmp/ok.journal" ] && { echo "FAIL: --check-config created the journal"; exit 1; }
+echo "ok: unknown keys and groups refused with their lines; journal paths checked"
 # the multi-host settings (role, host_id, peers, ...)
 "$spated" --check-config -c bad-hosts.conf | sed 's/ (known: [^)]*)//' >"$tmp/out-hosts"
 if ! diff -u bad-hosts.conf.expected "$tmp/out-hosts"; then
@@ -37,10 +59,20 @@ printf 'spated: { role = "match"; host_id = 2; peers = ( { host = 3; ipv4 = "10.
 	>"$tmp/match.conf"
 "$spated" --check-config -c "$tmp/match.conf" | grep -q 'its fronts (no lcores, 1 to 16)' ||
 	{ echo "FAIL: a match host without a front accepted"; exit 1; }
-# both shipped profiles: the demo's and the production one
-for profile in demo.conf spated.conf; do
-	"$spated" --check-config -c "$src/conf/$profile" || { echo "FAIL: conf/$profile refused"; exit 1; }
-done
+# both shipped profiles: the demo's and the production one. The production
+# one keeps its journal in /var/lib/spate, which the systemd unit makes
+# (StateDirectory) before its --check-config: checked here with that
+# directory moved under $tmp, and without it it must say it is missing.
+"$spated" --check-config -c "$src/conf/demo.conf" || { echo "FAIL: conf/demo.conf refused"; exit 1; }
+mkdir "$tmp/state"
+sed "s|/var/lib/spate/|$tmp/state/|g" "$src/conf/spated.conf" >"$tmp/production.conf"
+"$spated" --check-config -c "$tmp/production.conf" || { echo "FAIL: conf/spated.conf refused"; exit 1; }
+if [ ! -d /var/lib/spate ]; then
+	"$spated" --check-config -c "$src/conf/spated.conf" >"$tmp/out-prod" &&
+		{ echo "FAIL: a missing journal directory accepted"; exit 1; }
+	grep -q "journal.path: directory /var/lib/spate does not exist" "$tmp/out-prod" ||
+		{ cat "$tmp/out-prod"; echo "FAIL: missing journal directory: message"; exit 1; }
+fi
 printf 'spate: { engine = "grid" \n' >"$tmp/syntax.conf"
 "$spated" --check-config -c "$tmp/syntax.conf" >"$tmp/out2" && { echo "FAIL: syntax error accepted"; exit 1; }
 grep -q "syntax.conf:2:" "$tmp/out2" || { cat "$tmp/out2"; echo "FAIL: syntax error line"; exit 1; }
