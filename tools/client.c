@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ double client_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int client_parse_hostport(const char *s, struct sockaddr_in *out)
+int client_parse_hostport(const char *s, struct sockaddr_in *out, char *err, size_t errlen)
 {
 	char host[256];
 	const char *colon = strrchr(s, ':');
@@ -33,19 +34,26 @@ int client_parse_hostport(const char *s, struct sockaddr_in *out)
 	char *end;
 
 	if (colon == NULL || colon == s || (size_t)(colon - s) >= sizeof(host))
-		return -1;
+		goto bad;
 	memcpy(host, s, colon - s);
 	host[colon - s] = '\0';
 	errno = 0;
 	long port = strtol(colon + 1, &end, 10);
 	if (colon[1] == '\0' || *end != '\0' || errno || port < 0 || port > 65535)
+		goto bad;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot resolve host '%s': %s", host,
+			 rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
 		return -1;
-	if (getaddrinfo(host, NULL, &hints, &res) != 0)
-		return -1;
+	}
 	memcpy(out, res->ai_addr, sizeof(*out));
 	out->sin_port = htons((uint16_t)port);
 	freeaddrinfo(res);
 	return 0;
+bad:
+	snprintf(err, errlen, "bad address '%s' (want HOST:PORT)", s);
+	return -1;
 }
 
 void client_init(struct client *c, const char *prog)
@@ -66,13 +74,18 @@ void client_init(struct client *c, const char *prog)
 
 int client_open(struct client *c, const char *server, const char *local)
 {
-	if (client_parse_hostport(server, &c->server) != 0 || c->server.sin_port == 0) {
-		fprintf(stderr, "%s: bad server address '%s' (want HOST:PORT)\n", c->prog, server);
+	char why[320];
+	if (client_parse_hostport(server, &c->server, why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: --server: %s\n", c->prog, why);
+		return -1;
+	}
+	if (c->server.sin_port == 0) {
+		fprintf(stderr, "%s: --server: bad address '%s' (port 0)\n", c->prog, server);
 		return -1;
 	}
 	struct sockaddr_in me = { .sin_family = AF_INET };
-	if (local != NULL && client_parse_hostport(local, &me) != 0) {
-		fprintf(stderr, "%s: bad local address '%s' (want HOST:PORT)\n", c->prog, local);
+	if (local != NULL && client_parse_hostport(local, &me, why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: local address: %s\n", c->prog, why);
 		return -1;
 	}
 	c->fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -264,6 +277,102 @@ void client_drain(struct client *c, int idle_ms, volatile int *stop)
 	c->last_rx = client_now();
 	while (client_now() - c->last_rx < idle_ms / 1000.0 && !(stop && *stop))
 		client_pump(c, idle_ms / 10 + 1);
+}
+
+int client_probe(struct client *c, const char *server)
+{
+	/* docs/protocol.md: the 16-byte header (magic, version 1, no flags,
+	 * length, one message, client id, seq), then a message header of
+	 * type 0, mflags 0, mlength 4: refused UNKNOWN_TYPE, skipped. */
+	uint8_t probe[20];
+	uint32_t seq = ++c->seq;
+	const char *why = NULL;
+	int err = 0;
+
+	memset(probe, 0, sizeof(probe));
+	probe[0] = 0x53;
+	probe[1] = 0x50;
+	probe[2] = 1;
+	probe[5] = sizeof(probe);
+	probe[7] = 1;
+	for (int i = 0; i < 4; i++) {
+		probe[8 + i] = (uint8_t)(c->client_id >> (24 - 8 * i));
+		probe[12 + i] = (uint8_t)(seq >> (24 - 8 * i));
+	}
+	probe[19] = 4;
+	/* Connected: the kernel reports an ICMP port unreachable as
+	 * ECONNREFUSED on the next send or receive. */
+	if (connect(c->fd, (const struct sockaddr *)&c->server, sizeof(c->server)) != 0) {
+		err = errno;
+		why = "cannot reach it";
+	}
+	c->wait_seq = seq;
+	c->wait_id = 0;
+	c->wait_done = false;
+	for (int attempt = 0; why == NULL && !c->wait_done && attempt <= c->retries; attempt++) {
+		if (send(c->fd, probe, sizeof(probe), 0) != (ssize_t)sizeof(probe)) {
+			err = errno;
+			why = err == ECONNREFUSED ? "nothing listens there (ICMP port unreachable)"
+						  : "cannot send to it";
+			break;
+		}
+		double until = client_now() + c->timeout_ms / 1000.0;
+		while (!c->wait_done && client_now() < until) {
+			uint8_t buf[65536];
+			struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+			int left = (int)((until - client_now()) * 1000) + 1;
+			if (poll(&pfd, 1, left) <= 0)
+				continue;
+			ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+			if (n < 0 && errno == ECONNREFUSED) {
+				err = errno;
+				why = "nothing listens there (ICMP port unreachable)";
+				break;
+			}
+			if (n > 0)
+				handle_dgram(c, buf, (size_t)n);
+		}
+	}
+	c->wait_seq = 0;
+	/* unconnected again: replies may come from other addresses */
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	connect(c->fd, &unspec, sizeof(unspec));
+	if (why == NULL && c->wait_done)
+		return 0;
+	if (why != NULL)
+		fprintf(stderr, "%s: no Spate server at %s: %s%s%s\n", c->prog, server, why,
+			err && err != ECONNREFUSED ? ": " : "",
+			err && err != ECONNREFUSED ? strerror(err) : "");
+	else
+		fprintf(stderr, "%s: no Spate server at %s: no answer within %d ms (%d tries); is "
+			"spated running there, on that port? (a server requiring authentication "
+			"drops unsigned datagrams)\n", c->prog, server,
+			c->timeout_ms * (c->retries + 1), c->retries + 1);
+	return -1;
+}
+
+void client_progress_start(struct client_progress *p, bool on)
+{
+	p->on = on;
+	p->t0 = client_now();
+	p->next = p->t0; /* the first line at once, then twice a second */
+}
+
+void client_progress(struct client_progress *p, const struct client *c, bool final,
+		     const char *fmt, ...)
+{
+	double now = client_now();
+	va_list ap;
+
+	if (!p->on || (!final && now < p->next))
+		return;
+	p->next = now + 0.5;
+	fprintf(stderr, "\r%s: ", c->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	/* blanks: a shorter line overwrites a longer one */
+	fprintf(stderr, ", %.1f s%s", now - p->t0, final ? "\n" : "    ");
 }
 
 static int send_buf(struct client *c, const void *buf, size_t len)

@@ -89,8 +89,32 @@ struct client {
 /* Seconds on the monotonic clock. */
 double client_now(void);
 
-/* "HOST:PORT" (name or dotted quad) to an IPv4 socket address; 0 or -1. */
-int client_parse_hostport(const char *s, struct sockaddr_in *out);
+/* "HOST:PORT" (name or dotted quad) to an IPv4 socket address. 0, or
+ * -1 with the reason in err: "bad address 'x' (want HOST:PORT)", or
+ * "cannot resolve host 'name': <resolver's reason>". */
+int client_parse_hostport(const char *s, struct sockaddr_in *out, char *err, size_t errlen);
+
+/* Is a Spate server there? A message of no known type (a type-0 header,
+ * no body: no effect on the server) is sent on the socket connected to
+ * the server, up to `retries` times `timeout_ms`, until the server's
+ * NACK (UNKNOWN_TYPE) for it comes back. 0 when it did; -1 with a
+ * message on stderr when the kernel reports the port unreachable (ICMP:
+ * nothing listens there), the network says no, or nothing answered. The
+ * socket is unconnected again afterwards (match hosts answer from other
+ * addresses). */
+int client_probe(struct client *c, const char *server);
+
+/* A progress line on stderr for long runs, redrawn in place twice a
+ * second when on (stderr a terminal, or --progress): "PROG: <text>,
+ * 12.5 s". client_progress() prints only when due, or always with
+ * final (which ends the line). */
+struct client_progress {
+	bool on;
+	double t0, next;
+};
+void client_progress_start(struct client_progress *p, bool on);
+void client_progress(struct client_progress *p, const struct client *c, bool final,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Defaults: timeout 200 ms, 10 retries, batch 16, client id = pid,
  * receive buffer CLIENT_RCVBUF_DEFAULT, unpaced, adaptive. */

@@ -109,8 +109,9 @@ static int parse_ep(const char *name, const char *s, struct udp_endpoint *ep)
 {
 	struct sockaddr_in a;
 
-	if (client_parse_hostport(s, &a) != 0) {
-		fprintf(stderr, PROG ": --%s: bad value '%s' (want IP:PORT)\n", name, s);
+	char why[320];
+	if (client_parse_hostport(s, &a, why, sizeof(why)) != 0) {
+		fprintf(stderr, PROG ": --%s: %s\n", name, why);
 		return -1;
 	}
 	ep->ipv4 = ntohl(a.sin_addr.s_addr);

@@ -67,8 +67,9 @@ static int echo_server(const char *addr)
 	struct sockaddr_in me;
 	uint8_t buf[65536];
 
-	if (client_parse_hostport(addr, &me) != 0) {
-		fprintf(stderr, PROG ": bad address '%s' (want HOST:PORT)\n", addr);
+	char why[320];
+	if (client_parse_hostport(addr, &me, why, sizeof(why)) != 0) {
+		fprintf(stderr, PROG ": %s\n", why);
 		return 2;
 	}
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);

@@ -61,13 +61,12 @@ static void on_nack(void *ctx, const struct spate_ack *n)
 			spate_err_reason(n->code));
 }
 
-static void progress(const struct client *c, double t0, bool final)
+static void progress(struct client_progress *pg, const struct client *c, bool final)
 {
-	double el = client_now() - t0;
+	double el = client_now() - pg->t0;
 
-	fprintf(stderr, "\r" PROG ": sent %" PRIu64 " events in %" PRIu64
-		" datagrams, %.0f events/s, %.1f s%s", c->cnt.events, c->cnt.dgrams,
-		el > 0 ? c->cnt.events / el : 0.0, el, final ? "\n" : "   ");
+	client_progress(pg, c, final, "sent %" PRIu64 " events in %" PRIu64 " datagrams, %.0f events/s",
+			c->cnt.events, c->cnt.dgrams, el > 0 ? c->cnt.events / el : 0.0);
 }
 
 int main(int argc, char **argv)
@@ -134,6 +133,13 @@ int main(int argc, char **argv)
 	int start_rc = client_start(&cl, conf_path, &rd, stream, server, NULL);
 	if (start_rc != 0)
 		return start_rc;
+	/* events get no answer: without this, a wrong address or a stopped
+	 * server would look like success */
+	if (client_probe(&cl, server) != 0) {
+		spate_stream_close(&rd);
+		client_close(&cl);
+		return 1;
+	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -141,7 +147,9 @@ int main(int argc, char **argv)
 	struct spate_stream_op op;
 	uint64_t n_bad = 0, n_skipped = 0;
 	int rc, status = 0;
-	double t0 = client_now(), next_show = t0 + 0.5;
+	double t0 = client_now();
+	struct client_progress pg;
+	client_progress_start(&pg, show);
 	client_set_rate(&cl, rate, adaptive);
 
 	while (!stop_flag && cl.cnt.events < count &&
@@ -161,17 +169,13 @@ int main(int argc, char **argv)
 		/* Refusals come back while we send: read them now and then. */
 		if ((cl.cnt.events & 255) == 0)
 			client_pump(&cl, 0);
-		if (show && client_now() >= next_show) {
-			progress(&cl, t0, false);
-			next_show = client_now() + 0.5;
-		}
+		progress(&pg, &cl, false);
 	}
 	if (client_flush(&cl) != 0)
 		status = 1;
 	double sent_at = client_now();
 	client_drain(&cl, linger_ms, &stop_flag);
-	if (show)
-		progress(&cl, t0, true);
+	progress(&pg, &cl, true);
 	if (p.nacks > 0 || cl.cnt.overloaded > 0)
 		status = 1; /* refused, or shed by an overloaded server */
 	char extra[160];

@@ -55,7 +55,9 @@ static void usage(FILE *f)
 		"                    our datagrams), climb back over 2 s (default on)\n"
 		"  --rcvbuf BYTES    socket receive buffer for the notifications (default 8 MB;\n"
 		"                    the kernel's drops beyond it are reported)\n"
-		"  --skip-bad        report NACKed and bad lines and go on (default: exit 1 at end)\n");
+		"  --skip-bad        report NACKed and bad lines and go on (default: exit 1 at end)\n"
+		"  --progress        progress line even when stderr is not a terminal\n"
+		"  --quiet           no progress line\n");
 }
 
 static void record_pair(void *ctx, uint64_t ev, uint64_t sub)
@@ -104,6 +106,8 @@ int main(int argc, char **argv)
 		{ "adaptive", required_argument, NULL, 'A' },
 		{ "rcvbuf", required_argument, NULL, 'B' },
 		{ "skip-bad", no_argument, NULL, 'k' },
+		{ "progress", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -115,7 +119,7 @@ int main(int argc, char **argv)
 	int idle_ms = 500;
 	double rate = 20000;
 	uint64_t id;
-	int c, bad = 0;
+	int c, bad = 0, show = isatty(2);
 
 	client_init(&cl, PROG);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -137,6 +141,8 @@ int main(int argc, char **argv)
 		case 'A': bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive); break;
 		case 'B': bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf); break;
 		case 'k': skip_bad = true; break;
+		case 'P': show = 1; break;
+		case 'q': show = 0; break;
 		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -162,6 +168,8 @@ int main(int argc, char **argv)
 	int rc, status = 0;
 	bool stopped = false; /* the stream was not replayed to its end */
 	double t0 = client_now();
+	struct client_progress pg;
+	client_progress_start(&pg, show);
 	client_set_rate(&cl, rate, adaptive);
 
 	while ((rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
@@ -171,6 +179,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		n_ops++;
+		client_progress(&pg, &cl, false, "%" PRIu64 " lines sent, %" PRIu64 " notifications",
+				n_ops, cl.cnt.notifications);
 		if (op.kind == SPATE_LINE_EVENT) {
 			if (spate_idmap_get(r.event_order, op.u.ev.id) == NULL &&
 			    spate_idmap_put(r.event_order, op.u.ev.id,
@@ -210,6 +220,8 @@ int main(int argc, char **argv)
 	/* Drain: stop once the server has been quiet for idle_ms. */
 	client_drain(&cl, idle_ms, NULL);
 	double elapsed = client_now() - t0;
+	client_progress(&pg, &cl, true, "%" PRIu64 " lines sent, %" PRIu64 " notifications", n_ops,
+			cl.cnt.notifications);
 
 	if (r.n_pairs > 1)
 		qsort(r.pairs, r.n_pairs, sizeof(r.pairs[0]), cmp_pair);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "opt.h"
@@ -50,6 +51,8 @@ static void usage(FILE *f)
 		"  --rcvbuf BYTES    socket receive buffer (default 8 MB); the datagrams this\n"
 		"                    host's kernel dropped when it was full are reported\n"
 		"  --skip-bad        report bad and NACKed lines and go on (default: exit 1)\n"
+		"  --progress        progress line even when stderr is not a terminal\n"
+		"  --quiet           no progress line\n"
 		"Exit status: 0 done, 1 a bad or refused line or no answer, 2 usage.\n");
 }
 
@@ -105,6 +108,8 @@ int main(int argc, char **argv)
 		{ "retries", required_argument, NULL, 'r' },
 		{ "rcvbuf", required_argument, NULL, 'B' },
 		{ "skip-bad", no_argument, NULL, 'k' },
+		{ "progress", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -113,7 +118,7 @@ int main(int argc, char **argv)
 	struct sub_state st = { 0 };
 	const char *server = NULL, *conf_path = NULL, *out = "-", *listen_on = NULL;
 	double duration = 0;
-	int idle_ms = 0, c, bad = 0;
+	int idle_ms = 0, c, bad = 0, show = isatty(2);
 	uint64_t count = 0, v;
 	bool skip_bad = false, cleanup = false;
 
@@ -137,6 +142,8 @@ int main(int argc, char **argv)
 		case 'r': bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries); break;
 		case 'B': bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf); break;
 		case 'k': skip_bad = true; break;
+		case 'P': show = 1; break;
+		case 'q': show = 0; break;
 		case 'V': return spate_release_print(PROG);
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -168,6 +175,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	/* 1. Subscribe. */
+	struct client_progress pg;
+	client_progress_start(&pg, show);
 	struct spate_stream_op op;
 	uint64_t n_bad = 0, n_skipped = 0, n_ops = 0;
 	int rc, status = 0;
@@ -181,6 +190,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		n_ops++;
+		client_progress(&pg, &cl, false, "subscribing: %" PRIu64 " changes applied", n_ops);
 		int ans = client_sub_op(&cl, &op);
 		if (ans < 0) {
 			fprintf(stderr, PROG ": %s:%lu: no answer from %s after %d tries\n",
@@ -220,6 +230,10 @@ int main(int argc, char **argv)
 		double t0 = client_now();
 		while (!stop_flag) {
 			client_pump(&cl, 100);
+			client_progress(&pg, &cl, false,
+					"%zu subscriptions; %" PRIu64 " notifications in %" PRIu64
+					" datagrams, %" PRIu64 " lost", st.n_active, cl.cnt.notifications,
+					cl.cnt.notify_dgrams, cl.rx.lost);
 			if (st.out == stdout)
 				fflush(stdout);
 			double now = client_now();
@@ -233,6 +247,9 @@ int main(int argc, char **argv)
 		}
 	}
 
+	client_progress(&pg, &cl, true, "%zu subscriptions; %" PRIu64 " notifications in %" PRIu64
+			" datagrams, %" PRIu64 " lost", st.n_active, cl.cnt.notifications,
+			cl.cnt.notify_dgrams, cl.rx.lost);
 	/* 3. Clean up: remove what we added, if asked (best effort). */
 	if (cleanup) {
 		for (size_t i = 0; i < st.n_active; i++) {

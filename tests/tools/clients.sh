@@ -2,8 +2,9 @@
 # clients.sh - spate-pub, spate-sub, spate-replay without the daemon, on
 # 127.0.0.1: --help everywhere; spate-sub retransmits an unanswered
 # SUB_ADD and reports the sequence gaps of a lossy fake server; spate-pub
-# sends every event, batched as asked; bad input and a silent server
-# give a clear message, a non-zero exit and no output file.
+# sends every event, batched as asked, after a probe the server answers;
+# bad input, a closed port, a silent server and an unresolvable name give
+# a clear message, a non-zero exit and no output file.
 . "$(dirname "$0")/common.sh"
 FAKE=$TT_DIR/fake-server.py
 FAKE_PID=""
@@ -58,8 +59,11 @@ grep -q "skipped_sub_lines=10 " "$TMP/pub.err" || { cat "$TMP/pub.err"; fail "pu
 ok "spate-pub: 1000 events in 143 datagrams, in order"
 # --rate paces: 1000 events at 4000/s take at least 0.25 s (a lower
 # bound only: never a timing upper bound on a shared machine).
-"$T/spate-pub" --server "127.0.0.1:$silent" --rate 4000 --count 1000 --linger-ms 0 "$TMP/pub.tsv" \
+python3 "$FAKE" --sink "$TMP/port3" "$TMP/count3" & FAKE_PID=$!
+port=$(wait_port "$TMP/port3")
+"$T/spate-pub" --server "127.0.0.1:$port" --rate 4000 --count 1000 --linger-ms 0 "$TMP/pub.tsv" \
 	2>"$TMP/pub2.err" || { cat "$TMP/pub2.err"; fail "spate-pub --rate"; }
+wait "$FAKE_PID"; FAKE_PID=""
 el=$(sed -n 's/.* elapsed=\([0-9.]*\)s .*/\1/p' "$TMP/pub2.err")
 awk -v e="$el" 'BEGIN { exit !(e >= 0.245) }' || fail "--rate 4000: 1000 events in ${el}s"
 grep -q " events=1000 " "$TMP/pub2.err" || { cat "$TMP/pub2.err"; fail "--count 1000"; }
@@ -72,10 +76,27 @@ expect_fail 1 "no answer from 127.0.0.1:$silent after 2 tries" "$out" \
 expect_fail 1 "no answer" "$out" \
 	"$T/spate-replay" --server "127.0.0.1:$silent" --timeout-ms 50 --retries 1 --stream "$TMP/subs.tsv" --out "$out"
 printf 'event\t1\t0\t0\ta\nevent\t2\t0\t91\ta\n' >"$TMP/bad.tsv"
-expect_fail 1 "bad.tsv:2: " - "$T/spate-pub" --server "127.0.0.1:$silent" "$TMP/bad.tsv"
+python3 "$FAKE" --sink "$TMP/port4" "$TMP/count4" & FAKE_PID=$!
+port=$(wait_port "$TMP/port4")
+expect_fail 1 "bad.tsv:2: " - "$T/spate-pub" --server "127.0.0.1:$port" "$TMP/bad.tsv"
+stop_fake; FAKE_PID=""
+# spate-pub tells the truth about the server: a closed port (the kernel
+# answers ICMP port unreachable), a socket that never answers the probe,
+# a name that does not resolve
+expect_fail 1 "no Spate server at 127.0.0.1:$silent: nothing listens there \(ICMP port unreachable\)" - \
+	"$T/spate-pub" --server "127.0.0.1:$silent" "$TMP/pub.tsv"
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True); time.sleep(15)' >"$TMP/mute.port" & FAKE_PID=$!
+mute=$(wait_port "$TMP/mute.port")
+expect_fail 1 "no Spate server at 127.0.0.1:$mute: no answer within 2200 ms \(11 tries\)" - \
+	"$T/spate-pub" --server "127.0.0.1:$mute" "$TMP/pub.tsv"
+stop_fake; FAKE_PID=""
+expect_fail 2 "cannot resolve host 'no-such-host.invalid'" - \
+	"$T/spate-pub" --server no-such-host.invalid:47100 "$TMP/pub.tsv"
 expect_fail 1 "bad.tsv:2: " "$out" "$T/spate-sub" --server "127.0.0.1:$silent" --out "$out" "$TMP/bad.tsv"
-expect_fail 2 "bad server address 'nowhere'" - "$T/spate-pub" --server nowhere "$TMP/pub.tsv"
-expect_fail 2 "bad server address" "$out" "$T/spate-sub" --server 127.0.0.1:0 --out "$out" "$TMP/subs.tsv"
+expect_fail 2 "bad address 'nowhere' \(want HOST:PORT\)" - "$T/spate-pub" --server nowhere "$TMP/pub.tsv"
+expect_fail 2 "bad address '127.0.0.1:0' \(port 0\)" "$out" "$T/spate-sub" --server 127.0.0.1:0 --out "$out" "$TMP/subs.tsv"
 expect_fail 2 "--rate: bad value" - "$T/spate-pub" --server 127.0.0.1:1 --rate fast "$TMP/pub.tsv"
 expect_fail 2 "--batch: bad value" - "$T/spate-pub" --server 127.0.0.1:1 --batch 0 "$TMP/pub.tsv"
 expect_fail 2 "--count: bad value" "$out" "$T/spate-sub" --server 127.0.0.1:1 --count -1 --out "$out" "$TMP/subs.tsv"

@@ -11,7 +11,9 @@ exits (at most 20 s). Codec from the byte layout in docs/protocol.md.
 
   fake-server.py --sink PORTFILE COUNTFILE
 only counts: datagrams and EVENT messages (with their ids in order)
-until 1 s of silence, written to COUNTFILE as "datagrams events ids".
+until 1 s of silence, written to COUNTFILE as "datagrams events ids";
+spate-pub's probe (one message of type 0) is answered with a NACK
+UNKNOWN_TYPE, as spated does, and not counted.
 """
 import os
 import socket
@@ -20,7 +22,8 @@ import sys
 import time
 
 MAGIC, VERSION, SERVER = 0x5350, 1, 0x01
-SUB_ADD, ACK, NOTIFY = 2, 4, 6
+SUB_ADD, ACK, NACK, NOTIFY = 2, 4, 5, 6
+UNKNOWN_TYPE = 15
 
 
 def dgram(seq, msgs):
@@ -45,15 +48,20 @@ def listen(portfile):
 
 def sink(portfile, countfile):
     s = listen(portfile)
-    n_dgrams, ids = 0, []
+    n_dgrams, ids, seq = 0, [], 0
     while True:
         try:
-            data = s.recv(65536)
+            data, peer = s.recvfrom(65536)
         except socket.timeout:
             break
         s.settimeout(1.0)
+        count, _, req_seq = struct.unpack(">HII", data[6:16])
+        if count == 1 and data[16] == 0:
+            # spate-pub's probe (a message of type 0): NACK UNKNOWN_TYPE
+            seq += 1
+            s.sendto(dgram(seq, [(NACK, struct.pack(">BBHIQ", 0, UNKNOWN_TYPE, 0, req_seq, 0))]), peer)
+            continue
         n_dgrams += 1
-        count = struct.unpack(">H", data[6:8])[0]
         off = 16
         for _ in range(count):
             mtype, _, mlen = struct.unpack(">BBH", data[off:off + 4])

@@ -50,7 +50,7 @@ out=$TMP/never.pcap
 printf 'sub\t1\t0\t0\t1\t1\tok\nevent\t2\t200\t0\tok\n' >"$TMP/bad.tsv"
 expect_fail 1 "bad.tsv:2: " "$out" "$P" --out "$out" "$TMP/bad.tsv"
 expect_fail 2 "--dst-mac: bad MAC" "$out" "$P" --dst-mac 1:2:3 --out "$out" "$TMP/s.tsv"
-expect_fail 2 "--src: bad value" "$out" "$P" --src nowhere --out "$out" "$TMP/s.tsv"
+expect_fail 2 "--src: bad address 'nowhere'" "$out" "$P" --src nowhere --out "$out" "$TMP/s.tsv"
 expect_fail 2 "--batch: bad value" "$out" "$P" --batch 0 --out "$out" "$TMP/s.tsv"
 expect_fail 2 "--only: unknown" "$out" "$P" --only all-of-it --out "$out" "$TMP/s.tsv"
 expect_fail 1 "no-such.tsv" "$out" "$P" --out "$out" "$TMP/no-such.tsv"

@@ -27,8 +27,11 @@ pids=""
 for s in a b; do
 	port=47201
 	[ "$s" = b ] && port=47202
+	# a's progress line on, as on a terminal (checked below)
+	show=--quiet
+	[ "$s" = a ] && show=--progress
 	netns_cli timeout 120 "$T/spate-sub" --server "$srv" --listen "0.0.0.0:$port" --idle-ms 2000 \
-		--duration 90 --cleanup --out "$E2E_TMP/$s.got" "$E2E_TMP/$s.tsv" 2>"$E2E_TMP/$s.err" &
+		--duration 90 --cleanup $show --out "$E2E_TMP/$s.got" "$E2E_TMP/$s.tsv" 2>"$E2E_TMP/$s.err" &
 	pids="$pids $!"
 	netns_track $!
 done
@@ -59,5 +62,19 @@ done
 stats=$(netns_spated_stats) || fail "no counters"
 [ "$(e2e_counter "$stats" sub_adds)" = "$n_subs" ] || fail "sub_adds is not $n_subs: $stats"
 [ "$(e2e_counter "$stats" sub_dels)" = "$n_subs" ] || fail "--cleanup: sub_dels is not $n_subs"
+# the progress lines: redrawn in place (\r), the last one with the totals
+na=$(wc -l <"$E2E_TMP/a.got")
+tr '\r' '\n' <"$E2E_TMP/a.err" | grep -q "^spate-sub: subscribing: [0-9]* changes applied" ||
+	{ cat -A "$E2E_TMP/a.err" | head; fail "spate-sub --progress: no subscribing line"; }
+tr '\r' '\n' <"$E2E_TMP/a.err" | grep -q "^spate-sub: $((n_subs / 2 + n_subs % 2)) subscriptions; $na notifications in [0-9]* datagrams, 0 lost, [0-9.]* s$" ||
+	{ cat -A "$E2E_TMP/a.err" | tail -n 5; fail "spate-sub --progress: no final line with $na notifications"; }
+grep -q $'\r' "$E2E_TMP/b.err" && fail "spate-sub --quiet drew a progress line"
+netns_cli timeout 120 "$T/spate-replay" --server "$srv" --stream "$E2E_TMP/s.tsv" --out "$E2E_TMP/r.got" \
+	--progress 2>"$E2E_TMP/r.err" || { cat "$E2E_TMP/r.err"; fail "spate-replay"; }
+sort "$E2E_TMP/r.got" | cmp -s - "$E2E_TMP/want" || fail "spate-replay --progress: matches differ"
+ops=$(sed -n 's/^spate-replay: ops=\([0-9]*\) .*/\1/p' "$E2E_TMP/r.err")
+tr '\r' '\n' <"$E2E_TMP/r.err" | grep -q "^spate-replay: $ops lines sent, $(wc -l <"$E2E_TMP/want") notifications, [0-9.]* s$" ||
+	{ cat -A "$E2E_TMP/r.err" | tail -n 3; fail "spate-replay --progress: no final line"; }
+echo "ok: progress lines of spate-sub and spate-replay ($(tr '\r' '\n' <"$E2E_TMP/r.err" | grep -c '^spate-replay: .* lines sent') redraws)"
 netns_spated_stop || fail "spated did not exit cleanly"
 echo "ok: pubsub: $(wc -l <"$E2E_TMP/want") notifications to 2 subscribers identical to spate-match ($(tail -n 1 "$E2E_TMP/pub.err"))"
