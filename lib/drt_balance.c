@@ -1,4 +1,5 @@
 /* drt_balance.c - formulas (7)-(9) of DRt-Cluster (see drt_balance.h). */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "drt_balance.h"
@@ -45,7 +46,8 @@ size_t drt_balance_plan(struct drt_balance_cat *cats, size_t n, uint32_t m, doub
 		return 0;
 	double *load = malloc(m * sizeof(*load));
 	struct ranked *order = malloc(n * sizeof(*order));
-	if (load == NULL || order == NULL)
+	bool *done = calloc(m, sizeof(*done));
+	if (load == NULL || order == NULL || done == NULL)
 		goto out;
 	drt_balance_worker_load(cats, n, m, load);
 	double total = 0;
@@ -53,9 +55,16 @@ size_t drt_balance_plan(struct drt_balance_cat *cats, size_t n, uint32_t m, doub
 		total += load[w];
 	double bound = (1 + sigma) * total / m;
 
-	for (uint32_t w = 0; w < m && n_moves < max_moves; w++) {
-		if (load[w] <= bound)
-			continue;
+	/* the paper's order: the most loaded worker first (moves only go to
+	 * workers that stay under the bound, so none becomes overloaded) */
+	for (uint32_t round = 0; round < m && n_moves < max_moves; round++) {
+		uint32_t w = m;
+		for (uint32_t x = 0; x < m; x++)
+			if (load[x] > bound && !done[x] && (w == m || load[x] > load[w]))
+				w = x;
+		if (w == m)
+			break;
+		done[w] = true;
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++)
 			if (cats[i].worker == w && cats[i].load > 0)
@@ -88,5 +97,6 @@ size_t drt_balance_plan(struct drt_balance_cat *cats, size_t n, uint32_t m, doub
 out:
 	free(load);
 	free(order);
+	free(done);
 	return n_moves;
 }

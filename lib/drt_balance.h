@@ -4,7 +4,7 @@
  *
  *   Load(c) = t_num(c)*size(c) + C_ins*n_ins(c) + C_del*n_del(c)     (7)
  *   w overloaded  <=>  L(w) > (1+sigma) * TotalLoad/m                (8)
- *   moves off w in decreasing DiviPara(c) =
+ *   moves off each overloaded w, the most loaded first, in decreasing DiviPara(c) =
  *       (Load(c)/size(c)) * (CD(c)+eps)/(CS(c)+eps)                  (9)
  * each to the worker most correlated with c that stays under the bound
  * (the least loaded one that does when none is correlated), until w is

@@ -114,7 +114,7 @@ struct drt_cluster {
 	struct drt_params p;
 	struct drt_grid g;
 	struct cat **cats;
-	uint32_t n_cats, cap_cats, next_id, next_worker;
+	uint32_t n_cats, cap_cats, next_id;
 	/* Every category and part by a small number (what routing lists
 	 * hold), numbers reused: free[0..n_free) are unused ones. */
 	struct cat **pool;
@@ -885,6 +885,7 @@ static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from
 		cl->st.data_moved += a.size;
 	} else {
 		cl->st.merges_in_node++;
+		cl->st.merged_in_node_subs += a.size;
 	}
 	return 0;
 undo:
@@ -897,16 +898,17 @@ undo:
 }
 
 /* The spatially nearest live category (but `except`) that can take size
- * more subscriptions under cap, or NULL. */
+ * more subscriptions under cap, on `worker` (UINT32_MAX: any), or NULL. */
 static struct cat *nearest_to(struct drt_cluster *cl, const struct spate_rect *r, uint64_t size,
-			      const struct cat *except, uint64_t cap)
+			      const struct cat *except, uint64_t cap, uint32_t worker)
 {
 	struct cat *partner = NULL;
 	double best_s = -1;
 
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
 		struct cat *x = cl->cats[i];
-		if (x == except || (uint64_t)x->size + size > cap)
+		if (x == except || (uint64_t)x->size + size > cap ||
+		    (worker != UINT32_MAX && x->worker != worker))
 			continue;
 		double s = spatial_sim(cl, &x->mbr, r);
 		if (s > best_s) {
@@ -917,21 +919,43 @@ static struct cat *nearest_to(struct drt_cluster *cl, const struct spate_rect *r
 	return partner;
 }
 
-/* c's spatially nearest live category that c can merge with under cap,
- * or NULL. */
+/* May a merge cross workers? Only under `merge_th` (InAndBetNode);
+ * merge_th = 0 is the paper's InNode: merges stay on their worker. */
+static bool between_allowed(const struct drt_cluster *cl)
+{
+	return cl->p.merge_th > 0;
+}
+
+/* The nearest category c can merge with under cap: on its own worker,
+ * else (when merges may cross workers) anywhere; or NULL. Used where
+ * the paper has no rule (no co-match seen yet, nothing fits the cap);
+ * it keeps the paper's preference for merges inside a worker. */
 static struct cat *nearest_fit(struct drt_cluster *cl, struct cat *c, uint64_t cap)
 {
-	return nearest_to(cl, &c->mbr, c->size, c, cap);
+	struct cat *x = nearest_to(cl, &c->mbr, c->size, c, cap, c->worker);
+
+	if (x == NULL && between_allowed(cl))
+		x = nearest_to(cl, &c->mbr, c->size, c, cap, UINT32_MAX);
+	return x;
+}
+
+static double merge_judge(const struct cat *x)
+{
+	return x->cd > 0 ? x->cs / x->cd : INFINITY;
 }
 
 /* One merge (Sim-Fre-Co): the category with the largest MergeJudgePara =
- * CS/CD merges with its most correlated category on its own worker
- * (InNode); below `merge_th`, with its most correlated one anywhere
- * (InAndBetNode). With no correlation seen yet, `newest` merges into its
- * spatially nearest category. The smaller side moves. No merge makes a
- * category larger than cap_size(): with no such pair among those, the
+ * CS/CD (infinite when CD = 0) merges with its most correlated category
+ * on its own worker (InNode); when that largest value is below
+ * `merge_th`, with its most correlated one anywhere (InAndBetNode). When
+ * several categories share the largest value (with one worker every CD
+ * is 0), the one with the strongest such pair goes: so one worker merges
+ * its most correlated pair, as the paper's single-machine Rt-Cluster.
+ * With no co-match seen yet, `newest` merges into its spatially nearest
+ * category (nearest_fit: its worker first). The smaller side moves. No
+ * merge makes a category larger than cap_size(): with no such pair, the
  * smallest category merges into its nearest that fits. 0, -1 on no
- * memory, 1 when no pair fits under the cap. */
+ * memory, 1 when no pair fits. */
 static int merge_once(struct drt_cluster *cl, struct cat *newest)
 {
 	struct cat *c = NULL, *partner = NULL;
@@ -940,29 +964,32 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
 		struct cat *x = cl->cats[i];
-		if (x->cs + x->cd == 0)
-			continue;
-		double mjp = x->cd > 0 ? x->cs / x->cd : INFINITY;
-		if (mjp > best || (mjp == best && c && x->id < c->id)) {
-			best = mjp;
-			c = x;
-		}
+		if (x->cs + x->cd > 0 && merge_judge(x) > best)
+			best = merge_judge(x);
 	}
-	if (c != NULL) {
+	if (best >= 0) {
 		bool same_worker = best >= cl->p.merge_th;
 		uintptr_t best_w = 0;
 		struct corr_buf b = corr_snapshot(cl);
 		for (size_t i = 0; b.v && i < b.n; i++) {
-			uint32_t lo = (uint32_t)(b.v[i].key >> 32), hi = (uint32_t)b.v[i].key;
-			if (lo != c->id && hi != c->id)
+			struct cat *x = live_by_id(cl, (uint32_t)(b.v[i].key >> 32));
+			struct cat *o = live_by_id(cl, (uint32_t)b.v[i].key);
+			if (x == NULL || o == NULL || (same_worker && o->worker != x->worker) ||
+			    (uint64_t)o->size + x->size > cap)
 				continue;
-			struct cat *o = live_by_id(cl, lo == c->id ? hi : lo);
-			if (o == NULL || (same_worker && o->worker != c->worker) ||
-			    (uint64_t)o->size + c->size > cap)
-				continue;
-			if (b.v[i].val > best_w || (b.v[i].val == best_w && partner && o->id < partner->id)) {
-				best_w = b.v[i].val;
-				partner = o;
+			/* either side may be the one with the largest value */
+			struct cat *pair[2][2] = { { x, o }, { o, x } };
+			for (int k = 0; k < 2; k++) {
+				struct cat *me = pair[k][0], *other = pair[k][1];
+				if (merge_judge(me) != best)
+					continue;
+				if (b.v[i].val > best_w ||
+				    (b.v[i].val == best_w && c != NULL &&
+				     (me->id < c->id || (me->id == c->id && other->id < partner->id)))) {
+					best_w = b.v[i].val;
+					c = me;
+					partner = other;
+				}
 			}
 		}
 		free(b.v);
@@ -1144,19 +1171,6 @@ static uint32_t emptiest_worker(const struct drt_cluster *cl)
 	return w;
 }
 
-/* A new category's worker: the paper's, the most similar category's (in
- * turn when there is none), unless that worker is down or holds more
- * than (1 + place_slack) x the mean: then the one holding the fewest. */
-static uint32_t new_cat_worker(struct drt_cluster *cl, const struct cat *similar)
-{
-	uint32_t m = cl->p.workers, w = similar ? similar->worker : cl->next_worker++ % m;
-	double mean = (double)(cl->n_subs + 1) / (m - cl->n_down);
-
-	if (!cl->w_down[w] && (double)(cl->w_subs[w] + 1) <= (1 + cl->p.place_slack) * mean)
-		return w;
-	return emptiest_worker(cl);
-}
-
 static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub *q)
 {
 	struct cat *best = NULL;
@@ -1174,6 +1188,28 @@ static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub 
 	return best;
 }
 
+/* A new category's worker: the paper's, the most similar category's
+ * (similar, the best of the nearby candidates; with none nearby, the
+ * most similar of all: every category compared, as the paper compares),
+ * unless that worker is down or holds more than (1 + place_slack) x the
+ * mean: then the one holding the fewest. The first category goes to the
+ * worker holding the fewest. */
+static uint32_t new_cat_worker(struct drt_cluster *cl, const struct cat *similar,
+			       const struct spate_sub *q)
+{
+	uint32_t m = cl->p.workers;
+	double mean = (double)(cl->n_subs + 1) / (m - cl->n_down);
+
+	if (similar == NULL)
+		similar = best_anywhere(cl, q);
+	if (similar == NULL)
+		return emptiest_worker(cl);
+	uint32_t w = similar->worker;
+	if (!cl->w_down[w] && (double)(cl->w_subs[w] + 1) <= (1 + cl->p.place_slack) * mean)
+		return w;
+	return emptiest_worker(cl);
+}
+
 /* Prefetch q's routing keys and its cells' filters. */
 static void place_prefetch(const struct drt_cluster *cl, struct drt_span sp, uint32_t kwkey)
 {
@@ -1185,6 +1221,21 @@ static void place_prefetch(const struct drt_cluster *cl, struct drt_span sp, uin
 			drt_ftab_prefetch(&cl->cellf, cell);
 		}
 	drt_ftab_prefetch(&cl->route, key_of(DRT_GRID_WORLD, KW_ANY));
+}
+
+/* Where a new category for q would merge at once (at cmax, no co-match
+ * yet: merge_once's fallback): the nearest category that fits on the
+ * worker it would be made on, or (merges crossing workers allowed)
+ * anywhere. */
+static struct cat *place_nearest(struct drt_cluster *cl, const struct spate_sub *q,
+				 const struct cat *similar)
+{
+	uint64_t cap = cap_size(cl);
+	struct cat *x = nearest_to(cl, &q->rect, 1, NULL, cap, new_cat_worker(cl, similar, q));
+
+	if (x == NULL && between_allowed(cl))
+		x = nearest_to(cl, &q->rect, 1, NULL, cap, UINT32_MAX);
+	return x;
 }
 
 void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
@@ -1206,7 +1257,7 @@ void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
 		 * merge at once into its spatially nearest (merge_once): q goes
 		 * there directly, without making and merging one. */
 		if (merging && full && spate_idmap_count(cl->corr) == 0 &&
-		    (near = nearest_to(cl, &q->rect, 1, NULL, cap_size(cl))) != NULL)
+		    (near = place_nearest(cl, q, similar)) != NULL)
 			best = near;
 		else if (merging || !full)
 			best = NULL; /* a new category (made by end) */
@@ -1223,7 +1274,7 @@ int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
 	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
 
 	if (best == NULL) {
-		fresh = cat_new(cl, &q->rect, new_cat_worker(cl, plan->similar));
+		fresh = cat_new(cl, &q->rect, new_cat_worker(cl, plan->similar, q));
 		if (fresh == NULL)
 			return -SPATE_E_NO_MEMORY;
 		best = fresh;
@@ -1426,6 +1477,7 @@ static int rebalance(struct drt_cluster *cl, const struct corr_buf *b)
 		cl->w_subs[mv[i].to] += c->size;
 		c->worker = mv[i].to;
 		cl->st.moves++;
+		cl->st.moved_subs += c->size;
 	}
 out:
 	free(ctx.cor);

@@ -168,7 +168,9 @@ struct drt_cluster_stats {
 	uint32_t categories;
 	uint64_t events, routed;      /* routed = category visits, summed */
 	uint64_t created, merges_in_node, merges_between_nodes, data_moved;
+	uint64_t merged_in_node_subs; /* subscriptions the in-node merges moved */
 	uint64_t periods, moves;
+	uint64_t moved_subs;          /* subscriptions the balancing moves moved */
 	size_t corr_pairs;
 	size_t bytes;                 /* memory of the summaries and indexes */
 };

@@ -33,8 +33,8 @@ static const struct param params[] = {
 	{ "cat_cell", P_DOUBLE, 0.01, 90, 0.5, OFF(cat_cell), "grid interval inside a category, degrees (paper: 2; 0.5 measured faster)" },
 	{ "workers", P_U32, 1, 1024, 1, OFF(workers), "matching workers categories are spread over" },
 	{ "variant", P_VARIANT, 0, 2, DRT_SIM_FRE_CO, OFF(variant), "nonfre, fre or freco (the paper's ablation)" },
-	{ "c_ins", P_DOUBLE, 0, 1e9, 1, OFF(c_ins), "load of one insert in formula (7) (reconstructed)" },
-	{ "c_del", P_DOUBLE, 0, 1e9, 1, OFF(c_del), "load of one delete in formula (7) (reconstructed)" },
+	{ "c_ins", P_DOUBLE, 0, 1e9, 0, OFF(c_ins), "load of one insert in formula (7) (paper: 0, the matching term alone is the load)" },
+	{ "c_del", P_DOUBLE, 0, 1e9, 0, OFF(c_del), "load of one delete in formula (7) (paper: 0, the matching term alone is the load)" },
 	{ "cat_cap", P_DOUBLE, 0, 1, 0.1, OFF(cat_cap), "largest category a merge or insert makes, fraction of a worker's share of the subscriptions (0 = no cap; one worker: none; not in the paper)" },
 	{ "place_slack", P_DOUBLE, 0, 1e6, 0.1, OFF(place_slack), "a new category goes to the least-filled worker when the most similar one's holds over (1 + this) x the mean (paper: unbounded)" },
 };

@@ -44,6 +44,25 @@ static void test_plan(void)
 	CHECK_EQ_INT(drt_balance_plan(big, 2, 2, 0.2, NULL, NULL, mv, 8), 0);
 }
 
+/* Overloaded workers are relieved the most loaded first (the paper: "from
+ * the most loaded node"): here worker 1 (60) before worker 0 (36), so
+ * worker 2's room goes to worker 1; in index order the busiest would end
+ * at 48. */
+static void test_most_loaded_first(void)
+{
+	struct drt_balance_cat c[8];
+	struct drt_move mv[8];
+	double load[3];
+
+	for (int i = 0; i < 8; i++)
+		c[i] = (struct drt_balance_cat){ 12, 1, i < 3 ? 0u : 1u, 0, 0 };
+	size_t n = drt_balance_plan(c, 8, 3, 0, NULL, NULL, mv, 8);
+	drt_balance_worker_load(c, 8, 3, load);
+	CHECK(n >= 1);
+	CHECK_EQ_INT(mv[0].from, 1);
+	CHECK(load[0] <= 36 && load[1] <= 36 && load[2] <= 36);
+}
+
 static void test_params(void)
 {
 	struct drt_params p;
@@ -55,6 +74,8 @@ static void test_params(void)
 	CHECK(p.route_cell == 0.5 && p.cat_cell == 0.5);
 	/* the size awareness of issue 5's Fig. 7 (not in the paper) */
 	CHECK(p.cat_cap == 0.1 && p.place_slack == 0.1);
+	/* formula (7) as the paper uses it: the matching term alone */
+	CHECK(p.c_ins == 0 && p.c_del == 0);
 	CHECK_EQ_INT(drt_params_set(&p, "cat_cap", "1.5", err, sizeof(err)), -1);
 	CHECK(strstr(err, "out of range [0, 1]") != NULL);
 	CHECK_EQ_INT(drt_params_set(&p, "cat_cap", "0", err, sizeof(err)), 0);
@@ -89,6 +110,7 @@ static void test_params(void)
 int main(void)
 {
 	test_plan();
+	test_most_loaded_first();
 	test_params();
 	return check_summary("balance");
 }

@@ -646,8 +646,154 @@ static void test_ftab_grow(uint64_t seed, uint32_t load8, size_t map_min)
 	CHECK(drt_ftab_mapped_bytes() == mapped0);
 }
 
+/* ---- the decision rules the paper states (docs/algorithms.md) ---- */
+
+/* q alone at (lon, lat), one keyword of its own: a category of its own. */
+static void lone_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, int lat, uint32_t k)
+{
+	memset(q, 0, sizeof(*q));
+	q->id = id;
+	q->rect = (struct spate_rect){ lon * SPATE_COORD_SCALE, lat * SPATE_COORD_SCALE,
+				       (lon + 1) * SPATE_COORD_SCALE, (lat + 1) * SPATE_COORD_SCALE };
+	*kw = k;
+	q->kw = kw;
+	q->n_kw = 1;
+}
+
+/* With one worker every CD is 0 (MergeJudgePara infinite for all): the
+ * merge is of the most correlated pair, as the paper's single machine
+ * merges "the two most correlated categories"; not of the lowest ids. */
+static void test_merge_most_correlated(void)
+{
+	struct drt_params p;
+	struct spate_sub q[5];
+	uint32_t kw[5], cat[5];
+	struct drt_placement pl;
+	struct drt_action a[8];
+
+	drt_params_default(&p);
+	p.cmax = 4;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	for (uint32_t i = 0; i < 5; i++) {
+		if (i == 4) { /* co-matched: (0,1) once, (0,2) twice, (1,3) 3 times, (2,3) 5 */
+			static const int pair[4][3] = { { 0, 1, 1 }, { 0, 2, 2 }, { 1, 3, 3 }, { 2, 3, 5 } };
+			for (int k = 0; k < 4; k++)
+				for (int t = 0; t < pair[k][2]; t++) {
+					uint32_t x[2] = { cat[pair[k][0]], cat[pair[k][1]] };
+					drt_cluster_feedback(cl, x, 2);
+				}
+		}
+		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+	}
+	size_t n = drt_cluster_take_actions(cl, a, 8), merges = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].kind != DRT_ACTION_MERGE)
+			continue;
+		merges++;
+		CHECK((a[i].cat == cat[2] && a[i].into == cat[3]) ||
+		      (a[i].cat == cat[3] && a[i].into == cat[2]));
+	}
+	CHECK_EQ_INT(merges, 1);
+	drt_cluster_destroy(cl);
+}
+
+/* A new category with no category near goes to the worker of the most
+ * similar category of all (the paper compares every category), not to
+ * the workers in turn. */
+static void test_new_cat_worker(void)
+{
+	struct drt_params p;
+	struct spate_sub q[3];
+	uint32_t kw[3], w0 = 0;
+	struct drt_placement pl;
+
+	drt_params_default(&p);
+	p.workers = 3;
+	p.place_slack = 1e6; /* the paper's: no bound on a worker's share */
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	for (uint32_t i = 0; i < 3; i++) {
+		lone_sub(&q[i], &kw[i], i + 1, -150 + 100 * (int)i, -20, 7);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		if (i == 0)
+			w0 = pl.worker;
+		CHECK_EQ_INT(pl.worker, w0);
+	}
+	drt_cluster_destroy(cl);
+}
+
+/* merge_th = 0 is InNode: no merge crosses workers, not even the
+ * fallbacks of no co-match yet and of the size cap; with the paper's
+ * merge_th = 1 some do on the same stream. */
+static uint64_t between_merges(double merge_th, uint64_t *in_node)
+{
+	struct drt_params p;
+	struct drt_cluster_stats st;
+	struct drt_removal rm;
+	struct drt_placement pl;
+	struct spate_event e;
+	const struct drt_route *r;
+	struct drt_action a[16];
+
+	drt_params_default(&p);
+	p.workers = 4;
+	p.cmax = 6;
+	p.lambda = 50;
+	p.merge_th = merge_th;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	check_rng = 99;
+	memset(live, 0, sizeof(live));
+	for (uint32_t i = 0; i < N_SUBS; i++)
+		gen_sub(i, i + 1);
+	for (int op = 0; op < 4000; op++) {
+		uint32_t i = check_below(N_SUBS);
+		if (check_below(3) == 0) {
+			if (live[i])
+				CHECK_EQ_INT(drt_cluster_remove(cl, &subs[i], &rm), 0);
+			else
+				CHECK_EQ_INT(drt_cluster_place(cl, &subs[i], &pl), 0);
+			live[i] = !live[i];
+		} else {
+			gen_event(&e, (uint64_t)op);
+			size_t n = drt_cluster_route(cl, &e, &r);
+			uint32_t ids[8];
+			for (size_t k = 0; k < n && k < 8; k++)
+				ids[k] = r[k].cat;
+			drt_cluster_feedback(cl, ids, n < 8 ? n : 8);
+			if (drt_cluster_period_due(cl))
+				CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+		}
+		while (drt_cluster_take_actions(cl, a, 16) > 0)
+			;
+	}
+	drt_cluster_stats(cl, &st);
+	drt_cluster_destroy(cl);
+	*in_node = st.merges_in_node;
+	CHECK(st.merges_between_nodes > 0 || st.data_moved == 0);
+	return st.merges_between_nodes;
+}
+
+static void test_in_node(void)
+{
+	uint64_t in0, in1;
+	uint64_t bet0 = between_merges(0, &in0), bet1 = between_merges(1, &in1);
+
+	printf("drt: merge_th 0: %llu in node, %llu between; merge_th 1: %llu, %llu\n",
+	       (unsigned long long)in0, (unsigned long long)bet0, (unsigned long long)in1,
+	       (unsigned long long)bet1);
+	CHECK_EQ_INT(bet0, 0);
+	CHECK(in0 > 30);
+	CHECK(bet1 > 0);
+}
+
 int main(void)
 {
+	test_merge_most_correlated();
+	test_new_cat_worker();
+	test_in_node();
 	/* growth by copying; in place (mappings) from the first growth on;
 	 * copying into a mapping at 64 KB, in place after */
 	size_t map_min[] = { DRT_FTAB_MAP_MIN, 0, 64 << 10 };
