@@ -28,6 +28,7 @@
 #include "counters.h"
 #include "durable.h"
 #include "info.h"
+#include "metrics.h"
 #include "pipeline.h"
 #include "pl_msg.h"
 #include "port.h"
@@ -323,6 +324,9 @@ int main(int argc, char **argv)
 	 * no control socket there yet */
 	if (conf.hosts.role != SPATED_ROLE_MATCH && control_start(&ctl, err, sizeof(err)) != 0)
 		rte_exit(EXIT_FAILURE, "%s\n", err);
+	struct metrics_source msrc = { pl, mp, ports, n_ports };
+	if (metrics_start(conf.ops.metrics_listen, &msrc, err, sizeof(err)) != 0)
+		rte_exit(EXIT_FAILURE, "%s\n", err);
 
 	char mac_s[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_ether_format_addr(mac_s, sizeof(mac_s), &mac);
@@ -343,6 +347,7 @@ int main(int argc, char **argv)
 	pipeline_run(pl, housekeeping, &h);
 	service_stopping(h.exit_code == 3 ? "fenced by ZooKeeper" :
 			 h.exit_code == 4 ? "the front restarted" : "asked to stop");
+	metrics_stop(); /* it reads the ports and the pipeline */
 
 	print_stats(&h, rte_get_timer_cycles());
 	/* leave at once: peers see a clean exit, not a session expiry later */

@@ -2,6 +2,7 @@
  * One table of keys per group (name, kind, range, destination), so every
  * error names the key, its line and what is allowed, and unknown keys are
  * errors rather than silently ignored typos. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,10 @@ static const struct key control_keys[] = {
 	STR("group", control_group),
 	STR("overrides", overrides_path),
 	{ "log_level", K_LOGLEVEL, 0, 0, OFF(log_level), 0 },
+};
+
+static const struct key metrics_keys[] = {
+	STR("listen", metrics_listen),
 };
 
 static const struct key access_keys[] = {
@@ -160,6 +165,25 @@ static int read_key(struct ops_conf *c, const char *group, const struct key *k,
 	return 0;
 }
 
+int ops_conf_parse_listen(const char *s, uint32_t *ip, uint16_t *port)
+{
+	char host[INET_ADDRSTRLEN];
+	const char *colon = strrchr(s, ':');
+	struct in_addr a;
+	char *end;
+
+	if (colon == NULL || (size_t)(colon - s) >= sizeof(host))
+		return -1;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	long p = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || p < 1 || p > 65535 || inet_pton(AF_INET, host, &a) != 1)
+		return -1;
+	*ip = ntohl(a.s_addr);
+	*port = (uint16_t)p;
+	return 0;
+}
+
 static int hex_nibble(char ch)
 {
 	if (ch >= '0' && ch <= '9')
@@ -266,9 +290,16 @@ static int read_group(struct ops_conf *c, const config_t *cfg, const char *group
 int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, char *err,
 		  size_t errlen)
 {
+	uint32_t ip;
+	uint16_t port;
+
 	if (READ_GROUP("journal", journal_keys) != 0 || READ_GROUP("control", control_keys) != 0 ||
-	    READ_GROUP("access", access_keys) != 0)
+	    READ_GROUP("access", access_keys) != 0 || READ_GROUP("metrics", metrics_keys) != 0)
 		return -1;
+	if (c->metrics_listen[0] != '\0' && ops_conf_parse_listen(c->metrics_listen, &ip, &port) != 0)
+		return spate_conf_error(err, errlen, path, config_lookup(cfg, "metrics.listen"),
+					"metrics.listen = \"%s\": want \"A.B.C.D:PORT\" (port 1 to 65535), "
+					"e.g. \"127.0.0.1:9180\"", c->metrics_listen);
 	if (c->require_auth && c->n_keys == 0)
 		return spate_conf_error(err, errlen, path, config_lookup(cfg, "access.require_auth"),
 					"access.require_auth is true but access.keys is empty");
@@ -318,6 +349,7 @@ static const struct group groups[] = {
 	{ "journal", journal_keys, sizeof(journal_keys) / sizeof(journal_keys[0]) },
 	{ "control", control_keys, sizeof(control_keys) / sizeof(control_keys[0]) },
 	{ "access", access_keys, sizeof(access_keys) / sizeof(access_keys[0]) },
+	{ "metrics", metrics_keys, sizeof(metrics_keys) / sizeof(metrics_keys[0]) },
 };
 
 const char *ops_conf_group_name(size_t i)

@@ -19,6 +19,9 @@
  *                               # start reads after this one ("" = none)
  *     log_level = "info";       # of the "spate" log type: emerg ... debug
  *   };
+ *   metrics: {
+ *     listen = "127.0.0.1:9180"; # the OpenMetrics endpoint (metrics.h), "" = off
+ *   };
  *   access: {
  *     rate = 0.0;               # sub operations per second per client, 0 = off
  *     burst = 100;              # token bucket depth
@@ -58,11 +61,14 @@ struct ops_conf {
 	double rate;        /* sub ops per second per client; 0 = unlimited */
 	uint32_t burst;
 	bool require_auth;
+	char metrics_listen[64];  /* "A.B.C.D:PORT" of the metrics endpoint, "" = off */
 	uint32_t n_keys;
 	struct ops_key *keys; /* owned */
 };
 
 void ops_conf_default(struct ops_conf *c);
+/* "A.B.C.D:PORT" (port 1..65535) to host-order address and port: 0 or -1. */
+int ops_conf_parse_listen(const char *s, uint32_t *ip, uint16_t *port);
 /* Read the journal, control and access groups of a parsed file. 0, or -1
  * with "file:line: message" in err (spate_conf_error). */
 int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, char *err,

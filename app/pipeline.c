@@ -426,6 +426,31 @@ uint32_t pipeline_workers(const struct pipeline *p)
 	return p->n_workers;
 }
 
+void pipeline_visit_rings(const struct pipeline *p, void (*fn)(void *ctx, const struct rte_ring *r),
+			  void *ctx)
+{
+	for (unsigned int i = 0; i < p->n_rings; i++)
+		fn(ctx, p->rings[i]);
+}
+
+struct rte_mempool *pipeline_msg_pool(const struct pipeline *p)
+{
+	return p->msg_pool;
+}
+
+struct stage_link *pipeline_link(const struct pipeline *p)
+{
+	return p->link;
+}
+
+unsigned int pipeline_worker_lcore(const struct pipeline *p, uint32_t w)
+{
+	if (w >= p->n_local)
+		return UINT32_MAX; /* on another host */
+	int id = p->conf->lcores.match[w];
+	return id < 0 ? rte_get_main_lcore() : (unsigned int)id;
+}
+
 struct spate_matcher *pipeline_matcher(struct pipeline *p)
 {
 	return p->cluster ? stage_cluster_matcher(p->cluster) : NULL;

@@ -17,6 +17,7 @@
 
 #include <rte_ether.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "category_dir.h"
 #include "config.h"
@@ -47,6 +48,14 @@ void pipeline_destroy(struct pipeline *p);
  * and the number of matching workers. */
 struct category_dir *pipeline_dir(struct pipeline *p);
 uint32_t pipeline_workers(const struct pipeline *p);
+/* For the metrics (metrics.h), read from a control thread: every stage
+ * ring (fn once each), the message pool, the link stage (NULL on a
+ * single host) and worker w's lcore (UINT32_MAX: on another host). */
+void pipeline_visit_rings(const struct pipeline *p, void (*fn)(void *ctx, const struct rte_ring *r),
+			  void *ctx);
+struct rte_mempool *pipeline_msg_pool(const struct pipeline *p);
+struct stage_link *pipeline_link(const struct pipeline *p);
+unsigned int pipeline_worker_lcore(const struct pipeline *p, uint32_t w);
 /* The cluster stage's matcher and lcore: control requests (control.h)
  * run there, between two of its polls. */
 struct spate_matcher *pipeline_matcher(struct pipeline *p);

@@ -365,6 +365,15 @@ unsigned int stage_link_poll(struct stage_link *s)
 	return work;
 }
 
+int stage_link_peer_state(const struct stage_link *s, uint32_t i, uint32_t *host, int *up)
+{
+	if (s == NULL || i >= s->n_peers)
+		return -1;
+	*host = s->peers[i].host;
+	*up = !__atomic_load_n(&s->peers[i].down, __ATOMIC_RELAXED);
+	return 0;
+}
+
 struct stage_link *stage_link_create(const struct stage_link_conf *c)
 {
 	const struct host_conf *h = c->hosts;

@@ -93,5 +93,9 @@ void stage_link_relay(void *link, const struct spate_raw_event *ev);
 /* One poll: frames in, messages out, channels' frames to TX. */
 unsigned int stage_link_poll(struct stage_link *s);
 void stage_link_destroy(struct stage_link *s);
+/* Readers off the link's lcore (metrics): peer i's host id and whether it
+ * is up (a member, as far as the link knows: a plain load, a poll old).
+ * 0, or -1 past the last peer. */
+int stage_link_peer_state(const struct stage_link *s, uint32_t i, uint32_t *host, int *up);
 
 #endif

@@ -15,6 +15,7 @@ PACKAGES="
   libpcap-dev tshark gnuplot-nox
   zookeeper libzookeeper-mt-dev
   libsystemd-dev libedit-dev scdoc bash-completion
+  libmicrohttpd-dev prometheus
 "
 [ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm default-jdk-headless"
 
