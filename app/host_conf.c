@@ -236,6 +236,12 @@ int host_conf_check(struct host_conf *h, const config_setting_t *top, const char
 			return spate_conf_error(err, errlen, path,
 						config_setting_lookup((config_setting_t *)top, "peer_key_file"),
 						"spated.peer_key_file: %s", why);
+		if (h->zookeeper[0] != '\0' && h->keys.zk_digest[0] == '\0')
+			return spate_conf_error(err, errlen, path,
+						config_setting_lookup((config_setting_t *)top, "peer_key_file"),
+						"spated.peer_key_file %s has no zk_digest line: ZooKeeper's nodes "
+						"need the cluster's credentials (zk_digest user:password)",
+						h->key_file);
 	}
 	return 0;
 }

@@ -240,6 +240,7 @@ static void *watch(void *arg)
 			__atomic_store_n(&z->fenced, 1, __ATOMIC_RELEASE);
 			break;
 		}
+
 		uint32_t present, n;
 		int32_t version;
 		int offered;
@@ -302,7 +303,8 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 			z->w_lcore[z->n_workers++] = l;
 		}
 	z->zk = spate_zk_open(h->zookeeper, h->zk_root, (int)h->zk_session_ms,
-			      (int)(h->zk_wait_ms > 1000 ? h->zk_wait_ms : 1000), err, errlen);
+			      (int)(h->zk_wait_ms > 1000 ? h->zk_wait_ms : 1000),
+			      h->keys.zk_digest[0] ? h->keys.zk_digest : NULL, err, errlen);
 	if (z->zk == NULL)
 		goto fail;
 	if ((rc = spate_zk_new_epoch(z->zk, h->host_id, epoch)) != 0) {

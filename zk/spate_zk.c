@@ -19,6 +19,7 @@
 
 _Static_assert(SPATE_ZK_CONFLICT == ZBADVERSION, "ZBADVERSION");
 _Static_assert(SPATE_ZK_EXISTS == ZNODEEXISTS, "ZNODEEXISTS");
+_Static_assert(SPATE_ZK_NOAUTH == ZNOAUTH, "ZNOAUTH");
 
 #define PATH_MAX_ZK 512
 
@@ -30,7 +31,46 @@ struct spate_zk {
 	unsigned events;    /* SPATE_ZK_* bits, atomic */
 	char root[256];
 	char front[PATH_MAX_ZK]; /* our election node, once entered */
+	int auth_rc;        /* zoo_add_auth's answer; 1 = none yet (under mu) */
+	struct ACL acl_entries[2];
+	struct ACL_vector acl_mine; /* all for our credentials, read for anyone */
+	struct ACL_vector *acl;     /* what nodes are made with */
 };
+
+/* ---- the client library's log, rate-limited ----
+ *
+ * During an outage the C client logs every reconnection attempt (several
+ * lines a second). The first line is printed, then at most one a
+ * LOG_EVERY_S: the latest line and how many were held back. The callback
+ * has no context argument: one limiter per process (there is one session). */
+#define LOG_EVERY_S 5
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static time_t log_last;
+static unsigned long log_held;
+
+static void on_log(const char *message)
+{
+	time_t now = time(NULL);
+	size_t n = strlen(message);
+
+	while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == '\r'))
+		n--;
+	pthread_mutex_lock(&log_mu);
+	if (log_last != 0 && now - log_last < LOG_EVERY_S) {
+		log_held++;
+		pthread_mutex_unlock(&log_mu);
+		return;
+	}
+	if (log_held)
+		fprintf(stderr, "spated: zookeeper client: %.*s (and %lu more messages in %ld s)\n",
+			(int)n, message, log_held, (long)(now - log_last));
+	else
+		fprintf(stderr, "spated: zookeeper client: %.*s\n", (int)n, message);
+	log_last = now;
+	log_held = 0;
+	pthread_mutex_unlock(&log_mu);
+}
 
 static void set_bits(struct spate_zk *zk, unsigned bits)
 {
@@ -129,8 +169,7 @@ static int ensure(struct spate_zk *zk, const char *path)
 			continue;
 		memcpy(part, path, i);
 		part[i] = '\0';
-		int rc = zoo_create(zk->zh, part, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
-				    NULL, 0);
+		int rc = zoo_create(zk->zh, part, NULL, -1, zk->acl, ZOO_PERSISTENT, NULL, 0);
 		if (rc != ZOK && rc != ZNODEEXISTS)
 			return rc;
 	}
@@ -158,10 +197,40 @@ static int wait_connected(struct spate_zk *zk, int wait_ms)
 	return ok;
 }
 
-struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms,
-			       int wait_ms, char *err, size_t errlen)
+static void on_auth(int rc, const void *data)
 {
-	static const char *const dirs[] = { "/hosts", "/epochs", "/front", "/placement" };
+	struct spate_zk *zk = (struct spate_zk *)data;
+
+	pthread_mutex_lock(&zk->mu);
+	zk->auth_rc = rc;
+	pthread_cond_broadcast(&zk->cv);
+	pthread_mutex_unlock(&zk->mu);
+}
+
+/* Authenticate the session with digest credentials: ZOK or why not. */
+static int add_digest(struct spate_zk *zk, const char *digest, int wait_ms)
+{
+	struct timespec until;
+	int rc;
+
+	zk->auth_rc = 1;
+	rc = zoo_add_auth(zk->zh, "digest", digest, (int)strlen(digest), on_auth, zk);
+	if (rc != ZOK)
+		return rc;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += wait_ms / 1000 + 1;
+	pthread_mutex_lock(&zk->mu);
+	while (zk->auth_rc == 1 && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&zk->cv, &zk->mu, &until);
+	rc = zk->auth_rc == 1 ? ZOPERATIONTIMEOUT : zk->auth_rc;
+	pthread_mutex_unlock(&zk->mu);
+	return rc;
+}
+
+struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms,
+			       int wait_ms, const char *digest, char *err, size_t errlen)
+{
+	static const char *const dirs[] = { "", "/hosts", "/epochs", "/front", "/placement" };
 	struct spate_zk *zk;
 
 	if (root[0] != '/' || strlen(root) >= sizeof(zk->root) || root[strlen(root) - 1] == '/') {
@@ -176,8 +245,14 @@ struct spate_zk *spate_zk_open(const char *servers, const char *root, int sessio
 	pthread_mutex_init(&zk->mu, NULL);
 	pthread_cond_init(&zk->cv, NULL);
 	snprintf(zk->root, sizeof(zk->root), "%s", root);
+	/* ours: everything for the holders of the credentials (every host of
+	 * the cluster), reading for anyone (zkCli get for operators) */
+	zk->acl_entries[0] = (struct ACL){ ZOO_PERM_ALL, { "auth", "" } };
+	zk->acl_entries[1] = (struct ACL){ ZOO_PERM_READ, { "world", "anyone" } };
+	zk->acl_mine = (struct ACL_vector){ 2, zk->acl_entries };
+	zk->acl = digest ? &zk->acl_mine : &ZOO_OPEN_ACL_UNSAFE;
 	zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
-	zk->zh = zookeeper_init(servers, on_session, session_ms, NULL, zk, 0);
+	zk->zh = zookeeper_init2(servers, on_session, session_ms, NULL, zk, 0, on_log);
 	if (!zk->zh) {
 		snprintf(err, errlen, "zookeeper_init(%s): %s", servers, strerror(errno));
 		goto fail;
@@ -186,12 +261,24 @@ struct spate_zk *spate_zk_open(const char *servers, const char *root, int sessio
 		snprintf(err, errlen, "no ZooKeeper session with %s within %d ms", servers, wait_ms);
 		goto fail;
 	}
+	int rc = digest ? add_digest(zk, digest, wait_ms) : ZOK;
+	if (rc != ZOK) {
+		snprintf(err, errlen, "ZooKeeper %s refused the key file's zk_digest credentials: %s",
+			 servers, zerror(rc));
+		goto fail;
+	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char p[PATH_MAX_ZK];
 		path_of(zk, p, "%s", dirs[i]);
-		int rc = ensure(zk, p);
+		rc = ensure(zk, p);
+		/* a layout made open by an older spated: ours from now on (an
+		 * ACL of other credentials is refused: ZNOAUTH) */
+		if (rc == ZOK && digest)
+			rc = zoo_set_acl(zk->zh, p, -1, zk->acl);
 		if (rc != ZOK) {
-			snprintf(err, errlen, "create %s: %s", p, zerror(rc));
+			snprintf(err, errlen, "%s %s: %s%s", i ? "create" : "take", p, zerror(rc),
+				 rc == ZNOAUTH ? " (the node belongs to other ZooKeeper credentials: "
+						 "another cluster's zk_digest?)" : "");
 			goto fail;
 		}
 	}
@@ -240,8 +327,8 @@ int spate_zk_new_epoch(struct spate_zk *zk, uint32_t host, uint32_t *epoch)
 		return rc;
 	if ((rc = join_path(node, dir, "e-")) != ZOK)
 		return rc;
-	rc = zoo_create(zk->zh, node, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL,
-			made, sizeof(made));
+	rc = zoo_create(zk->zh, node, NULL, -1, zk->acl, ZOO_PERSISTENT_SEQUENTIAL, made,
+			sizeof(made));
 	if (rc != ZOK)
 		return rc;
 	if (seq_of(made, &seq))
@@ -265,8 +352,7 @@ int spate_zk_join(struct spate_zk *zk, uint32_t host, const char *info)
 	char p[PATH_MAX_ZK];
 
 	path_of(zk, p, "/hosts/%" PRIu32, host);
-	return zoo_create(zk->zh, p, info, (int)strlen(info), &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
-			  NULL, 0);
+	return zoo_create(zk->zh, p, info, (int)strlen(info), zk->acl, ZOO_EPHEMERAL, NULL, 0);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -331,8 +417,8 @@ int spate_zk_elect(struct spate_zk *zk, uint32_t host, int *leader)
 		if ((rc = join_path(p, dir, "n-")) != ZOK)
 			return rc;
 		snprintf(id, sizeof(id), "%" PRIu32, host);
-		rc = zoo_create(zk->zh, p, id, (int)strlen(id), &ZOO_OPEN_ACL_UNSAFE,
-				ZOO_EPHEMERAL_SEQUENTIAL, zk->front, sizeof(zk->front));
+		rc = zoo_create(zk->zh, p, id, (int)strlen(id), zk->acl, ZOO_EPHEMERAL_SEQUENTIAL,
+				zk->front, sizeof(zk->front));
 		if (rc != ZOK) {
 			zk->front[0] = '\0';
 			return rc;

@@ -35,9 +35,20 @@ struct spate_zk;
 /* Connect to servers ("h1:2181,h2:2181"), waiting at most wait_ms, with a
  * session timeout of session_ms, and make the layout under root (e.g.
  * "/spate/prod"): root/hosts, root/epochs, root/front, root/placement.
- * NULL with a reason in err on failure. */
+ *
+ * digest ("user:password", the key file's zk_digest) authenticates the
+ * session with ZooKeeper's digest scheme, and every node made (and the
+ * layout's nodes, if they were open) gets the ACL "all for these
+ * credentials, read for anyone": a client without them can look but
+ * not delete a member or write the map. NULL: the nodes are open to
+ * anyone (OPEN_ACL_UNSAFE; only with peer_auth = "none").
+ *
+ * The client library's own log lines go through a rate limiter: the
+ * first is printed, then at most one line a LOG_EVERY_S with how many
+ * were held back (an outage does not flood the log). NULL with a reason
+ * in err on failure. */
 struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms,
-			       int wait_ms, char *err, size_t errlen);
+			       int wait_ms, const char *digest, char *err, size_t errlen);
 /* Ends the session: this host's ephemeral nodes go at once. */
 void spate_zk_close(struct spate_zk *zk);
 
@@ -51,6 +62,8 @@ int spate_zk_new_epoch(struct spate_zk *zk, uint32_t host, uint32_t *epoch);
 /* Register host as a member (ephemeral root/hosts/<host>, data info).
  * SPATE_ZK_EXISTS if that host id is live in another session. */
 int spate_zk_join(struct spate_zk *zk, uint32_t host, const char *info);
+#define SPATE_ZK_NOAUTH (-102) /* ZNOAUTH: without the cluster's credentials */
+
 /* The live members, sorted (at most cap; *n is the full count); arms a
  * SPATE_ZK_MEMBERS watch. */
 int spate_zk_members(struct spate_zk *zk, uint32_t *hosts, uint32_t cap, uint32_t *n);

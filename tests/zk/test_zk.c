@@ -10,7 +10,11 @@
  *  - election: the first front leads, the second waits and takes over
  *    when the first goes;
  *  - placement map: versioned compare-and-set, a stale writer refused,
- *    watchers told of every write, the bytes decode. */
+ *    watchers told of every write, the bytes decode;
+ *  - ACLs: the nodes belong to the digest credentials: a client without
+ *    them reads but cannot delete a member, make one or write the map,
+ *    and spated with other credentials cannot take the layout; with them
+ *    an operator can. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +23,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#define THREADED 1 /* the synchronous API of libzookeeper_mt */
+#include <zookeeper/zookeeper.h>
+
 #include "../unit/check.h"
 #include "spate_peer_map.h"
 #include "spate_zk.h"
 
 static const char *servers;
 static char root[64];
+static const char *digest = "spate:test-secret";
 
 static double now_s(void)
 {
@@ -36,7 +44,7 @@ static double now_s(void)
 static struct spate_zk *open_zk(int session_ms)
 {
 	char err[256];
-	struct spate_zk *zk = spate_zk_open(servers, root, session_ms, 20000, err, sizeof(err));
+	struct spate_zk *zk = spate_zk_open(servers, root, session_ms, 20000, digest, err, sizeof(err));
 	if (!zk)
 		fprintf(stderr, "test_zk: %s\n", err);
 	return zk;
@@ -201,6 +209,60 @@ static void test_map(struct spate_zk *a)
 	spate_zk_close(b);
 }
 
+/* A plain client of the C library, with credentials or without (what
+ * zkCli is to an operator). */
+static zhandle_t *raw_client(const char *cred)
+{
+	zhandle_t *zh = zookeeper_init(servers, NULL, 4000, NULL, NULL, 0);
+
+	for (int i = 0; zh && i < 200 && zoo_state(zh) != ZOO_CONNECTED_STATE; i++)
+		usleep(20000);
+	if (zh && cred)
+		zoo_add_auth(zh, "digest", cred, (int)strlen(cred), NULL, NULL);
+	return zh;
+}
+
+static void test_acl(struct spate_zk *a)
+{
+	char p[256], info[64], err[256];
+	int len = sizeof(info);
+	unsigned seen = 0;
+
+	CHECK_EQ_INT(spate_zk_join(a, 5, "role=match epoch=3"), 0);
+	zhandle_t *anon = raw_client(NULL);
+	CHECK(anon != NULL);
+	if (!anon)
+		return;
+	snprintf(p, sizeof(p), "%s/hosts/5", root);
+	CHECK_EQ_INT(zoo_get(anon, p, 0, info, &len, NULL), ZOK); /* anyone reads */
+	CHECK_EQ_INT(zoo_delete(anon, p, -1), ZNOAUTH);
+	snprintf(p, sizeof(p), "%s/hosts/6", root);
+	CHECK_EQ_INT(zoo_create(anon, p, "x", 1, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL, NULL, 0),
+		     ZNOAUTH);
+	snprintf(p, sizeof(p), "%s/placement", root);
+	CHECK_EQ_INT(zoo_set(anon, p, "x", 1, -1), ZNOAUTH);
+	snprintf(p, sizeof(p), "%s/hosts", root);
+	CHECK_EQ_INT(zoo_set_acl(anon, p, -1, &ZOO_OPEN_ACL_UNSAFE), ZNOAUTH);
+	zookeeper_close(anon);
+	/* other credentials: not this cluster's layout */
+	CHECK(spate_zk_open(servers, root, 4000, 5000, "spate:wrong", err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "other ZooKeeper credentials") != NULL);
+	CHECK_EQ_INT(has_member(a, 5), 1);
+	/* with the credentials an operator can delete it */
+	zhandle_t *op = raw_client(digest);
+	CHECK(op != NULL);
+	if (!op)
+		return;
+	usleep(200000); /* the auth packet goes first on the connection anyway */
+	snprintf(p, sizeof(p), "%s/hosts/5", root);
+	CHECK_EQ_INT(zoo_delete(op, p, -1), ZOK);
+	int gone = 0;
+	for (int i = 0; i < 50 && !gone; i++)
+		gone = wait_bit(a, &seen, SPATE_ZK_MEMBERS, 100) && has_member(a, 5) == 0;
+	CHECK(gone);
+	zookeeper_close(op);
+}
+
 int main(int argc, char **argv)
 {
 	char err[256];
@@ -211,7 +273,7 @@ int main(int argc, char **argv)
 	}
 	servers = argv[1];
 	snprintf(root, sizeof(root), "/spate/test-%d", (int)getpid());
-	CHECK(spate_zk_open(servers, "relative", 1000, 100, err, sizeof(err)) == NULL);
+	CHECK(spate_zk_open(servers, "relative", 1000, 100, NULL, err, sizeof(err)) == NULL);
 	struct spate_zk *a = open_zk(4000);
 	CHECK(a != NULL);
 	if (a) {
@@ -219,6 +281,7 @@ int main(int argc, char **argv)
 		test_members(a);
 		test_election();
 		test_map(a);
+		test_acl(a);
 		CHECK_EQ_INT(spate_zk_events(a) & SPATE_ZK_EXPIRED, 0);
 		spate_zk_close(a);
 	}
