@@ -181,8 +181,37 @@ uint64_t client_seq_see(struct client_seq_track *t, uint32_t seq)
 
 static void pace_backoff(struct client *c, double now);
 
-/* Handle one datagram from the server. */
-static void handle_dgram(struct client *c, const uint8_t *buf, size_t len)
+struct client_seq_track *client_seq_of(struct client *c, uint32_t ipv4, uint16_t port)
+{
+	for (uint32_t i = 0; i < c->n_src; i++)
+		if (c->src[i].ipv4 == ipv4 && c->src[i].port == port)
+			return &c->src[i].t;
+	if (c->n_src == CLIENT_SOURCES_MAX) {
+		c->sources_over++;
+		return &c->src[CLIENT_SOURCES_MAX - 1].t;
+	}
+	struct client_seq_source *s = &c->src[c->n_src++];
+	memset(s, 0, sizeof(*s));
+	s->ipv4 = ipv4;
+	s->port = port;
+	return &s->t;
+}
+
+struct client_seq_track client_seq_total(const struct client *c)
+{
+	struct client_seq_track sum = { 0 };
+
+	for (uint32_t i = 0; i < c->n_src; i++) {
+		sum.lost += c->src[i].t.lost;
+		sum.late += c->src[i].t.late;
+		sum.restarts += c->src[i].t.restarts;
+	}
+	return sum;
+}
+
+/* Handle one datagram from the server at from (host byte order). */
+static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint32_t from_ip,
+			 uint16_t from_port)
 {
 	struct spate_hdr h;
 	struct spate_reader rd;
@@ -194,12 +223,14 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len)
 		c->cnt.bad_dgrams++;
 		return;
 	}
-	uint32_t before = c->rx.last;
-	uint64_t gap = client_seq_see(&c->rx, h.seq);
+	struct client_seq_track *rx = client_seq_of(c, from_ip, from_port);
+	uint32_t before = rx->last;
+	uint64_t gap = client_seq_see(rx, h.seq);
 	if (gap > 0 && c->report_gaps)
-		fprintf(stderr, "%s: gap: server datagrams %" PRIu32 "..%" PRIu32 " missing (%" PRIu64
-			" lost; this host's kernel dropped %" PRIu64 " so far)\n", c->prog, before + 1,
-			h.seq - 1, gap, c->kernel_drops);
+		fprintf(stderr, "%s: gap: datagrams %" PRIu32 "..%" PRIu32 " of server %u.%u.%u.%u:%u "
+			"missing (%" PRIu64 " lost; this host's kernel dropped %" PRIu64 " so far)\n",
+			c->prog, before + 1, h.seq - 1, from_ip >> 24, (from_ip >> 16) & 0xff,
+			(from_ip >> 8) & 0xff, from_ip & 0xff, from_port, gap, c->kernel_drops);
 	c->last_rx = client_now();
 	spate_reader_init(&rd, buf, len, &h);
 	while ((rc = spate_reader_next(&rd, &c->lim, &msg)) != 0) {
@@ -253,7 +284,9 @@ void client_pump(struct client *c, int timeout_ms)
 
 	while (poll(&pfd, 1, timeout_ms) > 0) {
 		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+		struct sockaddr_in from = { 0 };
+		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from),
+				     .msg_iov = &iov, .msg_iovlen = 1,
 				     .msg_control = &ctl, .msg_controllen = sizeof(ctl) };
 		ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT);
 		if (n < 0)
@@ -265,7 +298,7 @@ void client_pump(struct client *c, int timeout_ms)
 				if (drops > c->kernel_drops)
 					c->kernel_drops = drops;
 			}
-		handle_dgram(c, buf, (size_t)n);
+		handle_dgram(c, buf, (size_t)n, ntohl(from.sin_addr.s_addr), ntohs(from.sin_port));
 		timeout_ms = 0;
 		if (c->wait_done)
 			break;
@@ -565,20 +598,24 @@ uint64_t client_kernel_drops(struct client *c)
 void client_print_summary(struct client *c, const char *extra)
 {
 	uint64_t kdrops = client_kernel_drops(c);
+	struct client_seq_track rx = client_seq_total(c);
 
 	fprintf(stderr,
 		"%s: %sevents=%" PRIu64 " datagrams=%" PRIu64 " acks=%" PRIu64 " nacks=%" PRIu64
 		" retransmits=%" PRIu64 " notifications=%" PRIu64 " notify_datagrams=%" PRIu64
 		" seq_lost=%" PRIu64 " seq_late=%" PRIu64 " seq_restarts=%" PRIu64
 		" kernel_drops=%" PRIu64 " rcvbuf=%d overloaded=%" PRIu64 " backoffs=%" PRIu64
-		" bad_replies=%" PRIu64 "\n",
+		" bad_replies=%" PRIu64 " servers=%" PRIu32 "\n",
 		c->prog, extra ? extra : "", c->cnt.events, c->cnt.dgrams, c->cnt.acks, c->cnt.nacks,
-		c->cnt.retransmits, c->cnt.notifications, c->cnt.notify_dgrams, c->rx.lost,
-		c->rx.late, c->rx.restarts, kdrops, c->rcvbuf_got, c->cnt.overloaded,
-		c->pace.backoffs, c->cnt.bad_dgrams);
-	if (c->rx.lost > 0)
+		c->cnt.retransmits, c->cnt.notifications, c->cnt.notify_dgrams, rx.lost,
+		rx.late, rx.restarts, kdrops, c->rcvbuf_got, c->cnt.overloaded, c->pace.backoffs,
+		c->cnt.bad_dgrams, c->n_src);
+	if (rx.lost > 0)
 		fprintf(stderr, "%s: warning: %" PRIu64 " server datagrams lost (sequence gaps)\n",
-			c->prog, c->rx.lost);
+			c->prog, rx.lost);
+	if (c->sources_over > 0)
+		fprintf(stderr, "%s: warning: %" PRIu64 " datagrams from more than %d server addresses "
+			"(their gaps are not told apart)\n", c->prog, c->sources_over, CLIENT_SOURCES_MAX);
 	if (kdrops > 0)
 		fprintf(stderr, "%s: warning: %" PRIu64 " datagrams dropped by this host's kernel "
 			"before we read them (receive buffer full: raise --rcvbuf)\n", c->prog, kdrops);

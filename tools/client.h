@@ -3,7 +3,10 @@
  * packed several per datagram, sub/unsub sent one per datagram and
  * retransmitted until their ACK/NACK arrives, and every server datagram
  * checked against the per-receiver sequence number so that losses are
- * seen (docs/protocol.md, "Reliability").
+ * seen (docs/protocol.md, "Reliability"). A multi-host Spate answers from
+ * several hosts, each numbering its own datagrams to this receiver: the
+ * sequence is tracked per server address (docs/protocol.md, "Between
+ * Spate hosts").
  *
  * Everything is single-threaded: replies are read by client_pump(),
  * which the sending calls also run while they wait. */
@@ -30,6 +33,16 @@ struct client_seq_track {
 	uint64_t lost;       /* datagrams skipped over (gaps), not yet filled */
 	uint64_t late;       /* datagrams older than the highest seen */
 	uint64_t restarts;   /* seq back to 1: the server forgot this receiver */
+};
+
+/* One tracker per server address that sent us datagrams; past the table
+ * the others share its last slot (a gap may then be misread: counted in
+ * sources_over). */
+#define CLIENT_SOURCES_MAX 64
+struct client_seq_source {
+	uint32_t ipv4;
+	uint16_t port;
+	struct client_seq_track t;
 };
 
 struct client_counters {
@@ -73,7 +86,9 @@ struct client {
 	client_notify_fn on_notify;
 	client_nack_fn on_nack;
 	void *ctx;
-	struct client_seq_track rx;
+	struct client_seq_source src[CLIENT_SOURCES_MAX];
+	uint32_t n_src;
+	uint64_t sources_over;     /* datagrams from addresses beyond the table */
 	struct client_counters cnt;
 	double last_rx;            /* client_now() of the last server datagram */
 	/* the events datagram being filled */
@@ -171,5 +186,10 @@ void client_print_summary(struct client *c, const char *extra);
 /* Feed one server seq to a tracker; returns how many datagrams the gap
  * before it spans (0 = in order). Exposed for the tests. */
 uint64_t client_seq_see(struct client_seq_track *t, uint32_t seq);
+/* The tracker of server address ipv4:port (host byte order), made on
+ * first sight. */
+struct client_seq_track *client_seq_of(struct client *c, uint32_t ipv4, uint16_t port);
+/* Every source's tracker summed. */
+struct client_seq_track client_seq_total(const struct client *c);
 
 #endif

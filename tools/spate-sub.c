@@ -1,8 +1,9 @@
 /* spate-sub - a subscriber: applies the sub/unsub lines of a stream file
  * to a Spate server (each ACKed, retransmitted on timeout), then listens
  * and writes every notification as "event_id<TAB>sub_id", as they come.
- * Losses are seen through the server's per-receiver sequence numbers and
- * reported as they happen and in the summary. */
+ * Losses are seen through the server's per-receiver sequence numbers, one
+ * sequence per server address (a multi-host Spate answers from several),
+ * and reported as they happen and in the summary. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>

@@ -1,7 +1,9 @@
 /* test_client_seq.c - the per-receiver sequence tracking of the UDP
  * clients (tools/client.c): gaps counted as lost, late datagrams taking
- * a loss back, restarts at 1, and nothing counted before the first. */
+ * a loss back, restarts at 1, and nothing counted before the first;
+ * each server address (a multi-host Spate's hosts) tracked apart. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "client.h"
 
@@ -41,6 +43,25 @@ int main(void)
 	/* A duplicate of the last one is late, not a loss. */
 	EXPECT(client_seq_see(&w, 0xffffffffu) == 0);
 	EXPECT(w.late == 1 && w.lost == 0);
+	/* Several servers, interleaved, each in order: nothing late or lost;
+	 * a gap at one of them is that one's */
+	struct client *c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return 1;
+	for (uint32_t s = 1; s <= 40; s++)
+		for (uint32_t h = 0; h < 3; h++)
+			if (!(h == 2 && s == 17))
+				client_seq_see(client_seq_of(c, 0xc6120003u + h, 47100), s);
+	struct client_seq_track sum = client_seq_total(c);
+	EXPECT(c->n_src == 3 && sum.late == 0 && sum.lost == 1 && sum.restarts == 0);
+	EXPECT(client_seq_of(c, 0xc6120005u, 47100)->lost == 1);
+	EXPECT(client_seq_of(c, 0xc6120003u, 47101)->last == 0); /* another port: another server */
+	EXPECT(c->n_src == 4);
+	/* past the table the rest share its last slot, and are counted */
+	for (uint32_t h = 0; h < CLIENT_SOURCES_MAX; h++)
+		client_seq_of(c, 0x0a000000u + h, 1);
+	EXPECT(c->n_src == CLIENT_SOURCES_MAX && c->sources_over == 4);
+	free(c);
 	if (failures == 0)
 		printf("ok: client sequence tracking\n");
 	return failures ? 1 : 0;
