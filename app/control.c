@@ -29,6 +29,7 @@
 #include "control.h"
 #include "control_perm.h"
 #include "counters.h"
+#include "ctl_cluster.h"
 #include "ctl_out.h"
 #include "debug_stall.h"
 #include "drt_params.h"
@@ -62,6 +63,7 @@ struct command {
 	const char *help;
 	cmd_fn fn;
 	bool on_dp;         /* runs on the data-plane lcore */
+	bool clustering;    /* needs the cluster stage's matcher: not on a match host */
 };
 
 static struct control_target tgt;
@@ -94,7 +96,9 @@ static const char *canonical(const char *name)
 
 static int param_get(const char *name, char *buf, size_t len)
 {
-	const struct spate_matcher_conf *mc = spate_matcher_get_conf(tgt.matcher);
+	/* a match host has no cluster matcher: the configured values */
+	const struct spate_matcher_conf *mc = tgt.matcher ? spate_matcher_get_conf(tgt.matcher)
+							  : &tgt.conf->common.matcher;
 
 	name = canonical(name);
 	if (starts(name, "drt."))
@@ -279,7 +283,8 @@ static int cmd_show_stats(struct ctl_req *r, struct ctl_out *o, char *err, size_
 		ctl_out_end(o);
 	}
 	ctl_out_end(o);
-	ctl_out_u64(o, "subscriptions", spate_matcher_sub_count(tgt.matcher));
+	if (tgt.matcher != NULL)
+		ctl_out_u64(o, "subscriptions", spate_matcher_sub_count(tgt.matcher));
 	ctl_out_obj(o, "journal");
 	durable_figures(spated_durable, out_figure, o);
 	ctl_out_end(o);
@@ -299,7 +304,8 @@ static int cmd_show_lcores(struct ctl_req *r, struct ctl_out *o, char *err, size
 		ctl_out_u64(o, "lcore", l);
 		ctl_out_u64(o, "socket", rte_lcore_to_socket_id(l));
 		if (l == tgt.dp_lcore)
-			ctl_out_str(o, "runs", "cluster stage, control requests");
+			ctl_out_str(o, "runs", tgt.matcher ? "cluster stage, control requests" :
+				    "link stage, control requests");
 		ctl_out_u64(o, "polls", spated_cnt_slots[l].c.polls);
 		ctl_out_u64(o, "busy_polls", spated_cnt_slots[l].c.busy_polls);
 		ctl_out_u64(o, "busy_cycles", spated_cnt_slots[l].c.busy_cycles);
@@ -501,7 +507,9 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	(void)err;
 	(void)errlen;
 	ctl_out_str(o, "file", tgt.conf_path ? tgt.conf_path : "(defaults)");
-	ctl_out_str(o, "engine", spate_matcher_engine_name(tgt.matcher));
+	ctl_out_str(o, "role", host_conf_role_name(c->hosts.role));
+	if (tgt.matcher != NULL)
+		ctl_out_str(o, "engine", spate_matcher_engine_name(tgt.matcher));
 	ctl_out_obj(o, "spated");
 	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", c->ipv4 >> 24, (c->ipv4 >> 16) & 255,
 		 (c->ipv4 >> 8) & 255, c->ipv4 & 255);
@@ -645,6 +653,12 @@ static int cmd_show_latency(struct ctl_req *r, struct ctl_out *o, char *err, siz
 
 static int cmd_help(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen);
 
+static int cmd_show_cluster(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	(void)r;
+	return ctl_show_cluster(tgt.link, tgt.dir, o, err, errlen);
+}
+
 /* The libconfig type of a setting in the overrides file: the same the
  * main config uses (drt values as text, which read_drt takes). */
 static int add_override(config_t *cfg, const char *name, const char *value)
@@ -747,17 +761,20 @@ static const struct command commands[] = {
 	  cmd_show_stats, true },
 	{ "show categories", 0, 6, "show categories [--top N] [--worker W] [--page P]",
 	  "the engine's categories, largest first, N a page (default 50)", cmd_show_categories,
-	  true },
+	  true, true },
 	{ "show lcores", 0, 0, "show lcores", "lcores, their roles and polls", cmd_show_lcores,
 	  true },
 	{ "show placement", 0, 0, "show placement", "categories and subscriptions per worker",
-	  cmd_show_placement, true },
+	  cmd_show_placement, true, true },
+	{ "show cluster", 0, 0, "show cluster",
+	  "multi-host: this host, every peer (role, state, epoch, categories) and its channel (RTT, retransmits)",
+	  cmd_show_cluster, true },
 	{ "show config", 0, 0, "show config", "the configuration in force, settings included",
 	  cmd_show_config, true },
 	{ "show version", 0, 0, "show version",
 	  "spated's and DPDK's versions, uptime, subscriptions, clients", cmd_show_version, false },
 	{ "show subs", 0, 1, "show subs --count", "how many subscriptions, and the quotas",
-	  cmd_show_subs, true },
+	  cmd_show_subs, true, true },
 	{ "show params", 0, 0, "show params", "every setting `set` can change, with its value",
 	  cmd_show_params, true },
 	{ "show latency", 0, 1, "show latency [--window]",
@@ -765,16 +782,17 @@ static const struct command commands[] = {
 	  cmd_show_latency, false },
 	{ "get", 1, 1, "get NAME", "one setting's value", cmd_get, true },
 	{ "set", 2, 2, "set NAME VALUE",
-	  "change a setting now (validated; the value in force is printed back)", cmd_set, true },
+	  "change a setting now (validated; the value in force is printed back)", cmd_set, true,
+	  true },
 	{ "rebalance now", 0, 0, "rebalance now", "end the load period: balance the workers now",
-	  cmd_rebalance, true },
+	  cmd_rebalance, true, true },
 	{ "journal compact", 0, 0, "journal compact", "rewrite the journal as a snapshot now",
-	  cmd_compact, true },
+	  cmd_compact, true, true },
 	{ "debug stall", 2, 2, "debug stall WORKER MS",
 	  "test hook: the matching worker stops (no RCU quiescent state) for MS ms; needs spated.debug_hooks",
 	  cmd_debug_stall, true },
 	{ "save", 0, 0, "save", "write the settings changed by `set` to control.overrides, read at the next start",
-	  cmd_save, false },
+	  cmd_save, false, true },
 	{ "help", 0, 0, "help", "this list", cmd_help, false },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -865,6 +883,11 @@ static int parse(struct ctl_req *r, char *err, size_t errlen)
 			r->argv[i] = words[first + k + i];
 		if (r->argc < commands[c].min_args || r->argc > commands[c].max_args) {
 			snprintf(err, errlen, "usage: %s", commands[c].usage);
+			return -1;
+		}
+		if (commands[c].clustering && tgt.matcher == NULL) {
+			snprintf(err, errlen, "'%s': not on a match host (no clustering here: ask a front)",
+				 commands[c].words);
 			return -1;
 		}
 		return 0;

@@ -318,11 +318,13 @@ int main(int argc, char **argv)
 	telemetry_register();
 	/* Control requests run on the cluster stage's lcore, which owns the
 	 * matcher and the settings (stage_cluster_poll calls control_poll). */
+	/* On a match host the link stage's lcore (the cluster's) runs them:
+	 * no clustering commands there, `show cluster` everywhere. */
 	struct control_target ctl = { &conf, conf_path, pipeline_matcher(pl),
-				      pipeline_cluster_lcore(pl), n_ports, ports };
-	/* a match host has no cluster stage to run control requests on:
-	 * no control socket there yet */
-	if (conf.hosts.role != SPATED_ROLE_MATCH && control_start(&ctl, err, sizeof(err)) != 0)
+				      pipeline_cluster_lcore(pl), pipeline_link(pl),
+				      conf.hosts.role == SPATED_ROLE_MATCH ? NULL : pipeline_dir(pl),
+				      n_ports, ports };
+	if (control_start(&ctl, err, sizeof(err)) != 0)
 		rte_exit(EXIT_FAILURE, "%s\n", err);
 	struct metrics_source msrc = { pl, mp, ports, n_ports };
 	if (metrics_start(conf.ops.metrics_listen, &msrc, err, sizeof(err)) != 0)

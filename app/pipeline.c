@@ -12,6 +12,7 @@
 
 #include <urcu/urcu-qsbr.h>
 
+#include "control.h"
 #include "counters.h"
 #include "durable.h"
 #include "lcore_idle.h"
@@ -65,6 +66,13 @@ static unsigned int poll_tx(void *a) { return stage_tx_poll(a); }
 static unsigned int poll_cluster(void *a) { return stage_cluster_poll(a); }
 static unsigned int poll_match(void *a) { return stage_match_poll(a); }
 static unsigned int poll_link(void *a) { return stage_link_poll(a); }
+/* a match host: its link's lcore runs the operators' requests, between
+ * two polls (the front's cluster stage does it there) */
+static unsigned int poll_link_ctl(void *a)
+{
+	control_poll();
+	return stage_link_poll(a);
+}
 
 static struct rte_ring *ring(struct pipeline *p, const char *what)
 {
@@ -291,7 +299,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 	/* on a front the link reads the cluster matcher's dictionaries: same
 	 * lcore; on a match host it takes the cluster's lcore */
 	if (multi)
-		place(p, conf->lcores.cluster, "cluster", poll_link, p->link,
+		place(p, conf->lcores.cluster, "cluster", front ? poll_link : poll_link_ctl, p->link,
 		      offsetof(struct spated_counters, cycles_link));
 	for (w = 0; w < p->n_local; w++)
 		place(p, conf->lcores.match[w], "match", poll_match, p->match[w],
@@ -454,6 +462,11 @@ unsigned int pipeline_worker_lcore(const struct pipeline *p, uint32_t w)
 struct spate_matcher *pipeline_matcher(struct pipeline *p)
 {
 	return p->cluster ? stage_cluster_matcher(p->cluster) : NULL;
+}
+
+struct stage_link *pipeline_link(struct pipeline *p)
+{
+	return p->link;
 }
 
 unsigned int pipeline_cluster_lcore(const struct pipeline *p)

@@ -44,6 +44,7 @@
 #include "host_view.h"
 #include "spate_matcher.h"
 #include "spate_peer_auth.h"
+#include "spate_peer_chan.h"
 #include "spate_types.h"
 
 struct stage_link_conf {
@@ -85,6 +86,29 @@ struct stage_link;
 /* A match host whose front's incarnation ends stops: the categories it
  * holds belong to that front's ids (set by spated: 0 until then). */
 extern volatile int spated_link_front_gone;
+
+/* What `spatectl show cluster` shows of the link (app/link_info.c):
+ * this host and every configured peer, its state and its channel. */
+struct stage_link_peer_info {
+	uint32_t host, ipv4;
+	uint32_t lcores;       /* 0: a front */
+	uint32_t first_worker; /* front: its lcores are workers [first, first + lcores) */
+	uint32_t epoch;        /* the incarnation the channel is bound to */
+	uint8_t up;            /* a member, its channel bound */
+	uint32_t in_flight;    /* frames to it not yet acknowledged */
+	uint32_t queued_bodies; /* bodies waiting beyond the window */
+	struct spate_peer_chan_stats ch;
+};
+struct stage_link_info {
+	uint8_t role;
+	uint32_t host, epoch;
+	uint32_t keys;         /* cluster keys in force (0: unsigned frames) */
+	uint32_t local_cats;   /* match: categories routed here */
+	uint32_t n_peers;
+	struct stage_link_peer_info peer[SPATED_PEERS_MAX];
+};
+/* Fill *out; on the link's own lcore (a control request). */
+void stage_link_info(struct stage_link *s, struct stage_link_info *out);
 
 struct stage_link *stage_link_create(const struct stage_link_conf *c);
 /* Several fronts: a client's event to every other front (the cluster

@@ -18,6 +18,7 @@ struct slot {
 	uint32_t seq;
 	uint32_t tries; /* send: times put on the wire */
 	uint64_t due;   /* send: when to (re)send */
+	uint64_t sent;  /* send: when first put on the wire */
 	size_t len;
 	uint8_t body[SPATE_PEER_BODY_MAX];
 };
@@ -30,6 +31,7 @@ struct spate_peer_chan {
 	uint32_t snd_nxt; /* sequence number of the next frame queued */
 	uint32_t rcv_nxt; /* next sequence number to deliver */
 	bool ack_owed;
+	uint64_t now;     /* the last poll's time: a receive's clock */
 	struct spate_peer_chan_stats st;
 	struct slot snd[SPATE_PEER_WINDOW_MAX];
 	struct slot rcv[SPATE_PEER_WINDOW_MAX];
@@ -163,15 +165,18 @@ size_t spate_peer_chan_poll(struct spate_peer_chan *ch, uint64_t now, void *out,
 {
 	if (cap < SPATE_PEER_FRAME_MAX)
 		return 0;
+	ch->now = now;
 	for (uint32_t seq = ch->snd_una; seq != ch->snd_nxt; seq++) {
 		struct slot *s = slot_of(ch->snd, seq);
 		if (!s->used || s->sacked || (s->tries && s->due > now))
 			continue;
 		uint32_t shift = s->tries < BACKOFF_MAX ? s->tries : BACKOFF_MAX;
-		if (s->tries++)
+		if (s->tries++) {
 			ch->st.retransmits++;
-		else
+		} else {
 			ch->st.sent++;
+			s->sent = now;
+		}
 		s->due = now + (ch->rto << shift);
 		return emit(ch, out, s);
 	}
@@ -179,6 +184,16 @@ size_t spate_peer_chan_poll(struct spate_peer_chan *ch, uint64_t now, void *out,
 		return 0;
 	ch->st.acks_sent++;
 	return emit(ch, out, NULL);
+}
+
+static void rtt_sample(struct spate_peer_chan *ch, uint64_t ns)
+{
+	struct spate_peer_chan_stats *st = &ch->st;
+
+	st->rtt_last_ns = ns;
+	st->rtt_srtt_ns = st->rtt_samples++ ? st->rtt_srtt_ns - st->rtt_srtt_ns / 8 + ns / 8 : ns;
+	if (st->rtt_min_ns == 0 || ns < st->rtt_min_ns)
+		st->rtt_min_ns = ns;
 }
 
 /* The peer's ack fields: release what it has, mark what it sacked. */
@@ -190,7 +205,10 @@ static void take_acks(struct spate_peer_chan *ch, const struct spate_peer_hdr *h
 		return;
 	}
 	while (ch->snd_una != h->ack + 1) {
-		slot_of(ch->snd, ch->snd_una)->used = false;
+		struct slot *s = slot_of(ch->snd, ch->snd_una);
+		if (s->tries == 1 && h->ack == ch->snd_una && ch->now >= s->sent)
+			rtt_sample(ch, ch->now - s->sent); /* the newest one acked */
+		s->used = false;
 		ch->snd_una++;
 	}
 	for (uint32_t i = 0; i < 32; i++) {

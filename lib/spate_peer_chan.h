@@ -23,6 +23,10 @@
  *    (counted, and acked again so the sender learns); frames after a gap
  *    wait in a reorder buffer; the caller sees each frame body exactly
  *    once, in sequence order.
+ *  - Round-trip time: an ack that releases a frame sent once (Karn's
+ *    rule: never a retransmitted one) gives a sample, from its sending to
+ *    the last poll before the ack came (the caller polls every loop, so
+ *    that is close to "now"); smoothed as TCP does (RFC 6298, 1/8).
  *  - Epochs: a channel binds one incarnation of each host (ids from
  *    ZooKeeper, docs/multihost.md). Frames naming another epoch on
  *    either side are stale or early and dropped; when the peer shows a
@@ -53,6 +57,10 @@ struct spate_peer_chan_stats {
 	uint64_t out_of_window; /* data frames too far ahead */
 	uint64_t stale;         /* frames naming another epoch */
 	uint64_t bad_acks;      /* acks of frames never sent */
+	uint64_t rtt_samples;   /* round trips measured */
+	uint64_t rtt_last_ns;   /* the last one */
+	uint64_t rtt_srtt_ns;   /* smoothed (RFC 6298), 0 before the first */
+	uint64_t rtt_min_ns;    /* the least seen, 0 before the first */
 };
 
 struct spate_peer_chan;

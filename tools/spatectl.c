@@ -8,6 +8,7 @@
  *   spatectl show categories --top 10   largest categories (drt engine)
  *   spatectl show lcores | placement | config | params | version
  *   spatectl show subs --count
+ *   spatectl show cluster               multi-host: peers, epochs, channels
  *   spatectl get drt.alpha
  *   spatectl set drt.alpha 0.7          validated, read back
  *   spatectl rebalance now
@@ -57,7 +58,7 @@ static void usage(FILE *f)
 		   "      --version            spatectl's version (show version: spated's)\n"
 		   "commands: show stats | show categories [--top N] [--worker W] [--page P] |\n"
 		   "  show lcores | show placement | show config | show params | show subs --count |\n"
-		   "  show version | show latency [--window] |\n"
+		   "  show version | show latency [--window] | show cluster |\n"
 		   "  get NAME | set NAME VALUE | rebalance now | journal compact | save | help\n"
 		   "Without a command: interactive on a terminal (line editing, history, Tab\n"
 		   "completion), else one command per line of stdin.\n");

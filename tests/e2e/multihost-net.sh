@@ -147,4 +147,10 @@ mh_replay_check() {
 		fail "$name: matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
 	fi
 	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$E2E_TMP/$name.replay.err"))"
+	# a clean run: every host's datagrams to the client in sequence, none
+	# missing (the client tracks each server address apart)
+	case $(tail -n 1 "$E2E_TMP/$name.replay.err") in
+	*" seq_lost=0 seq_late=0 "*) ;;
+	*) fail "$name: gaps or reordering in the servers' sequence numbers: $(tail -n 1 "$E2E_TMP/$name.replay.err")" ;;
+	esac
 }

@@ -101,5 +101,38 @@ if bad:
     print("  WRONG: " + "; ".join(bad))
 sys.exit(1 if bad else 0)
 PY
+# every host has a control socket; `show cluster` on the front and on a
+# match host: members, roles, epochs, state, categories, channel health
+ctl() { "$SPATE_BUILD/tools/spatectl" -p "multihost-$$-$1" --json show cluster; }
+python3 - "$(ctl front)" "$(ctl m1)" <<'PY' || fail "spatectl show cluster"
+import json, sys
+front, m1 = (json.loads(a) for a in sys.argv[1:])
+bad = []
+def peer(view, host):
+    return next((p for p in view["peers"] if p["host"] == host), None)
+if front["host"]["role"] != "front" or m1["host"]["role"] != "match" or m1["host"]["host"] != 2:
+    bad.append("roles or hosts wrong")
+for h in (2, 3):
+    p = peer(front, h)
+    if p is None or p["role"] != "match" or p["state"] != "up" or p["epoch"] < 1:
+        bad.append("front: host %d not an up match host: %s" % (h, p))
+    elif p["categories"] == 0 or p["channel"]["rtt_us"] <= 0 or p["channel"]["sent"] == 0:
+        bad.append("front: host %d has no categories or no RTT: %s" % (h, p))
+p = peer(m1, 1)
+if p is None or p["role"] != "front" or p["state"] != "up" or p["channel"]["received"] == 0:
+    bad.append("host 2: its front is not up: %s" % p)
+if m1["host"]["categories"] == 0 or front["host"]["auth"] != "hmac-sha256":
+    bad.append("host 2 holds no category, or frames unsigned")
+p = peer(front, 2)
+print("  show cluster: front sees host 2 %s, epoch %d, %d categories, RTT %.0f us (min %.0f), %d retransmits"
+      % (p["state"], p["epoch"], p["categories"], p["channel"]["rtt_us"], p["channel"]["rtt_min_us"],
+         p["channel"]["retransmits"]))
+if bad:
+    print("  WRONG: " + "; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+"$SPATE_BUILD/tools/spatectl" -p "multihost-$$-m1" show categories >"$E2E_TMP/ctl.out" 2>&1 &&
+	fail "show categories accepted on a match host"
+grep -q "not on a match host" "$E2E_TMP/ctl.out" || { cat "$E2E_TMP/ctl.out"; fail "show categories on a match host: no clear refusal"; }
 stop_all
 echo "ok: multihost${MH_LOSS:+ (loss $MH_LOSS %)}${MH_REHOME:+ (rehoming)}"

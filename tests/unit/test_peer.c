@@ -933,6 +933,49 @@ static void test_chan_edges(void)
 	spate_peer_chan_destroy(b2);
 }
 
+/* ---- round-trip time ---- */
+
+/* A frame sent at 1000 and acked in a frame that arrives after A's poll
+ * at 5000: one sample of 4000. A retransmitted frame gives none (Karn). */
+static void test_chan_rtt(void)
+{
+	static uint8_t body[64], out[SPATE_PEER_FRAME_MAX], ack[SPATE_PEER_FRAME_MAX];
+	struct spate_peer_chan *a = spate_peer_chan_create(1, 5, 2, 6, 4, 10000);
+	struct spate_peer_chan *b = spate_peer_chan_create(2, 6, 1, 5, 4, 10000);
+	struct spate_peer_writer w;
+	struct spate_peer_hdr h;
+
+	spate_peer_writer_init(&w, body, sizeof(body));
+	spate_peer_put_merge(&w, 1, 2);
+	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), 0);
+	size_t n = spate_peer_chan_poll(a, 1000, out, sizeof(out));
+	CHECK_EQ_INT(spate_peer_decode(out, n, &lim, &h), 0);
+	CHECK_EQ_INT(spate_peer_chan_receive(b, out, &h, count_deliver, NULL), 1);
+	n = spate_peer_chan_poll(b, 2000, ack, sizeof(ack));
+	CHECK(n > 0);
+	CHECK_EQ_INT(spate_peer_chan_poll(a, 5000, out, sizeof(out)), 0);
+	CHECK_EQ_INT(spate_peer_decode(ack, n, &lim, &h), 0);
+	CHECK_EQ_INT(spate_peer_chan_receive(a, ack, &h, count_deliver, NULL), 0);
+	const struct spate_peer_chan_stats *st = spate_peer_chan_stats(a);
+	CHECK(st->rtt_samples == 1 && st->rtt_last_ns == 4000 && st->rtt_srtt_ns == 4000 &&
+	      st->rtt_min_ns == 4000);
+	/* sent twice (the first copy lost): its ack is no sample */
+	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), 0);
+	spate_peer_chan_poll(a, 6000, out, sizeof(out));
+	n = spate_peer_chan_poll(a, 16000, out, sizeof(out));
+	CHECK_EQ_INT(spate_peer_decode(out, n, &lim, &h), 0);
+	CHECK_EQ_INT(h.seq, 2);
+	spate_peer_chan_receive(b, out, &h, count_deliver, NULL);
+	n = spate_peer_chan_poll(b, 16200, ack, sizeof(ack));
+	spate_peer_chan_poll(a, 17000, out, sizeof(out));
+	CHECK_EQ_INT(spate_peer_decode(ack, n, &lim, &h), 0);
+	spate_peer_chan_receive(a, ack, &h, count_deliver, NULL);
+	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+	CHECK_EQ_INT(st->rtt_samples, 1);
+	spate_peer_chan_destroy(a);
+	spate_peer_chan_destroy(b);
+}
+
 /* ---- the placement map ---- */
 
 static void test_map(void)
@@ -979,6 +1022,7 @@ int main(void)
 	test_round_trip();
 	test_malformed();
 	test_chan_edges();
+	test_chan_rtt();
 	test_map();
 	test_link();
 	return check_summary("test_peer");
