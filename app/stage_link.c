@@ -233,6 +233,7 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 	const struct spate_peer_chan_stats *cs = spate_peer_chan_stats(p->ch);
 	uint64_t dup = cs->duplicates, bad_acks = cs->bad_acks;
 	struct deliver_ctx d = { s, p };
+	spate_peer_chan_clock(p->ch, now_ns(s)); /* its round-trip samples */
 	spate_peer_chan_receive(p->ch, buf, &h, deliver, &d);
 	spated_cnt.peer_dup += cs->duplicates - dup;
 	spated_cnt.peer_bad_ack += cs->bad_acks - bad_acks;

@@ -31,7 +31,7 @@ struct spate_peer_chan {
 	uint32_t snd_nxt; /* sequence number of the next frame queued */
 	uint32_t rcv_nxt; /* next sequence number to deliver */
 	bool ack_owed;
-	uint64_t now;     /* the last poll's time: a receive's clock */
+	uint64_t now;     /* the last poll's or clock's time: a receive's clock */
 	struct spate_peer_chan_stats st;
 	struct slot snd[SPATE_PEER_WINDOW_MAX];
 	struct slot rcv[SPATE_PEER_WINDOW_MAX];
@@ -95,6 +95,11 @@ uint32_t spate_peer_chan_newer_epoch(const struct spate_peer_chan *ch)
 const struct spate_peer_chan_stats *spate_peer_chan_stats(const struct spate_peer_chan *ch)
 {
 	return &ch->st;
+}
+
+void spate_peer_chan_clock(struct spate_peer_chan *ch, uint64_t now)
+{
+	ch->now = now;
 }
 
 uint32_t spate_peer_chan_reset(struct spate_peer_chan *ch, uint32_t peer_epoch)
@@ -192,7 +197,7 @@ static void rtt_sample(struct spate_peer_chan *ch, uint64_t ns)
 
 	st->rtt_last_ns = ns;
 	st->rtt_srtt_ns = st->rtt_samples++ ? st->rtt_srtt_ns - st->rtt_srtt_ns / 8 + ns / 8 : ns;
-	if (st->rtt_min_ns == 0 || ns < st->rtt_min_ns)
+	if (st->rtt_samples == 1 || ns < st->rtt_min_ns)
 		st->rtt_min_ns = ns;
 }
 

@@ -25,8 +25,8 @@
  *    once, in sequence order.
  *  - Round-trip time: an ack that releases a frame sent once (Karn's
  *    rule: never a retransmitted one) gives a sample, from its sending to
- *    the last poll before the ack came (the caller polls every loop, so
- *    that is close to "now"); smoothed as TCP does (RFC 6298, 1/8).
+ *    the time spate_peer_chan_clock gave before the ack's receive (else
+ *    the last poll's); smoothed as TCP does (RFC 6298, 1/8).
  *  - Epochs: a channel binds one incarnation of each host (ids from
  *    ZooKeeper, docs/multihost.md). Frames naming another epoch on
  *    either side are stale or early and dropped; when the peer shows a
@@ -96,6 +96,10 @@ typedef void spate_peer_deliver_fn(void *ctx, const uint8_t *body, size_t len, u
  * another epoch (stale; see newer_epoch). */
 int spate_peer_chan_receive(struct spate_peer_chan *ch, const void *buf,
 			    const struct spate_peer_hdr *h, spate_peer_deliver_fn *fn, void *ctx);
+
+/* The time now, for the round-trip samples of the next receive (polls
+ * set it too). */
+void spate_peer_chan_clock(struct spate_peer_chan *ch, uint64_t now);
 
 /* Start over with the peer's new incarnation: both directions restart at
  * sequence 1, buffers emptied. Returns how many queued frames were not
