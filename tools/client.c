@@ -362,8 +362,9 @@ int client_probe(struct client *c, const char *server)
 				why = "nothing listens there (ICMP port unreachable)";
 				break;
 			}
-			if (n > 0)
-				handle_dgram(c, buf, (size_t)n);
+			if (n > 0) /* connected: from the server itself */
+				handle_dgram(c, buf, (size_t)n, ntohl(c->server.sin_addr.s_addr),
+					     ntohs(c->server.sin_port));
 		}
 	}
 	c->wait_seq = 0;

@@ -234,7 +234,7 @@ int main(int argc, char **argv)
 			client_progress(&pg, &cl, false,
 					"%zu subscriptions; %" PRIu64 " notifications in %" PRIu64
 					" datagrams, %" PRIu64 " lost", st.n_active, cl.cnt.notifications,
-					cl.cnt.notify_dgrams, cl.rx.lost);
+					cl.cnt.notify_dgrams, client_seq_total(&cl).lost);
 			if (st.out == stdout)
 				fflush(stdout);
 			double now = client_now();
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 
 	client_progress(&pg, &cl, true, "%zu subscriptions; %" PRIu64 " notifications in %" PRIu64
 			" datagrams, %" PRIu64 " lost", st.n_active, cl.cnt.notifications,
-			cl.cnt.notify_dgrams, cl.rx.lost);
+			cl.cnt.notify_dgrams, client_seq_total(&cl).lost);
 	/* 3. Clean up: remove what we added, if asked (best effort). */
 	if (cleanup) {
 		for (size_t i = 0; i < st.n_active; i++) {
