@@ -464,11 +464,6 @@ struct spate_matcher *pipeline_matcher(struct pipeline *p)
 	return p->cluster ? stage_cluster_matcher(p->cluster) : NULL;
 }
 
-struct stage_link *pipeline_link(struct pipeline *p)
-{
-	return p->link;
-}
-
 unsigned int pipeline_cluster_lcore(const struct pipeline *p)
 {
 	return lcore_of(p->conf->lcores.cluster, "cluster");

@@ -60,8 +60,6 @@ unsigned int pipeline_worker_lcore(const struct pipeline *p, uint32_t w);
  * run there, between two of its polls. */
 struct spate_matcher *pipeline_matcher(struct pipeline *p);
 unsigned int pipeline_cluster_lcore(const struct pipeline *p);
-/* Multi-host: the link stage (NULL on one box). */
-struct stage_link *pipeline_link(struct pipeline *p);
 
 /* Whether every worker lcore running stages made at least one poll
  * since the previous call (the main lcore runs the caller: it
