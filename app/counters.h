@@ -30,6 +30,8 @@
 	X(ip_bad_header)     /* version, IHL or total length wrong */        \
 	X(ip_bad_csum)       /* IPv4 header checksum wrong */                \
 	X(ip_fragment)       /* MF set or offset != 0: not reassembled */    \
+	X(ip_over_mtu)       /* longer than spated.mtu: kernel-reassembled */\
+	X(ip_truncated)      /* IP length beyond the frame: cut short */     \
 	X(ip_not_ours)       /* destination is not our address */            \
 	X(ip_other_proto)    /* neither ICMP nor UDP */                      \
 	X(icmp_echo)         /* echo requests answered */                    \
@@ -70,6 +72,8 @@
 	X(port_oerrors)      \
 	X(port_kernel_drops) /* af_packet: frames the kernel's ring dropped */ \
 	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
+	X(port_kernel_reasm_ok) /* af_packet: datagrams the kernel reassembled */\
+	X(port_kernel_reasm_fails) /* af_packet: fragments it gave up on */  \
 	X(ring_full_rx)      /* RX -> cluster ring full: datagram dropped */ \
 	X(shed_events)       /* EVENT messages in those datagrams */        \
 	X(overload_nacks)    /* OVERLOADED notices sent (1/client/100 ms) */\

@@ -43,6 +43,7 @@ struct net {
 	struct rte_ether_addr macs[NET_PORTS_MAX];
 	uint32_t ip;         /* host order */
 	uint16_t udp_port;
+	uint16_t mtu;        /* longest IP packet taken in (0: any) */
 	uint16_t ip_id;
 	uint64_t arp_gap;    /* tsc cycles between ARP requests for one address */
 	/* Next hop: a destination outside ip/mask goes to the gateway's MAC

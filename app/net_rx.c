@@ -126,13 +126,27 @@ static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *
 	}
 	/* Shorter than the frame is fine (Ethernet pads to 60 bytes). */
 	tot = rte_be_to_cpu_16(ip->total_length);
-	if (tot < ihl || tot > l3) {
+	if (tot < ihl) {
 		spated_cnt.ip_bad_header++;
+		goto drop;
+	}
+	/* Longer than the frame: cut short on the way. On af_packet, a
+	 * datagram the kernel reassembled past the ring's frame size. */
+	if (tot > l3) {
+		spated_cnt.ip_truncated++;
 		goto drop;
 	}
 	/* No reassembly: a Spate datagram always fits one frame. */
 	if (rte_be_to_cpu_16(ip->fragment_offset) & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
 		spated_cnt.ip_fragment++;
+		goto drop;
+	}
+	/* Whole, yet longer than the MTU: fragments the kernel put together
+	 * (net_af_packet asks it to). Dropped like the fragments a NIC
+	 * would hand us, so the limit (mtu - 28 bytes a datagram) is the
+	 * same on every port. */
+	if (n->mtu != 0 && tot > n->mtu) {
+		spated_cnt.ip_over_mtu++;
 		goto drop;
 	}
 	if (rte_be_to_cpu_32(ip->dst_addr) != n->ip) {

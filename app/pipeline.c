@@ -231,7 +231,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			.port_id = ports[q / conf->lcores.n_rx],
 			.queue_id = (uint16_t)(q % conf->lcores.n_rx), .pool = pkt_pool,
 			.mac = macs[q / conf->lcores.n_rx],
-			.ipv4 = conf->ipv4, .udp_port = conf->udp_port,
+			.ipv4 = conf->ipv4, .udp_port = conf->udp_port, .mtu = (uint16_t)conf->mtu,
 			.lim = &conf->common.limits, .to_cluster = rx_cl[q], .to_tx = rx_tx[q],
 			.to_link = rx_link[q], .peer_port = SPATED_PEER_PORT,
 		};

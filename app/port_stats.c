@@ -1,10 +1,12 @@
 /* port_stats.c - port and kernel ring drops (port_stats.h). */
 #include <dirent.h>
+#include <fcntl.h>
 #include <linux/if_packet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
 
@@ -18,6 +20,7 @@ static uint16_t ports[PORTS_MAX], n_ports;
 static int socks[SOCKS_MAX];
 static unsigned int n_socks;
 static uint64_t kernel_drops, kernel_packets; /* PACKET_STATISTICS clears on read */
+static int snmp_fd = -1; /* /proc/net/snmp, when a port is net_af_packet */
 
 /* The AF_PACKET sockets of this process bound to interface ifindex: the
  * af_packet PMD keeps them in its private queues; /proc/self/fd and
@@ -47,6 +50,36 @@ static void find_packet_sockets(int ifindex)
 	closedir(d);
 }
 
+/* Fragments never reach spated through net_af_packet: the PMD asks the
+ * kernel to reassemble (PACKET_FANOUT_FLAG_DEFRAG), and a datagram whose
+ * fragments do not all come is dropped there. The kernel counts both in
+ * the "Ip:" lines of /proc/net/snmp (ReasmOKs, ReasmFails) of this
+ * network namespace - all of its traffic, spated's alone in a namespace
+ * of its own. Two lines: the field names, then the values. */
+static void read_reasm(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (snmp_fd < 0 || (n = pread(snmp_fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return;
+	buf[n] = '\0';
+	char *names = strstr(buf, "Ip: "), *values = names ? strstr(names + 4, "\nIp: ") : NULL;
+	if (values == NULL)
+		return;
+	*values = '\0';
+	values += 5;
+	char *ns = NULL, *vs = NULL;
+	char *name = strtok_r(names + 4, " \n", &ns), *value = strtok_r(values, " \n", &vs);
+	for (; name != NULL && value != NULL;
+	     name = strtok_r(NULL, " \n", &ns), value = strtok_r(NULL, " \n", &vs)) {
+		if (strcmp(name, "ReasmOKs") == 0)
+			spated_cnt.port_kernel_reasm_ok = strtoull(value, NULL, 10);
+		else if (strcmp(name, "ReasmFails") == 0)
+			spated_cnt.port_kernel_reasm_fails = strtoull(value, NULL, 10);
+	}
+}
+
 void port_stats_init(const uint16_t *p, uint16_t n)
 {
 	n_ports = n < PORTS_MAX ? n : PORTS_MAX;
@@ -56,8 +89,11 @@ void port_stats_init(const uint16_t *p, uint16_t n)
 
 		ports[i] = p[i];
 		if (rte_eth_dev_info_get(p[i], &info) == 0 && info.driver_name != NULL &&
-		    strcmp(info.driver_name, "net_af_packet") == 0 && info.if_index > 0)
+		    strcmp(info.driver_name, "net_af_packet") == 0 && info.if_index > 0) {
 			find_packet_sockets((int)info.if_index);
+			if (snmp_fd < 0)
+				snmp_fd = open("/proc/net/snmp", O_RDONLY | O_CLOEXEC);
+		}
 	}
 }
 
@@ -92,6 +128,7 @@ void port_stats_refresh(void)
 	spated_cnt.port_oerrors = sum.oerrors;
 	spated_cnt.port_kernel_drops = kernel_drops;
 	spated_cnt.port_kernel_packets = kernel_packets;
+	read_reasm();
 }
 
 void port_stats_xstats(void (*fn)(void *ctx, const char *name, uint64_t v), void *ctx)
@@ -121,4 +158,7 @@ void port_stats_fini(void)
 {
 	n_socks = 0;
 	n_ports = 0;
+	if (snmp_fd >= 0)
+		close(snmp_fd);
+	snmp_fd = -1;
 }

@@ -8,7 +8,11 @@
  * their interface index). The housekeeping callback copies them into the
  * main lcore's counter block (the port_* counters of counters.h), so the
  * counters line, telemetry and `spatectl show stats` show them like any
- * other counter. Only the main lcore calls port_stats_refresh():
+ * other counter. For net_af_packet also the kernel's IPv4 reassembly
+ * (port_kernel_reasm_ok, _fails from /proc/net/snmp): the PMD has the
+ * kernel reassemble fragments before spated sees them, and the fragments
+ * of a datagram that never completes are dropped there (the figures are
+ * the network namespace's). Only the main lcore calls port_stats_refresh():
  * PACKET_STATISTICS clears the kernel's figures as it reads them.
  */
 #ifndef SPATED_PORT_STATS_H

@@ -191,6 +191,7 @@ struct stage_rx *stage_rx_create(const struct stage_rx_conf *c)
 	/* no cluster stage here: no client port either */
 	net_init(&s->net, c->port_id, c->pool, &c->mac, c->ipv4,
 		 c->to_cluster != NULL ? c->udp_port : 0);
+	s->net.mtu = c->mtu;
 	s->net.on_udp = on_udp;
 	s->net.emit = emit_frame;
 	s->net.on_learn = on_learn;

@@ -204,7 +204,7 @@ def main():
     # Sent anyway, counted nowhere: they must only not be answered.
     frames += [eth(ipv4(udp(spate_ok), 17, frag=0x2000))] * 3
     frames += [eth(ipv4(udp(spate_ok), 17, frag=0x0010))] * 2
-    add("ip_bad_header", eth(ipv4(udp(spate_ok), 17, tot_len=400)), 3)      # longer than frame
+    add("ip_truncated", eth(ipv4(udp(spate_ok), 17, tot_len=400)), 3)       # longer than frame
     add("ip_bad_header", eth(ipv4(udp(spate_ok), 17, ihl=4)), 1)
     add("ip_bad_header", eth(ipv4(udp(spate_ok), 17, version=6)), 1)
     add("ip_bad_header", eth(b"\x45\0\0"), 1)                               # truncated IPv4
