@@ -454,12 +454,6 @@ int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const c
 	return 0;
 }
 
-static int read_overrides_spated(void *ctx, const config_t *cfg, const char *path, char *err,
-				 size_t errlen)
-{
-	return spated_conf_read_runtime(ctx, cfg, path, err, errlen);
-}
-
 /* The top-level groups: each must be one a reader takes ("spate", read
  * by spate_conf_read; "spated", read here; the groups of ops_conf), so a
  * misspelt group is an error, not a section silently ignored. */
@@ -483,6 +477,16 @@ static int check_groups(const config_t *cfg, const char *path, char *err, size_t
 					list);
 	}
 	return 0;
+}
+
+/* The rest of an overrides file: its groups, and the run-time keys of
+ * "spated" (a hand-edited file is checked like the main one). */
+static int read_overrides_spated(void *ctx, const config_t *cfg, const char *path, char *err,
+				 size_t errlen)
+{
+	if (check_groups(cfg, path, err, errlen) != 0)
+		return -1;
+	return spated_conf_read_runtime(ctx, cfg, path, err, errlen);
 }
 
 int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,

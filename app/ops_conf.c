@@ -284,8 +284,22 @@ static int read_group(struct ops_conf *c, const config_t *cfg, const char *group
 	return 0;
 }
 
-#define READ_GROUP(name, table) \
-	read_group(c, cfg, name, table, sizeof(table) / sizeof(table[0]), path, err, errlen)
+/* Every group of this file: what ops_conf_read reads, what the run-time
+ * names resolve in, and (ops_conf_group_name) the top-level groups a
+ * configuration may hold besides spate and spated. One table, so a group
+ * added here is read and known at once. */
+struct group {
+	const char *name;
+	const struct key *keys;
+	size_t n;
+};
+
+static const struct group groups[] = {
+	{ "journal", journal_keys, sizeof(journal_keys) / sizeof(journal_keys[0]) },
+	{ "control", control_keys, sizeof(control_keys) / sizeof(control_keys[0]) },
+	{ "access", access_keys, sizeof(access_keys) / sizeof(access_keys[0]) },
+	{ "metrics", metrics_keys, sizeof(metrics_keys) / sizeof(metrics_keys[0]) },
+};
 
 int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, char *err,
 		  size_t errlen)
@@ -293,9 +307,10 @@ int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, cha
 	uint32_t ip;
 	uint16_t port;
 
-	if (READ_GROUP("journal", journal_keys) != 0 || READ_GROUP("control", control_keys) != 0 ||
-	    READ_GROUP("access", access_keys) != 0 || READ_GROUP("metrics", metrics_keys) != 0)
-		return -1;
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		if (read_group(c, cfg, groups[g].name, groups[g].keys, groups[g].n, path, err,
+			       errlen) != 0)
+			return -1;
 	if (c->metrics_listen[0] != '\0' && ops_conf_parse_listen(c->metrics_listen, &ip, &port) != 0)
 		return spate_conf_error(err, errlen, path, config_lookup(cfg, "metrics.listen"),
 					"metrics.listen = \"%s\": want \"A.B.C.D:PORT\" (port 1 to 65535), "
@@ -339,18 +354,6 @@ int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
 
 /* ---- run time: the same keys by "group.key" name, values as text ---- */
 
-struct group {
-	const char *name;
-	const struct key *keys;
-	size_t n;
-};
-
-static const struct group groups[] = {
-	{ "journal", journal_keys, sizeof(journal_keys) / sizeof(journal_keys[0]) },
-	{ "control", control_keys, sizeof(control_keys) / sizeof(control_keys[0]) },
-	{ "access", access_keys, sizeof(access_keys) / sizeof(access_keys[0]) },
-	{ "metrics", metrics_keys, sizeof(metrics_keys) / sizeof(metrics_keys[0]) },
-};
 
 const char *ops_conf_group_name(size_t i)
 {

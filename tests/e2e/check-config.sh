@@ -42,6 +42,13 @@ grep -q "journal.path: .*jdir.journal is not a regular file" "$tmp/out-jdir" ||
 printf 'journal: { path = "%s/ok.journal"; };\n' "$tmp" >"$tmp/jok.conf"
 "$spated" --check-config -c "$tmp/jok.conf" >/dev/null || { echo "FAIL: a good journal path refused"; exit 1; }
 [ -e "$tmp/ok.journal" ] && { echo "FAIL: --check-config created the journal"; exit 1; }
+# the overrides file a start reads is checked too, groups included
+printf 'jornal: { sync = "none"; };\n' >"$tmp/overrides.conf"
+printf 'control: { overrides = "%s/overrides.conf"; };\n' "$tmp" >"$tmp/ov-main.conf"
+"$spated" --check-config -c "$tmp/ov-main.conf" >"$tmp/out-ov" &&
+	{ echo "FAIL: a bad overrides file accepted"; exit 1; }
+grep -q "overrides.conf:1: unknown group 'jornal'" "$tmp/out-ov" ||
+	{ cat "$tmp/out-ov"; echo "FAIL: bad overrides file: message"; exit 1; }
 echo "ok: unknown keys and groups refused with their lines; journal paths checked"
 # the multi-host settings (role, host_id, peers, ...)
 "$spated" --check-config -c bad-hosts.conf | sed 's/ (known: [^)]*)//' >"$tmp/out-hosts"
