@@ -232,6 +232,11 @@ int main(int argc, char **argv)
 	}
 	/* This start only: never a setting, so it cannot stay on. */
 	conf.ops.journal.salvage = salvage;
+	if (salvage && conf.ops.journal_path[0] == '\0') {
+		fprintf(stderr, "spated: --salvage-journal: no journal is configured (journal.path)\n");
+		spated_conf_free(&conf);
+		return 2;
+	}
 
 	/* EAL argv: ours after "--", else the file's; plus the vdev. */
 	char *eal_argv[SPATED_EAL_ARGS_MAX + 64];

@@ -49,6 +49,10 @@ printf 'control: { overrides = "%s/overrides.conf"; };\n' "$tmp" >"$tmp/ov-main.
 	{ echo "FAIL: a bad overrides file accepted"; exit 1; }
 grep -q "overrides.conf:1: unknown group 'jornal'" "$tmp/out-ov" ||
 	{ cat "$tmp/out-ov"; echo "FAIL: bad overrides file: message"; exit 1; }
+# --salvage-journal without a journal is a mistake, said before the EAL starts
+"$spated" -c "$src/conf/demo.conf" --salvage-journal >"$tmp/out-salv" 2>&1
+[ $? -eq 2 ] && grep -q "no journal is configured" "$tmp/out-salv" ||
+	{ cat "$tmp/out-salv"; echo "FAIL: --salvage-journal without a journal"; exit 1; }
 echo "ok: unknown keys and groups refused with their lines; journal paths checked"
 # the multi-host settings (role, host_id, peers, ...)
 "$spated" --check-config -c bad-hosts.conf | sed 's/ (known: [^)]*)//' >"$tmp/out-hosts"
