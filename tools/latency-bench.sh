@@ -5,7 +5,7 @@
 #
 #   tools/latency-bench.sh [--count N] [--warmup N] [--rounds R] [--conf FILE]
 #        [--variant "NAME: key = value; ..."]... [--scenarios LIST]
-#        [--subs N] [--idle-seconds S] [--out DIR]
+#        [--subs N] [--idle-seconds S] [--client-cpu C] [--out DIR]
 #
 # Scenarios (default all, in this order, each round):
 #   echo      the kernel: spated stopped, 198.18.0.1 on the server end of the
@@ -20,17 +20,26 @@
 # idle_sleep_us = 50;" is the strategy before issue 25), so settings
 # compare side by side in one run. --rounds repeats the whole set.
 #
+# --client-cpu C pins the clients (spate-probe, spate-pub) to CPU C and
+# the servers to CPU 0 (spated's lcore 0 is there anyway; the echo server
+# by taskset), as if they were different machines; by default the kernel
+# places the clients and the echo server (on a loaded machine pinning
+# only takes away the kernel's way out).
+#
 # The idle CPU of spated (utime + stime of the process, /proc/PID/stat)
 # is taken over --idle-seconds (default 10) with no traffic, after a 3 s
-# pause, for each variant. One JSON line per measurement on stdout
+# pause, for each variant in each round (alternated, like the probes). One JSON line per measurement on stdout
 # (spate-probe --json's, plus scenario, variant, round, load and the
 # events/s spated counted during the probe), a Markdown table at the end;
 # --out DIR keeps the JSON lines, every round trip (for CDF plots:
-# DIR/<round>-<scenario>-<variant>.txt, sorted) and spated's logs.
+# DIR/<round>-<scenario>-<variant>.txt, sorted), spated's logs, and with
+# gnuplot DIR/latency-cdf.png: the round trips' CDFs of the last round,
+# one curve per scenario and variant (log scale, with the tail
+# magnified in DIR/latency-tail.png).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 count=20000 warmup=1000 rounds=1 conf=$top/conf/demo.conf subs=100000 idle_s=10
-scenarios="echo idle subs load10k load50k" out="" variants=("default:")
+scenarios="echo idle subs load10k load50k" out="" variants=("default:") client_cpu=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--count) count=$2; shift 2 ;;
@@ -42,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--subs) subs=$2; shift 2 ;;
 	--idle-seconds) idle_s=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--client-cpu) client_cpu=$2; shift 2 ;;
 	*) sed -n '/^#   tools/,/^#$/p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -65,6 +75,12 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 netns_create || exit 1
+[ "$(nproc)" -ge 2 ] || client_cpu=""
+pin_client=() pin_server=()
+if [ -n "$client_cpu" ]; then
+	pin_client=(taskset -c "$client_cpu")
+	pin_server=(taskset -c 0)
+fi
 srv=$NETNS_SRV_IP:$NETNS_PORT
 
 # The probe's point is inside the preloaded subscriptions' extent.
@@ -118,7 +134,7 @@ results=$tmp/results.jsonl
 probe() { # ROUND SCENARIO VARIANT LOAD_RATE
 	local name="$1-$2-$3" a b line
 	a=$(counters)
-	line=$(netns_cli build/tools/spate-probe "${probe_target[@]}" --count "$count" \
+	line=$(netns_cli "${pin_client[@]}" build/tools/spate-probe "${probe_target[@]}" --count "$count" \
 		--warmup "$warmup" --point "$point" --label "$2" --json --samples "$tmp/$name.txt")
 	b=$(counters)
 	python3 - "$line" "$a" "$b" "$1" "$2" "$3" "$4" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY' | tee -a "$results"
@@ -141,7 +157,7 @@ with_load() { # RATE then the probe's arguments
 	shift
 	n=$((rate * 60)) # at most a minute of events
 	(for i in $(seq 1 40); do cat "$tmp/events.tsv"; done) |
-		netns_cli build/tools/spate-pub --server "$srv" --rate "$rate" --count "$n" --quiet \
+		netns_cli "${pin_client[@]}" build/tools/spate-pub --server "$srv" --rate "$rate" --count "$n" --quiet \
 			>/dev/null 2>"$tmp/pub.log" &
 	pub_pid=$!
 	sleep 1
@@ -157,7 +173,7 @@ for r in $(seq 1 "$rounds"); do
 	for sc in $scenarios; do
 		if [ "$sc" = echo ]; then
 			ip -n "$NETNS_SRV" addr add "$NETNS_SRV_IP/24" dev "$NETNS_SRV_IF"
-			netns_srv build/tools/spate-probe --echo-server "$srv" 2>/dev/null &
+			netns_srv "${pin_server[@]}" build/tools/spate-probe --echo-server "$srv" 2>/dev/null &
 			echo_pid=$!
 			netns_track "$echo_pid"
 			sleep 0.5
@@ -175,13 +191,13 @@ for r in $(seq 1 "$rounds"); do
 			idle)
 				run_spated "$vname" "$vset"
 				probe "$r" idle "$vname" 0
-				if [ "$r" = 1 ]; then
+				if [ "$idle_s" != 0 ]; then
 					sleep 3
 					c0=$(cpu_of "$NETNS_SPATED_PID") t0=$(date +%s.%N)
 					sleep "$idle_s"
 					c1=$(cpu_of "$NETNS_SPATED_PID") t1=$(date +%s.%N)
-					python3 -c "import json,os,sys; c0,c1,t0,t1=map(float,sys.argv[1:5]); print(json.dumps({'idle_cpu':sys.argv[5],'cpu_percent':round(100*(c1-c0)/os.sysconf('SC_CLK_TCK')/(t1-t0),1),'seconds':round(t1-t0,1),'load1':float(sys.argv[6])}))" \
-						"$c0" "$c1" "$t0" "$t1" "$vname" "$(cut -d' ' -f1 /proc/loadavg)" |
+					python3 -c "import json,os,sys; c0,c1,t0,t1=map(float,sys.argv[1:5]); print(json.dumps({'idle_cpu':sys.argv[5],'round':int(sys.argv[7]),'cpu_percent':round(100*(c1-c0)/os.sysconf('SC_CLK_TCK')/(t1-t0),1),'seconds':round(t1-t0,1),'load1':float(sys.argv[6])}))" \
+						"$c0" "$c1" "$t0" "$t1" "$vname" "$(cut -d' ' -f1 /proc/loadavg)" "$r" |
 						tee -a "$cpu_file"
 				fi ;;
 			subs)
@@ -215,6 +231,43 @@ python3 - "$cpu_file" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    print("idle CPU, %s: %.1f%% of a CPU over %.0f s (load %.1f)" % (
-        r["idle_cpu"], r["cpu_percent"], r["seconds"], r["load1"]))
+    print("idle CPU, round %d, %s: %.1f%% of a CPU over %.0f s (load %.1f)" % (
+        r["round"], r["idle_cpu"], r["cpu_percent"], r["seconds"], r["load1"]))
 PY
+
+# CDF plots of the last round: a few hundred points per curve.
+if [ -n "$out" ] && command -v gnuplot >/dev/null; then
+	python3 - "$tmp" "$rounds" <<'PY' >"$tmp/cdf.gp"
+import glob, os, sys
+d, last = sys.argv[1], sys.argv[2]
+curves = []
+for f in sorted(glob.glob(os.path.join(d, last + "-*.txt"))):
+    v = [float(x) for x in open(f)]
+    if not v:
+        continue
+    name = os.path.basename(f)[len(last) + 1:-4]
+    dat = os.path.join(d, "cdf-" + name + ".dat")
+    with open(dat, "w") as o:
+        n = len(v)
+        for k in sorted(set([int(i * (n - 1) / 400) for i in range(401)] + list(range(max(0, n - 50), n)))):
+            o.write("%.2f %.6f\n" % (v[k], (k + 1) / n))
+    curves.append((dat, name.replace("-", " / ").replace("echo / kernel", "kernel UDP echo")))
+plot = ", ".join('"%s" using 1:2 with lines lw 2 title "%s"' % c for c in curves)
+tail = ", ".join('"%s" using 1:(1-$2) with lines lw 2 title "%s"' % c for c in curves)
+print("""set terminal pngcairo size 900,540
+set grid
+set logscale x
+set xlabel "round trip (us), one event at a time"
+set key bottom right
+set output "%s/latency-cdf.png"
+set ylabel "fraction of round trips"
+plot [10:*][0:1] %s
+set output "%s/latency-tail.png"
+set logscale y
+set ylabel "fraction slower (1 - CDF)"
+set key top right
+plot [10:*][0.0001:1] %s
+""" % (d, plot, d, tail))
+PY
+	gnuplot "$tmp/cdf.gp" || echo "latency-bench.sh: gnuplot failed" >&2
+fi
