@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "drt_category.h"
 #include "drt_cluster.h"
@@ -30,7 +31,18 @@ struct spate_engine {
 	 * longer routes to them, so every event visits them (rare, exact). */
 	struct drt_category **orphans;
 	size_t n_orphans;
+	/* drt_time_workers: nanoseconds spent matching in each worker's
+	 * categories (Fig. 7 in one process: what each worker would take) */
+	uint64_t *worker_ns;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void retire(struct spate_engine *e, struct drt_category *c)
 {
@@ -103,6 +115,13 @@ static struct spate_engine *drt_create(const struct spate_engine_params *params)
 		return NULL;
 	}
 	drt_category_destroy(probe);
+	if (params && params->drt_time_workers &&
+	    (e->worker_ns = calloc(e->p.workers, sizeof(*e->worker_ns))) == NULL) {
+		drt_cluster_destroy(e->cl);
+		spate_idmap_destroy(e->cats);
+		free(e);
+		return NULL;
+	}
 	return e;
 }
 
@@ -124,6 +143,7 @@ static void drt_destroy(struct spate_engine *e)
 	free(e->orphans);
 	drt_cluster_destroy(e->cl);
 	free(e->hit);
+	free(e->worker_ns);
 	free(e);
 }
 
@@ -210,8 +230,11 @@ static int drt_match(struct spate_engine *e, const struct spate_event *ev,
 		size_t before = mv->n;
 		if (c == NULL)
 			continue;
+		uint64_t t0 = e->worker_ns ? mono_ns() : 0;
 		if (drt_category_match_routed(c, ev, r[i].kw_mask, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
+		if (e->worker_ns && r[i].worker < e->p.workers)
+			e->worker_ns[r[i].worker] += mono_ns() - t0;
 		if (mv->n > before)
 			e->hit[n_hit++] = r[i].cat;
 	}
@@ -258,11 +281,18 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 		   ",\"merges_between_nodes\":%" PRIu64 ",\"data_moved\":%" PRIu64
 		   ",\"merged_in_node_subs\":%" PRIu64 ",\"moved_subs\":%" PRIu64
 		   ",\"periods\":%" PRIu64 ",\"rebalance_moves\":%" PRIu64 ",\"corr_pairs\":%zu"
-		   ",\"cluster_bytes\":%zu,\"category_bytes\":%zu}",
+		   ",\"cluster_bytes\":%zu,\"category_bytes\":%zu",
 		cs.categories, cs.events, cs.routed, x.sum.candidates, (double)cs.routed / ev, (double)x.sum.candidates / ev,
 		cs.created, cs.merges_in_node, cs.merges_between_nodes, cs.data_moved,
 		cs.merged_in_node_subs, cs.moved_subs, cs.periods,
 		cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes);
+	if (e->worker_ns) {
+		fprintf(f, ",\"worker_match_ns\":[");
+		for (uint32_t w = 0; w < e->p.workers; w++)
+			fprintf(f, "%s%" PRIu64, w ? "," : "", e->worker_ns[w]);
+		fprintf(f, "]");
+	}
+	fprintf(f, "}");
 }
 
 /* Parameters at run time: the cluster decides which may change; the

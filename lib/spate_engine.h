@@ -90,6 +90,8 @@ struct spate_engine_params {
 	int32_t mprein_workers;     /* mprein: helper threads marking beside the caller,
 				     * -1 = default (1: two threads), 0 = none */
 	uint32_t mprein_par_min;    /* mprein: slots from which the helpers mark, 0 = default */
+	bool drt_time_workers;      /* drt: time the matching per worker (stats
+				     * "worker_match_ns"; for spate-bench) */
 };
 void spate_engine_params_default(struct spate_engine_params *p);
 

@@ -45,6 +45,7 @@
 /* Fig. 4 compares the variants with the paper's parameters; Fig. 6 adds
  * the default drt, the baselines and grid. */
 #define PAPER_PARAMS ":alpha=0.5:route_cell=5:cat_cell=2"
+#define FIG5_SPEC "drt:workers=4:place_slack=0" PAPER_PARAMS
 #define PAPER_SPECS "drt:variant=nonfre" PAPER_PARAMS ",drt:variant=fre" PAPER_PARAMS \
 	",drt:variant=freco" PAPER_PARAMS ",drt,kdtree,grid,brute"
 
@@ -127,6 +128,7 @@ struct workload {
 	uint32_t *ev_kw;          /* the keyword pool events point into */
 	size_t n_subs, n_events;
 	size_t train_events;      /* paper: events of the training phase */
+	const char *name;         /* paper, airports, ... */
 };
 
 static void workload_free(struct workload *w)
@@ -193,6 +195,7 @@ static int gen_fast(struct workload *w, size_t n_subs, size_t n_events, double s
 		e->n_kw = spate_matcher_sort_unique(kw, EVENT_KW);
 	}
 	w->train_events = 0;
+	w->name = "fast";
 	free(z.cum);
 	return 0;
 }
@@ -254,6 +257,7 @@ static int gen_paper(struct workload *w, size_t n_events, double ratio, double m
 		s->n_kw = spate_matcher_sort_unique(kw, n);
 	}
 	w->train_events = n_events / 2;
+	w->name = "paper";
 	free(z.cum);
 	free(zp.cum);
 	return 0;
@@ -285,6 +289,10 @@ static int parse_spec(const char *text, struct spec *sp)
 /* The engine's own raw counters, from its stats JSON. */
 struct figures {
 	double routed, candidates, categories;
+	/* subscriptions moved: by merges between workers (DataTra), by
+	 * merges inside one, by balancing moves; merges of each kind */
+	double data_moved, in_node_subs, moved_subs, merges_in, merges_between;
+	double worker_ns[64]; /* with drt_time_workers */
 	bool have;
 };
 
@@ -320,6 +328,19 @@ static struct figures figures_any(const struct spec *sp, const struct spate_engi
 	f.routed = json_num(buf, "routed");
 	f.candidates = json_num(buf, "candidates");
 	f.categories = json_num(buf, "categories");
+	f.data_moved = json_num(buf, "data_moved");
+	f.in_node_subs = json_num(buf, "merged_in_node_subs");
+	f.moved_subs = json_num(buf, "moved_subs");
+	f.merges_in = json_num(buf, "merges_in_node");
+	f.merges_between = json_num(buf, "merges_between_nodes");
+	const char *w = strstr(buf, "\"worker_match_ns\":[");
+	for (int k = 0; w != NULL && k < 64; k++) {
+		char *end;
+		f.worker_ns[k] = strtod(w + (k ? 1 : 19), &end);
+		if (end == w + (k ? 1 : 19))
+			break;
+		w = *end == ',' ? end : NULL;
+	}
 	f.have = !isnan(f.routed);
 	free(buf);
 	return f;
@@ -432,6 +453,88 @@ static int run_paper(const struct spec *sp, const struct workload *w, struct tal
 	return finish(sp, e, &mv, 0);
 fail:
 	return finish(sp, e, &mv, -1);
+}
+
+/* ---- Fig. 5: subscriptions moved by merging, InNode against
+ * InAndBetNode ---- */
+
+#define FIG5_POINTS 50
+
+struct fig5_series {
+	char spec[160];
+	size_t events[FIG5_POINTS + 1];
+	double in_node[FIG5_POINTS + 1], between[FIG5_POINTS + 1], moved[FIG5_POINTS + 1];
+	size_t n;
+};
+
+/* The paper's stream (training, then events only) through spec, the
+ * counters sampled FIG5_POINTS times: subscriptions moved by in-node
+ * merges, by between-node merges (DataTra) and by balancing moves. */
+static int run_fig5(const struct spec *sp, const struct workload *w, struct tally *t,
+		    struct fig5_series *fs)
+{
+	struct spate_engine *e = sp->ops->create(&sp->params);
+	struct spate_matchvec mv = { 0 };
+	size_t next_sub = 0, te = w->train_events, step = w->n_events / FIG5_POINTS;
+
+	if (e == NULL)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	snprintf(fs->spec, sizeof(fs->spec), "%.159s", sp->text);
+	fs->n = 0;
+	for (size_t i = 0; i < w->n_events; i++) {
+		size_t due = i < te ? (w->n_subs * (i + 1)) / te : w->n_subs;
+		for (; next_sub < due; next_sub++)
+			if (sp->ops->sub_add(e, &w->subs[next_sub].s) != 0)
+				return finish(sp, e, &mv, -1);
+		if (match_one(sp, e, &w->events[i], &mv, t) != 0)
+			return finish(sp, e, &mv, -1);
+		if ((i + 1) % (step ? step : 1) == 0 && fs->n <= FIG5_POINTS) {
+			struct figures f = figures_of(sp, e);
+			fs->events[fs->n] = i + 1;
+			fs->in_node[fs->n] = f.in_node_subs;
+			fs->between[fs->n] = f.data_moved;
+			fs->moved[fs->n] = f.moved_subs;
+			fs->n++;
+		}
+	}
+	struct figures f = figures_of(sp, e);
+	printf("{\"bench\":\"fig5\",\"workload\":\"%s\",\"spec\":\"%s\",\"subs\":%zu,"
+	       "\"events\":%zu,\"merges_in_node\":%.0f,\"merges_between_nodes\":%.0f,"
+	       "\"in_node_subs\":%.0f,\"between_node_subs\":%.0f,\"balancing_moved_subs\":%.0f,"
+	       "\"categories\":%.0f,\"matches\":%" PRIu64 "}\n",
+	       w->name, sp->text, w->n_subs, w->n_events, f.merges_in, f.merges_between,
+	       f.in_node_subs, f.data_moved, f.moved_subs, f.categories, t->matches);
+	fflush(stdout);
+	return finish(sp, e, &mv, 0);
+}
+
+static void write_fig5_files(const char *dir, const char *name, const struct fig5_series *a,
+			     const struct fig5_series *b)
+{
+	char csv[64], gp[64];
+	FILE *f, *g;
+
+	snprintf(csv, sizeof(csv), "%s.csv", name);
+	if ((f = bench_open_out(dir, csv)) == NULL)
+		return;
+	fprintf(f, "events,innode_in_node,innode_between,inandbet_in_node,inandbet_between,"
+		   "innode_total,inandbet_total\n");
+	for (size_t i = 0; i < a->n && i < b->n; i++)
+		fprintf(f, "%zu,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n", a->events[i], a->in_node[i],
+			a->between[i], b->in_node[i], b->between[i], a->in_node[i] + a->between[i],
+			b->in_node[i] + b->between[i]);
+	fclose(f);
+	snprintf(gp, sizeof(gp), "%s", name);
+	if ((g = bench_gp_open(dir, gp, 800, 500, true)) == NULL)
+		return;
+	fprintf(g, "set datafile separator ','\nset key top left\nset grid\n"
+		   "set title 'Fig. 5: subscriptions moved by merging (4 workers)'\n"
+		   "set xlabel 'events processed'\nset ylabel 'subscriptions moved (cumulative)'\n"
+		   "plot '%s' using 1:6 with linespoints title 'InNode (merge\\_th 0): all merges', "
+		   "'' using 1:7 with linespoints title 'InAndBetNode (merge\\_th 1): all merges', "
+		   "'' using 1:5 with linespoints title 'InAndBetNode: between workers'\n", csv);
+	bench_gp_run(g, dir, gp);
 }
 
 /* ---- scale ---- */
@@ -843,7 +946,7 @@ static uint64_t snap_events(const struct cat_snap *s, uint32_t id)
  * categories and its matching load (events routed to a category times
  * its size, formula (7)'s first term) in that pass. */
 static int run_balance(const char *mode, const struct spec *sp, const struct workload *w,
-		       uint32_t workers, struct tally *t)
+		       uint32_t workers, struct tally *t, double *parallel_eps, double *worker_s)
 {
 	struct spate_engine *e = sp->ops->create(&sp->params);
 	struct spate_matchvec mv = { 0 };
@@ -869,11 +972,24 @@ static int run_balance(const char *mode, const struct spec *sp, const struct wor
 		return finish(sp, e, &mv, -1);
 	}
 	sp->ops->categories(e, snap_one, &s0);
+	struct figures f0 = figures_of(sp, e);
 	double t0 = bench_cpu_s();
 	for (size_t i = 0; i < w->n_events; i++)
 		if (match_one(sp, e, &w->events[i], &mv, t) != 0)
 			return finish(sp, e, &mv, -1);
 	double dt = bench_cpu_s() - t0;
+	struct figures f1 = figures_of(sp, e);
+	/* each worker's matching time in the pass: W workers in parallel
+	 * take the longest (the makespan) */
+	double wt[BAL_MAX_WORKERS] = { 0 }, makespan = 0, wsum = 0;
+	for (uint32_t k = 0; k < workers && k < BAL_MAX_WORKERS; k++) {
+		wt[k] = (f1.worker_ns[k] - f0.worker_ns[k]) * 1e-9;
+		wsum += wt[k];
+		if (wt[k] > makespan)
+			makespan = wt[k];
+	}
+	*parallel_eps = makespan > 0 ? w->n_events / makespan : 0;
+	memcpy(worker_s, wt, sizeof(wt));
 	sp->ops->categories(e, snap_one, &s1);
 	for (size_t i = 0; i < s1.n; i++) {
 		const struct cat_load *c = &s1.v[i];
@@ -898,8 +1014,11 @@ static int run_balance(const char *mode, const struct spec *sp, const struct wor
 			max = load[k];
 	}
 	/* W workers in parallel finish the pass when the busiest does */
-	printf("],\"parallel_speedup\":%.2f,\"matches\":%" PRIu64 "}\n",
-	       max > 0 ? total / max : 0, t->matches);
+	printf("],\"parallel_speedup\":%.2f,\"worker_match_s\":[", max > 0 ? total / max : 0);
+	for (uint32_t k = 0; k < workers && k < BAL_MAX_WORKERS; k++)
+		printf("%s%.4f", k ? "," : "", wt[k]);
+	printf("],\"measured_speedup\":%.2f,\"parallel_events_per_s\":%.0f,\"matches\":%" PRIu64
+	       "}\n", makespan > 0 ? wsum / makespan : 0, *parallel_eps, t->matches);
 	fflush(stdout);
 	free(s0.v);
 	free(s1.v);
@@ -918,11 +1037,13 @@ static void skew_events(struct workload *w, double f)
 }
 
 static int run_balance_pair(const char *base, size_t n_subs, size_t n_events, double side,
-			    double skew, uint32_t lambda, uint64_t seed)
+			    double skew, uint32_t lambda, uint64_t seed, const char *out)
 {
+	double ws[2][BAL_MAX_WORKERS] = { { 0 } };
 	struct workload w;
 	struct spec sp;
 	struct tally off, on;
+	double eps_off = 0, eps_on = 0;
 	char text[256];
 	int rc = 0;
 
@@ -933,14 +1054,51 @@ static int run_balance_pair(const char *base, size_t n_subs, size_t n_events, do
 	}
 	skew_events(&w, skew);
 	snprintf(text, sizeof(text), "%s:lambda=1000000000", base);
-	if (parse_spec(text, &sp) != 0 || run_balance("off", &sp, &w, sp.params.drt.workers, &off) != 0)
+	if (parse_spec(text, &sp) != 0 ||
+	    (sp.params.drt_time_workers = true,
+	     run_balance("off", &sp, &w, sp.params.drt.workers, &off, &eps_off, ws[0])) != 0)
 		rc = 1;
 	snprintf(text, sizeof(text), "%s:lambda=%u", base, lambda);
 	if (rc == 0 && (parse_spec(text, &sp) != 0 ||
-			run_balance("on", &sp, &w, sp.params.drt.workers, &on) != 0))
+			(sp.params.drt_time_workers = true,
+			 run_balance("on", &sp, &w, sp.params.drt.workers, &on, &eps_on, ws[1])) != 0))
 		rc = 1;
 	if (rc == 0)
 		rc = same("balance", &off, &on, text);
+	if (rc == 0) {
+		/* Fig. 7: what W workers in parallel would do, before and after */
+		printf("{\"bench\":\"fig7\",\"spec\":\"%s\",\"subs\":%zu,\"events\":%zu,"
+		       "\"skew\":%.2f,\"parallel_events_per_s_off\":%.0f,"
+		       "\"parallel_events_per_s_on\":%.0f,\"gain\":%.2f}\n",
+		       base, n_subs, n_events, skew, eps_off, eps_on, eps_off > 0 ? eps_on / eps_off : 0);
+		fflush(stdout);
+		FILE *f = out ? bench_open_out(out, "fig7.csv") : NULL, *g;
+		if (f != NULL) {
+			uint32_t m = sp.params.drt.workers < BAL_MAX_WORKERS ? sp.params.drt.workers
+									: BAL_MAX_WORKERS;
+			fprintf(f, "balancing,parallel_events_per_s");
+			for (uint32_t k = 0; k < m; k++)
+				fprintf(f, ",worker%u_s", k);
+			for (int r = 0; r < 2; r++) {
+				fprintf(f, "\n%s,%.0f", r ? "on" : "off", r ? eps_on : eps_off);
+				for (uint32_t k = 0; k < m; k++)
+					fprintf(f, ",%.4f", ws[r][k]);
+			}
+			fprintf(f, "\n");
+			fclose(f);
+			if ((g = bench_gp_open(out, "fig7", 800, 500, true)) != NULL) {
+				fprintf(g, "set datafile separator ','\nset style data histograms\n"
+					   "set style fill solid 0.8 border -1\nset key top right\n"
+					   "set ylabel 'matching time per worker, s'\n"
+					   "set title 'Fig. 7: %zu subs, skew %.2f; events/s with the workers "
+					   "in parallel: off %.0f, on %.0f (x%.2f)'\n"
+					   "plot for [k=3:%u] 'fig7.csv' using k:xtic(1) title columnheader(k)\n",
+					n_subs, skew, eps_off, eps_on, eps_off > 0 ? eps_on / eps_off : 0,
+					2 + m);
+				bench_gp_run(g, out, "fig7");
+			}
+		}
+	}
 	workload_free(&w);
 	return rc;
 }
@@ -949,7 +1107,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: spate-bench drt [paper|scale|balance|all] [options]\n"
-		"  paper: Fig. 4 and Fig. 6 on the paper's workload method\n"
+		"  paper: Fig. 4 and Fig. 6 on the paper's workload method, Fig. 5 (the same\n"
+		"    stream over 4 workers, merge_th 0 against 1) and Fig. 7 (balance, below)\n"
 		"    --events N        events (default 100000); subs = --ratio x N\n"
 		"    --ratio R         subscriptions per event (default 0.01)\n"
 		"    --max-extent D    largest half-side of a rectangle, degrees (default 1)\n"
@@ -971,7 +1130,7 @@ static void usage(FILE *f)
 		"  balance: Fig. 7 in-process: per-worker load with balancing off and on,\n"
 		"    on a FAST workload whose events are skewed into a hot box\n"
 		"    --balance-spec S  drt spec (default drt:workers=2:sigma=0)\n"
-		"    --subs N          subscriptions (default 20000)\n"
+		"    --subs N          subscriptions (default 100000)\n"
 		"    --balance-events N events (default 200000), --skew F (default 0.8),\n"
 		"    --lambda N        events per load period when on (default 20000)\n"
 		"  --seed N  --out DIR (CSV, gnuplot scripts and PNG)\n");
@@ -1013,7 +1172,7 @@ int bench_drt_main(int argc, char **argv)
 	int c, status = 0, repeat = 1;
 	bool do_paper = true, do_scale = true, do_balance = false;
 	const char *balance_spec = "drt:workers=2:sigma=0";
-	size_t bal_subs = 20000, bal_events = 200000;
+	size_t bal_subs = 100000, bal_events = 200000;
 	double skew = 0.8;
 	uint32_t lambda = 20000;
 
@@ -1074,7 +1233,8 @@ int bench_drt_main(int argc, char **argv)
 		return 2;
 	}
 	if (do_balance)
-		return run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda, seed);
+		return run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda, seed,
+					out);
 	struct spec sp[MAX_SPECS];
 	size_t n_sp;
 	if (do_paper) {
@@ -1097,7 +1257,24 @@ int bench_drt_main(int argc, char **argv)
 		}
 		if (out)
 			write_paper_files(out, rows, n_sp);
+		/* Fig. 5: the same stream over 4 workers, InNode (merge_th 0)
+		 * against InAndBetNode (the paper's merge_th 1) */
+		struct spec f5[2];
+		struct fig5_series fs[2];
+		if (parse_spec(FIG5_SPEC ":merge_th=0", &f5[0]) != 0 ||
+		    parse_spec(FIG5_SPEC ":merge_th=1", &f5[1]) != 0)
+			return 2;
+		for (int k = 0; k < 2; k++) {
+			if (run_fig5(&f5[k], &w, &t, &fs[k]) != 0)
+				return 1;
+			status |= same("fig5", &first, &t, f5[k].text);
+		}
+		if (out)
+			write_fig5_files(out, "fig5", &fs[0], &fs[1]);
 		workload_free(&w);
+		/* Fig. 7 in one process (the balance mode's options) */
+		status |= run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda, seed,
+					   out);
 	}
 	if (do_scale) {
 		struct scale_row rows[64];
