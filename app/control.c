@@ -36,6 +36,7 @@
 #include "durable.h"
 #include "info.h"
 #include "latency.h"
+#include "port_stats.h"
 #include "spated_log.h"
 
 #define REQ_LINE_MAX 1024
@@ -285,6 +286,9 @@ static int cmd_show_stats(struct ctl_req *r, struct ctl_out *o, char *err, size_
 	ctl_out_end(o);
 	if (tgt.matcher != NULL)
 		ctl_out_u64(o, "subscriptions", spate_matcher_sub_count(tgt.matcher));
+	ctl_out_obj(o, "port_xstats"); /* the port_* counters are in the totals */
+	port_stats_xstats(out_figure, o);
+	ctl_out_end(o);
 	ctl_out_obj(o, "journal");
 	durable_figures(spated_durable, out_figure, o);
 	ctl_out_end(o);

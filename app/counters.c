@@ -75,7 +75,7 @@ static int is_zero(const struct spated_counters *c)
 	return 1;
 }
 
-void spated_counters_print(FILE *f, double uptime_s)
+void spated_counters_print(FILE *f, double uptime_s, void (*extra)(FILE *f))
 {
 	struct spated_counters sum;
 	const char *sep = "";
@@ -88,6 +88,8 @@ void spated_counters_print(FILE *f, double uptime_s)
 #undef SPATED_COUNTER_PRINT
 	print_err_map(f, "hdr_err", sum.hdr_err);
 	print_err_map(f, "msg_err", sum.msg_err);
+	if (extra != NULL)
+		extra(f);
 	fputs(",\"lcores\":{", f);
 	for (int i = 0; i < SPATED_COUNTER_SLOTS; i++) {
 		if (is_zero(&spated_cnt_slots[i].c))

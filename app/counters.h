@@ -13,6 +13,21 @@
 
 #include "spate_err.h"
 
+/* The ports' own figures (rte_eth_stats summed over the ports) and the
+ * af_packet kernel ring's: set, not counted, by the main lcore's
+ * housekeeping (port_stats.h), so they sit in its block only. */
+#define SPATED_FOREACH_PORT_COUNTER(X)                                       \
+	X(port_ipackets)     \
+	X(port_imissed)      \
+	X(port_ierrors)      \
+	X(port_rx_nombuf)    \
+	X(port_opackets)     \
+	X(port_oerrors)      \
+	X(port_kernel_drops) /* af_packet: frames the kernel's ring dropped */ \
+	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
+	X(port_kernel_reasm_ok) /* af_packet: datagrams the kernel reassembled */\
+	X(port_kernel_reasm_fails) /* af_packet: fragments it gave up on */
+
 #define SPATED_FOREACH_COUNTER(X)                                            \
 	X(polls)             /* iterations of the poll loop */               \
 	X(busy_polls)        /* of which found frames */                     \
@@ -64,16 +79,7 @@
 	X(tx)                /* frames sent */                               \
 	X(tx_bytes)          \
 	X(tx_drops)          /* frames the port did not take: freed */   \
-	X(port_ipackets)     /* the ports' own figures (rte_eth_stats), */ \
-	X(port_imissed)      /* summed over the ports, read by the main */ \
-	X(port_ierrors)      /* lcore's housekeeping (port_stats.h) */      \
-	X(port_rx_nombuf)    \
-	X(port_opackets)     \
-	X(port_oerrors)      \
-	X(port_kernel_drops) /* af_packet: frames the kernel's ring dropped */ \
-	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
-	X(port_kernel_reasm_ok) /* af_packet: datagrams the kernel reassembled */\
-	X(port_kernel_reasm_fails) /* af_packet: fragments it gave up on */  \
+	SPATED_FOREACH_PORT_COUNTER(X)                                       \
 	X(ring_full_rx)      /* RX -> cluster ring full: datagram dropped */ \
 	X(shed_events)       /* EVENT messages in those datagrams */        \
 	X(overload_nacks)    /* OVERLOADED notices sent (1/client/100 ms) */\
@@ -176,7 +182,8 @@ void spated_counters_sum(struct spated_counters *out);
 /* One JSON object on one line, then flush:
  * {"spated":"counters","uptime_s":N,"rx":N,...,"hdr_err":{"BAD_MAGIC":N},
  *  "msg_err":{...},"lcores":{"1":{"rx":N,...},...}} - the totals first,
- * then each lcore's non-zero counters (error maps list non-zero codes). */
-void spated_counters_print(FILE *f, double uptime_s);
+ * then each lcore's non-zero counters (error maps list non-zero codes).
+ * extra (may be NULL) adds ",\"key\":value" members before "lcores". */
+void spated_counters_print(FILE *f, double uptime_s, void (*extra)(FILE *f));
 
 #endif

@@ -99,12 +99,27 @@ struct house {
 	uint32_t rcu_warn_ms;
 };
 
+struct xstat_out {
+	FILE *f;
+	const char *sep;
+};
+
 static void print_xstat(void *ctx, const char *name, uint64_t v)
 {
-	int *first = ctx;
+	struct xstat_out *x = ctx;
 
-	printf("%s\"%s\":%" PRIu64, *first ? "" : ",", name, v);
-	*first = 0;
+	fprintf(x->f, "%s\"%s\":%" PRIu64, x->sep, name, v);
+	x->sep = ",";
+}
+
+/* The counters line's "port_xstats": every non-zero xstat of every port. */
+static void print_port_xstats(FILE *f)
+{
+	struct xstat_out x = { f, "" };
+
+	fputs(",\"port_xstats\":{", f);
+	port_stats_xstats(print_xstat, &x);
+	fputc('}', f);
 }
 
 /* The counters, then where the categories are (from the directory) and
@@ -118,7 +133,7 @@ static void print_stats(struct house *h, uint64_t now)
 	struct rte_eth_stats es;
 
 	port_stats_refresh();
-	spated_counters_print(stdout, (double)(now - h->start) / (double)h->hz);
+	spated_counters_print(stdout, (double)(now - h->start) / (double)h->hz, print_port_xstats);
 	category_dir_per_worker(pipeline_dir(h->pl), n, cats, subs);
 	printf("{\"spated\":\"pipeline\",\"workers\":[");
 	for (uint32_t w = 0; w < n; w++)
@@ -126,11 +141,8 @@ static void print_stats(struct house *h, uint64_t now)
 	if (rte_eth_stats_get(h->port_id, &es) != 0)
 		memset(&es, 0, sizeof(es));
 	printf("],\"port\":{\"ipackets\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
-	       ",\"ierrors\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"oerrors\":%" PRIu64 "},\"xstats\":{",
+	       ",\"ierrors\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"oerrors\":%" PRIu64 "}}\n",
 	       es.ipackets, es.imissed, es.rx_nombuf, es.ierrors, es.opackets, es.oerrors);
-	int first = 1;
-	port_stats_xstats(print_xstat, &first);
-	printf("}}\n");
 	fflush(stdout);
 }
 

@@ -145,7 +145,7 @@ void port_stats_xstats(void (*fn)(void *ctx, const char *name, uint64_t v), void
 				char key[RTE_ETH_XSTATS_NAME_SIZE + 8];
 				if (v[k].value == 0 || v[k].id >= (uint64_t)n)
 					continue;
-				snprintf(key, sizeof(key), "p%u.%s", ports[i], names[v[k].id].name);
+				snprintf(key, sizeof(key), "p%u_%s", ports[i], names[v[k].id].name);
 				fn(ctx, key, v[k].value);
 			}
 		}

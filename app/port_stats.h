@@ -24,7 +24,7 @@
 void port_stats_init(const uint16_t *ports, uint16_t n_ports);
 /* Read the ports (and the kernel rings) into spated_cnt's port_*. */
 void port_stats_refresh(void);
-/* Every non-zero extended statistic of every port, as "pN.name". */
+/* Every non-zero extended statistic of every port, as "pN_name". */
 void port_stats_xstats(void (*fn)(void *ctx, const char *name, uint64_t v), void *ctx);
 /* Close nothing, forget the sockets (before the ports close). */
 void port_stats_fini(void);

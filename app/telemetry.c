@@ -7,6 +7,8 @@
  * /spate/errors    refused headers and messages by reason (hdr_*, msg_*)
  * /spate/journal   the journal's figures
  * /spate/info      version, DPDK version, uptime, subscriptions, clients
+ * /spate/port      the ports' drops and the af_packet kernel ring's
+ *                  (port_*, also in /spate/stats) and every non-zero xstat
  * /spate/latency   per stage (rx_to_matched, rx_to_tx): count and
  *                  p50/p90/p99/p999 (99.9%)/max/mean in nanoseconds (latency.h)
  * Callbacks run on DPDK's telemetry thread and read the data plane's
@@ -21,6 +23,7 @@
 #include "durable.h"
 #include "info.h"
 #include "latency.h"
+#include "port_stats.h"
 #include "spated_log.h"
 #include "telemetry.h"
 
@@ -120,6 +123,26 @@ static int tel_latency(const char *cmd, const char *params, struct rte_tel_data 
 	return 0;
 }
 
+static void tel_xstat(void *ctx, const char *name, uint64_t v)
+{
+	rte_tel_data_add_dict_u64(ctx, name, v);
+}
+
+static int tel_port(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct spated_counters sum;
+
+	(void)cmd;
+	(void)params;
+	spated_counters_sum(&sum);
+	rte_tel_data_start_dict(d);
+#define TEL_PORT(name) rte_tel_data_add_dict_u64(d, #name, sum.name);
+	SPATED_FOREACH_PORT_COUNTER(TEL_PORT)
+#undef TEL_PORT
+	port_stats_xstats(tel_xstat, d);
+	return 0;
+}
+
 void telemetry_register(void)
 {
 	if (rte_telemetry_register_cmd("/spate/stats", tel_stats,
@@ -130,6 +153,8 @@ void telemetry_register(void)
 				       "Subscription journal figures. No parameters") != 0 ||
 	    rte_telemetry_register_cmd("/spate/info", tel_info,
 				       "Version, uptime, subscriptions, clients. No parameters") != 0 ||
+	    rte_telemetry_register_cmd("/spate/port", tel_port,
+				       "The ports' drops and the kernel ring's (port_*), every non-zero xstat (pN_name). No parameters") != 0 ||
 	    rte_telemetry_register_cmd("/spate/latency", tel_latency,
 				       "Latency per stage (rx_to_matched, rx_to_tx), ns. No parameters") != 0)
 		SPATED_LOG(WARNING, "telemetry: cannot register the /spate commands\n");

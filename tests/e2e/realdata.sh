@@ -94,33 +94,47 @@ cli="$SPATE_BUILD/tools/spate-replay --conf $SPATE_CONF --server $NETNS_SRV_IP:$
 netns_cli timeout 120 $cli --stream "$E2E_TMP/real.subs" --out /dev/null 2>"$E2E_TMP/subs.err" ||
 	{ cat "$E2E_TMP/subs.err"; fail "overload: subscriptions"; }
 a=$(netns_spated_stats) || fail "overload: no counters"
-veth0=$(netns_cli cat "/sys/class/net/$NETNS_CLI_IF/statistics/tx_dropped")
+# what the client's veth delivered and dropped (frames: datagrams, ARP)
+veth_stats() {
+	netns_cli cat "/sys/class/net/$NETNS_CLI_IF/statistics/tx_packets" \
+		"/sys/class/net/$NETNS_CLI_IF/statistics/tx_dropped" | paste -sd' '
+}
+veth0=$(veth_stats)
 "$SPATE_BUILD/tools/spatectl" -s "$sock" debug stall 0 1500 >/dev/null || fail "debug stall"
 netns_cli timeout 120 $cli --stream "$E2E_TMP/real.events" --out "$E2E_TMP/over.got" --rate 0 \
 	--idle-ms 2000 2>"$E2E_TMP/over.err"
 tail -n 3 "$E2E_TMP/over.err" | sed 's/^/  /'
 b=$(netns_spated_stats) || fail "overload: no counters"
-veth1=$(netns_cli cat "/sys/class/net/$NETNS_CLI_IF/statistics/tx_dropped")
+veth1=$(veth_stats)
 python3 - "$a" "$b" "$(grep -- '^spate-replay: .*events=' "$E2E_TMP/over.err" | tail -n 1)" \
 	"$(grep -- '^spate-replay: .*events=' "$E2E_TMP/subs.err" | tail -n 1)" \
-	$((veth1 - veth0)) "$(wc -l <"$E2E_TMP/over.got")" <<'PY' || fail "overload: conservation"
+	"$veth0" "$veth1" "$(wc -l <"$E2E_TMP/over.got")" <<'PY' || fail "overload: conservation"
 import json, re, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 cl = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)(?:\s|$)", sys.argv[3])}
-veth_drops, got = int(sys.argv[5]), int(sys.argv[6])
+v0, v1 = [int(x) for x in sys.argv[5].split()], [int(x) for x in sys.argv[6].split()]
+veth_frames, veth_drops = v1[0] - v0[0], v1[1] - v0[1]
+got = int(sys.argv[7])
 d = lambda k: b.get(k, 0) - a.get(k, 0)
 sent = cl["datagrams"]  # the events' datagrams (no sub op in this phase)
 door = d("ring_full_rx")
 kern = d("port_kernel_drops")
-print("  client sent %d datagrams, %d events; spated read %d, shed %d (%d events), "
-      "af_packet ring dropped %d, client veth dropped %d" % (
-          sent, cl["events"], d("dgrams"), door, d("shed_events"), kern, veth_drops))
+# frames the client host sent beside our datagrams (its ARP), one of which
+# may be among the frames dropped unread
+other = veth_frames + veth_drops - sent
+print("  client sent %d datagrams, %d events (and %d other frames); spated read %d, shed %d "
+      "(%d events), af_packet ring dropped %d, client veth dropped %d" % (
+          sent, cl["events"], other, d("dgrams"), door, d("shed_events"), kern, veth_drops))
 print("  spated: events %d, OVERLOADED notices %d; client: overloaded %d, backoffs %d" % (
     d("events"), d("overload_nacks"), cl["overloaded"], cl["backoffs"]))
 bad = []
-if d("dgrams") + door + kern + veth_drops != sent:
-    bad.append("datagrams: %d sent != %d read + %d shed + %d kernel ring + %d veth" % (
-        sent, d("dgrams"), door, kern, veth_drops))
+if d("port_kernel_packets") != veth_frames:
+    bad.append("frames: the client's veth delivered %d, spated's kernel ring was offered %d" % (
+        veth_frames, d("port_kernel_packets")))
+excess = d("dgrams") + door + kern + veth_drops - sent
+if not 0 <= excess <= other:
+    bad.append("datagrams: %d sent != %d read + %d shed + %d kernel ring + %d veth (%d other frames)" % (
+        sent, d("dgrams"), door, kern, veth_drops, other))
 if door == 0:
     bad.append("nothing was shed at spated's door: no overload to check")
 lost_events = cl["events"] - d("events") - d("shed_events")
@@ -143,6 +157,43 @@ if cl["kernel_drops"] > cl["seq_lost"]:
 if cl["notifications"] != got or d("notifications") < got:
     bad.append("notifications: spated %d, client %d, written %d" % (
         d("notifications"), cl["notifications"], got))
+for m in bad:
+    print("  WRONG: " + m)
+sys.exit(1 if bad else 0)
+PY
+# The port's figures, the same on every surface: the counters line (with
+# the kernel ring's: every frame it was offered was read or dropped),
+# spatectl and DPDK telemetry.
+sleep 0.3 # past the housekeeping's refresh (10 a second)
+c=$(netns_spated_stats) || fail "no counters"
+"$SPATE_BUILD/tools/spatectl" -s "$sock" --json show stats >"$E2E_TMP/ctl.json" || fail "spatectl show stats"
+echo /spate/port | timeout 20 python3 "$(command -v dpdk-telemetry.py)" -f "spate-$$-$_netns_n" \
+	>"$E2E_TMP/tel.out" 2>&1 || { cat "$E2E_TMP/tel.out"; fail "dpdk-telemetry.py /spate/port"; }
+python3 - "$c" "$E2E_TMP/ctl.json" "$E2E_TMP/tel.out" <<'PY' || fail "port figures"
+import json, sys
+c = json.loads(sys.argv[1])
+ctl = json.load(open(sys.argv[2]))
+tel = [json.loads(l) for l in open(sys.argv[3]) if l.startswith("{")]
+tel = [t["/spate/port"] for t in tel if "/spate/port" in t][0]
+bad = []
+if c["port_kernel_packets"] != c["port_ipackets"] + c["port_kernel_drops"]:
+    bad.append("kernel ring: %d offered != %d read + %d dropped" % (
+        c["port_kernel_packets"], c["port_ipackets"], c["port_kernel_drops"]))
+if c["port_ipackets"] != c["rx"] or c["port_opackets"] != c["tx"]:
+    bad.append("port ipackets/opackets %d/%d, spated rx/tx %d/%d" % (
+        c["port_ipackets"], c["port_opackets"], c["rx"], c["tx"]))
+if c["port_xstats"].get("p0_rx_good_packets") != c["port_ipackets"]:
+    bad.append("counters line port_xstats: %r" % c["port_xstats"])
+# read one after the other: a frame or two (the client's ARP) may come between
+near = lambda v, ref: ref <= v <= ref + 2
+for k in ("port_ipackets", "port_kernel_packets", "port_opackets"):
+    if not near(ctl["total"][k], c[k]) or not near(tel[k], c[k]):
+        bad.append("%s: counters line %d, spatectl %d, telemetry %d" % (k, c[k], ctl["total"][k], tel[k]))
+if not near(ctl["port_xstats"].get("p0_rx_good_packets", -1), c["port_ipackets"]) or \
+   not near(tel.get("p0_rx_good_packets", -1), c["port_ipackets"]):
+    bad.append("xstats: spatectl %r, telemetry %r" % (ctl["port_xstats"], tel))
+print("  port: %d frames read, %d dropped by the kernel ring, %d sent; the same in spatectl and telemetry"
+      % (c["port_ipackets"], c["port_kernel_drops"], c["port_opackets"]))
 for m in bad:
     print("  WRONG: " + m)
 sys.exit(1 if bad else 0)
