@@ -31,14 +31,14 @@ void spated_conf_default(struct spated_conf *c)
 	c->prefix_len = -1;   /* not given: every destination is on the link */
 	c->udp_port = 47100;
 	c->mtu = 1500;
-	c->mbufs = 4095;
+	c->mbufs = 0; /* 0: derived from the memory (sizing.h) */
 	c->rx_desc = 512;
 	c->tx_desc = 512;
 	c->lcores = (struct spated_lcores){ .n_rx = 1, .rx = { -1 }, .tx = -1, .cluster = -1,
 					    .n_match = 1, .match = { -1 } };
-	c->ring_size = 1024;
-	c->msgs = 16383;
-	c->backlog_max = 1024;
+	c->ring_size = 0;
+	c->msgs = 0;
+	c->backlog_max = 0;
 	snprintf(c->category_engine, sizeof(c->category_engine), "drt");
 	c->rcu_cpu = -1;
 	c->rcu_warn_ms = 1000;
@@ -71,15 +71,16 @@ static const struct uint_key uint_keys[] = {
 	UKEY("udp_port", 1, 65535, udp_port),
 	/* 576: the IPv4 minimum; 9000: jumbo, needs framesz on af_packet. */
 	UKEY("mtu", 576, 9000, mtu),
-	UKEY("mbufs", 1023, 1 << 20, mbufs),
+	/* 0: derived from the memory spated is given (sizing.h) */
+	UKEY("mbufs", 0, 1 << 20, mbufs),
 	UKEY("rx_desc", 32, 16384, rx_desc),
 	UKEY("tx_desc", 32, 16384, tx_desc),
 	UKEY("stats_interval", 0, 86400, stats_interval),
 	UKEY("idle_spin_us", 0, 1000000, idle_spin_us),
 	UKEY("idle_sleep_us", 0, 100000, idle_sleep_us),
-	UKEY("ring_size", 64, 1 << 20, ring_size),
-	UKEY("msgs", 1023, 1 << 22, msgs),
-	UKEY("backlog_max", 32, 1 << 20, backlog_max),
+	UKEY("ring_size", 0, 1 << 20, ring_size),
+	UKEY("msgs", 0, 1 << 22, msgs),
+	UKEY("backlog_max", 0, 1 << 20, backlog_max),
 	UKEY("rcu_warn_ms", 0, 600000, rcu_warn_ms),
 };
 
@@ -373,6 +374,21 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 	if (c->ring_size & (c->ring_size - 1))
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "ring_size"),
 				"spated.ring_size = %u must be a power of 2", c->ring_size);
+	/* 0 is "derived"; set by hand, each has its floor */
+	static const struct { const char *key; size_t off; uint32_t min; } floors[] = {
+		{ "mbufs", offsetof(struct spated_conf, mbufs), 1023 },
+		{ "ring_size", offsetof(struct spated_conf, ring_size), 64 },
+		{ "msgs", offsetof(struct spated_conf, msgs), 1023 },
+		{ "backlog_max", offsetof(struct spated_conf, backlog_max), 32 },
+	};
+	for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++) {
+		uint32_t v = *(const uint32_t *)((const char *)c + floors[i].off);
+		if (v != 0 && v < floors[i].min)
+			return spate_conf_error(err, errlen, path,
+						config_setting_lookup(top, floors[i].key),
+						"spated.%s = %u is below %u (0: derived from the memory)",
+						floors[i].key, v, floors[i].min);
+	}
 	return 0;
 }
 

@@ -6,13 +6,14 @@
  *     port: { device = "net_af_packet0,iface=spate0"; };  # none by default:
  *                           # every port the EAL probed (-a PCI, --vdev)
  *     ipv4 = "198.18.0.1";  udp_port = 47100;
- *     mtu = 1500;  mbufs = 4095;  rx_desc = 512;  tx_desc = 512;
+ *     mtu = 1500;  mbufs = 0;  rx_desc = 512;  tx_desc = 512;
  *     stats_interval = 0;   # seconds, 0 = off
  *     idle_spin_us = 1000;  # keep polling this long after work, then
  *     idle_sleep_us = 0;    # sleep up to this between polls; 0 = busy poll
  *                           # (lcore_idle.h; both live with spatectl set)
  *     lcores: { rx = 0; tx = 0; cluster = 0; match = [ 0 ]; };
- *     ring_size = 1024;  msgs = 16383;  backlog_max = 1024;
+ *     ring_size = 0;  msgs = 0;  backlog_max = 0;  # 0: derived from the
+ *                           # memory spated is given (sizing.h)
  *     category_engine = "drt";  rcu_cpu = -1;
  *     rcu_warn_ms = 1000;   # warn about RCU grace periods longer, 0 = off
  *     debug_hooks = false;  # allow `spatectl debug ...` (tests only)

@@ -35,6 +35,7 @@
 #include "port_find.h"
 #include "port_stats.h"
 #include "rcu_watch.h"
+#include "sizing.h"
 #include "service.h"
 #include "spate_release.h"
 #include "stage_link.h"
@@ -297,6 +298,19 @@ int main(int argc, char **argv)
 	uint32_t room = RTE_MBUF_DEFAULT_DATAROOM;
 	if (conf.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > room)
 		room = conf.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	/* Pools, rings and backlogs left at 0: from the memory we are given. */
+	struct sizing_in sz = {
+		.mem = sizing_memory(),
+		.mbuf_bytes = rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + PKT_META_SIZE +
+							RTE_PKTMBUF_HEADROOM + room, 0, NULL),
+		.msg_bytes = rte_mempool_calc_obj_size(sizeof(struct pl_msg), 0, NULL),
+		.workers = conf.lcores.n_match,
+	};
+	sizing_derive(&conf, &sz);
+	printf("spated: sizing: %" PRIu64 " MB to size from: mbufs %u (%zu MB), msgs %u (%zu MB), "
+	       "ring_size %u, backlog_max %u\n", sz.mem >> 20, conf.mbufs,
+	       (size_t)conf.mbufs * sz.mbuf_bytes >> 20, conf.msgs,
+	       (size_t)conf.msgs * sz.msg_bytes >> 20, conf.ring_size, conf.backlog_max);
 	struct rte_mempool *mp = rte_pktmbuf_pool_create("spated_mbufs", conf.mbufs, 256,
 							 PKT_META_SIZE,
 							 (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
