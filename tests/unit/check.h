@@ -5,16 +5,26 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int check_failures, check_count;
+
+/* SPATE_CHECK_FAILFAST set (tools/mutation-test.py sets it): exit at the
+ * first failed check instead of running the rest of the test. */
+static inline void check_failed(void)
+{
+	check_failures++;
+	if (getenv("SPATE_CHECK_FAILFAST"))
+		exit(1);
+}
 
 #define CHECK(cond)                                                           \
 	do {                                                                  \
 		check_count++;                                                \
 		if (!(cond)) {                                                \
-			check_failures++;                                     \
 			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
 				__LINE__, #cond);                             \
+			check_failed();                                       \
 		}                                                             \
 	} while (0)
 
@@ -23,9 +33,9 @@ static int check_failures, check_count;
 		long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
 		check_count++;                                                \
 		if (check_a_ != check_b_) {                                   \
-			check_failures++;                                     \
 			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", \
 				__FILE__, __LINE__, #a, check_a_, #b, check_b_); \
+			check_failed();                                       \
 		}                                                             \
 	} while (0)
 
