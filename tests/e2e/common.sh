@@ -97,19 +97,25 @@ e2e_counter() {
 
 # e2e_replay_check STREAM NAME: replay STREAM from the client namespace and
 # compare (sorted) with spate-match --engine brute on the same stream.
+# E2E_REPLAY_ARGS: more spate-replay options (default: none, the client's defaults)
 e2e_replay_check() {
 	local stream=$1 name=$2 exp=$E2E_TMP/$2.expected got=$E2E_TMP/$2.got
 	"$SPATE_BUILD/tools/spate-match" --engine brute --conf "$SPATE_CONF" "$stream" \
 		2>"$E2E_TMP/$name.match.err" | sort >"$exp" || fail "spate-match $stream"
 	netns_cli timeout 300 "$SPATE_BUILD/tools/spate-replay" --conf "$SPATE_CONF" \
 		--server "$NETNS_SRV_IP:$NETNS_PORT" --stream "$stream" --out "$got.raw" \
-		2>"$E2E_TMP/$name.replay.err" ||
+		${E2E_REPLAY_ARGS:-} 2>"$E2E_TMP/$name.replay.err" ||
 		{ cat "$E2E_TMP/$name.replay.err"; fail "spate-replay $stream"; }
 	sort "$got.raw" >"$got"
 	if ! cmp -s "$exp" "$got"; then
 		echo "--- diff expected got (first lines):"
 		diff "$exp" "$got" | head -n 20
 		cat "$E2E_TMP/$name.replay.err"
+		# spated's own view: every counter that moved, to tell a counted
+		# drop from a silent one
+		netns_spated_stats 2>/dev/null | python3 -c 'import json, sys
+c = json.load(sys.stdin)
+print("spated:", " ".join("%s=%s" % (k, v) for k, v in c.items() if isinstance(v, int) and v))' || true
 		fail "$name: spated's matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
 	fi
 	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$E2E_TMP/$name.replay.err"))"
