@@ -259,6 +259,9 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 			    msg.u.ack.id == c->wait_id) {
 				c->wait_done = true;
 				c->wait_code = msg.type == SPATE_MSG_ACK ? 0 : msg.u.ack.code;
+			} else if (msg.type == SPATE_MSG_NACK && c->probe_seq != 0 &&
+				   msg.u.ack.req_seq == c->probe_seq) {
+				/* a slow server answered a probe sent again: not ours to count */
 			} else if (msg.type == SPATE_MSG_NACK) {
 				c->cnt.other_nacks++;
 				if (c->on_nack)
@@ -340,6 +343,7 @@ int client_probe(struct client *c, const char *server)
 		why = "cannot reach it";
 	}
 	c->wait_seq = seq;
+	c->probe_seq = seq;
 	c->wait_id = 0;
 	c->wait_done = false;
 	for (int attempt = 0; why == NULL && !c->wait_done && attempt <= c->retries; attempt++) {

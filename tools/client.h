@@ -96,6 +96,7 @@ struct client {
 	struct spate_writer ev_w;
 	/* the answer being waited for */
 	uint32_t wait_seq;
+	uint32_t probe_seq;        /* client_probe's: late answers to a resent probe are not refusals */
 	uint64_t wait_id;
 	bool wait_done;
 	int wait_code;
