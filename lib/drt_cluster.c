@@ -954,19 +954,28 @@ static double merge_judge(const struct cat *x)
  * With no co-match seen yet, `newest` merges into its spatially nearest
  * category (nearest_fit: its worker first). The smaller side moves. No
  * merge makes a category larger than cap_size(): with no such pair, the
- * smallest category merges into its nearest that fits. 0, -1 on no
- * memory, 1 when no pair fits. */
+ * smallest category merges into its nearest that fits. With merge_each
+ * (a per-category reading of the paper), the category with the smallest
+ * MergeJudgePara below merge_th goes first, across workers, whatever the
+ * largest. 0, -1 on no memory, 1 when no pair fits. */
 static int merge_once(struct drt_cluster *cl, struct cat *newest)
 {
 	struct cat *c = NULL, *partner = NULL;
 	double best = -1;
 	uint64_t cap = cap_size(cl);
 
+	double least = INFINITY;
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
 		struct cat *x = cl->cats[i];
 		if (x->cs + x->cd > 0 && merge_judge(x) > best)
 			best = merge_judge(x);
+		if (x->cd > 0 && merge_judge(x) < least)
+			least = merge_judge(x);
 	}
+	/* merge_each: the category least correlated in its own worker
+	 * against the others goes across, when below merge_th */
+	if (cl->p.merge_each && least < cl->p.merge_th)
+		best = least;
 	if (best >= 0) {
 		bool same_worker = best >= cl->p.merge_th;
 		uintptr_t best_w = 0;

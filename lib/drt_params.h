@@ -28,6 +28,10 @@ struct drt_params {
 	uint32_t variant;   /* enum drt_variant */
 	double c_ins, c_del;/* load constants of formula (7) */
 	double cat_cell;    /* degrees, the grid inside a category (paper: 2) */
+	uint32_t merge_each;/* 1: a category with MergeJudgePara below
+			     * merge_th merges across workers even when the
+			     * largest is not below it (a reading of the
+			     * paper; 0: its text, the largest decides) */
 	/* Size awareness (not in the paper, docs/algorithms.md): */
 	double cat_cap;     /* no merge or insert grows a category past this
 			     * fraction of a worker's share of the

@@ -700,6 +700,63 @@ static void test_merge_most_correlated(void)
 	drt_cluster_destroy(cl);
 }
 
+/* Two workers; a and b share one and are co-matched 5 times, b and c
+ * (other worker) once: MergeJudgePara a = inf, b = 5, c = 0. The paper's
+ * text (the largest decides, merge_th 1): a merges with b inside their
+ * worker. merge_each: c, below merge_th, merges with b across. */
+static void test_merge_each(uint32_t each)
+{
+	struct drt_params p;
+	struct spate_sub q[5];
+	uint32_t kw[5], cat[5], wk[5];
+	struct drt_placement pl;
+	struct drt_action act[8];
+	int a = -1, b = -1, c = -1;
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.cmax = 4;
+	p.merge_each = each;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	for (uint32_t i = 0; i < 5; i++) {
+		if (i == 4) {
+			for (int x = 0; x < 4 && b < 0; x++)
+				for (int y = x + 1; y < 4 && b < 0; y++)
+					if (wk[x] == wk[y])
+						a = x, b = y;
+			for (int z = 0; z < 4 && b >= 0; z++)
+				if (wk[z] != wk[b])
+					c = z;
+			CHECK(a >= 0 && c >= 0);
+			if (c < 0)
+				break;
+			uint32_t ab[2] = { cat[a], cat[b] }, bc[2] = { cat[b], cat[c] };
+			for (int t = 0; t < 5; t++)
+				drt_cluster_feedback(cl, ab, 2);
+			drt_cluster_feedback(cl, bc, 2);
+		}
+		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+		wk[i] = pl.worker;
+	}
+	size_t n = drt_cluster_take_actions(cl, act, 8), merges = 0;
+	int other = each ? c : a;
+	for (size_t i = 0; c >= 0 && i < n; i++) {
+		if (act[i].kind != DRT_ACTION_MERGE)
+			continue;
+		merges++;
+		CHECK((act[i].cat == cat[b] && act[i].into == cat[other]) ||
+		      (act[i].cat == cat[other] && act[i].into == cat[b]));
+	}
+	CHECK_EQ_INT(merges, 1);
+	struct drt_cluster_stats st;
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.merges_between_nodes, each ? 1 : 0);
+	drt_cluster_destroy(cl);
+}
+
 /* A new category with no category near goes to the worker of the most
  * similar category of all (the paper compares every category), not to
  * the workers in turn. */
@@ -728,7 +785,7 @@ static void test_new_cat_worker(void)
 /* merge_th = 0 is InNode: no merge crosses workers, not even the
  * fallbacks of no co-match yet and of the size cap; with the paper's
  * merge_th = 1 some do on the same stream. */
-static uint64_t between_merges(double merge_th, uint64_t *in_node)
+static uint64_t between_merges(double merge_th, uint32_t merge_each, uint64_t *in_node)
 {
 	struct drt_params p;
 	struct drt_cluster_stats st;
@@ -743,6 +800,7 @@ static uint64_t between_merges(double merge_th, uint64_t *in_node)
 	p.cmax = 6;
 	p.lambda = 50;
 	p.merge_th = merge_th;
+	p.merge_each = merge_each;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	check_rng = 99;
 	memset(live, 0, sizeof(live));
@@ -778,20 +836,27 @@ static uint64_t between_merges(double merge_th, uint64_t *in_node)
 
 static void test_in_node(void)
 {
-	uint64_t in0, in1;
-	uint64_t bet0 = between_merges(0, &in0), bet1 = between_merges(1, &in1);
+	uint64_t in0, in1, in_each, in0_each;
+	uint64_t bet0 = between_merges(0, 0, &in0), bet1 = between_merges(1, 0, &in1);
+	uint64_t bet_each = between_merges(1, 1, &in_each), bet0_each = between_merges(0, 1, &in0_each);
 
-	printf("drt: merge_th 0: %llu in node, %llu between; merge_th 1: %llu, %llu\n",
+	printf("drt: merge_th 0: %llu in node, %llu between; merge_th 1: %llu, %llu;"
+	       " with merge_each: %llu, %llu\n",
 	       (unsigned long long)in0, (unsigned long long)bet0, (unsigned long long)in1,
-	       (unsigned long long)bet1);
+	       (unsigned long long)bet1, (unsigned long long)in_each, (unsigned long long)bet_each);
 	CHECK_EQ_INT(bet0, 0);
 	CHECK(in0 > 30);
 	CHECK(bet1 > 0);
+	/* merge_each: InNode stays InNode */
+	CHECK_EQ_INT(bet0_each, 0);
+	CHECK_EQ_INT(in0_each, in0);
 }
 
 int main(void)
 {
 	test_merge_most_correlated();
+	test_merge_each(0);
+	test_merge_each(1);
 	test_new_cat_worker();
 	test_in_node();
 	/* growth by copying; in place (mappings) from the first growth on;
