@@ -41,7 +41,7 @@ def sized(size, first_id, client, seq):
         assert len(msgs[-1]) == n, (len(msgs[-1]), n)
         left -= n
         sid += 1
-    d = datagram(msgs, client, seq)
+    d = datagram(msgs, client, seq, oversize=True)
     assert len(d) == size, (len(d), size)
     return d, len(msgs)
 
