@@ -22,7 +22,8 @@ Usage:
   tools/mutation-test.py --changed main           # files changed since main
 
 Options: --seed N (sample order), --per-file N (sample size, 0 = all),
---budget S (stop starting mutants after S seconds), --work DIR (scratch,
+--budget S (stop starting mutants after S seconds), --only ID,ID (those
+mutants, e.g. to check that a new test kills a survivor), --work DIR (scratch,
 reused between runs), --tests a,b (override the mapped tests), --report F
 (append the survivors' diffs and the table as Markdown), --json F (every
 mutant's result), --nice N (default 10), --sanitize (ASan + UBSan build).
@@ -53,7 +54,7 @@ FAST = {
     'protocol-doc': ('tests/proto/test_protocol_doc',
                      ['tests/proto/test_protocol_doc', '@SRC@/docs/protocol.md']),
 }
-for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'journal',
+for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'journal', 'journal_io',
            'access', 'peer', 'peer_auth', 'keyword', 'hist']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 
@@ -65,10 +66,10 @@ AREAS = {
         'lib/spate_types.c': ['codec', 'proto', 'stream', 'tables'],
     },
     'journal': {
-        'lib/spate_journal.c': ['journal'],
+        'lib/spate_journal.c': ['journal', 'journal_io'],
     },
     'categories': {
-        'lib/drt_category.c': ['drt', 'tables', 'rein'],
+        'lib/drt_category.c': ['drt', 'tables'],
         'lib/drt_ftab.c': ['drt', 'tables'],
     },
     'engines': {
@@ -289,7 +290,7 @@ def prepare(work, nice, sanitize):
     """A scratch copy of the tracked tree (with local edits) and a build
     (build-san/ with ASan + UBSan when asked: memory mutants die there)."""
     src = os.path.join(work, 'src')
-    files = sh(['git', '-C', TOP, 'ls-files', '-z']).stdout.split('\0')
+    files = sh(['git', '-C', TOP, 'ls-files', '-z', '--cached', '--others', '--exclude-standard']).stdout.split('\0')
     for f in files:
         if not f:
             continue
@@ -407,6 +408,7 @@ def main():
                                                    'spate-mutation'))
     ap.add_argument('--tests')
     ap.add_argument('--list', action='store_true', help='print the mutants, run nothing')
+    ap.add_argument('--only', metavar='ID,ID', help='just these mutants (ids from a report)')
     ap.add_argument('--changed', metavar='BASE')
     ap.add_argument('--report')
     ap.add_argument('--json')
@@ -432,7 +434,9 @@ def main():
         ms = mutants_of(f, src)
         rng = random.Random('%d:%s' % (args.seed, f))
         rng.shuffle(ms)
-        if args.per_file:
+        if args.only:
+            ms = [m for m in ms if m.id in args.only.split(',')]
+        elif args.per_file:
             ms = ms[:args.per_file]
         ms.sort(key=lambda m: (m.start, m.op, m.new))
         plan.append((f, src, ms))

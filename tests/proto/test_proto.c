@@ -3,12 +3,15 @@
  * valid datagrams, a table of malformed inputs with their exact codes, a
  * writer out of room, spate_notify_room, and a seeded random round trip.
  *
- * Inputs handed to the decoder are copied into buffers of exactly their
- * length, so a read past the end is caught by ASan/valgrind builds. */
+ * Inputs handed to the decoder are copied to end exactly where an
+ * inaccessible page begins, so a read one byte past the end faults in
+ * every build, not only under ASan/valgrind. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "proto_cmp.h"
@@ -128,14 +131,24 @@ static bool is_sample(const struct spate_msg *m)
 
 /* ---- decoding helpers ---- */
 
-static uint8_t *dup_exact(const uint8_t *buf, size_t len)
-{
-	uint8_t *p = malloc(len ? len : 1);
+/* A copy of buf that ends right before a PROT_NONE page. */
+struct guarded {
+	void *map;
+	size_t maplen;
+};
 
-	if (p == NULL) {
-		perror("malloc");
+static uint8_t *guard_copy(const uint8_t *buf, size_t len, struct guarded *g)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t data = (len + pg - 1) / pg * pg;
+
+	g->maplen = data + pg;
+	g->map = mmap(NULL, g->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g->map == MAP_FAILED || mprotect((uint8_t *)g->map + data, pg, PROT_NONE) != 0) {
+		perror("mmap");
 		exit(2);
 	}
+	uint8_t *p = (uint8_t *)g->map + data - len;
 	memcpy(p, buf, len);
 	return p;
 }
@@ -144,7 +157,8 @@ static uint8_t *dup_exact(const uint8_t *buf, size_t len)
  * the valid messages. Works on an exact-size copy. */
 static int first_err(const uint8_t *in, size_t len, int *n_ok)
 {
-	uint8_t *buf = dup_exact(in, len);
+	struct guarded g;
+	uint8_t *buf = guard_copy(in, len, &g);
 	struct spate_hdr h;
 	struct spate_reader r;
 	int rc, first = 0, steps = 0;
@@ -165,7 +179,7 @@ static int first_err(const uint8_t *in, size_t len, int *n_ok)
 		}
 		rc = first;
 	}
-	free(buf);
+	munmap(g.map, g.maplen);
 	return rc;
 }
 
@@ -465,6 +479,50 @@ static size_t c_kw_overrun(uint8_t *b)
 static size_t c_name_overrun(uint8_t *b)
 {
 	return string_overrun(b, 1);
+}
+
+/* A string whose length byte claims one byte more than its message (the
+ * last of the datagram) holds: BAD_LENGTH, and no byte past the datagram
+ * read (first_err's guard page). For each kind of string: an event's
+ * keyword and attribute name, a subscription's keyword and constraint
+ * name. Also the length that fits exactly, for the keywords, which end
+ * their messages: decoded. */
+static void test_string_one_past(void)
+{
+	uint8_t b[SPATE_DGRAM_MAX];
+	struct spate_writer w;
+	struct spate_raw_event e;
+	struct spate_raw_sub s;
+
+	for (int k = 0; k < 4; k++) {
+		spate_writer_init(&w, b, sizeof(b), 0, 7, 1);
+		if (k < 2) {
+			sample_event(&e);
+			e.n_kw = k == 0;
+			e.n_attr = k == 1;
+			e.kw[0] = spate_str_of("abc");
+			e.attr[0].name = spate_str_of("abc");
+			CHECK_EQ_INT(spate_put_event(&w, &e), 0);
+		} else {
+			sample_sub(&s);
+			s.n_kw = k == 2;
+			s.n_cons = k == 3;
+			s.kw[0] = spate_str_of("abc");
+			s.cons[0].name = spate_str_of("abc");
+			CHECK_EQ_INT(spate_put_sub_add(&w, &s), 0);
+		}
+		size_t n = spate_writer_finish(&w), at = 0;
+		for (size_t i = 0; i + 4 <= n; i++)
+			if (memcmp(b + i, "\x03" "abc", 4) == 0)
+				at = i;
+		CHECK(at > 0);
+		int ok;
+		CHECK_EQ_INT(first_err(b, n, &ok), 0);
+		CHECK_EQ_INT(ok, 1);
+		b[at] = (uint8_t)(n - at); /* n - at - 1 bytes follow it */
+		CHECK_EQ_INT(first_err(b, n, &ok), -SPATE_E_BAD_LENGTH);
+		CHECK_EQ_INT(ok, 0);
+	}
 }
 
 struct bad_case {
@@ -1117,6 +1175,7 @@ int main(void)
 	test_type_names();
 	test_truncations();
 	test_bad_table();
+	test_string_one_past();
 	test_skip_and_ids();
 	test_limits_above_hard();
 	test_writer_full();
