@@ -39,7 +39,7 @@
 #include "ivx_index.h"
 #include "spate_err.h"
 
-#define CAT_WIDE_CELLS 16         /* subs over more cells go a level up */
+#define CAT_WIDE_CELLS DRT_GRID_FILE_CELLS /* subs over more cells go a level up */
 #define KW_NONE 0                 /* kwkey of keyword-less subs; else keyword + 1 */
 #define FILTER_BITS 1024
 #define MAX_KEYS (3 * (SPATE_KW_MAX_HARD + 1))
@@ -548,6 +548,32 @@ int drt_category_match_routed(struct drt_category *c, const struct spate_event *
 			      uint64_t kw_mask, struct spate_matchvec *mv)
 {
 	return match_masked(c, ev, c->plain ? ~0ull : kw_mask, mv);
+}
+
+int drt_category_match_keys(struct drt_category *c, const struct spate_event *ev,
+			    const uint64_t *keys, uint32_t n_keys, struct spate_matchvec *mv)
+{
+	bool nokw = false;
+
+	if (c->plain)
+		return match_masked(c, ev, ~0ull, mv);
+	c->events++;
+	for (uint32_t i = 0; i < n_keys; i++)
+		drt_ftab_prefetch(&c->buckets, keys[i]);
+	for (uint32_t i = 0; i < n_keys; i++) {
+		const struct bucket *b = drt_ftab_get(&c->buckets, keys[i]);
+		nokw |= (uint32_t)keys[i] == KW_NONE;
+		if (b != NULL && scan(c, b, ev, mv) != 0)
+			return -SPATE_E_NO_MEMORY;
+	}
+	/* the content-only subs, keyword-less: looked at as "none" is */
+	if (c->ivx != NULL && nokw) {
+		size_t before = mv->n;
+		if (ivx_match(c->ivx, ev, mv) != 0)
+			return -SPATE_E_NO_MEMORY;
+		c->matches += mv->n - before;
+	}
+	return 0;
 }
 
 struct filed_ctx {

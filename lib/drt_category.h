@@ -71,6 +71,14 @@ int drt_category_match(struct drt_category *c, const struct spate_event *ev,
 int drt_category_match_routed(struct drt_category *c, const struct spate_event *ev,
 			      uint64_t kw_mask, struct spate_matchvec *mv);
 
+/* The same, looking only in the buckets of keys (drt_route.keys: cell
+ * << 32 | kwkey, unique). Exact when c's grid is the routing grid (same
+ * cell_deg) and every subscription came in through add_routed with its
+ * placement's keyword, so a match sits under a key that routed ev here;
+ * a category that had a plain add looks everywhere. */
+int drt_category_match_keys(struct drt_category *c, const struct spate_event *ev,
+			    const uint64_t *keys, uint32_t n_keys, struct spate_matchvec *mv);
+
 /* Move every subscription of `from` into `into` (each keeps its filing
  * keyword); `from` is left empty. 0, or -SPATE_E_NO_MEMORY with every subscription still in exactly one
  * of the two. */

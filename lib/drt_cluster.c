@@ -46,8 +46,8 @@
 #include "spate_err.h"
 #include "spate_idmap.h"
 
-#define CL_FINE_CELLS 16        /* subs over more level-0 routing cells go a level up */
-#define CL_WIDE_CELLS 16        /* subs over more level-1 routing cells go to the world row */
+#define CL_FINE_CELLS DRT_GRID_FILE_CELLS /* subs over more level-0 routing cells go a level up */
+#define CL_WIDE_CELLS DRT_GRID_FILE_CELLS /* subs over more level-1 routing cells go to the world row */
 #define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
 #define KW_ANY 0xfffffffeu      /* the per-cell footprint key */
 #define MAX_CANDIDATES 32       /* categories a placement compares */
@@ -68,6 +68,7 @@ struct cat {
 	bool live;                 /* in cats[] */
 	uint32_t stamp;
 	uint32_t out_at;           /* its entry in route()'s output, this event */
+	uint32_t key_at;           /* the last routing key that named it, this event */
 	struct cat *root;          /* NULL when live, else what it merged into */
 	struct cat *prev, *next;   /* a live category's parts, a ring through it */
 	struct spate_rect mbr;
@@ -130,6 +131,11 @@ struct drt_cluster {
 	size_t n_act, cap_act;
 	struct drt_route *out;
 	size_t cap_out;
+	/* route()'s (entry, key) hits, then the keys grouped by entry */
+	uint32_t *hit_at;
+	uint64_t *hit_key, *out_keys;
+	size_t n_hit, cap_hit;
+	bool hit_lost;
 	uint32_t epoch;
 	uint64_t period_events;
 	uint32_t last_kwkey;         /* routing keyword of the last placement */
@@ -914,6 +920,8 @@ static struct cat *nearest_to(struct drt_cluster *cl, const struct spate_rect *r
 		if (s > best_s) {
 			best_s = s;
 			partner = x;
+			if (s >= 1)
+				break; /* x's MBR holds r: no later one scores higher */
 		}
 	}
 	return partner;
@@ -1084,6 +1092,9 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	free(cl->pool);
 	free(cl->free_nums);
 	free(cl->out);
+	free(cl->hit_at);
+	free(cl->hit_key);
+	free(cl->out_keys);
 	free(cl->act);
 	spate_idmap_destroy(cl->by_id);
 	drt_ftab_free(&cl->kw_all);
@@ -1209,6 +1220,11 @@ static uint32_t new_cat_worker(struct drt_cluster *cl, const struct cat *similar
 	uint32_t m = cl->p.workers;
 	double mean = (double)(cl->n_subs + 1) / (m - cl->n_down);
 
+	/* One live worker: it is the answer whatever is similar (with none
+	 * nearby, comparing every category took a third of an insert's
+	 * instructions on real places, docs/benchmarks.md). */
+	if (m - cl->n_down == 1)
+		return emptiest_worker(cl);
 	if (similar == NULL)
 		similar = best_anywhere(cl, q);
 	if (similar == NULL)
@@ -1363,6 +1379,70 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	return 0;
 }
 
+/* Record that routing key `key` named route entry `at`; on no memory
+ * the event's keys are not handed out (kw_mask still is). */
+static void hit_grow_push(struct drt_cluster *cl, uint32_t at, uint64_t key)
+{
+	if (cl->n_hit == cl->cap_hit) {
+		size_t ncap = cl->cap_hit ? 2 * cl->cap_hit : 64;
+		uint32_t *na = realloc(cl->hit_at, ncap * sizeof(*na));
+		if (na)
+			cl->hit_at = na;
+		uint64_t *nk = realloc(cl->hit_key, ncap * sizeof(*nk));
+		if (nk)
+			cl->hit_key = nk;
+		uint64_t *no = realloc(cl->out_keys, ncap * sizeof(*no));
+		if (no)
+			cl->out_keys = no;
+		if (na == NULL || nk == NULL || no == NULL) {
+			cl->hit_lost = true;
+			return;
+		}
+		cl->cap_hit = ncap;
+	}
+	cl->hit_at[cl->n_hit] = at;
+	cl->hit_key[cl->n_hit++] = key;
+}
+
+static inline void hit_push(struct drt_cluster *cl, uint32_t at, uint64_t key)
+{
+	if (__builtin_expect(cl->n_hit < cl->cap_hit, 1)) {
+		cl->hit_at[cl->n_hit] = at;
+		cl->hit_key[cl->n_hit++] = key;
+		return;
+	}
+	hit_grow_push(cl, at, key);
+}
+
+/* Hand each of the n route entries its keys (grouped, in hit order). */
+static void hits_group(struct drt_cluster *cl, size_t n)
+{
+	size_t pos = 0;
+
+	if (n == 1 && !cl->hit_lost) { /* the usual case: already grouped */
+		cl->out[0].keys = cl->hit_key;
+		cl->out[0].n_keys = (uint32_t)cl->n_hit;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		cl->out[i].keys = NULL;
+		cl->out[i].n_keys = 0;
+	}
+	if (cl->hit_lost)
+		return;
+	for (size_t h = 0; h < cl->n_hit; h++)
+		cl->out[cl->hit_at[h]].n_keys++;
+	for (size_t i = 0; i < n; i++) {
+		cl->out[i].keys = cl->out_keys + pos;
+		pos += cl->out[i].n_keys;
+		cl->out[i].n_keys = 0;
+	}
+	for (size_t h = 0; h < cl->n_hit; h++) {
+		struct drt_route *r = &cl->out[cl->hit_at[h]];
+		cl->out_keys[r->keys - cl->out_keys + r->n_keys++] = cl->hit_key[h];
+	}
+}
+
 size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 			 const struct drt_route **out)
 {
@@ -1394,13 +1474,20 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 	}
 	for (size_t i = 0; i < nk; i++)
 		drt_ftab_prefetch(&cl->route, keys[i]);
+	cl->n_hit = 0;
+	cl->hit_lost = false;
 	for (size_t k = 0; k < nk; k++) {
 		const struct rlist *l = drt_ftab_get(&cl->route, keys[k]);
 		for (uint32_t i = 0; l && i < rlist_len(l); i++) {
 			struct cat *c = root_of(rlist_cat(cl, l, i));
 			if (c->stamp == epoch) {
-				if (c->out_at != UINT32_MAX)
+				/* a second entry of c's group under the same key
+				 * (parts not folded yet) adds nothing */
+				if (c->out_at != UINT32_MAX && c->key_at != k) {
 					cl->out[c->out_at].kw_mask |= bits[k];
+					c->key_at = (uint32_t)k;
+					hit_push(cl, c->out_at, keys[k]);
+				}
 				continue;
 			}
 			c->stamp = epoch;
@@ -1409,9 +1496,12 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 				continue;
 			c->t_num++;
 			c->out_at = (uint32_t)n;
-			cl->out[n++] = (struct drt_route){ c->id, c->worker, bits[k] };
+			c->key_at = (uint32_t)k;
+			hit_push(cl, (uint32_t)n, keys[k]);
+			cl->out[n++] = (struct drt_route){ c->id, c->worker, bits[k], NULL, 0 };
 		}
 	}
+	hits_group(cl, n);
 	cl->st.routed += n;
 	*out = cl->out;
 	return n;

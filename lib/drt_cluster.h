@@ -101,6 +101,13 @@ struct drt_route {
 	 * ev->kw[62..]. A match in the category is filed under one of them
 	 * (drt_category_match_routed). */
 	uint64_t kw_mask;
+	/* The routing keys (cell << 32 | kwkey, drt_grid.h cells of the
+	 * routing grid) whose lists named this category, each once: the
+	 * only buckets of a category on the same grid that can hold a match
+	 * (drt_category_match_keys). NULL when they could not be recorded
+	 * (no memory): use kw_mask then. */
+	const uint64_t *keys;
+	uint32_t n_keys;
 };
 /* The categories ev must be matched in; *out points to n entries owned by
  * the cluster, valid until the next call. Counts ev for the period. */

@@ -19,6 +19,11 @@
 #include "spate_types.h"
 
 #define DRT_GRID_COARSE 8
+/* The most cells a rectangle is filed in on levels 0 and 1 before it goes
+ * a level up, in the routing index and in every category alike: on the
+ * same cell size both file a subscription under the same keys, which
+ * drt_category_match_keys() relies on. */
+#define DRT_GRID_FILE_CELLS 16
 #define DRT_GRID_L1_BIT (1ull << 30)
 #define DRT_GRID_WORLD 0xfffffffeull /* the level 2 row */
 

@@ -22,6 +22,9 @@
 struct spate_engine {
 	struct drt_params p;
 	struct spate_schema schema; /* for the categories' interval indexes */
+	/* The categories' grid is the routing grid: a route's keys name the
+	 * only buckets worth a look (drt_category_match_keys). */
+	bool same_grid;
 	struct drt_cluster *cl;
 	struct spate_idmap *cats; /* category id -> struct drt_category */
 	uint32_t *hit;            /* ids of the categories an event matched in */
@@ -103,6 +106,7 @@ static struct spate_engine *drt_create(const struct spate_engine_params *params)
 		drt_params_default(&e->p);
 		spate_schema_default(&e->schema);
 	}
+	e->same_grid = e->p.cat_cell == e->p.route_cell;
 	e->cl = drt_cluster_create(&e->p);
 	e->cats = spate_idmap_create();
 	/* a throwaway category validates cat_cell */
@@ -231,7 +235,10 @@ static int drt_match(struct spate_engine *e, const struct spate_event *ev,
 		if (c == NULL)
 			continue;
 		uint64_t t0 = e->worker_ns ? mono_ns() : 0;
-		if (drt_category_match_routed(c, ev, r[i].kw_mask, mv) != 0)
+		int rc = e->same_grid && r[i].keys != NULL
+				 ? drt_category_match_keys(c, ev, r[i].keys, r[i].n_keys, mv)
+				 : drt_category_match_routed(c, ev, r[i].kw_mask, mv);
+		if (rc != 0)
 			return -SPATE_E_NO_MEMORY;
 		if (e->worker_ns && r[i].worker < e->p.workers)
 			e->worker_ns[r[i].worker] += mono_ns() - t0;

@@ -63,6 +63,10 @@ static void sort_u32(uint32_t *v, uint16_t *n)
 	*n = k;
 }
 
+/* Make most subs content-only (no keyword, the whole world, a numeric
+ * constraint): drt's categories move such subs to an interval index. */
+static bool content_heavy;
+
 static void gen_sub(uint32_t i, uint64_t id)
 {
 	struct spate_sub *s = &subs[i];
@@ -86,6 +90,13 @@ static void gen_sub(uint32_t i, uint64_t id)
 	if (check_below(5) == 0) {
 		s->n_cons = 1;
 		sub_cons[i][0] = (struct spate_constraint){ 1, (uint8_t)(1 + check_below(6)), (double)check_below(3) };
+		s->cons = sub_cons[i];
+	}
+	if (content_heavy && check_below(4) != 0) {
+		s->n_kw = 0;
+		s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX, SPATE_LAT_MAX };
+		s->n_cons = 1;
+		sub_cons[i][0] = (struct spate_constraint){ 1, (uint8_t)(1 + check_below(5)), (double)check_below(3) };
 		s->cons = sub_cons[i];
 	}
 }
@@ -461,6 +472,42 @@ static void test_engine(const char *name, const struct drt_params *p, uint64_t s
 	ops_->destroy(eng);
 }
 
+/* Every sub added, events, every other one deleted, events: drt against
+ * brute force with all of the subs live at once. */
+static void test_engine_filled(const struct drt_params *p, uint64_t seed)
+{
+	const struct spate_engine_ops *ops = spate_engine_find("drt");
+	struct spate_engine_params params;
+	struct spate_matchvec mv = { 0 };
+	struct spate_event e;
+
+	spate_engine_params_default(&params);
+	params.drt = *p;
+	struct spate_engine *eng = ops->create(&params);
+	CHECK(eng != NULL);
+	check_rng = seed;
+	for (uint32_t i = 0; i < N_SUBS; i++) {
+		gen_sub(i, i + 1);
+		CHECK_EQ_INT(ops->sub_add(eng, &subs[i]), 0);
+		live[i] = true;
+	}
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < 300; k++) {
+			gen_event(&e, (uint64_t)k);
+			mv.n = 0;
+			CHECK_EQ_INT(ops->match(eng, &e, &mv), 0);
+			CHECK(same_as_brute(&mv, &e, 0, N_SUBS, live));
+		}
+		for (uint32_t i = (uint32_t)round; i < N_SUBS; i += 2)
+			if (live[i]) {
+				ops->sub_del(eng, &subs[i]);
+				live[i] = false;
+			}
+	}
+	spate_matchvec_free(&mv);
+	ops->destroy(eng);
+}
+
 static void test_engines(void)
 {
 	for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -487,6 +534,31 @@ static void test_engines(void)
 		p.place_slack = (double[]){ 0, 0.1, 1e6 }[seed / 2 % 3];
 		test_engine("drt", &p, seed * 31, 2500);
 	}
+	/* the same pressure with the categories on the routing grid, where
+	 * a category looks only under the keys that routed the event to it
+	 * (drt_category_match_keys): merged parts, ivx, several workers */
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct drt_params p;
+		drt_params_default(&p);
+		p.variant = (uint32_t)(seed % 3);
+		p.cmax = 1 + (uint32_t)(seed % 6) * 2;
+		p.lambda = 30 + 10 * (uint32_t)(seed % 5);
+		p.workers = 1 + (uint32_t)(seed % 4);
+		p.alpha = (double)(seed % 5) / 4;
+		p.route_cell = p.cat_cell = (double[]){ 0.25, 1, 5, 0.5 }[seed % 4];
+		p.cat_cap = (double[]){ 0, 0.1, 0.02, 0.5 }[seed / 3 % 4];
+		test_engine("drt", &p, seed * 57, 2500);
+	}
+	/* content-only subs past a category's interval-index threshold
+	 * (256), found only under the "none" routing key */
+	content_heavy = true;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct drt_params p;
+		drt_params_default(&p);
+		p.cmax = (uint32_t)seed; /* few categories: hundreds of such subs in one */
+		test_engine_filled(&p, seed * 101);
+	}
+	content_heavy = false;
 	printf("drt engine: %llu merges, %llu rebalance moves\n",
 	       (unsigned long long)engine_merges, (unsigned long long)engine_moves);
 	CHECK(engine_merges > 500);
