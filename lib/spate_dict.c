@@ -1,4 +1,5 @@
 /* spate_dict.c - open-addressing string interning (see spate_dict.h). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,20 @@ static inline uint64_t prefix_of(const char *p, size_t len)
 	return w;
 }
 
+/* Do the bytes of an entry and of p past the first 8 agree (len > 8, the
+ * prefixes equal)? Up to 16 bytes by one overlapping 8-byte load each
+ * (names like "population", cities' "n:" and "adm:" keywords), no call. */
+static inline bool tail_equal(const char *e, const char *p, size_t len)
+{
+	uint64_t a, b;
+
+	if (len > 16)
+		return memcmp(e + 8, p + 8, len - 8) == 0;
+	memcpy(&a, e + len - 8, 8);
+	memcpy(&b, p + len - 8, 8);
+	return a == b;
+}
+
 static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len,
 				 uint32_t h)
 {
@@ -87,7 +102,7 @@ static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size
 		if (s->id == SPATE_DICT_NONE)
 			return i;
 		if (s->hash == h && s->len == len && s->prefix == pre &&
-		    (len <= 8 || memcmp(d->entries[s->id].str + 8, p + 8, len - 8) == 0))
+		    (len <= 8 || tail_equal(d->entries[s->id].str, p, len)))
 			return i;
 	}
 }

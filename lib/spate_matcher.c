@@ -494,7 +494,9 @@ static int cmp_sub_id(const void *a, const void *b)
  * cities stream, 3.4 matches an event), qsort past 16. */
 static void sort_by_id(const struct spate_sub **v, size_t n)
 {
-	if (n > 16) {
+	/* insertion below 33: qsort's calls cost more up to about there
+	 * (callgrind on the cities stream, docs/benchmarks.md) */
+	if (n > 32) {
 		qsort(v, n, sizeof(v[0]), cmp_sub_id);
 		return;
 	}
