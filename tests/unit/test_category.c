@@ -1,0 +1,381 @@
+/* test_category.c - a DRT category's filing and routed matching, by exact
+ * counts (issue 24: mutants of lib/drt_category.c that test_drt's
+ * brute-force comparisons cannot see, because the matches stay right):
+ *   - a subscription is filed under its keyword with the smallest bucket
+ *     at its first cell, so an event with a frequent keyword looks at
+ *     exactly the subscriptions filed under it (stats.candidates);
+ *   - routed matching (engine_drt: the cluster names the event keywords a
+ *     category is reached by) looks only in the buckets of those keywords,
+ *     and at the content-only subscriptions (interval index, from 256 of
+ *     them) only when "none" is routed; a plain add disables the mask;
+ *   - a merge moves every subscription and leaves `from` empty and usable;
+ *     one that runs out of memory at any allocation (malloc, calloc,
+ *     realloc wrapped: -Wl,--wrap) changes nothing in either category;
+ *   - the drt engine's figures: per-worker timing (one per worker, their
+ *     sum above 0 and below the wall time the events took), the category
+ *     list (every subscription in one), parameters refused at run time
+ *     (workers, cat_cell) leave the old ones. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "drt_category.h"
+#include "spate_err.h"
+#include "spate_matcher.h"
+#include "spate_schema.h"
+
+/* Allocation failure on demand: the fail_at-th allocation from now fails
+ * (0 = none). */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t k);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t k);
+void *__wrap_realloc(void *p, size_t n);
+static long fail_at, allocs;
+
+static bool alloc_fails(void)
+{
+	allocs++;
+	return fail_at > 0 && allocs == fail_at;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	return alloc_fails() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t k)
+{
+	return alloc_fails() ? NULL : __real_calloc(n, k);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : __real_realloc(p, n);
+}
+
+static const uint32_t kw5[] = { 5 }, kw9[] = { 9 }, kw5_9[] = { 5, 9 };
+
+static struct spate_sub sub_at(uint64_t id, const uint32_t *kw, uint16_t n_kw)
+{
+	/* a small rectangle around (1, 1) degree */
+	return (struct spate_sub){ .id = id, .kw = kw, .n_kw = n_kw,
+				   .rect = { SPATE_COORD_SCALE / 2, SPATE_COORD_SCALE / 2,
+					     SPATE_COORD_SCALE * 3 / 2, SPATE_COORD_SCALE * 3 / 2 } };
+}
+
+static struct spate_event event_at(const uint32_t *kw, uint16_t n_kw)
+{
+	return (struct spate_event){ .id = 1, .lon = SPATE_COORD_SCALE, .lat = SPATE_COORD_SCALE,
+				     .kw = kw, .n_kw = n_kw };
+}
+
+/* Match ev (routed by mask unless mask == 0); the match count and the
+ * candidates this call looked at. */
+static size_t match(struct drt_category *c, const struct spate_event *ev, uint64_t mask,
+		    uint64_t *cand)
+{
+	struct spate_matchvec mv = { 0 };
+	struct drt_category_stats a, b;
+
+	drt_category_stats(c, &a);
+	int rc = mask ? drt_category_match_routed(c, ev, mask, &mv) : drt_category_match(c, ev, &mv);
+	CHECK_EQ_INT(rc, 0);
+	drt_category_stats(c, &b);
+	CHECK_EQ_INT(b.events, a.events + 1);
+	CHECK_EQ_INT(b.matches, a.matches + mv.n);
+	*cand = b.candidates - a.candidates;
+	size_t n = mv.n;
+	spate_matchvec_free(&mv);
+	return n;
+}
+
+static void test_filing_keyword(void)
+{
+	struct drt_category *c = drt_category_create(2);
+	static struct spate_sub s[12];
+	uint64_t cand;
+
+	for (uint32_t i = 0; i < 10; i++) {
+		s[i] = sub_at(i + 1, kw5, 1);
+		CHECK_EQ_INT(drt_category_add(c, &s[i]), 0);
+	}
+	/* 5's bucket holds 10, 9's none, then 1: both go under 9. */
+	s[10] = sub_at(11, kw5_9, 2);
+	s[11] = sub_at(12, kw5_9, 2);
+	CHECK_EQ_INT(drt_category_add(c, &s[10]), 0);
+	CHECK_EQ_INT(drt_category_add(c, &s[11]), 0);
+	struct spate_event e5 = event_at(kw5, 1), e9 = event_at(kw9, 1), e59 = event_at(kw5_9, 2);
+	CHECK_EQ_INT(match(c, &e5, 0, &cand), 10);
+	CHECK_EQ_INT(cand, 10);
+	CHECK_EQ_INT(match(c, &e9, 0, &cand), 0); /* both need 5 too */
+	CHECK_EQ_INT(cand, 2);
+	CHECK_EQ_INT(match(c, &e59, 0, &cand), 12);
+	CHECK_EQ_INT(cand, 12);
+	/* Routed: only the buckets of the routed keywords (bit k + 1 is the
+	 * event's k-th keyword, bit 0 "none"). Plain adds ignore the mask. */
+	CHECK_EQ_INT(match(c, &e59, 1u << 2, &cand), 12);
+	CHECK_EQ_INT(cand, 12);
+	drt_category_destroy(c);
+
+	c = drt_category_create(2);
+	for (uint32_t i = 0; i < 12; i++) /* routed by 5, s[11] by 9 */
+		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], i < 11 ? 5 + 1 : 9 + 1), 0);
+	CHECK_EQ_INT(match(c, &e59, 1u << 1, &cand), 11); /* 5's bucket: s[0..10] */
+	CHECK_EQ_INT(cand, 11);
+	CHECK_EQ_INT(match(c, &e59, 1u << 2, &cand), 1); /* 9's: s[11] */
+	CHECK_EQ_INT(cand, 1);
+	CHECK_EQ_INT(match(c, &e59, 3u << 1, &cand), 12);
+	CHECK_EQ_INT(cand, 12);
+	drt_category_destroy(c);
+}
+
+/* Content-only subscriptions (no keyword, the whole world, constraints
+ * the interval index takes): from 256 on in the index, matched when
+ * "none" is routed and only then. */
+static void test_routed_content_only(void)
+{
+	enum { N = 300 };
+	static struct spate_sub s[N];
+	static struct spate_constraint cons[N];
+	struct spate_schema sc;
+	struct drt_category *c = drt_category_create(2);
+	uint64_t cand;
+
+	spate_schema_default(&sc);
+	drt_category_set_schema(c, &sc);
+	for (uint32_t i = 0; i < N; i++) {
+		cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)i };
+		s[i] = (struct spate_sub){ .id = i + 1, .n_cons = 1, .cons = &cons[i],
+					   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+						     SPATE_LAT_MAX } };
+		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], 0), 0);
+	}
+	struct spate_attr at = { 0, 100.0 };
+	struct spate_event e = event_at(kw5, 1);
+	e.attr = &at;
+	e.n_attr = 1;
+	/* value 100 <= i for i = 100..299 */
+	CHECK_EQ_INT(match(c, &e, 1u << 0, &cand), N - 100);
+	CHECK_EQ_INT(cand, 0); /* all in the index, none left in the bucket */
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 0); /* only 5 routed: not the index */
+	CHECK_EQ_INT(cand, 0);
+	CHECK_EQ_INT(match(c, &e, 0, &cand), N - 100);
+	/* Merged into another category: all there, from empty and usable. */
+	struct drt_category *d = drt_category_create(2);
+	drt_category_set_schema(d, &sc);
+	struct spate_sub k = sub_at(1000, kw5, 1);
+	CHECK_EQ_INT(drt_category_add_routed(d, &k, 6), 0);
+	CHECK_EQ_INT(drt_category_merge(d, c), 0);
+	CHECK_EQ_INT(drt_category_size(c), 0);
+	CHECK_EQ_INT(drt_category_size(d), N + 1);
+	CHECK_EQ_INT(match(d, &e, 1u << 0, &cand), N - 100);
+	CHECK_EQ_INT(match(d, &e, 1u << 1, &cand), 1);
+	CHECK_EQ_INT(cand, 1);
+	CHECK_EQ_INT(match(c, &e, 0, &cand), 0);
+	CHECK_EQ_INT(cand, 0);
+	CHECK_EQ_INT(drt_category_add_routed(c, &k, 6), 0);
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1);
+	CHECK_EQ_INT(cand, 1);
+	for (uint32_t i = 0; i < N; i++)
+		CHECK(drt_category_del(d, &s[i]));
+	CHECK_EQ_INT(drt_category_size(d), 1);
+	CHECK_EQ_INT(match(d, &e, 1u << 0, &cand), 0);
+	drt_category_destroy(c);
+	drt_category_destroy(d);
+}
+
+/* Matches of a fixed set of events (keywords 5, 9, both, none; inside
+ * and outside the small rectangles), as one number per event. */
+static void fingerprint(struct drt_category *c, uint64_t *out)
+{
+	static const uint32_t *kws[] = { kw5, kw9, kw5_9, NULL };
+	static const uint16_t nkw[] = { 1, 1, 2, 0 };
+	struct spate_attr at = { 0, 150.0 };
+	struct spate_matchvec mv = { 0 };
+
+	for (int i = 0; i < 8; i++) {
+		struct spate_event e = event_at(kws[i % 4], nkw[i % 4]);
+		if (i >= 4)
+			e.lon = -5 * SPATE_COORD_SCALE;
+		e.attr = &at;
+		e.n_attr = 1;
+		mv.n = 0;
+		CHECK_EQ_INT(drt_category_match(c, &e, &mv), 0);
+		uint64_t h = mv.n;
+		for (size_t k = 0; k < mv.n; k++)
+			h = h * 31 + mv.v[k]->id;
+		out[i] = h;
+	}
+	spate_matchvec_free(&mv);
+}
+
+static void fill(struct drt_category *c, struct spate_sub *s, struct spate_constraint *cons,
+		 uint32_t first, uint32_t n, bool content)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = first + i;
+		if (content && i % 4 != 3) { /* content-only: world, one constraint */
+			cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)(id % 300) };
+			s[i] = (struct spate_sub){ .id = id, .n_cons = 1, .cons = &cons[i],
+						   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX,
+							     SPATE_LON_MAX, SPATE_LAT_MAX } };
+		} else {
+			s[i] = sub_at(id, i % 3 == 0 ? kw5 : i % 3 == 1 ? kw9 : kw5_9,
+				      i % 3 == 2 ? 2 : 1);
+			if (i % 5 == 0) /* a wider one: another grid level */
+				s[i].rect.max_lon += 20 * SPATE_COORD_SCALE;
+		}
+		CHECK_EQ_INT(drt_category_add(c, &s[i]), 0);
+	}
+}
+
+static void test_merge_out_of_memory(void)
+{
+	enum { NI = 60, NF = 400 };
+	static struct spate_sub si[NI], sf[NF];
+	static struct spate_constraint ci[NI], cf[NF];
+	uint64_t fi[8], ff[8], fa[8], fb[8];
+	struct spate_schema sc;
+	int failed = 0, wrong = 0;
+	bool done = false;
+
+	spate_schema_default(&sc);
+	for (long k = 1; k < 5000 && !done; k++) {
+		struct drt_category *into = drt_category_create(2), *from = drt_category_create(2);
+		drt_category_set_schema(into, &sc);
+		drt_category_set_schema(from, &sc);
+		fill(into, si, ci, 1, NI, false);
+		fill(from, sf, cf, 1000, NF, true);
+		fingerprint(into, fi);
+		fingerprint(from, ff);
+		allocs = 0;
+		fail_at = k;
+		int rc = drt_category_merge(into, from);
+		fail_at = 0;
+		if (rc == 0) {
+			done = true;
+			wrong += drt_category_size(into) != NI + NF || drt_category_size(from) != 0;
+		} else {
+			failed++;
+			wrong += rc != -SPATE_E_NO_MEMORY;
+			wrong += drt_category_size(into) != NI || drt_category_size(from) != NF;
+			fingerprint(into, fa);
+			fingerprint(from, fb);
+			wrong += memcmp(fa, fi, sizeof(fa)) != 0 || memcmp(fb, ff, sizeof(fb)) != 0;
+		}
+		drt_category_destroy(into);
+		drt_category_destroy(from);
+	}
+	CHECK(done);
+	CHECK(failed >= 3);
+	CHECK_EQ_INT(wrong, 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sum_cat(void *ctx, const struct spate_category_info *ci)
+{
+	uint64_t *v = ctx;
+
+	v[0]++;
+	v[1] += ci->n_subs;
+}
+
+static void test_worker_timing(void)
+{
+	struct spate_matcher_conf mc;
+	struct spate_raw_sub rs;
+	struct spate_raw_event re;
+	struct spate_matchvec mv = { 0 };
+
+	spate_matcher_conf_default(&mc);
+	mc.engine = "drt";
+	mc.params.drt.workers = 3;
+	mc.params.drt_time_workers = true;
+	struct spate_matcher *m = spate_matcher_create(&mc);
+	CHECK(m != NULL);
+	check_rng = 99;
+	for (uint64_t id = 1; id <= 400; id++) {
+		memset(&rs, 0, sizeof(rs));
+		int32_t x = (int32_t)check_below(20) * SPATE_COORD_SCALE;
+		rs.id = id;
+		rs.rect = (struct spate_rect){ x, 0, x + SPATE_COORD_SCALE, SPATE_COORD_SCALE };
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &rs, 1), 0);
+	}
+	uint64_t t0 = now_ns(), matched = 0;
+	for (uint64_t id = 1; id <= 2000; id++) {
+		memset(&re, 0, sizeof(re));
+		re.id = id;
+		re.lon = (int32_t)check_below(20 * SPATE_COORD_SCALE);
+		re.lat = (int32_t)check_below(SPATE_COORD_SCALE);
+		CHECK_EQ_INT(spate_matcher_event(m, &re, &mv), 0);
+		matched += mv.n;
+	}
+	uint64_t wall = now_ns() - t0;
+	CHECK(matched > 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	spate_matcher_engine_stats(m, f);
+	fclose(f);
+	const char *w = strstr(buf, "\"worker_match_ns\":[");
+	CHECK(w != NULL);
+	uint64_t sum = 0;
+	int n = 0;
+	if (w != NULL) {
+		char *p = strchr(w, '[') + 1;
+		while (*p != ']' && n < 10) {
+			unsigned long long v = strtoull(p, &p, 10);
+			CHECK(v <= wall);
+			sum += v;
+			n++;
+			if (*p == ',')
+				p++;
+		}
+	}
+	CHECK_EQ_INT(n, 3);
+	CHECK(sum > 0 && sum <= wall);
+	uint64_t cats[2] = { 0, 0 };
+	CHECK_EQ_INT(spate_matcher_categories(m, sum_cat, cats), 0);
+	CHECK_EQ_INT(cats[1], 400);
+	char want[64];
+	snprintf(want, sizeof(want), "{\"categories\":%llu,", (unsigned long long)cats[0]);
+	CHECK(strncmp(buf, want, strlen(want)) == 0);
+	CHECK(cats[0] > 0);
+	free(buf);
+	/* Refused at run time, the old parameters stay. */
+	char err[200] = "";
+	struct spate_engine_params p = mc.params;
+	p.drt.workers = 4;
+	CHECK_EQ_INT(spate_matcher_set_params(m, &p, err, sizeof(err)), -1);
+	CHECK(strstr(err, "workers changes at the next start only") != NULL);
+	p = mc.params;
+	p.drt.cat_cell = mc.params.drt.cat_cell * 2;
+	CHECK_EQ_INT(spate_matcher_set_params(m, &p, err, sizeof(err)), -1);
+	CHECK(strstr(err, "cat_cell") != NULL);
+	p = mc.params;
+	p.drt.workers = 4;
+	p.drt.cat_cell = mc.params.drt.cat_cell;
+	CHECK_EQ_INT(spate_matcher_set_params(m, &p, err, sizeof(err)), -1);
+	CHECK_EQ_INT(spate_matcher_set_params(m, &mc.params, err, sizeof(err)), 0);
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
+}
+
+int main(void)
+{
+	test_filing_keyword();
+	test_routed_content_only();
+	test_merge_out_of_memory();
+	test_worker_timing();
+	return check_summary("category");
+}
