@@ -1099,6 +1099,12 @@ static void conn_accept(void)
 					 CTL_CLIENTS_MAX);
 			spated_cnt.ctl_busy++;
 			(void)send(fd, busy, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+			/* A request already queued, closed unread, turns the
+			 * client's next read into ECONNRESET (AF_UNIX): its
+			 * read after "busy" should be the end, not an error. */
+			char sink[512];
+			for (int k = 0; k < 8 && recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; k++)
+				;
 			close(fd);
 			continue;
 		}
