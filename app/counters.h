@@ -79,6 +79,7 @@
 	X(tx)                /* frames sent */                               \
 	X(tx_bytes)          \
 	X(tx_drops)          /* frames the port did not take: freed */   \
+	X(tx_bursts)         /* rte_eth_tx_burst calls (af_packet: sendto) */\
 	SPATED_FOREACH_PORT_COUNTER(X)                                       \
 	X(ring_full_rx)      /* RX -> cluster ring full: datagram dropped */ \
 	X(shed_events)       /* EVENT messages in those datagrams */        \

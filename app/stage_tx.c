@@ -38,8 +38,10 @@ static void tx_flush_port(struct stage_tx *s, uint16_t i)
 	/* A few tries: af_packet takes less than a burst when its ring is
 	 * momentarily full (its next call sends what the last one queued).
 	 * Then give up: never block the poll loop. */
-	for (int tries = 0; tries < 4 && sent < n; tries++)
+	for (int tries = 0; tries < 4 && sent < n; tries++) {
 		sent += rte_eth_tx_burst(s->net.ports[i], s->queue_id, v + sent, n - sent);
+		spated_cnt.tx_bursts++;
+	}
 	spated_cnt.tx += sent;
 	uint64_t now = rte_rdtsc();
 	for (uint16_t k = 0; k < sent; k++)
