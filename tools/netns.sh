@@ -115,7 +115,8 @@ netns_srv_mac() { cat "/sys/class/net/$NETNS_SRV_IF/address" 2>/dev/null ||
 # Starts spated in the server namespace on its veth and waits (at most
 # 30 s) for its ready line. EAL: no hugepages, no PCI, a file prefix of
 # our own, and the lcores in NETNS_EAL_LCORES (default "-l 0": one lcore;
-# e.g. "--lcores=0@0,1@1,2@0" puts three lcores on two CPUs).
+# e.g. "--lcores=0@0,1@1,2@0" puts three lcores on two CPUs); the
+# af_packet kernel ring of NETNS_FRAMECNT frames (conf/demo.conf's 4096).
 netns_spated_start() {
 	local log=$1 i prefix
 	shift
@@ -124,7 +125,8 @@ netns_spated_start() {
 	NETNS_SPATED_LOG=$log
 	ip netns exec "$NETNS_SRV" "$NETNS_SPATED" "$@" -- \
 		--no-huge -m 512 --no-pci --file-prefix="$prefix" ${NETNS_EAL_LCORES:--l 0} \
-		--vdev="net_af_packet0,iface=$NETNS_SRV_IF${NETNS_VDEV_EXTRA:-}" ${NETNS_EAL_EXTRA:-} >"$log" 2>&1 &
+		--vdev="net_af_packet0,iface=$NETNS_SRV_IF,framecnt=${NETNS_FRAMECNT:-4096}${NETNS_VDEV_EXTRA:-}" \
+		${NETNS_EAL_EXTRA:-} >"$log" 2>&1 &
 	NETNS_SPATED_PID=$!
 	netns_track "$NETNS_SPATED_PID"
 	for i in $(seq 1 300); do
