@@ -72,11 +72,11 @@ AREAS = {
     },
     'categories': {
         'lib/drt_category.c': ['category', 'drt', 'rein-drt_ivx', 'tables'],
-        'lib/drt_ftab.c': ['drt', 'tables'],
+        'lib/drt_ftab.c': ['category', 'drt', 'tables'],
     },
     'engines': {
         'lib/engine_drt.c': ['category', 'drt', 'tables', 'matcher'],
-        'lib/drt_params.c': ['drt', 'balance', 'tables'],
+        'lib/drt_params.c': ['category', 'drt', 'balance', 'tables'],
         'lib/drt_balance.c': ['balance', 'drt'],
         'lib/engine_grid.c': ['tables', 'matcher'],
         'lib/engine_kdtree.c': ['tables', 'matcher'],

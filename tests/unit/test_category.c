@@ -11,6 +11,12 @@
  *   - a merge moves every subscription and leaves `from` empty and usable;
  *     one that runs out of memory at any allocation (malloc, calloc,
  *     realloc wrapped: -Wl,--wrap) changes nothing in either category;
+ *   - the filing table's own mappings (drt_ftab, from map_min bytes):
+ *     2 MiB aligned, their bytes counted in multiples of 2 MiB, and every
+ *     byte of address space given back when the table is freed;
+ *   - drt_params: every name and help, one past the end NULL, every value
+ *     read back as set, garbage after a number, out-of-range and
+ *     overflowing values refused with their messages;
  *   - the drt engine's figures: per-worker timing (one per worker, their
  *     sum above 0 and below the wall time the events took), the category
  *     list (every subscription in one), parameters refused at run time
@@ -21,6 +27,8 @@
 
 #include "check.h"
 #include "drt_category.h"
+#include "drt_ftab.h"
+#include "drt_params.h"
 #include "spate_err.h"
 #include "spate_matcher.h"
 #include "spate_schema.h"
@@ -274,6 +282,150 @@ static void test_merge_out_of_memory(void)
 	CHECK_EQ_INT(wrong, 0);
 }
 
+/* The process's address space in pages (/proc/self/statm, field 1). */
+static long vm_pages(void)
+{
+	long pages = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &pages) != 1)
+			pages = -1;
+		fclose(f);
+	}
+	return pages;
+}
+
+/* Fill a table past map_min (64 KiB) up to 300000 keys, check it, free
+ * it. The second of two cycles must end with the address space it began
+ * with (the first one may grow the heap, which stays). */
+static void ftab_cycle(void)
+{
+	const size_t huge = (size_t)2 << 20;
+	struct drt_ftab t;
+	size_t base = drt_ftab_mapped_bytes();
+	int misaligned = 0, odd = 0;
+
+	CHECK_EQ_INT(drt_ftab_init(&t, 8), 0);
+	drt_ftab_set_map_min(&t, 64 * 1024);
+	for (uint64_t k = 1; k <= 300000; k++) {
+		uint64_t *v = drt_ftab_add(&t, k * 0x9e3779b97f4a7c15ull);
+		CHECK(v != NULL);
+		if (v == NULL)
+			break;
+		*v = k;
+		if (t.mapped) {
+			misaligned += (uintptr_t)t.slots % huge != 0;
+			odd += (drt_ftab_mapped_bytes() - base) % huge != 0;
+		}
+	}
+	CHECK(t.mapped);
+	CHECK_EQ_INT(misaligned, 0);
+	CHECK_EQ_INT(odd, 0);
+	CHECK(drt_ftab_mapped_bytes() - base >= drt_ftab_bytes(&t) - 4096);
+	uint64_t bad = 0;
+	for (uint64_t k = 1; k <= 300000; k++) {
+		uint64_t *v = drt_ftab_get(&t, k * 0x9e3779b97f4a7c15ull);
+		bad += v == NULL || *v != k;
+	}
+	CHECK_EQ_INT(bad, 0);
+	drt_ftab_free(&t);
+	CHECK_EQ_INT(drt_ftab_mapped_bytes(), base);
+}
+
+/* Loads below 4/8 are 4/8, above 7/8 are 7/8: the tables grow at the
+ * same keys as tables set to 4 and 7. Out of memory at init: -1. */
+static void test_ftab_load(void)
+{
+	struct drt_ftab t[4];
+	static const uint32_t load[4] = { 0, 4, 100, 7 };
+	int differ = 0;
+
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ_INT(drt_ftab_init(&t[i], 8), 0);
+		drt_ftab_set_max_load(&t[i], load[i]);
+	}
+	for (uint64_t k = 1; k <= 5000; k++) {
+		for (int i = 0; i < 4; i++)
+			CHECK(drt_ftab_add(&t[i], k * 0x9e3779b97f4a7c15ull) != NULL);
+		differ += drt_ftab_bytes(&t[0]) != drt_ftab_bytes(&t[1]);
+		differ += drt_ftab_bytes(&t[2]) != drt_ftab_bytes(&t[3]);
+	}
+	CHECK_EQ_INT(differ, 0);
+	CHECK(drt_ftab_bytes(&t[0]) > drt_ftab_bytes(&t[2])); /* 4/8 is not 7/8 */
+	for (int i = 0; i < 4; i++)
+		drt_ftab_free(&t[i]);
+	allocs = 0;
+	fail_at = 1;
+	CHECK_EQ_INT(drt_ftab_init(&t[0], 8), -1);
+	fail_at = 0;
+}
+
+static void test_ftab_mappings(void)
+{
+	test_ftab_load();
+	ftab_cycle();
+	long vm0 = vm_pages();
+	CHECK(vm0 > 0);
+	ftab_cycle();
+	CHECK_EQ_INT(vm_pages(), vm0); /* no slack of a mapping left behind */
+}
+
+static void test_drt_params(void)
+{
+	struct drt_params p, q;
+	char buf[64], back[64], err[200];
+	size_t n = drt_params_count();
+	int variants = 0;
+
+	CHECK(n > 5);
+	CHECK(drt_params_name(n) == NULL && drt_params_help(n) == NULL);
+	/* defaults do not depend on what the struct held before */
+	memset(&p, 0xa5, sizeof(p));
+	memset(&q, 0x5a, sizeof(q));
+	drt_params_default(&p);
+	drt_params_default(&q);
+	CHECK(memcmp(&p, &q, sizeof(p)) == 0);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = drt_params_name(i);
+		CHECK(name != NULL && drt_params_help(i) != NULL && drt_params_help(i)[0] != '\0');
+		if (name == NULL)
+			continue;
+		CHECK_EQ_INT(drt_params_get(&p, name, buf, sizeof(buf)), 0);
+		CHECK_EQ_INT(drt_params_set(&q, name, buf, err, sizeof(err)), 0);
+		CHECK_EQ_INT(drt_params_get(&q, name, back, sizeof(back)), 0);
+		CHECK(strcmp(buf, back) == 0);
+		if (drt_params_set(&q, name, "fre", err, sizeof(err)) == 0) {
+			static const char *const v[] = { "nonfre", "fre", "freco" };
+			variants++;
+			for (int k = 0; k < 3; k++) {
+				CHECK_EQ_INT(drt_params_set(&q, name, v[k], err, sizeof(err)), 0);
+				CHECK_EQ_INT(drt_params_get(&q, name, back, sizeof(back)), 0);
+				CHECK(strcmp(back, v[k]) == 0);
+			}
+			CHECK_EQ_INT(drt_params_set(&q, name, "1", err, sizeof(err)), -1);
+			CHECK(strstr(err, "is not one of nonfre, fre, freco") != NULL);
+			continue;
+		}
+		static const char *const bad[] = { "1x", "", "1e999", "nan", "inf", " " };
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			err[0] = '\0';
+			CHECK_EQ_INT(drt_params_set(&q, name, bad[k], err, sizeof(err)), -1);
+			char want[128];
+			snprintf(want, sizeof(want), "%s: '%s' is not a number", name, bad[k]);
+			CHECK(strcmp(err, want) == 0);
+		}
+		CHECK_EQ_INT(drt_params_set(&q, name, "1e300", err, sizeof(err)), -1);
+		CHECK(strstr(err, "is out of range") != NULL);
+		CHECK_EQ_INT(drt_params_get(&q, name, back, sizeof(back)), 0);
+		CHECK(strcmp(buf, back) == 0); /* refused: unchanged */
+	}
+	CHECK_EQ_INT(variants, 1);
+	CHECK_EQ_INT(drt_params_set(&q, "no_such", "1", err, sizeof(err)), -1);
+	CHECK(strstr(err, "unknown drt parameter 'no_such'") != NULL);
+	CHECK_EQ_INT(drt_params_get(&q, "no_such", back, sizeof(back)), -1);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -303,6 +455,13 @@ static void test_worker_timing(void)
 	mc.params.drt_time_workers = true;
 	struct spate_matcher *m = spate_matcher_create(&mc);
 	CHECK(m != NULL);
+	char *st0 = NULL;
+	size_t st0_len = 0;
+	FILE *f0 = open_memstream(&st0, &st0_len);
+	spate_matcher_engine_stats(m, f0);
+	fclose(f0);
+	CHECK(strstr(st0, "\"routed_per_event\":0.000,") != NULL); /* no event yet: 0, not NaN */
+	free(st0);
 	check_rng = 99;
 	for (uint64_t id = 1; id <= 400; id++) {
 		memset(&rs, 0, sizeof(rs));
@@ -351,6 +510,8 @@ static void test_worker_timing(void)
 	snprintf(want, sizeof(want), "{\"categories\":%llu,", (unsigned long long)cats[0]);
 	CHECK(strncmp(buf, want, strlen(want)) == 0);
 	CHECK(cats[0] > 0);
+	const char *cb = strstr(buf, "\"category_bytes\":");
+	CHECK(cb != NULL && strtoull(cb + 17, NULL, 10) > 0);
 	free(buf);
 	/* Refused at run time, the old parameters stay. */
 	char err[200] = "";
@@ -376,6 +537,8 @@ int main(void)
 	test_filing_keyword();
 	test_routed_content_only();
 	test_merge_out_of_memory();
+	test_ftab_mappings();
+	test_drt_params();
 	test_worker_timing();
 	return check_summary("category");
 }
