@@ -673,7 +673,11 @@ int link_match_init(struct stage_link *s, const struct stage_link_conf *c)
 	s->handoff_in = calloc(c->n_workers, sizeof(*s->handoff_in));
 	s->cat_engine = c->cat_engine;
 	s->cat_cell = c->cat_cell;
-	s->mm = spate_matcher_create_engine(c->match_conf, &link_ops, &s->eng);
+	/* events may be parked behind a handoff that brings their keywords'
+	 * first subscriptions here: intern them all (spate_matcher.h) */
+	struct spate_matcher_conf mc = *c->match_conf;
+	mc.intern_event_strings = true;
+	s->mm = spate_matcher_create_engine(&mc, &link_ops, &s->eng);
 	if (s->lcore_of == NULL || s->leaving == NULL || s->arriving == NULL || s->expecting == NULL ||
 	    s->scratch_msg == NULL || s->rsub == NULL || s->handoff_in == NULL || s->mm == NULL)
 		return -1;

@@ -516,15 +516,23 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 	uint32_t n_attr = re->n_attr < SPATE_ATTR_MAX_HARD ? re->n_attr : SPATE_ATTR_MAX_HARD;
 	uint16_t nk = 0, na = 0;
 
-	/* Keywords and names no subscription uses cannot matter: drop them. */
-	spate_dict_lookup_many(m->keywords, re->kw, n_kw, m->ev_kw);
+	/* Keywords and names no subscription uses cannot matter: drop them
+	 * (unless the event may outwait new subscriptions: conf). */
+	if (m->conf.intern_event_strings) {
+		for (uint32_t i = 0; i < n_kw; i++)
+			m->ev_kw[i] = spate_dict_intern(m->keywords, re->kw[i].p, re->kw[i].len);
+	} else {
+		spate_dict_lookup_many(m->keywords, re->kw, n_kw, m->ev_kw);
+	}
 	for (uint32_t i = 0; i < n_kw; i++)
 		if (m->ev_kw[i] != SPATE_DICT_NONE)
 			m->ev_kw[nk++] = m->ev_kw[i];
 	nk = spate_matcher_sort_unique(m->ev_kw, nk);
 	for (uint32_t i = 0; i < n_attr; i++) {
-		uint32_t id = spate_dict_lookup(m->attrs, re->attr[i].name.p,
-						re->attr[i].name.len);
+		const struct spate_str *name = &re->attr[i].name;
+		uint32_t id = m->conf.intern_event_strings ?
+			spate_dict_intern(m->attrs, name->p, name->len) :
+			spate_dict_lookup(m->attrs, name->p, name->len);
 		if (id == SPATE_DICT_NONE)
 			continue;
 		/* A repeated attribute: the first value given wins. */

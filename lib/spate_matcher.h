@@ -8,6 +8,7 @@
 #ifndef SPATE_MATCHER_H
 #define SPATE_MATCHER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -21,6 +22,14 @@ struct spate_matcher_conf {
 	uint32_t max_subs;            /* 0 = unlimited */
 	uint32_t max_subs_per_client; /* 0 = unlimited */
 	struct spate_engine_params params;
+	/* Intern an event's unknown keywords and attribute names instead of
+	 * dropping them. For a matcher whose events may wait while new
+	 * subscriptions arrive (a match host's link: an event parked for a
+	 * category in transit runs after the handoff, whose subscriptions may
+	 * bring the first use of one of its keywords). The strings come from
+	 * a front, which sends only those its own subscriptions use, so the
+	 * dictionaries stay bounded by the front's. */
+	bool intern_event_strings;
 };
 /* Defaults: default engine, no quotas, default engine parameters. */
 void spate_matcher_conf_default(struct spate_matcher_conf *conf);

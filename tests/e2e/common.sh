@@ -27,7 +27,12 @@ SPATED_LOG=$E2E_TMP/spated.log
 
 e2e_cleanup() {
 	netns_cleanup
-	rm -rf "$E2E_TMP"
+	# E2E_KEEP=1 keeps the logs and streams of a run to read afterwards
+	if [ -n "${E2E_KEEP:-}" ]; then
+		echo "kept: $E2E_TMP" >&2
+	else
+		rm -rf "$E2E_TMP"
+	fi
 }
 trap e2e_cleanup EXIT
 trap 'e2e_cleanup; exit 130' INT

@@ -236,6 +236,8 @@ static void test_delete_memory(void)
 
 static uint64_t total_matches, total_events;
 
+static bool intern_events; /* run_workload's matchers intern event strings */
+
 static void run_workload(const char *engine, const struct drt_params *drt, uint64_t seed,
 			 int n_ops)
 {
@@ -246,6 +248,7 @@ static void run_workload(const char *engine, const struct drt_params *drt, uint6
 	conf.engine = engine;
 	if (drt)
 		conf.params.drt = *drt;
+	conf.intern_event_strings = intern_events;
 	struct spate_matcher *m = spate_matcher_create(&conf);
 	struct spate_matchvec mv = { 0 };
 	struct spate_raw_event e;
@@ -296,11 +299,96 @@ static void run_workload(const char *engine, const struct drt_params *drt, uint6
 	spate_matcher_destroy(m);
 }
 
+/* An engine that only records what the matcher hands it: the interned
+ * ids of the last event and of the last subscription. */
+struct spate_engine {
+	uint32_t ev_kw[8], ev_attr[8], sub_kw[8], sub_attr[8];
+	uint16_t ev_nkw, ev_nattr, sub_nkw, sub_ncons;
+};
+
+static int rec_add(struct spate_engine *e, const struct spate_sub *q)
+{
+	e->sub_nkw = q->n_kw < 8 ? q->n_kw : 8;
+	e->sub_ncons = q->n_cons < 8 ? q->n_cons : 8;
+	for (uint16_t i = 0; i < e->sub_nkw; i++)
+		e->sub_kw[i] = q->kw[i];
+	for (uint16_t i = 0; i < e->sub_ncons; i++)
+		e->sub_attr[i] = q->cons[i].attr;
+	return 0;
+}
+
+static void rec_del(struct spate_engine *e, const struct spate_sub *q)
+{
+	(void)e;
+	(void)q;
+}
+
+static int rec_match(struct spate_engine *e, const struct spate_event *ev,
+		     struct spate_matchvec *mv)
+{
+	(void)mv;
+	e->ev_nkw = ev->n_kw < 8 ? ev->n_kw : 8;
+	e->ev_nattr = ev->n_attr < 8 ? ev->n_attr : 8;
+	for (uint16_t i = 0; i < e->ev_nkw; i++)
+		e->ev_kw[i] = ev->kw[i];
+	for (uint16_t i = 0; i < e->ev_nattr; i++)
+		e->ev_attr[i] = ev->attr[i].attr;
+	return 0;
+}
+
+static const struct spate_engine_ops rec_ops = {
+	.name = "record", .sub_add = rec_add, .sub_del = rec_del, .match = rec_match,
+};
+
+/* An event interned before the first subscription using its keyword and
+ * attribute (a match host parks events for a category whose handoff
+ * brings that subscription): with intern_event_strings it carries the
+ * ids the subscription gets later; without, both are dropped as unused. */
+static void test_event_interning(void)
+{
+	for (int on = 0; on <= 1; on++) {
+		struct spate_engine rec = { 0 };
+		struct spate_matcher_conf conf;
+		spate_matcher_conf_default(&conf);
+		conf.intern_event_strings = on;
+		struct spate_matcher *m = spate_matcher_create_engine(&conf, &rec_ops, &rec);
+		struct spate_matchvec mv = { 0 };
+		struct spate_raw_event ev = { .id = 1, .n_kw = 2, .n_attr = 1 };
+		ev.kw[0] = str_of("river");
+		ev.kw[1] = str_of("gallery");
+		ev.attr[0] = (struct spate_raw_attr){ str_of("age"), 5 };
+		CHECK(m != NULL);
+		CHECK(spate_matcher_event(m, &ev, &mv) == 0);
+		CHECK(rec.ev_nkw == (on ? 2 : 0));
+		CHECK(rec.ev_nattr == (on ? 1 : 0));
+		struct spate_raw_sub sub = { .id = 7, .n_kw = 1, .n_cons = 1 };
+		sub.rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+						SPATE_LAT_MAX };
+		sub.kw[0] = str_of("gallery");
+		sub.cons[0] = (struct spate_raw_constraint){ str_of("age"), SPATE_OP_GT, 4 };
+		CHECK(spate_matcher_sub_add(m, &sub, 1) == 0);
+		CHECK(rec.sub_nkw == 1 && rec.sub_ncons == 1);
+		if (on) {
+			CHECK(rec.ev_kw[0] == rec.sub_kw[0] || rec.ev_kw[1] == rec.sub_kw[0]);
+			CHECK(rec.ev_attr[0] == rec.sub_attr[0]);
+		}
+		spate_matchvec_free(&mv);
+		spate_matcher_destroy(m);
+	}
+}
+
 int main(void)
 {
 	check_rng = 1;
 	test_rules();
 	test_delete_memory();
+	test_event_interning();
+	/* interning every event string changes no result */
+	intern_events = true;
+	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
+		for (uint64_t seed = 41; seed <= 45; seed++)
+			run_workload((*e)->name, NULL, seed, 3000);
+	intern_events = false;
 	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
 		for (uint64_t seed = 1; seed <= 40; seed++)
 			run_workload((*e)->name, NULL, seed, 3000);
