@@ -302,7 +302,9 @@ def prepare(work, nice, sanitize):
         if os.path.exists(b) and open(a, 'rb').read() == open(b, 'rb').read():
             continue
         os.makedirs(os.path.dirname(b), exist_ok=True)
-        shutil.copy2(a, b)
+        # copy, not copy2: the file's time must be now, or ninja may keep
+        # an object built from a newer-looking older (mutated) version
+        shutil.copy(a, b)
     shared = os.path.join(work, 'shared')  # tests look beside the checkout
     if not os.path.exists(shared) and os.path.isdir(os.path.join(TOP, '..', 'shared')):
         os.symlink(os.path.realpath(os.path.join(TOP, '..', 'shared')), shared)

@@ -17,6 +17,8 @@
  *   - drt_params: every name and help, one past the end NULL, every value
  *     read back as set, garbage after a number, out-of-range and
  *     overflowing values refused with their messages;
+ *   - a drt engine subscription add that runs out of memory at any
+ *     allocation: NO_MEMORY, and the matcher as it was;
  *   - the drt engine's figures: per-worker timing (one per worker, their
  *     sum above 0 and below the wall time the events took), the category
  *     list (every subscription in one), parameters refused at run time
@@ -434,6 +436,70 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static void engine_fingerprint(struct spate_matcher *m, uint64_t *h)
+{
+	struct spate_raw_event re;
+	struct spate_matchvec mv = { 0 };
+
+	*h = spate_matcher_sub_count(m);
+	for (uint64_t id = 1; id <= 200; id++) {
+		memset(&re, 0, sizeof(re));
+		re.id = id;
+		re.lon = (int32_t)(id * 7919 % (20 * SPATE_COORD_SCALE));
+		re.lat = (int32_t)(id * 104729 % SPATE_COORD_SCALE);
+		CHECK_EQ_INT(spate_matcher_event(m, &re, &mv), 0);
+		*h = *h * 1000003 + mv.n;
+		for (size_t k = 0; k < mv.n; k++)
+			*h += mv.v[k]->id;
+	}
+	spate_matchvec_free(&mv);
+}
+
+static void test_engine_out_of_memory(void)
+{
+	struct spate_matcher_conf mc;
+	struct spate_raw_sub rs;
+	int failed = 0, wrong = 0;
+	bool done = false;
+
+	spate_matcher_conf_default(&mc);
+	mc.engine = "drt";
+	struct spate_matcher *m = spate_matcher_create(&mc);
+	for (uint64_t id = 1; id <= 300; id++) {
+		memset(&rs, 0, sizeof(rs));
+		int32_t x = (int32_t)(id % 20) * SPATE_COORD_SCALE;
+		rs.id = id;
+		rs.rect = (struct spate_rect){ x, 0, x + SPATE_COORD_SCALE, SPATE_COORD_SCALE };
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &rs, 1), 0);
+	}
+	uint64_t before, after;
+	engine_fingerprint(m, &before);
+	/* A sub far from the others: a new category. */
+	memset(&rs, 0, sizeof(rs));
+	rs.id = 5000;
+	rs.rect = (struct spate_rect){ -80 * SPATE_COORD_SCALE, -40 * SPATE_COORD_SCALE,
+				       -79 * SPATE_COORD_SCALE, -39 * SPATE_COORD_SCALE };
+	for (long k = 1; k < 2000 && !done; k++) {
+		allocs = 0;
+		fail_at = k;
+		int rc = spate_matcher_sub_add(m, &rs, 1);
+		fail_at = 0;
+		if (rc == 0) {
+			done = true;
+			break;
+		}
+		failed++;
+		wrong += rc != -SPATE_E_NO_MEMORY;
+		engine_fingerprint(m, &after);
+		wrong += after != before;
+	}
+	CHECK(done);
+	CHECK(failed >= 2);
+	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(spate_matcher_sub_count(m), 301);
+	spate_matcher_destroy(m);
+}
+
 static void sum_cat(void *ctx, const struct spate_category_info *ci)
 {
 	uint64_t *v = ctx;
@@ -539,6 +605,7 @@ int main(void)
 	test_merge_out_of_memory();
 	test_ftab_mappings();
 	test_drt_params();
+	test_engine_out_of_memory();
 	test_worker_timing();
 	return check_summary("category");
 }
