@@ -6,8 +6,9 @@ front's bridge port (every frame from the front, as a mirror port would
 show them) and sends on match host 2's (what it sends reaches that host
 directly):
 
-  peer_forge.py sniff IFACE STATE STOP_FILE SECONDS
-      record the last data frame the front (host 1) sent host 2 (its Ethernet
+  peer_forge.py sniff IFACE STATE STOP_FILE SECONDS [FROM TO]
+      record the last data frame the front (host 1; or the last frame
+      host FROM, a data frame or an ack) sent host 2 (or host TO) (its Ethernet
       and IP addresses, header, and a category id from a SUB_ADD or
       EVENT in it) into STATE (JSON; STATE.ready appears once it
       listens), once STOP_FILE exists and the
@@ -19,9 +20,9 @@ directly):
       subscription into the sniffed category, answers to REPLY_IP:PORT.
       Authentic in every field but the tag (random), so a host that does
       not check tags applies it.
-  peer_forge.py sweep IFACE STATE COUNT
-      COUNT blind frames claiming to be the front, sequence 1..COUNT,
-      each a SUB_ADD as above, as fast as the socket takes them.
+  peer_forge.py sweep IFACE STATE COUNT [FIRST]
+      COUNT blind frames claiming to be the front, sequence FIRST (1)
+      onwards, each a SUB_ADD as above, as fast as the socket takes them.
   peer_forge.py wrongaddr IFACE STATE
       the "one" frame from another IP address (the client's).
   peer_forge.py replay IFACE STATE
@@ -39,8 +40,9 @@ directly):
   peer_forge.py client IP:PORT REPLY_PORT SECONDS
       a client datagram (SUB_ADD of a whole-world subscription) to
       IP:PORT from REPLY_PORT; print how many datagrams came back.
-  peer_forge.py listen IP:PORT SECONDS
-      count the datagrams that arrive at IP:PORT in SECONDS; print it.
+  peer_forge.py listen IP:PORT SECONDS [STOP_FILE]
+      count the datagrams that arrive at IP:PORT in SECONDS (or until
+      STOP_FILE exists); print it.
 
 The frame layout is docs/multihost.md's, written here from the table: a
 version 1 frame (no tag) is forged when the host's frames are version 1,
@@ -61,7 +63,7 @@ MAGIC = 0x5348
 HDR = struct.Struct(">HBBHHIIIIIII")  # magic ver key length count src sepoch dst depoch seq ack sack
 TAG_LEN = 16
 KEEP = 8  # authentic frames the sniffer keeps for "replay"
-CREATE, SUB_ADD, EVENT = 2, 3, 1
+CREATE, SUB_ADD, EVENT, FEEDBACK = 2, 3, 1, 11
 CLIENT_SUB_ADD = 2
 
 
@@ -103,7 +105,8 @@ def build_eth(dst_mac, src_mac, src_ip, dst_ip, payload, sport=PEER_PORT, dport=
 
 
 def first_cat(payload, count):
-    """A category id named by a SUB_ADD or EVENT in the frame's messages."""
+    """A category id named by a SUB_ADD, EVENT or FEEDBACK in the frame's
+    messages."""
     off = HDR.size
     for _ in range(count):
         if off + 4 > len(payload):
@@ -112,13 +115,13 @@ def first_cat(payload, count):
         body = payload[off + 4:off + mlen]
         if mtype == SUB_ADD and len(body) >= 4:
             return struct.unpack(">I", body[:4])[0]
-        if mtype == EVENT and len(body) >= 12:
+        if mtype in (EVENT, FEEDBACK) and len(body) >= 12:  # their first category
             return struct.unpack(">I", body[8:12])[0]
         off += max(mlen, 4)
     return None
 
 
-def sniff(iface, state, stop_file, seconds):
+def sniff(iface, state, stop_file, seconds, src_host=1, dst_host=2):
     """Until stop_file exists and host 1 has sent no data frame for a
     second (its last sequence number is then the one before its next),
     at most `seconds`."""
@@ -144,7 +147,9 @@ def sniff(iface, state, stop_file, seconds):
             continue
         seen["peer"] += 1
         h = HDR.unpack(p[6][:HDR.size])
-        if h[0] != MAGIC or h[5] != 1 or h[7] != 2 or h[4] == 0:  # data, host 1 to 2
+        # the front's data frames; a match host's frames of any kind (it
+        # sends the front data only for DRt feedback)
+        if h[0] != MAGIC or h[5] != src_host or h[7] != dst_host or (h[4] == 0 and src_host == 1):
             continue
         frames += 1
         quiet_since = time.time()
@@ -157,10 +162,12 @@ def sniff(iface, state, stop_file, seconds):
         c = first_cat(p[6], h[4])
         if c is not None:
             cat = c
+    if cat is None and src_host != 1:
+        cat = 0
     if last is None or cat is None or time.time() >= until:
-        print("peer_forge: no quiet data frame of host 1 with a category within %s s "
-              "(%d frames seen, %d inter-host, %d data frames of host 1)"
-              % (seconds, seen["frames"], seen["peer"], frames))
+        print("peer_forge: no quiet data frame of host %d with a category within %s s "
+              "(%d frames seen, %d inter-host, %d data frames of host %d)"
+              % (src_host, seconds, seen["frames"], seen["peer"], frames, src_host))
         return 1
     last["cat"] = cat
     last["frames"] = frames
@@ -257,14 +264,14 @@ def send_as_front(s, st, payload, src_ip=None, sport=PEER_PORT):
                      ip_of(src_ip or st["src_ip"]), ip_of(st["dst_ip"]), payload, sport=sport))
 
 
-def listen(addr, seconds):
+def listen(addr, seconds, stop_file=None):
     ip, port = addr.rsplit(":", 1)
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((ip, int(port)))
     s.settimeout(0.1)
     n = 0
     until = time.time() + float(seconds)
-    while time.time() < until:
+    while time.time() < until and not (stop_file and os.path.exists(stop_file)):
         try:
             s.recv(65535)
             n += 1
@@ -276,10 +283,10 @@ def listen(addr, seconds):
 
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
-    if cmd == "sniff" and len(argv) == 6:
-        return sniff(argv[2], argv[3], argv[4], argv[5])
-    if cmd == "listen" and len(argv) == 4:
-        return listen(argv[2], argv[3])
+    if cmd == "sniff" and len(argv) in (6, 8):
+        return sniff(argv[2], argv[3], argv[4], argv[5], *(int(a) for a in argv[6:8]))
+    if cmd == "listen" and len(argv) in (4, 5):
+        return listen(*argv[2:])
     if cmd == "client" and len(argv) == 5:
         return client(argv[2], argv[3], argv[4])
     if cmd == "signed" and len(argv) == 7:
@@ -313,7 +320,8 @@ def main(argv):
                                     forged(st, 1, "198.18.0.2", 46668, 999000000)))
             seq_at, tag_at = 42 + 24, len(f) - TAG_LEN
             id_at = f.index(struct.pack(">Q", 999000000))
-            for i in range(int(argv[4])):
+            first = int(argv[5]) if len(argv) > 5 else 1
+            for i in range(first - 1, first - 1 + int(argv[4])):
                 struct.pack_into(">I", f, seq_at, i + 1)
                 struct.pack_into(">Q", f, id_at, 999000000 + i)
                 if st["version"] >= 2:
