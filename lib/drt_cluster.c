@@ -54,7 +54,16 @@
 #define MAX_PLACE_CELLS 16      /* cells of q a placement looks in */
 #define MAX_CORR_CATS 32        /* co-matching categories counted per event */
 #define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
-#define ROUTE_LOAD8 7            /* routing table filled up to 7/8 (docs/benchmarks.md) */
+/* The routing table fills up to 6/8 while it is smaller than
+ * ROUTE_DENSE_BYTES, 7/8 from there (docs/benchmarks.md): at 7/8 a new
+ * key's add walks runs of about 30 slots, and inserts on real places
+ * (20k subscriptions, most keys new) paid for it (cities, callgrind:
+ * 11,900 -> 10,000 instructions an insert at 6/8), while from about a
+ * million subscriptions on the table's bytes are what counts (6/8
+ * throughout: 243 -> 277 bytes a subscription at 1M, FAST holds 278). */
+#define ROUTE_LOAD8 7
+#define ROUTE_LOAD8_SMALL 6
+#define ROUTE_DENSE_BYTES ((size_t)16 << 20)
 #define CF_WORDS 4               /* a cell's keyword filter: 256 bits */
 #define CAP_FLOOR 16            /* cat_cap never holds a category below this size */
 
@@ -558,6 +567,8 @@ static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span s
 		rlist_prefetch(drt_ftab_get(&cl->route, key_of(cells[i], kwkey)));
 		rlist_prefetch(drt_ftab_get(&cl->route, key_of(cells[i], KW_ANY)));
 	}
+	if (delta > 0 && drt_ftab_bytes(&cl->route) >= ROUTE_DENSE_BYTES)
+		drt_ftab_set_max_load(&cl->route, ROUTE_LOAD8);
 	for (uint32_t i = 0; i < n; i++) {
 		if (delta < 0) {
 			cell_remove(cl, cells[i], kwkey, p);
@@ -1061,7 +1072,7 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p)
 		free(cl);
 		return NULL;
 	}
-	drt_ftab_set_max_load(&cl->route, ROUTE_LOAD8);
+	drt_ftab_set_max_load(&cl->route, ROUTE_LOAD8_SMALL);
 	return cl;
 }
 
