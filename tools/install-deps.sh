@@ -3,7 +3,8 @@
 # needs to build, test and run its demo. Idempotent: packages already
 # installed are left alone, and apt-get is not called when none is missing.
 # --bench: also what the benchmarks' data scripts and peer drivers need
-# (node and npm for tools/cities-stream.sh, a JDK for tools/peers/).
+# (node and npm for tools/cities-stream.sh, a JDK for tools/peers/, time
+# and perf for tools/realdata-bench.sh).
 set -eu
 
 PACKAGES="
@@ -17,7 +18,7 @@ PACKAGES="
   libsystemd-dev libedit-dev scdoc bash-completion
   libmicrohttpd-dev prometheus
 "
-[ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm default-jdk-headless"
+[ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm default-jdk-headless time linux-perf"
 
 missing=""
 for p in $PACKAGES; do
