@@ -154,6 +154,10 @@ static void test_routed_content_only(void)
 	struct drt_category *c = drt_category_create(2);
 	uint64_t cand;
 
+	struct spate_attr at = { 0, 100.0 };
+	struct spate_event e = event_at(kw5, 1);
+	e.attr = &at;
+	e.n_attr = 1;
 	spate_schema_default(&sc);
 	drt_category_set_schema(c, &sc);
 	for (uint32_t i = 0; i < N; i++) {
@@ -162,11 +166,24 @@ static void test_routed_content_only(void)
 					   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
 						     SPATE_LAT_MAX } };
 		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], 0), 0);
+		/* 255 in the keyword-less bucket; the 256th starts the index */
+		if (i == 254 || i == 255) {
+			match(c, &e, 1u << 0, &cand);
+			CHECK_EQ_INT(cand, i == 254 ? 255 : 0);
+		}
 	}
-	struct spate_attr at = { 0, 100.0 };
-	struct spate_event e = event_at(kw5, 1);
-	e.attr = &at;
-	e.n_attr = 1;
+	/* Matching into a vector that holds matches already: the figure
+	 * counts the new ones only. */
+	struct spate_matchvec mv = { 0 };
+	struct drt_category_stats a, b;
+	CHECK_EQ_INT(drt_category_match(c, &e, &mv), 0);
+	CHECK_EQ_INT(mv.n, N - 100);
+	drt_category_stats(c, &a);
+	CHECK_EQ_INT(drt_category_match(c, &e, &mv), 0);
+	drt_category_stats(c, &b);
+	CHECK_EQ_INT(mv.n, 2 * (N - 100));
+	CHECK_EQ_INT(b.matches - a.matches, N - 100);
+	spate_matchvec_free(&mv);
 	/* value 100 <= i for i = 100..299 */
 	CHECK_EQ_INT(match(c, &e, 1u << 0, &cand), N - 100);
 	CHECK_EQ_INT(cand, 0); /* all in the index, none left in the bucket */
@@ -436,6 +453,21 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A figure of the engine's stats JSON ("key": included), or -1. */
+static uint64_t stat_u64(struct spate_matcher *m, const char *key)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	spate_matcher_engine_stats(m, f);
+	fclose(f);
+	const char *p = strstr(buf, key);
+	uint64_t v = p ? strtoull(p + strlen(key), NULL, 10) : (uint64_t)-1;
+	free(buf);
+	return v;
+}
+
 static void engine_fingerprint(struct spate_matcher *m, uint64_t *h)
 {
 	struct spate_raw_event re;
@@ -497,6 +529,22 @@ static void test_engine_out_of_memory(void)
 	CHECK(failed >= 2);
 	CHECK_EQ_INT(wrong, 0);
 	CHECK_EQ_INT(spate_matcher_sub_count(m), 301);
+	/* Events at the far sub, then it goes and its category with it:
+	 * the candidates figure keeps what the category looked at. */
+	struct spate_raw_event re;
+	struct spate_matchvec mv = { 0 };
+	memset(&re, 0, sizeof(re));
+	re.lon = (int32_t)(-79.5 * SPATE_COORD_SCALE);
+	re.lat = (int32_t)(-39.5 * SPATE_COORD_SCALE);
+	for (re.id = 1; re.id <= 10; re.id++) {
+		CHECK_EQ_INT(spate_matcher_event(m, &re, &mv), 0);
+		CHECK_EQ_INT(mv.n, 1);
+	}
+	spate_matchvec_free(&mv);
+	uint64_t c1 = stat_u64(m, "\"candidates\":");
+	CHECK(c1 >= 10);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 5000, 1), 0);
+	CHECK_EQ_INT(stat_u64(m, "\"candidates\":"), c1);
 	spate_matcher_destroy(m);
 }
 
