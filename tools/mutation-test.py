@@ -65,7 +65,7 @@ FAST['rein-drt_ivx'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'drt_iv
 AREAS = {
     'codec': {
         'lib/spate_proto.c': ['codec', 'proto', 'protocol-doc', 'peer'],
-        'lib/spate_types.c': ['codec', 'proto', 'stream', 'tables'],
+        'lib/spate_types.c': ['codec', 'proto', 'stream', 'keyword', 'tables', 'matcher'],
     },
     'journal': {
         'lib/spate_journal.c': ['journal', 'journal_io'],

@@ -525,6 +525,62 @@ static void test_string_one_past(void)
 	}
 }
 
+/* Boundaries the tables above do not reach:
+ * - a value whose 8 bytes lack one at the datagram's end: BAD_LENGTH,
+ *   the byte after the datagram never read (first_err's guard page);
+ * - a message of mlength 4 (a header, no body) before a good one: the
+ *   first refused for its body, the second decoded (framing intact);
+ * - a subscription with exactly the hard maximum of keywords and of
+ *   constraints encodes; one more of either is refused. */
+static void test_more_boundaries(void)
+{
+	uint8_t b[SPATE_DGRAM_MAX];
+	struct spate_writer w;
+	struct spate_raw_event e;
+	struct spate_raw_sub *s = calloc(1, sizeof(*s));
+	int ok;
+
+	/* the value ends the event: cut its last byte, lengths patched */
+	sample_event(&e);
+	e.n_kw = 0;
+	spate_writer_init(&w, b, sizeof(b), 0, 7, 1);
+	CHECK_EQ_INT(spate_put_event(&w, &e), 0);
+	size_t n = spate_writer_finish(&w) - 1;
+	set16(b + 4, (uint16_t)n);
+	set16(b + SPATE_HDR_LEN + 2, (uint16_t)(n - SPATE_HDR_LEN));
+	CHECK_EQ_INT(first_err(b, n, &ok), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(ok, 0);
+
+	spate_writer_init(&w, b, sizeof(b), 0, 7, 1);
+	CHECK_EQ_INT(spate_put_sub_del(&w, 5), 0);
+	CHECK_EQ_INT(spate_put_sub_del(&w, 6), 0);
+	n = spate_writer_finish(&w);
+	/* the first SUB_DEL shrunk to its 4-byte header, its body bytes gone */
+	memmove(b + SPATE_HDR_LEN + 4, b + SPATE_HDR_LEN + 12, n - SPATE_HDR_LEN - 12);
+	n -= 8;
+	set16(b + 4, (uint16_t)n);
+	set16(b + SPATE_HDR_LEN + 2, 4);
+	CHECK_EQ_INT(first_err(b, n, &ok), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(ok, 1);
+
+	sample_sub(s);
+	s->n_kw = SPATE_KW_MAX_HARD;
+	for (uint32_t i = 0; i < s->n_kw; i++)
+		s->kw[i] = spate_str_of("k");
+	s->n_cons = SPATE_CONS_MAX_HARD;
+	for (uint32_t i = 0; i < s->n_cons; i++)
+		s->cons[i] = (struct spate_raw_constraint){ spate_str_of("a"), SPATE_OP_EQ, i };
+	spate_writer_init(&w, b, sizeof(b), 0, 7, 1);
+	CHECK_EQ_INT(spate_put_sub_add(&w, s), 0);
+	s->n_kw = SPATE_KW_MAX_HARD + 1;
+	CHECK_EQ_INT(spate_put_sub_add(&w, s), -SPATE_E_BAD_LENGTH);
+	s->n_kw = SPATE_KW_MAX_HARD;
+	s->n_cons = SPATE_CONS_MAX_HARD + 1;
+	CHECK_EQ_INT(spate_put_sub_add(&w, s), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(w.count, 1);
+	free(s);
+}
+
 struct bad_case {
 	const char *name;
 	size_t (*build)(uint8_t *b);
@@ -1176,6 +1232,7 @@ int main(void)
 	test_truncations();
 	test_bad_table();
 	test_string_one_past();
+	test_more_boundaries();
 	test_skip_and_ids();
 	test_limits_above_hard();
 	test_writer_full();

@@ -12,6 +12,10 @@
  *   - compaction of more than 1 MiB of subscriptions (written in chunks),
  *     and a compaction whose write or rename fails, leaving the journal
  *     intact and appendable;
+ *   - compaction and salvage fsync their new file (and the directory),
+ *     a failed fsync fails them; their files are 0600; the kept-aside
+ *     name has no -N suffix when the plain one is free;
+ *   - another version's journal is refused, never scanned for records;
  *   - records holding two messages, damage spans whose length field
  *     points past the next sound record, replay against a guard page. */
 #include <errno.h>
@@ -40,6 +44,8 @@ ssize_t __real_write(int fd, const void *p, size_t n);
 ssize_t __real_pread64(int fd, void *p, size_t n, off_t off);
 ssize_t __real_pwrite64(int fd, const void *p, size_t n, off_t off);
 int __real_fdatasync(int fd);
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
 int __real_link(const char *a, const char *b);
 int __real_rename(const char *a, const char *b);
 off_t __real_lseek64(int fd, off_t off, int whence);
@@ -53,6 +59,8 @@ static struct {
 	int pread_mode;      /* 1: EINTR once, 2: end of file at once */
 	int pwrite_fail;
 	int fdatasync_fail;  /* this many fail with EIO */
+	int fsyncs;          /* fsync() calls since armed */
+	int fsync_fail;      /* this many fail with EIO */
 	int link_errno;      /* every link() fails with it; 0 = real */
 	int links;
 	int rename_errno;
@@ -114,6 +122,17 @@ int __wrap_fdatasync(int fd)
 		return -1;
 	}
 	return __real_fdatasync(fd);
+}
+
+int __wrap_fsync(int fd)
+{
+	fault.fsyncs++;
+	if (fault.fsync_fail > 0) {
+		fault.fsync_fail--;
+		errno = EIO;
+		return -1;
+	}
+	return __real_fsync(fd);
 }
 
 int __wrap_link(const char *a, const char *b)
@@ -423,11 +442,27 @@ static void test_salvage_names_exhausted(void)
 	CHECK(access(tmp_path, F_OK) != 0);
 	CHECK(file_is(img, len));
 	disarm();
+	/* The new file's fsync fails: refused, nothing changed. */
+	fault.fsync_fail = 1;
+	j = spate_journal_open(path, &jc, count_apply, &seen, &st, err, sizeof(err));
+	CHECK(j == NULL);
+	CHECK(strstr(err, "salvage: cannot write the new journal: Input/output error") != NULL);
+	CHECK_EQ_INT(fault.links, 0);
+	CHECK(access(tmp_path, F_OK) != 0);
+	CHECK(file_is(img, len));
+	disarm();
 	/* And it works when a name is free: records 1, 3, 4 replayed. */
 	memset(&seen, 0, sizeof(seen));
 	j = spate_journal_open(path, &jc, count_apply, &seen, &st, err, sizeof(err));
 	CHECK(j != NULL);
 	CHECK_EQ_INT(fault.links, 1);
+	CHECK_EQ_INT(fault.fsyncs, 2); /* the new file, then the directory */
+	/* <path>.damaged-YYYYmmddTHHMMSSZ, no -N: the plain name was free */
+	CHECK_EQ_INT(strlen(st.aside), strlen(path) + strlen(".damaged-") + 16);
+	CHECK(strncmp(st.aside + strlen(path), ".damaged-", 9) == 0);
+	CHECK(st.aside[strlen(st.aside) - 1] == 'Z');
+	struct stat sb;
+	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
 	CHECK_EQ_INT(st.records, 3);
 	CHECK_EQ_INT(seen.id_sum, 8);
 	CHECK_EQ_INT(st.lost_records, 1);
@@ -496,11 +531,27 @@ static void test_compaction_big(void)
 	spate_journal_close(j);
 	check_replays(4, 10);
 
+	/* The snapshot's fsync fails: same. */
+	j = open_counting(&seen, &st, err, sizeof(err));
+	img = read_file(&len);
+	disarm();
+	fault.fsync_fail = 1;
+	CHECK_EQ_INT(spate_journal_compact(j, visit_big, &n), -EIO);
+	disarm();
+	CHECK(access(tmp_path, F_OK) != 0);
+	CHECK(file_is(img, len));
+	free(img);
+	spate_journal_close(j);
+
 	/* More than 1 MiB of live subscriptions: written in chunks of at
-	 * least 1 MiB, every one of them replayed. */
+	 * least 1 MiB, every one of them replayed; the snapshot and the
+	 * directory fsync'ed; the file 0600. */
 	disarm();
 	j = open_counting(&seen, &st, err, sizeof(err));
 	CHECK_EQ_INT(spate_journal_compact(j, visit_big, &n), 0);
+	CHECK_EQ_INT(fault.fsyncs, 2);
+	struct stat sb;
+	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
 	CHECK(fault.big_writes >= 2);
 	CHECK(file_size() > 2 * 1024 * 1024);
 	spate_journal_stats(j, &js);
@@ -665,6 +716,53 @@ static void test_record_shapes(void)
 	CHECK_EQ_INT(wrong, 0);
 }
 
+/* A journal of version 2 (its header whole, CRC right) followed by
+ * records this version would read: refused as another version, never
+ * scanned or salvaged. The sync policy names parse both ways. */
+static void test_other_version(void)
+{
+	struct seen seen;
+	struct spate_journal_conf jc;
+	struct spate_journal_replay_stats st;
+	char err[512];
+
+	fresh_journal(1, 3);
+	size_t len;
+	uint8_t *img = read_file(&len);
+	img[11] = 2; /* version 2 */
+	uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), img, 12);
+	img[12] = (uint8_t)(c >> 24);
+	img[13] = (uint8_t)(c >> 16);
+	img[14] = (uint8_t)(c >> 8);
+	img[15] = (uint8_t)c;
+	write_file(img, len);
+	spate_journal_conf_default(&jc);
+	for (int salvage = 0; salvage < 2; salvage++) {
+		jc.salvage = salvage;
+		memset(&seen, 0, sizeof(seen));
+		struct spate_journal *j = spate_journal_open(path, &jc, count_apply, &seen, &st,
+							     err, sizeof(err));
+		CHECK(j == NULL);
+		CHECK(strstr(err, "not a Spate journal or another version") != NULL);
+		CHECK_EQ_INT(seen.adds, 0);
+		CHECK(file_is(img, len));
+	}
+	memset(&seen, 0, sizeof(seen));
+	CHECK_EQ_INT(spate_journal_replay_buf(img, len, count_apply, &seen, true, &st), 0);
+	CHECK_EQ_INT(st.records, 0);
+	CHECK(st.damage_why == NULL);
+	CHECK_EQ_INT(st.cut_bytes, len);
+	free(img);
+	unlink(path);
+	static const char *const names[] = { "none", "always", "interval" };
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ_INT(spate_journal_sync_parse(names[i]), i);
+		CHECK(strcmp(spate_journal_sync_name(i), names[i]) == 0);
+	}
+	CHECK_EQ_INT(spate_journal_sync_parse("sometimes"), -1);
+	CHECK(spate_journal_sync_name(3) == NULL && spate_journal_sync_name(-1) == NULL);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/spate-jio-XXXXXX");
@@ -678,6 +776,7 @@ int main(void)
 	test_salvage_names_exhausted();
 	test_compaction_big();
 	test_record_shapes();
+	test_other_version();
 	unlink(path);
 	unlink(tmp_path);
 	rmdir(dir);
