@@ -48,9 +48,19 @@ grep '^event' "$E2E_TMP/all.tsv" >"$E2E_TMP/events.tsv"
 SPATE_CONF=$E2E_TMP/base.conf
 e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];"
 mh_net front m1 cli || fail "cannot build the namespaces"
+# a key rotation half done: the front signs with key 1 and accepts key 2,
+# host 2 signs with key 2 and accepts key 1 (each counts the other's
+# frames in peer_auth_old_key)
+mh_keys || fail "no key file"
+new_key=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+(umask 077 && { echo "key 2 $new_key"; grep -v '^key 2 ' "$MH_KEYS"; } >"$E2E_TMP/m1.key") ||
+	fail "host 2's key file"
+echo "key 2 $new_key" >>"$MH_KEYS"
 mh_conf "$E2E_TMP/front.conf" front 1 198.18.0.1 '{ host = 2; ipv4 = "198.18.0.3"; lcores = 1; }' ||
 	fail "front conf"
-mh_conf "$E2E_TMP/m1.conf" match 2 198.18.0.3 '{ host = 1; ipv4 = "198.18.0.1"; }' || fail "conf"
+MH_KEYS=$E2E_TMP/m1.key mh_conf "$E2E_TMP/m1.conf" match 2 198.18.0.3 '{ host = 1; ipv4 = "198.18.0.1"; }' ||
+	fail "conf"
+grep -q "m1.key" "$E2E_TMP/m1.conf" || fail "host 2 does not use its own key file"
 SPATED_LOG=$E2E_TMP/front.log
 mh_spated m1 "$E2E_TMP/m1.conf" "$E2E_TMP/m1.log" || fail "match host 2 did not start"
 mh_spated front "$E2E_TMP/front.conf" "$SPATED_LOG" || fail "front did not start"
@@ -63,6 +73,28 @@ counter() { # HOST NAME
 }
 forge() { ip netns exec "$MH_BR" python3 "$E2E_DIR/peer_forge.py" "$@"; }
 in_cli() { ip netns exec "$(mh_ns cli)" "$@"; }
+# listen_start NAME PORT: the attacker's listener at 198.18.0.2:PORT,
+# bound when this returns; listen_end NAME: a second more for late
+# answers, then how many datagrams came in $heard (at most 120 s in all)
+declare -A LISTENER
+listen_start() {
+	local i
+	in_cli python3 "$E2E_DIR/peer_forge.py" listen "198.18.0.2:$2" 120 "$E2E_TMP/$1.stop" \
+		>"$E2E_TMP/$1.heard" &
+	LISTENER[$1]=$!
+	netns_track "$!"
+	for i in $(seq 1 300); do
+		[ -f "$E2E_TMP/$1.stop.bound" ] && return 0
+		sleep 0.1
+	done
+	fail "the attacker's listener $1 did not start"
+}
+listen_end() {
+	sleep 1
+	touch "$E2E_TMP/$1.stop"
+	wait "${LISTENER[$1]}"
+	heard=$(cat "$E2E_TMP/$1.heard")
+}
 
 # the order the test applies them in: every subscription, then the events
 cat "$E2E_TMP/subs.tsv" "$E2E_TMP/events.tsv" >"$E2E_TMP/ordered.tsv"
@@ -100,16 +132,13 @@ el "subscriptions in"
 grep -q "listening" "$E2E_TMP/sub.err" || sleep 1
 
 # 1. one forged frame, next sequence number, the front's own addresses
-in_cli python3 "$E2E_DIR/peer_forge.py" listen 198.18.0.2:46666 2 >"$E2E_TMP/heard" &
-listener=$!
-sleep 0.3 # the listener's socket is bound
+listen_start one 46666
 forge one "${MH_TAG}bm1" "$E2E_TMP/state.json" 198.18.0.2:46666 || fail "forge one"
-wait "$listener"
 for i in $(seq 1 50); do
 	[ "$(counter m1 peer_auth_fail)" -ge 1 ] && break
 	sleep 0.1
 done
-heard=$(cat "$E2E_TMP/heard")
+listen_end one
 [ "$heard" = 0 ] || { mh_dump; fail "the forged frame was applied: the attacker got $heard datagrams (ACK, NOTIFYs)"; }
 [ "$(counter m1 peer_auth_fail)" = 1 ] || { mh_dump; fail "peer_auth_fail = $(counter m1 peer_auth_fail) after one forged frame, want 1"; }
 echo "ok: one forged frame claiming host 1 (seq $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seq"] + 1)' "$E2E_TMP/state.json")): refused (peer_auth_fail = 1), nothing sent to the attacker"
@@ -136,9 +165,7 @@ wait_counter() {
 }
 
 # 3. signed frames, each with one field wrong
-in_cli python3 "$E2E_DIR/peer_forge.py" listen 198.18.0.2:46670 6 >"$E2E_TMP/heard-signed" &
-listener=$!
-sleep 0.3
+listen_start signed 46670
 for c in wrongkey unknownkey wrongport srcepoch dstepoch; do
 	forge signed "${MH_TAG}bm1" "$E2E_TMP/state.json" "$MH_KEYS" $c 198.18.0.2:46670 ||
 		fail "forge signed $c"
@@ -146,9 +173,9 @@ done
 wait_counter m1 peer_auth_fail 3 "a random tag, another key, an unknown key id"
 wait_counter m1 peer_auth_addr 2 "from the attacker's address, from the front's IP but port 47111"
 wait_counter m1 peer_auth_epoch 2 "the front's epoch + 1, host 2's epoch + 1"
-wait "$listener"
-[ "$(cat "$E2E_TMP/heard-signed")" = 0 ] ||
-	{ mh_dump; fail "a signed frame with a wrong key, port or epoch was applied: $(cat "$E2E_TMP/heard-signed") datagrams to the attacker"; }
+listen_end signed
+[ "$heard" = 0 ] ||
+	{ mh_dump; fail "a signed frame with a wrong key, port or epoch was applied: $heard datagrams to the attacker"; }
 echo "ok: signed by another key, under an unknown key id (peer_auth_fail), from port 47111 (peer_auth_addr), naming another epoch of either host (peer_auth_epoch = 2): none applied"
 
 # 4. the front's own frames again
@@ -176,9 +203,7 @@ heard2=$(in_cli python3 "$E2E_DIR/peer_forge.py" client 198.18.0.3:47110 46673 1
 echo "ok: client datagrams to host 2 (client port: udp_other_port; port 47110: peer_bad): none answered"
 
 # 6. the events, and 20,000 blind frames while they stream
-in_cli python3 "$E2E_DIR/peer_forge.py" listen 198.18.0.2:46668 120 "$E2E_TMP/sweep-heard" \
-	>"$E2E_TMP/heard-sweep" &
-sweep_listener=$!
+listen_start sweep 46668
 forge sniff "${MH_TAG}bfront" "$E2E_TMP/state2.json" "$E2E_TMP/events-done" 90 >"$E2E_TMP/sniff2.out" 2>&1 &
 sniffer=$!
 netns_track "$sniffer"
@@ -219,13 +244,11 @@ kdrops=$(( $(counter m1 port_kernel_drops) - kdrops0 ))
 el "sweep sent"
 wait "$publisher" || { cat "$E2E_TMP/pub.err"; fail "spate-pub"; }
 touch "$E2E_TMP/events-done"
-sleep 1 # what the last forged frames could have brought back
-touch "$E2E_TMP/sweep-heard"
-wait "$sweep_listener"
+listen_end sweep
 el "events sent"
 [ "$fails" -ge 20000 ] && [ "$fails" -le "$sent" ] ||
 	{ mh_dump; fail "peer_auth_fail + $fails after $sent blind frames ($kdrops dropped by the kernel)"; }
-[ "$(cat "$E2E_TMP/heard-sweep")" = 0 ] || fail "the sweep's frames were answered"
+[ "$heard" = 0 ] || fail "the sweep's frames were answered: $heard datagrams to the attacker"
 echo "ok: $sent blind frames in $(( (t1 - t0) / 1000000 )) ms: $fails refused (peer_auth_fail), $kdrops frames dropped by the kernel before spated, none answered"
 
 el "events published"
@@ -251,13 +274,16 @@ python3 - "$(mh_stats m1 "$E2E_TMP/m1.log")" "$(mh_stats front "$SPATED_LOG")" <
 import json, sys
 m1, front = (json.loads(a) for a in sys.argv[1:])
 keys = ("peer_auth_fail", "peer_auth_addr", "peer_auth_epoch", "peer_unknown_host", "peer_bad",
-        "peer_dup", "peer_stale", "cats_visited")
+        "peer_dup", "peer_stale", "peer_auth_old_key", "cats_visited")
 print("  host 2: " + " ".join("%s=%d" % (k, m1.get(k, 0)) for k in keys))
 bad = [k for k in ("peer_unknown_host", "peer_stale") if m1.get(k, 0)]
 bad += [k for k in ("peer_bad", "peer_auth_epoch") if m1.get(k, 0) != {"peer_bad": 1}.get(k, 2)]
 bad += ["front " + k for k in ("peer_auth_fail", "peer_auth_addr", "peer_bad", "peer_auth_epoch") if front.get(k, 0)]
 if m1.get("cats_visited", 0) == 0:
     bad.append("host 2 matched nothing")
+# the rotation: each took the other's frames under its second key
+bad += [n + " peer_auth_old_key = 0" for n, h in (("host 2", m1), ("front", front))
+        if h.get("peer_auth_old_key", 0) == 0]
 if bad:
     print("  WRONG: " + ", ".join(bad))
 sys.exit(1 if bad else 0)
@@ -265,25 +291,27 @@ PY
 
 # the other way: one frame claiming host 2, to the front
 wait "$sniffer3" || { cat "$E2E_TMP/sniff3.out"; mh_dump; fail "the attacker saw no frame of host 2 while the events went"; }
-in_cli python3 "$E2E_DIR/peer_forge.py" listen 198.18.0.2:46676 2 >"$E2E_TMP/heard-front" &
-listener=$!
-sleep 0.3
+listen_start front 46676
 forge one "${MH_TAG}bfront" "$E2E_TMP/state3.json" 198.18.0.2:46676 || fail "forge one (to the front)"
-wait "$listener"
 wait_counter front peer_auth_fail 1 "one forged frame claiming host 2"
-[ "$(cat "$E2E_TMP/heard-front")" = 0 ] || fail "the front answered a forged frame"
+listen_end front
+[ "$heard" = 0 ] || fail "the front answered a forged frame: $heard datagrams"
 echo "ok: one forged frame claiming host 2, to the front: peer_auth_fail = 1 there, nothing answered"
 
 # the control: the same frame, every field right
 wait "$sniffer" || { cat "$E2E_TMP/sniff2.out"; mh_dump; fail "the attacker saw no frame of the front while the events went"; }
-in_cli python3 "$E2E_DIR/peer_forge.py" listen 198.18.0.2:46674 3 >"$E2E_TMP/heard-good" &
-listener=$!
-sleep 0.3
+listen_start good 46674
+old_key=$(counter m1 peer_auth_old_key)
 forge signed "${MH_TAG}bm1" "$E2E_TMP/state2.json" "$MH_KEYS" good 198.18.0.2:46674 || fail "forge signed good"
-wait "$listener"
-[ "$(cat "$E2E_TMP/heard-good")" -ge 1 ] ||
-	{ mh_dump; fail "the control (signed right by the cluster's key) was not applied: the forged frames are wrong in more than the field each case changes"; }
-echo "ok: the control, signed right: applied ($(cat "$E2E_TMP/heard-good") datagrams to the attacker)"
+for i in $(seq 1 50); do # host 2 took it (under its second key)
+	[ "$(counter m1 peer_auth_old_key)" -gt "$old_key" ] && break
+	sleep 0.1
+done
+sleep 1 # its ACK on the way
+listen_end good
+[ "$heard" -ge 1 ] ||
+	{ cat "$E2E_TMP/sniff2.out"; mh_dump; fail "the control (signed right by the cluster's key) was not applied: the forged frames are wrong in more than the field each case changes"; }
+echo "ok: the control, signed right: applied ($heard datagrams to the attacker)"
 for h in m1 front; do
 	mh_stop "$h" || fail "$h did not exit cleanly"
 done

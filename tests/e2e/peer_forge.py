@@ -7,7 +7,8 @@ show them) and sends on match host 2's (what it sends reaches that host
 directly):
 
   peer_forge.py sniff IFACE STATE STOP_FILE SECONDS [FROM TO]
-      record the last data frame the front (host 1; or the last frame
+      record the data frame of the highest sequence number the front
+      (host 1; or the last frame
       host FROM, a data frame or an ack) sent host 2 (or host TO) (its Ethernet
       and IP addresses, header, and a category id from a SUB_ADD or
       EVENT in it) into STATE (JSON; STATE.ready appears once it
@@ -42,7 +43,7 @@ directly):
       IP:PORT from REPLY_PORT; print how many datagrams came back.
   peer_forge.py listen IP:PORT SECONDS [STOP_FILE]
       count the datagrams that arrive at IP:PORT in SECONDS (or until
-      STOP_FILE exists); print it.
+      STOP_FILE exists; STOP_FILE.bound appears once it listens); print it.
 
 The frame layout is docs/multihost.md's, written here from the table: a
 version 1 frame (no tag) is forged when the host's frames are version 1,
@@ -57,6 +58,9 @@ import struct
 import sys
 import time
 
+from craft import csum
+from spatecli import WORLD, datagram, sub_add
+
 PEER_PORT = 47110
 ETH_P_ALL = 0x0003
 MAGIC = 0x5348
@@ -65,15 +69,6 @@ TAG_LEN = 16
 KEEP = 8  # authentic frames the sniffer keeps for "replay"
 CREATE, SUB_ADD, EVENT, FEEDBACK = 2, 3, 1, 11
 CLIENT_SUB_ADD = 2
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def ip_of(s):
@@ -155,6 +150,8 @@ def sniff(iface, state, stop_file, seconds, src_host=1, dst_host=2):
         quiet_since = time.time()
         kept.append(p[6].hex())
         del kept[:-KEEP]
+        if last is not None and h[4] and ((h[9] - last["seq"]) & 0xFFFFFFFF) >= 1 << 31:
+            continue  # a retransmission: the next number follows the highest
         last = {"dst_mac": p[0].hex(), "src_mac": p[1].hex(),
                 "src_ip": socket.inet_ntoa(p[2]), "dst_ip": socket.inet_ntoa(p[3]),
                 "version": h[1], "key": h[2], "src_host": h[5], "src_epoch": h[6],
@@ -196,12 +193,13 @@ def forged(st, seq, reply_ip, reply_port, sub_id):
 
 
 def cluster_key(path):
-    """(id, bytes) of the key that signs: the first "key ID HEX" line."""
-    for line in open(path):
-        w = line.split()
-        if len(w) == 3 and w[0] == "key":
-            return int(w[1]), bytes.fromhex(w[2])
-    raise SystemExit("peer_forge: no key in %s" % path)
+    """(id, bytes) of the key that signs (the first "key ID HEX" line),
+    and an id no line has."""
+    keys = [line.split() for line in open(path) if line.startswith("key ")]
+    if not keys:
+        raise SystemExit("peer_forge: no key in %s" % path)
+    ids = {int(k[1]) for k in keys}
+    return int(keys[0][1]), bytes.fromhex(keys[0][2]), min(set(range(1, 256)) - ids)
 
 
 def sign(frame, key_id, key):
@@ -215,7 +213,7 @@ def sign(frame, key_id, key):
 
 def signed(st, keyfile, case, reply_ip, reply_port):
     """The "one" frame, signed as CASE says; (frame, source port)."""
-    key_id, key = cluster_key(keyfile)
+    key_id, key, unknown_id = cluster_key(keyfile)
     s2 = dict(st)
     if case == "srcepoch":
         s2["src_epoch"] += 1
@@ -226,7 +224,7 @@ def signed(st, keyfile, case, reply_ip, reply_port):
     if case == "wrongkey":
         return sign(f, key_id, os.urandom(32)), PEER_PORT
     if case == "unknownkey":
-        return sign(f, (key_id % 255) + 1, key), PEER_PORT
+        return sign(f, unknown_id, key), PEER_PORT
     if case in ("srcepoch", "dstepoch", "good", "wrongport"):
         return sign(f, key_id, key), PEER_PORT + 1 if case == "wrongport" else PEER_PORT
     raise SystemExit("peer_forge: no case %s" % case)
@@ -235,21 +233,11 @@ def signed(st, keyfile, case, reply_ip, reply_port):
 def client(addr, reply_port, seconds):
     """A client's SUB_ADD of the whole world, client id 66, to addr."""
     ip, port = addr.rsplit(":", 1)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from spatecli import WORLD, datagram, sub_add
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("0.0.0.0", int(reply_port)))
     s.settimeout(0.1)
     s.sendto(datagram([sub_add(999999010, WORLD)], 66, 1), (ip, int(port)))
-    n = 0
-    until = time.time() + float(seconds)
-    while time.time() < until:
-        try:
-            s.recv(65535)
-            n += 1
-        except socket.timeout:
-            pass
-    print(n)
+    print(count_arrivals(s, seconds))
     return 0
 
 
@@ -264,11 +252,9 @@ def send_as_front(s, st, payload, src_ip=None, sport=PEER_PORT):
                      ip_of(src_ip or st["src_ip"]), ip_of(st["dst_ip"]), payload, sport=sport))
 
 
-def listen(addr, seconds, stop_file=None):
-    ip, port = addr.rsplit(":", 1)
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((ip, int(port)))
-    s.settimeout(0.1)
+def count_arrivals(s, seconds, stop_file=None):
+    """Datagrams that reach s (timeout 0.1 s) in seconds, or until
+    stop_file exists."""
     n = 0
     until = time.time() + float(seconds)
     while time.time() < until and not (stop_file and os.path.exists(stop_file)):
@@ -277,7 +263,17 @@ def listen(addr, seconds, stop_file=None):
             n += 1
         except socket.timeout:
             pass
-    print(n)
+    return n
+
+
+def listen(addr, seconds, stop_file=None):
+    ip, port = addr.rsplit(":", 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((ip, int(port)))
+    s.settimeout(0.1)
+    if stop_file:
+        open(stop_file + ".bound", "w").close()  # the forger may send
+    print(count_arrivals(s, seconds, stop_file))
     return 0
 
 
