@@ -472,6 +472,19 @@ static void test_engine(const char *name, const struct drt_params *p, uint64_t s
 	ops_->destroy(eng);
 }
 
+/* drt under pressure: few categories (many merges), short periods with
+ * several workers (many rebalances), varied by seed. */
+static void pressure_params(struct drt_params *p, uint64_t seed)
+{
+	drt_params_default(p);
+	p->variant = (uint32_t)(seed % 3);
+	p->cmax = 1 + (uint32_t)(seed % 6) * 2;
+	p->lambda = 30 + 10 * (uint32_t)(seed % 5);
+	p->workers = 1 + (uint32_t)(seed % 4);
+	p->alpha = (double)(seed % 5) / 4;
+	p->cat_cap = (double[]){ 0, 0.1, 0.02, 0.5 }[seed / 3 % 4];
+}
+
 /* Every sub added, events, every other one deleted, events: drt against
  * brute force with all of the subs live at once. */
 static void test_engine_filled(const struct drt_params *p, uint64_t seed)
@@ -520,17 +533,11 @@ static void test_engines(void)
 	 * grids on both levels */
 	for (uint64_t seed = 1; seed <= 24; seed++) {
 		struct drt_params p;
-		drt_params_default(&p);
-		p.variant = (uint32_t)(seed % 3);
-		p.cmax = 1 + (uint32_t)(seed % 6) * 2;
-		p.lambda = 30 + 10 * (uint32_t)(seed % 5);
-		p.workers = 1 + (uint32_t)(seed % 4);
+		pressure_params(&p, seed);
 		p.sigma = 0.05;
-		p.alpha = (double)(seed % 5) / 4;
 		p.new_th = 0.2 + 0.15 * (double)(seed % 5);
 		p.route_cell = (double[]){ 0.25, 1, 5, 30 }[seed % 4];
 		p.cat_cell = (double[]){ 0.25, 2, 0.5 }[seed % 3];
-		p.cat_cap = (double[]){ 0, 0.1, 0.02, 0.5 }[seed / 3 % 4];
 		p.place_slack = (double[]){ 0, 0.1, 1e6 }[seed / 2 % 3];
 		test_engine("drt", &p, seed * 31, 2500);
 	}
@@ -539,14 +546,8 @@ static void test_engines(void)
 	 * (drt_category_match_keys): merged parts, ivx, several workers */
 	for (uint64_t seed = 1; seed <= 12; seed++) {
 		struct drt_params p;
-		drt_params_default(&p);
-		p.variant = (uint32_t)(seed % 3);
-		p.cmax = 1 + (uint32_t)(seed % 6) * 2;
-		p.lambda = 30 + 10 * (uint32_t)(seed % 5);
-		p.workers = 1 + (uint32_t)(seed % 4);
-		p.alpha = (double)(seed % 5) / 4;
+		pressure_params(&p, seed);
 		p.route_cell = p.cat_cell = (double[]){ 0.25, 1, 5, 0.5 }[seed % 4];
-		p.cat_cap = (double[]){ 0, 0.1, 0.02, 0.5 }[seed / 3 % 4];
 		test_engine("drt", &p, seed * 57, 2500);
 	}
 	/* content-only subs past a category's interval-index threshold
