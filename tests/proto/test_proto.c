@@ -581,6 +581,43 @@ static void test_more_boundaries(void)
 	free(s);
 }
 
+/* The decoder's limits: the defaults exactly, and for each limit 0 and
+ * its hard maximum + 1 refused, 1 and the hard maximum accepted. */
+static void test_limits_check(void)
+{
+	struct spate_limits l;
+	struct {
+		uint32_t *field;
+		uint32_t max;
+	} f[] = {
+		{ &l.max_keywords, SPATE_KW_MAX_HARD },
+		{ &l.max_keyword_len, SPATE_KW_LEN_MAX_HARD },
+		{ &l.max_constraints, SPATE_CONS_MAX_HARD },
+		{ &l.max_attrs, SPATE_ATTR_MAX_HARD },
+		{ &l.max_name_len, SPATE_NAME_LEN_MAX_HARD },
+		{ &l.max_messages, 1024 },
+	};
+
+	spate_limits_default(&l);
+	CHECK(l.max_keywords == 16 && l.max_keyword_len == 64 && l.max_constraints == 16 &&
+	      l.max_attrs == 16 && l.max_name_len == 32 && l.max_messages == 64);
+	CHECK_EQ_INT(spate_limits_check(&l), 0);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		static const int64_t delta[4] = { -1, 0, 0, 1 };
+		for (int k = 0; k < 4; k++) {
+			spate_limits_default(&l);
+			*f[i].field = k < 2 ? (uint32_t)(1 + delta[k]) : (uint32_t)(f[i].max + delta[k]);
+			int want = k == 0 || k == 3 ? -SPATE_E_BAD_VALUE : 0;
+			check_count++;
+			if (spate_limits_check(&l) != want) {
+				fprintf(stderr, "%s:%d: limit %zu = %u: got %d, want %d\n", __FILE__,
+					__LINE__, i, *f[i].field, spate_limits_check(&l), want);
+				check_failed();
+			}
+		}
+	}
+}
+
 struct bad_case {
 	const char *name;
 	size_t (*build)(uint8_t *b);
@@ -1233,6 +1270,7 @@ int main(void)
 	test_bad_table();
 	test_string_one_past();
 	test_more_boundaries();
+	test_limits_check();
 	test_skip_and_ids();
 	test_limits_above_hard();
 	test_writer_full();
