@@ -1669,12 +1669,16 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 		       idmap_bytes(spate_idmap_count(cl->by_id)) +
 		       drt_ftab_bytes(&cl->kw_all) +
 		       idmap_bytes(spate_idmap_count(cl->corr));
-	uint64_t key;
+	uint64_t key, keys = 0, entries = 0;
 
 	for (size_t i = 0; i <= cl->route.mask; i++) {
 		const struct rlist *l = drt_ftab_at(&cl->route, i, &key);
 		if (l && !rlist_inline(l))
 			bytes += sizeof(struct rarr) + rlist_arr(l)->cap * sizeof(struct pair);
+		if (l) {
+			keys++;
+			entries += rlist_len(l);
+		}
 	}
 	for (uint32_t i = 0; i < cl->n_cats; i++)
 		bytes += drt_ftab_bytes(&cl->cats[i]->kw);
@@ -1683,6 +1687,8 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 	st->categories = cl->n_cats;
 	st->corr_pairs = spate_idmap_count(cl->corr);
 	st->bytes = bytes;
+	st->route_keys = keys;
+	st->route_entries = entries;
 }
 
 int drt_cluster_worker_set(struct drt_cluster *cl, uint32_t w, bool up)

@@ -180,6 +180,9 @@ struct drt_cluster_stats {
 	uint64_t moved_subs;          /* subscriptions the balancing moves moved */
 	size_t corr_pairs;
 	size_t bytes;                 /* memory of the summaries and indexes */
+	/* routing (cell, keyword) keys and their (key, category) entries:
+	 * entries / keys = categories an event keyword meets in a cell */
+	uint64_t route_keys, route_entries;
 };
 void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *st);
 

@@ -37,6 +37,9 @@ struct spate_engine {
 	/* drt_time_workers: nanoseconds spent matching in each worker's
 	 * categories (Fig. 7 in one process: what each worker would take) */
 	uint64_t *worker_ns;
+	/* drt_only_worker: 0, or w + 1 to visit worker w's categories alone
+	 * (spate-bench's per-worker CPU time) */
+	uint32_t only_worker;
 };
 
 static uint64_t mono_ns(void)
@@ -119,6 +122,7 @@ static struct spate_engine *drt_create(const struct spate_engine_params *params)
 		return NULL;
 	}
 	drt_category_destroy(probe);
+	e->only_worker = params ? params->drt_only_worker : 0;
 	if (params && params->drt_time_workers &&
 	    (e->worker_ns = calloc(e->p.workers, sizeof(*e->worker_ns))) == NULL) {
 		drt_cluster_destroy(e->cl);
@@ -232,7 +236,7 @@ static int drt_match(struct spate_engine *e, const struct spate_event *ev,
 	for (size_t i = 0; i < n; i++) {
 		struct drt_category *c = spate_idmap_get(e->cats, r[i].cat);
 		size_t before = mv->n;
-		if (c == NULL)
+		if (c == NULL || (e->only_worker && r[i].worker + 1 != e->only_worker))
 			continue;
 		uint64_t t0 = e->worker_ns ? mono_ns() : 0;
 		int rc = e->same_grid && r[i].keys != NULL
@@ -245,7 +249,7 @@ static int drt_match(struct spate_engine *e, const struct spate_event *ev,
 		if (mv->n > before)
 			e->hit[n_hit++] = r[i].cat;
 	}
-	for (size_t i = 0; i < e->n_orphans; i++)
+	for (size_t i = 0; i < e->n_orphans && !e->only_worker; i++)
 		if (drt_category_match(e->orphans[i], ev, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
 	if (n_hit > 1)
@@ -288,11 +292,12 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 		   ",\"merges_between_nodes\":%" PRIu64 ",\"data_moved\":%" PRIu64
 		   ",\"merged_in_node_subs\":%" PRIu64 ",\"moved_subs\":%" PRIu64
 		   ",\"periods\":%" PRIu64 ",\"rebalance_moves\":%" PRIu64 ",\"corr_pairs\":%zu"
-		   ",\"cluster_bytes\":%zu,\"category_bytes\":%zu",
+		   ",\"cluster_bytes\":%zu,\"category_bytes\":%zu"
+		   ",\"route_keys\":%" PRIu64 ",\"route_entries\":%" PRIu64,
 		cs.categories, cs.events, cs.routed, x.sum.candidates, (double)cs.routed / ev, (double)x.sum.candidates / ev,
 		cs.created, cs.merges_in_node, cs.merges_between_nodes, cs.data_moved,
 		cs.merged_in_node_subs, cs.moved_subs, cs.periods,
-		cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes);
+		cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes, cs.route_keys, cs.route_entries);
 	if (e->worker_ns) {
 		fprintf(f, ",\"worker_match_ns\":[");
 		for (uint32_t w = 0; w < e->p.workers; w++)
@@ -314,6 +319,7 @@ static int drt_set_params(struct spate_engine *e, const struct spate_engine_para
 	if (drt_cluster_set_params(e->cl, &p->drt, err, errlen) != 0)
 		return -1;
 	e->p = p->drt;
+	e->only_worker = p->drt_only_worker;
 	return 0;
 }
 

@@ -78,6 +78,8 @@ void spate_engine_params_default(struct spate_engine_params *p)
 	p->ivx_groups = 0;
 	p->mprein_workers = -1;
 	p->mprein_par_min = 0;
+	p->drt_time_workers = false;
+	p->drt_only_worker = 0;
 }
 
 extern const struct spate_engine_ops spate_engine_brute;

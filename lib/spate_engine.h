@@ -92,6 +92,9 @@ struct spate_engine_params {
 	uint32_t mprein_par_min;    /* mprein: slots from which the helpers mark, 0 = default */
 	bool drt_time_workers;      /* drt: time the matching per worker (stats
 				     * "worker_match_ns"; for spate-bench) */
+	uint32_t drt_only_worker;   /* drt: 0 = every category; w + 1 = visit only
+				     * worker w's (spate-bench: one worker's CPU
+				     * time in a pass of its own, Fig. 7) */
 };
 void spate_engine_params_default(struct spate_engine_params *p);
 

@@ -521,6 +521,56 @@ static void test_engine_filled(const struct drt_params *p, uint64_t seed)
 	ops->destroy(eng);
 }
 
+/* drt_only_worker (spate-bench's per-worker time, Fig. 7): worker w's
+ * matches alone; over the workers they add up to every match, each once;
+ * a worker past the last matches nothing. */
+static void test_only_worker(void)
+{
+	const struct spate_engine_ops *ops_ = spate_engine_find("drt");
+	struct spate_engine_params params;
+	struct spate_matchvec mv = { 0 };
+	struct spate_event e;
+	char err[128];
+	uint64_t all_n = 0, all_sum = 0, part_n = 0, part_sum = 0, none = 0;
+
+	spate_engine_params_default(&params);
+	params.drt.workers = 3;
+	params.drt.cmax = 8;
+	struct spate_engine *eng = ops_->create(&params);
+	CHECK(eng != NULL);
+	check_rng = 77;
+	for (uint32_t i = 0; i < N_SUBS; i++) {
+		gen_sub(i, i + 1);
+		CHECK_EQ_INT(ops_->sub_add(eng, &subs[i]), 0);
+	}
+	for (int op = 0; op < 400; op++) {
+		gen_event(&e, (uint64_t)op);
+		for (uint32_t w = 0; w <= 4; w++) {
+			params.drt_only_worker = w;
+			CHECK_EQ_INT(ops_->set_params(eng, &params, err, sizeof(err)), 0);
+			mv.n = 0;
+			CHECK_EQ_INT(ops_->match(eng, &e, &mv), 0);
+			for (size_t k = 0; k < mv.n; k++) {
+				uint64_t id = mv.v[k]->id;
+				if (w == 0)
+					all_n++, all_sum += id * id;
+				else if (w <= 3)
+					part_n++, part_sum += id * id;
+				else
+					none++;
+			}
+		}
+	}
+	printf("drt: only_worker: %llu matches in all, %llu over the workers\n",
+	       (unsigned long long)all_n, (unsigned long long)part_n);
+	CHECK(all_n > 100);
+	CHECK_EQ_INT(part_n, all_n);
+	CHECK(part_sum == all_sum);
+	CHECK_EQ_INT(none, 0);
+	spate_matchvec_free(&mv);
+	ops_->destroy(eng);
+}
+
 static void test_engines(void)
 {
 	for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -931,6 +981,7 @@ int main(void)
 	test_merge_each(0);
 	test_merge_each(1);
 	test_new_cat_worker();
+	test_only_worker();
 	test_in_node();
 	/* growth by copying; in place (mappings) from the first growth on;
 	 * copying into a mapping at 64 KB, in place after */
