@@ -156,8 +156,11 @@ with_load() { # RATE then the probe's arguments
 	local rate=$1 n
 	shift
 	n=$((rate * 60)) # at most a minute of events
+	# ip itself, not netns_cli: a function in a pipeline runs in a subshell,
+	# $! would be that subshell, and killing it would leave spate-pub
+	# sending into the next scenarios for the rest of its minute
 	(for i in $(seq 1 40); do cat "$tmp/events.tsv"; done) |
-		netns_cli "${pin_client[@]}" build/tools/spate-pub --server "$srv" --rate "$rate" --count "$n" --quiet \
+		ip netns exec "$NETNS_CLI" "${pin_client[@]}" build/tools/spate-pub --server "$srv" --rate "$rate" --count "$n" --quiet \
 			>/dev/null 2>"$tmp/pub.log" &
 	pub_pid=$!
 	sleep 1
@@ -251,9 +254,18 @@ for f in sorted(glob.glob(os.path.join(d, last + "-*.txt"))):
         n = len(v)
         for k in sorted(set([int(i * (n - 1) / 400) for i in range(401)] + list(range(max(0, n - 50), n)))):
             o.write("%.2f %.6f\n" % (v[k], (k + 1) / n))
-    curves.append((dat, name.replace("-", " / ").replace("echo / kernel", "kernel UDP echo")))
-plot = ", ".join('"%s" using 1:2 with lines lw 2 title "%s"' % c for c in curves)
-tail = ", ".join('"%s" using 1:(1-$2) with lines lw 2 title "%s"' % c for c in curves)
+    sc, var = name.split("-", 1)
+    curves.append((dat, name.replace("-", " / ").replace("echo / kernel", "kernel UDP echo"), sc, var))
+# one colour per scenario (the kernel black), one dash pattern per variant
+# ("default" solid): gnuplot's own cycle repeats its colours after eight
+colours = ["#000000", "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
+scs = list(dict.fromkeys(["echo"] + [c[2] for c in curves]))
+vs = list(dict.fromkeys(["kernel", "default"] + [c[3] for c in curves]))
+def style(c):
+    return 'lw 2 lc rgb "%s" dt %d title "%s"' % (
+        colours[scs.index(c[2]) % len(colours)], max(1, vs.index(c[3])), c[1])
+plot = ", ".join('"%s" using 1:2 with lines %s' % (c[0], style(c)) for c in curves)
+tail = ", ".join('"%s" using 1:(1-$2) with lines %s' % (c[0], style(c)) for c in curves)
 print("""set terminal pngcairo size 900,540
 set grid
 set logscale x
