@@ -377,9 +377,60 @@ static void test_event_interning(void)
 	}
 }
 
+/* Attribute names of 8 to 16 bytes that share their first 8 bytes or
+ * their last 8, or differ in length only, at the same place of
+ * consecutive events: each event finds its own name's subscription (the
+ * matcher remembers the id last seen at each place), and a name unknown
+ * at one event is found once a subscription brings it. */
+static void test_attr_names(void)
+{
+	static const char *const attr_names[] = { "population_aa", "population_bb", "populatio",
+					     "populatio1", "xpopulation_aa", "abcdefghijklmnop",
+					     "abcdefgXijklmnop", "abcdefghijklmnoX" };
+	enum { N = sizeof(attr_names) / sizeof(attr_names[0]) };
+	struct spate_matcher_conf conf;
+	spate_matcher_conf_default(&conf);
+	conf.engine = "brute";
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	struct spate_matchvec mv = { 0 };
+
+	CHECK(m != NULL);
+	for (uint32_t k = 0; k <= N; k++) {
+		if (k > 0) { /* sub k: names[k - 1] > 5, between two events with that name */
+			struct spate_raw_sub sub = { .id = k, .n_cons = 1 };
+			struct spate_raw_event ev = { .id = 0, .n_attr = 1 };
+			sub.rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+							SPATE_LAT_MAX };
+			sub.cons[0] = (struct spate_raw_constraint){ str_of(attr_names[k - 1]), SPATE_OP_GT, 5 };
+			ev.attr[0] = (struct spate_raw_attr){ str_of(attr_names[k - 1]), 10 };
+			CHECK(spate_matcher_event(m, &ev, &mv) == 0);
+			CHECK_EQ_INT(mv.n, 0);
+			CHECK(spate_matcher_sub_add(m, &sub, 1) == 0);
+			CHECK(spate_matcher_event(m, &ev, &mv) == 0);
+			CHECK(mv.n == 1 && mv.v[0]->id == k);
+		}
+		for (uint32_t r = 0; r < 3 * N; r++) {
+			uint32_t i = (r * 5 + k) % N; /* names in a shuffled order, place 0 */
+			struct spate_raw_event ev = { .id = r, .n_attr = 2 };
+			ev.attr[0] = (struct spate_raw_attr){ str_of(attr_names[i]), 10 };
+			ev.attr[1] = (struct spate_raw_attr){ str_of("other_name_x"), 1 };
+			CHECK(spate_matcher_event(m, &ev, &mv) == 0);
+			if (i < k) { /* its subscription is in: that one alone */
+				CHECK_EQ_INT(mv.n, 1);
+				CHECK(mv.n == 1 && mv.v[0]->id == i + 1);
+			} else {
+				CHECK_EQ_INT(mv.n, 0);
+			}
+		}
+	}
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
+}
+
 int main(void)
 {
 	check_rng = 1;
+	test_attr_names();
 	test_rules();
 	test_delete_memory();
 	test_event_interning();
