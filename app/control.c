@@ -794,7 +794,7 @@ static const struct command commands[] = {
 	  cmd_compact, true, true },
 	{ "debug stall", 2, 2, "debug stall WORKER MS",
 	  "test hook: the matching worker stops (no RCU quiescent state) for MS ms; needs spated.debug_hooks",
-	  cmd_debug_stall, true },
+	  cmd_debug_stall, false },
 	{ "save", 0, 0, "save", "write the settings changed by `set` to control.overrides, read at the next start",
 	  cmd_save, false, true },
 	{ "help", 0, 0, "help", "this list", cmd_help, false },
