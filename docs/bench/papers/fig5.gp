@@ -2,9 +2,9 @@ set terminal png size 800,500 noenhanced
 set datafile separator ','
 set output 'fig5.png'
 set datafile separator ','
-set key top left
+set key bottom right
 set grid
 set title 'Fig. 5: subscriptions moved by merging (4 workers)'
 set xlabel 'events processed'
 set ylabel 'subscriptions moved (cumulative)'
-plot 'fig5.csv' using 1:6 with linespoints title 'InNode (merge\_th 0): all merges', '' using 1:7 with linespoints title 'InAndBetNode (merge\_th 1): all merges', '' using 1:5 with linespoints title 'InAndBetNode: between workers'
+plot 'fig5.csv' using 1:8 with linespoints title 'merge_th=0: all merges', 'fig5.csv' using 1:9 with linespoints title 'merge_th=1: all merges', 'fig5.csv' using 1:10 with linespoints title 'merge_th=1:merge_each=1: all merges', '' using 1:5 with lines dashtype 2 title 'merge_th=1: between workers', '' using 1:7 with lines dashtype 2 title 'merge_th=1:merge_each=1: between workers'
