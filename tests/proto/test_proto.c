@@ -618,6 +618,48 @@ static void test_limits_check(void)
 	}
 }
 
+/* UTF-8 at the edges of its lengths: the smallest code point of 3 and
+ * of 4 bytes is a keyword, the largest one encoded a byte too long is
+ * not; spate_format_double's shortest round-tripping text. */
+static void test_utf8_and_doubles(void)
+{
+	static const struct {
+		const char *s;
+		int ok;
+	} kw[] = {
+		{ "\xe0\xa0\x80", 1 },     /* U+0800 */
+		{ "\xe0\x9f\xbf", 0 },     /* U+07FF, overlong */
+		{ "\xf0\x90\x80\x80", 1 }, /* U+10000 */
+		{ "\xf0\x8f\xbf\xbf", 0 }, /* U+FFFF, overlong */
+		{ "\xf4\x8f\xbf\xbf", 1 }, /* U+10FFFF */
+		{ "\xf4\x90\x80\x80", 0 }, /* U+110000 */
+		{ "\xed\x9f\xbf", 1 },     /* U+D7FF */
+		{ "\xed\xa0\x80", 0 },     /* U+D800, a surrogate */
+	};
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++) {
+		int rc = spate_check_keyword(&lim, kw[i].s, strlen(kw[i].s));
+		if (kw[i].ok)
+			CHECK_EQ_INT(rc, 0);
+		else
+			CHECK(rc != 0);
+	}
+	static const struct {
+		double v;
+		const char *text;
+	} d[] = { { 0.7, "0.7" }, { 0.1 + 0.2, "0.30000000000000004" }, { 1000, "1000" },
+		  { -2.5, "-2.5" }, { 1e20, "1e+20" }, { 1.0 / 3, "0.3333333333333333" } };
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		char buf[64] = "";
+		spate_format_double(buf, sizeof(buf), d[i].v);
+		check_count++;
+		if (strcmp(buf, d[i].text) != 0) {
+			fprintf(stderr, "%s:%d: format %.17g: '%s', want '%s'\n", __FILE__, __LINE__,
+				d[i].v, buf, d[i].text);
+			check_failed();
+		}
+	}
+}
+
 struct bad_case {
 	const char *name;
 	size_t (*build)(uint8_t *b);
@@ -1271,6 +1313,7 @@ int main(void)
 	test_string_one_past();
 	test_more_boundaries();
 	test_limits_check();
+	test_utf8_and_doubles();
 	test_skip_and_ids();
 	test_limits_above_hard();
 	test_writer_full();

@@ -607,6 +607,7 @@ static void test_worker_timing(void)
 	if (w != NULL) {
 		char *p = strchr(w, '[') + 1;
 		while (*p != ']' && n < 10) {
+			CHECK(*p >= '0' && *p <= '9'); /* a number, no empty slot */
 			unsigned long long v = strtoull(p, &p, 10);
 			CHECK(v <= wall);
 			sum += v;

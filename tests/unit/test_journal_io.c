@@ -405,6 +405,26 @@ static void test_open_faults(void)
 }
 
 /* ------------------------------------------------------------ salvage */
+/* A salvage open refused with `want` after `links` link() calls, the
+ * .tmp removed and the journal still img; the faults disarmed after. */
+static void salvage_refused(const struct spate_journal_conf *jc, int links, const char *want,
+			    const uint8_t *img, size_t len)
+{
+	struct seen seen;
+	struct spate_journal_replay_stats st;
+	char err[512];
+
+	memset(&seen, 0, sizeof(seen));
+	struct spate_journal *j = spate_journal_open(path, jc, count_apply, &seen, &st, err,
+						     sizeof(err));
+	CHECK(j == NULL);
+	CHECK_EQ_INT(fault.links, links);
+	CHECK(strstr(err, want) != NULL);
+	CHECK(access(tmp_path, F_OK) != 0);
+	CHECK(file_is(img, len));
+	disarm();
+}
+
 static void test_salvage_names_exhausted(void)
 {
 	struct seen seen;
@@ -422,38 +442,19 @@ static void test_salvage_names_exhausted(void)
 	spate_journal_conf_default(&jc);
 	jc.salvage = true;
 	/* Every name taken: exactly 100 tried, then given up, the .tmp
-	 * removed and the journal as it was. */
+	 * removed and the journal as it was. Another link error: no second
+	 * name tried. The new file's fsync fails: no name tried. */
 	fault.link_errno = EEXIST;
+	salvage_refused(&jc, 100, "salvage: cannot write the new journal: File exists", img, len);
+	fault.link_errno = EPERM;
+	salvage_refused(&jc, 1, "Operation not permitted", img, len);
+	fault.fsync_fail = 1;
+	salvage_refused(&jc, 0, "salvage: cannot write the new journal: Input/output error", img,
+			len);
+	/* And it works when a name is free: records 1, 3, 4 replayed. */
 	memset(&seen, 0, sizeof(seen));
 	struct spate_journal *j = spate_journal_open(path, &jc, count_apply, &seen, &st, err,
 						     sizeof(err));
-	CHECK(j == NULL);
-	CHECK_EQ_INT(fault.links, 100);
-	CHECK(strstr(err, "salvage: cannot write the new journal: File exists") != NULL);
-	CHECK(access(tmp_path, F_OK) != 0);
-	CHECK(file_is(img, len));
-	/* Another error: no second name tried. */
-	disarm();
-	fault.link_errno = EPERM;
-	j = spate_journal_open(path, &jc, count_apply, &seen, &st, err, sizeof(err));
-	CHECK(j == NULL);
-	CHECK_EQ_INT(fault.links, 1);
-	CHECK(strstr(err, "Operation not permitted") != NULL);
-	CHECK(access(tmp_path, F_OK) != 0);
-	CHECK(file_is(img, len));
-	disarm();
-	/* The new file's fsync fails: refused, nothing changed. */
-	fault.fsync_fail = 1;
-	j = spate_journal_open(path, &jc, count_apply, &seen, &st, err, sizeof(err));
-	CHECK(j == NULL);
-	CHECK(strstr(err, "salvage: cannot write the new journal: Input/output error") != NULL);
-	CHECK_EQ_INT(fault.links, 0);
-	CHECK(access(tmp_path, F_OK) != 0);
-	CHECK(file_is(img, len));
-	disarm();
-	/* And it works when a name is free: records 1, 3, 4 replayed. */
-	memset(&seen, 0, sizeof(seen));
-	j = spate_journal_open(path, &jc, count_apply, &seen, &st, err, sizeof(err));
 	CHECK(j != NULL);
 	CHECK_EQ_INT(fault.links, 1);
 	CHECK_EQ_INT(fault.fsyncs, 2); /* the new file, then the directory */
