@@ -146,7 +146,14 @@
 	X(zk_map_version)    /* the placement map's version in ZooKeeper (written or seen) */\
 	X(zk_map_cats)       /* categories in it */\
 	X(zk_map_writes)     /* (front) maps written */\
-	X(idle_sleeps)       /* sleeps of an idle lcore (lcore_idle.h) */
+	X(idle_sleeps)       /* sleeps of an idle lcore (lcore_idle.h) */\
+	X(front_cats_dropped) /* (match) categories of a front that left, dropped */\
+	X(handoffs_stale)    /* handoffs of a front incarnation gone, discarded */\
+	X(peer_hb_dead)      /* peers found dead by their silence (heartbeats) */\
+	X(zk_rejoins)        /* ZooKeeper sessions expired and joined again */\
+	X(zk_fences)         /* peers fenced in ZooKeeper (member node deleted) */\
+	X(link_stalls)       /* link polls more than peer_hb_ms apart (not counted against peers) */\
+	X(quorum_waits)      /* a silent peer not judged: this host hears no majority */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

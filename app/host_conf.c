@@ -18,6 +18,8 @@ void host_conf_default(struct host_conf *h)
 	memset(h, 0, sizeof(*h));
 	h->role = SPATED_ROLE_BOTH;
 	h->rto_ms = 20;
+	h->hb_ms = 50;
+	h->dead_ms = 300;
 	snprintf(h->zk_root, sizeof(h->zk_root), "/spate/default");
 	h->zk_session_ms = 4000;
 	h->zk_wait_ms = 30000;
@@ -122,6 +124,10 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		return read_int(s, "peer_drop_ppm", 0, 500000, &h->drop_ppm, path, err, errlen);
 	if (strcmp(name, "peer_rto_ms") == 0)
 		return read_int(s, "peer_rto_ms", 1, 10000, &h->rto_ms, path, err, errlen);
+	if (strcmp(name, "peer_hb_ms") == 0)
+		return read_int(s, "peer_hb_ms", 5, 10000, &h->hb_ms, path, err, errlen);
+	if (strcmp(name, "peer_dead_ms") == 0)
+		return read_int(s, "peer_dead_ms", 20, 60000, &h->dead_ms, path, err, errlen);
 	if (strcmp(name, "zk_session_ms") == 0)
 		return read_int(s, "zk_session_ms", 400, 60000, &h->zk_session_ms, path, err, errlen);
 	if (strcmp(name, "zk_wait_ms") == 0)
@@ -192,6 +198,10 @@ int host_conf_check(struct host_conf *h, const config_setting_t *top, const char
 					"(install libzookeeper-mt-dev and rebuild)");
 #endif
 	const char *role = host_conf_role_name(h->role);
+	if (h->dead_ms < 3 * h->hb_ms)
+		return spate_conf_error(err, errlen, path, top,
+					"spated.peer_dead_ms = %u must be at least 3 x peer_hb_ms (%u): "
+					"a lost heartbeat or two must not kill a peer", h->dead_ms, h->hb_ms);
 	if (h->host_id == 0)
 		return spate_conf_error(err, errlen, path, top, "spated.role = \"%s\" needs spated.host_id", role);
 	if (h->n_peers == 0)

@@ -6,6 +6,8 @@
  *     host_id = 1;        # != 0, unique in the cluster (front/match)
  *     peers = ( { host = 2; ipv4 = "10.0.0.2"; lcores = 2; }, ... );
  *     peer_rto_ms = 20;   # the inter-host channel's retransmission timeout
+ *     peer_hb_ms = 50;    # a frame to every peer at least this often (heartbeat)
+ *     peer_dead_ms = 300; # a peer silent this long is dead (ZooKeeper fences it)
  *     peer_drop_ppm = 0;  # tests only (debug_hooks): drop inter-host frames
  *     zookeeper = "10.1.0.5:2181,10.1.0.6:2181,10.1.0.7:2181"; # membership, epochs
  *     zk_root = "/spate/default"; # this cluster's nodes in ZooKeeper
@@ -64,6 +66,7 @@ struct host_conf {
 	uint32_t n_peers;
 	struct spated_peer peer[SPATED_PEERS_MAX];
 	uint32_t rto_ms;
+	uint32_t hb_ms, dead_ms;
 	uint32_t drop_ppm;   /* fault injection: frames dropped per million, each way */
 	char zookeeper[256]; /* "" = static peers, no ZooKeeper */
 	char zk_root[128];

@@ -21,6 +21,10 @@ struct host_view {
 	pthread_mutex_t mu;
 	uint32_t n;
 	uint32_t host[SPATED_PEERS_MAX], epoch[SPATED_PEERS_MAX];
+	/* fence requests: (host, epoch) pairs, bumped fence_gen (atomic) */
+	uint32_t fence_gen;
+	uint32_t n_fence;
+	uint32_t fence_host[SPATED_PEERS_MAX], fence_epoch[SPATED_PEERS_MAX];
 };
 
 static inline void host_view_init(struct host_view *v)
@@ -57,6 +61,42 @@ static inline int host_view_take(struct host_view *v, uint32_t *seen, const uint
 	}
 	pthread_mutex_unlock(&v->mu);
 	return 1;
+}
+
+/* Ask for incarnation `epoch` of `host` to be fenced (its member node
+ * deleted if it still names that epoch); a later request for the same
+ * host replaces the earlier one. */
+static inline void host_view_fence(struct host_view *v, uint32_t host, uint32_t epoch)
+{
+	pthread_mutex_lock(&v->mu);
+	uint32_t i = 0;
+	while (i < v->n_fence && v->fence_host[i] != host)
+		i++;
+	if (i < SPATED_PEERS_MAX) {
+		v->fence_host[i] = host;
+		v->fence_epoch[i] = epoch;
+		if (i == v->n_fence)
+			v->n_fence++;
+	}
+	__atomic_add_fetch(&v->fence_gen, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&v->mu);
+}
+
+/* The ZooKeeper side: take the pending requests (at most SPATED_PEERS_MAX)
+ * when any came since *seen; their count. */
+static inline uint32_t host_view_take_fences(struct host_view *v, uint32_t *seen,
+					     uint32_t *host, uint32_t *epoch)
+{
+	if (__atomic_load_n(&v->fence_gen, __ATOMIC_ACQUIRE) == *seen)
+		return 0;
+	pthread_mutex_lock(&v->mu);
+	*seen = v->fence_gen;
+	uint32_t n = v->n_fence;
+	memcpy(host, v->fence_host, n * sizeof(*host));
+	memcpy(epoch, v->fence_epoch, n * sizeof(*epoch));
+	v->n_fence = 0;
+	pthread_mutex_unlock(&v->mu);
+	return n;
 }
 
 #endif

@@ -31,7 +31,13 @@ struct link_peer {
 	uint32_t lcores;            /* from the config: 0 = the front */
 	uint32_t epoch;             /* its incarnation the channel is bound to */
 	uint32_t dead_epoch;        /* the newest incarnation known gone */
-	int down;                   /* not a member now (ZooKeeper) */
+	uint32_t zk_epoch;          /* the incarnation ZooKeeper lists (0: none) */
+	uint64_t heard, sent;       /* ns: last frame accepted from it, sent to it */
+	uint64_t bound_at;          /* ns: when the channel took its epoch */
+	int down;                   /* not used: not (yet) heard, or dead */
+	int pending;                /* bound to an epoch ZooKeeper lists, not heard yet:
+				     * what is for it waits (it has dead_ms to speak) */
+	int role_up;                /* the role counts it up (front: its workers) */
 };
 
 /* What a match host's dictionary matcher hands back through its engine. */
@@ -40,12 +46,16 @@ struct spate_engine {
 };
 
 struct stage_link {
+	const struct host_conf *hosts;
 	uint8_t role;
 	uint32_t host_id, epoch;
 	uint32_t n_peers;
 	struct link_peer *peers;
 	size_t body_cap;
 	uint64_t ns_per_tsc_q32;    /* ns per TSC cycle, 32.32 fixed point */
+	uint64_t hb_ns, dead_ns;    /* heartbeat period, silence that kills */
+	uint64_t now;               /* ns, at the start of this poll */
+	int quorum_lost;            /* hears too few hosts to judge its peers */
 	uint32_t drop_ppm;          /* fault injection (tests) */
 	uint64_t rng;
 	struct rte_ring **from_rx;
@@ -88,6 +98,7 @@ struct stage_link {
 	struct spate_idmap *expecting; /* host << 32 | cat -> struct expect: handoffs owed */
 	struct deferred *def_head, *def_tail; /* handoffs to an incarnation not seen yet */
 	struct pl_msg *scratch_msg;
+	uint32_t drop_gen[PL_FRONTS]; /* PL_DROP_FRONTs sent, per front rank */
 	const char *cat_engine;
 	double cat_cell;
 };

@@ -24,6 +24,7 @@ struct leave {
 	uint32_t host;
 	uint16_t lcore;
 	uint64_t version;
+	uint32_t front_epoch; /* of the front that moved it: HANDOFF_END carries it */
 };
 
 /* A category arriving from another host, rebuilt sub by sub. */
@@ -213,7 +214,7 @@ static uint64_t leave_key(uint32_t cat, uint32_t lcore)
 
 /* MOVE: to another lcore here, or to another host (the matching stage
  * hands the index to this link, poll_leaving ships it). */
-static void on_move(struct stage_link *s, const struct spate_peer_msg *pm)
+static void on_move(struct stage_link *s, struct link_peer *front, const struct spate_peer_msg *pm)
 {
 	struct pl_msg *m;
 
@@ -235,7 +236,7 @@ static void on_move(struct stage_link *s, const struct spate_peer_msg *pm)
 		spated_cnt.peer_unsupported++; /* a host we have no channel to */
 		return;
 	}
-	*lv = (struct leave){ NULL, pm->other, pm->lcore, pm->version };
+	*lv = (struct leave){ NULL, pm->other, pm->lcore, pm->version, front->epoch };
 	uint64_t key = leave_key(pm->cat, l);
 	struct leave *q = spate_idmap_get(s->leaving, key);
 	if (q != NULL) {
@@ -305,7 +306,7 @@ static void abandon(struct stage_link *s, uint32_t host, uint32_t cat)
 	struct expect *e = spate_idmap_del(s->expecting, expect_key(host, cat));
 
 	for (int i = 0; e != NULL && i < e->pending; i++) {
-		struct pl_msg *m = new_msg(s, PL_HANDOFF, cat, 0);
+		struct pl_msg *m = new_msg(s, PL_HANDOFF, cat, s->drop_gen[pl_front_of(cat)]);
 		struct cat_index *idx = cat_index_create(s->cat_engine, s->cat_cell);
 		if (m == NULL || idx == NULL || e->lcore >= s->n_workers) {
 			if (m)
@@ -367,12 +368,26 @@ static void on_handoff_sub(struct stage_link *s, struct link_peer *p,
 	spated_cnt.peer_handoff_subs_in++;
 }
 
+static struct link_peer *front_of(struct stage_link *s, uint32_t cat);
+
 static void on_handoff_end(struct stage_link *s, struct link_peer *p,
 			   const struct spate_peer_msg *pm)
 {
 	struct arrive *a = arrive_get(s, pm->cat, p->host);
+	struct link_peer *f = front_of(s, pm->cat);
 	struct pl_msg *m;
 
+	if (f->down || f->epoch != pm->version) {
+		/* moved by a front incarnation gone since (its categories were
+		 * dropped here, and a new one numbers its own from the same ids) */
+		spated_cnt.handoffs_stale++;
+		if (a != NULL) {
+			spate_idmap_del(s->arriving, pm->cat);
+			cat_index_destroy(a->idx);
+			free(a);
+		}
+		return;
+	}
 	expect_add(s, p->host, pm->cat, -1);
 	if (a == NULL)
 		return;
@@ -384,7 +399,7 @@ static void on_handoff_end(struct stage_link *s, struct link_peer *p,
 	}
 	uint32_t l = a->lcore - 1;
 	if ((a->lcore == 0 && lcore_for(s, pm->cat, &l) != 0) ||
-	    (m = new_msg(s, PL_HANDOFF, pm->cat, 0)) == NULL) {
+	    (m = new_msg(s, PL_HANDOFF, pm->cat, s->drop_gen[pl_front_of(pm->cat)])) == NULL) {
 		cat_index_destroy(a->idx);
 	} else {
 		/* to the lcore of the sender's CREATE: the front may have
@@ -447,7 +462,7 @@ static void deliver_one(struct stage_link *s, struct link_peer *p, const struct 
 		spate_idmap_del(s->lcore_of, pm->other);
 		return;
 	case SPATE_PEER_MOVE:
-		on_move(s, pm);
+		on_move(s, p, pm);
 		return;
 	case SPATE_PEER_EXPECT:
 		on_expect(s, pm);
@@ -563,6 +578,14 @@ static unsigned int run_deferred(struct stage_link *s)
 
 static void ship(struct stage_link *s, uint32_t lcore, struct pl_msg *m)
 {
+	if (m->other < s->drop_gen[pl_front_of(m->cat)]) {
+		/* handed over before the stage dropped its front's categories:
+		 * its MOVE was forgotten with them */
+		spated_cnt.handoffs_stale++;
+		cat_index_destroy(m->u.idx);
+		pl_msg_put(s->msg_pool, m);
+		return;
+	}
 	uint64_t key = leave_key(m->cat, lcore);
 	struct leave *lv = spate_idmap_del(s->leaving, key);
 	if (lv != NULL && lv->next != NULL && spate_idmap_put(s->leaving, key, lv->next) != 0)
@@ -597,7 +620,7 @@ static void ship_to(struct stage_link *s, struct pl_msg *m, struct leave *lv)
 	if (!sh.err)
 		cat_index_foreach(m->u.idx, ship_sub, &sh);
 	spate_peer_writer_init(&out, s->scratch, s->body_cap);
-	if (sh.err || spate_peer_put_handoff_end(&out, m->cat, sh.n, lv->version) != 0 ||
+	if (sh.err || spate_peer_put_handoff_end(&out, m->cat, sh.n, lv->front_epoch) != 0 ||
 	    link_append_force(s, p, &out) != 0) {
 		spated_cnt.msg_no_memory++; /* the count will not match there: logged */
 	}
@@ -614,9 +637,7 @@ done:
 /* The front a category belongs to (its id names it). */
 static struct link_peer *front_of(struct stage_link *s, uint32_t cat)
 {
-	uint32_t r = cat >> SPATED_CAT_FRONT_SHIFT;
-
-	return &s->peers[s->front_peer[r < 16 ? r : 0]];
+	return &s->peers[s->front_peer[pl_front_of(cat)]];
 }
 
 /* The matching stages' feedback, to the fronts; categories leaving. */
@@ -749,13 +770,89 @@ static void key_of_sender(uint64_t key, void *val, void *ctx)
 	key_of_host(key, NULL, ctx);
 }
 
+/* What this link holds for front `rank`'s categories, by key. */
+struct of_rank {
+	uint32_t rank, n, cap, shift; /* shift: where the category sits in the key */
+	uint64_t *k;
+};
+
+static void key_of_rank(uint64_t key, void *val, void *ctx)
+{
+	struct of_rank *x = ctx;
+
+	(void)val;
+	if (pl_front_of((uint32_t)(key >> x->shift)) == x->rank && x->n < x->cap)
+		x->k[x->n++] = key;
+}
+
+/* The keys of map m whose category (key >> shift, low 32 bits) is of
+ * front rank; free_fn(key, val) for each, then removed. */
+static void forget_rank(struct spate_idmap *m, uint32_t rank, uint32_t shift,
+			void (*free_fn)(uint64_t key, void *val, void *ctx))
+{
+	struct of_rank x = { rank, 0, (uint32_t)spate_idmap_count(m), shift, NULL };
+
+	x.k = malloc((x.cap ? x.cap : 1) * sizeof(*x.k));
+	if (x.k == NULL) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	spate_idmap_foreach(m, key_of_rank, &x);
+	for (uint32_t i = 0; i < x.n; i++) {
+		void *v = spate_idmap_del(m, x.k[i]);
+		if (free_fn != NULL)
+			free_fn(x.k[i], v, NULL);
+	}
+	free(x.k);
+}
+
+/* A front left: the category ids it made mean nothing any more (a new
+ * incarnation numbers its own from the same ids, another front may take
+ * its subscriptions over). Everything this host holds for them goes: the
+ * matching stages drop the categories, the link its routes, moves,
+ * handoffs and expectations. Handoffs of them still on their way are
+ * discarded where they land (drop generations, HANDOFF_END's front
+ * epoch). The other fronts' categories are not touched. */
+static void drop_front(struct stage_link *s, struct link_peer *p)
+{
+	uint32_t rank = host_conf_front_rank(s->hosts, p->host);
+
+	if (rank >= PL_FRONTS)
+		return;
+	forget_rank(s->lcore_of, rank, 0, NULL);
+	forget_rank(s->arriving, rank, 0, free_arrive);
+	forget_rank(s->leaving, rank, 0, free_leave);
+	forget_rank(s->expecting, rank, 0, free_expect); /* key: host << 32 | cat */
+	for (struct deferred **dp = &s->def_head; *dp != NULL;) {
+		struct deferred *d = *dp;
+		if (pl_front_of(d->m->cat) != rank) {
+			dp = &d->next;
+			continue;
+		}
+		*dp = d->next;
+		cat_index_destroy(d->m->u.idx);
+		pl_msg_put(s->msg_pool, d->m);
+		free(d->lv);
+		free(d);
+	}
+	s->def_tail = NULL;
+	for (struct deferred *d = s->def_head; d != NULL; d = d->next)
+		s->def_tail = d;
+	s->drop_gen[rank]++;
+	for (uint32_t w = 0; w < s->n_workers; w++) {
+		struct pl_msg *m = new_msg(s, PL_DROP_FRONT, 0, rank);
+		if (m != NULL)
+			ring_out_push(&s->to_stage[w], m);
+	}
+	if (p->epoch != 0)
+		fprintf(stderr, "spated: link: front %u (epoch %u) left: its categories are dropped here\n",
+			p->host, p->epoch);
+}
+
 void link_match_peer_down(struct stage_link *s, struct link_peer *p)
 {
 	if (p->lcores == 0) {
-		/* its categories' ids meant something only to that front */
-		fprintf(stderr, "spated: link: the front (host %u) left: this match host stops\n",
-			p->host);
-		spated_link_front_gone = 1;
+		drop_front(s, p);
 		return;
 	}
 	struct keys x = { p->host, 0, 0, NULL };

@@ -174,11 +174,10 @@ static int housekeeping(void *ctx)
 		spated_cnt.zk_map_version = v;
 		spated_cnt.zk_map_cats = n;
 		spated_cnt.zk_map_writes = w;
+		zk_member_counts(h->zk, &spated_cnt.zk_rejoins, &spated_cnt.zk_fences);
 	}
 	if (zk_member_fenced(h->zk))
 		h->exit_code = 3; /* fenced: another host may own our work now */
-	else if (spated_link_front_gone)
-		h->exit_code = 4; /* a match host whose front restarted starts over */
 	return quit_flag || h->exit_code != 0;
 }
 

@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "host_conf.h"
 #include "spate_engine.h"
 #include "spate_types.h"
 
@@ -60,9 +61,20 @@ enum pl_msg_type {
 	PL_MERGE,     /* merge category `other` (on this lcore) into cat */
 	PL_MOVE,      /* hand cat to matching worker `other` */
 	PL_EXPECT,    /* cat is coming from another worker: hold its messages */
-	PL_HANDOFF,   /* (matching -> matching) here is cat's index */
+	PL_HANDOFF,   /* (matching -> matching) here is cat's index; `other`: the
+		       * sender's drop generation of cat's front (PL_DROP_FRONT) */
 	PL_FEEDBACK,  /* (matching -> cluster) the categories an event matched in */
+	PL_DROP_FRONT,/* (link -> matching, match hosts) front rank `other` left:
+		       * drop every category of its ids (pl_front_of) */
 };
+
+/* Several fronts (docs/multihost.md): a category id's top bits name the
+ * front whose clustering made it. */
+#define PL_FRONTS (1u << (32 - SPATED_CAT_FRONT_SHIFT))
+static inline uint32_t pl_front_of(uint32_t cat)
+{
+	return cat >> SPATED_CAT_FRONT_SHIFT;
+}
 
 /* Where and how to answer a subscription request. */
 struct pl_reply {
@@ -115,7 +127,8 @@ struct pl_msg {
 	uint16_t refs;     /* holders on the receiving lcore (parked parts) */
 	uint32_t cat;
 	uint32_t other;    /* MERGE: the category merged in; MOVE: the worker;
-			    * EXPECT: the worker it comes from */
+			    * EXPECT: the worker it comes from; HANDOFF: the
+			    * drop generation; DROP_FRONT: the front rank */
 	union {
 		struct pl_event ev;
 		struct pl_sub sub;

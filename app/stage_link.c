@@ -17,8 +17,6 @@
 
 #define PEER_WINDOW 32
 
-volatile int spated_link_front_gone;
-
 static uint64_t now_ns(const struct stage_link *s)
 {
 	unsigned __int128 t = (unsigned __int128)rte_get_tsc_cycles() * s->ns_per_tsc_q32;
@@ -52,6 +50,8 @@ struct link_peer *link_peer_of(struct stage_link *s, uint32_t host)
  * nothing to hand), -1 window full. */
 static int flush_peer(struct stage_link *s, struct link_peer *p)
 {
+	if (p->pending)
+		return -1; /* held until it speaks (or is found dead) */
 	if (p->down) {
 		/* nobody to take it: a dead host's share is rebuilt elsewhere */
 		spated_cnt.peer_down_dropped += p->w.count;
@@ -150,6 +150,10 @@ static int has_room(struct stage_link *s, struct link_peer *p)
 	return rte_mempool_avail_count(s->msg_pool) > s->pool_margin;
 }
 
+static void peer_down(struct stage_link *s, struct link_peer *p, int fence);
+static void peer_up(struct stage_link *s, struct link_peer *p);
+
+
 /* The first few refusals of a kind are told: a codec refusal is a bug
  * or a foreign sender, an authentication failure a misconfigured key or
  * an attack. */
@@ -212,16 +216,22 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		tell(++spated_cnt.peer_bad, spate_err_name(rc), len, buf, src);
 		return;
 	}
-	if (p->down) {
-		spated_cnt.peer_stale++; /* an incarnation ZooKeeper has not (or no more) named */
+	if (p->epoch == 0 || p->epoch == p->dead_epoch || h.src_epoch != p->epoch ||
+	    h.dst_epoch != s->epoch) {
+		/* an incarnation ZooKeeper has not (or no more) named; an old
+		 * incarnation's frame replayed, or one that does not know ours
+		 * yet (the channel is reset when ZooKeeper confirms a restart) */
+		if (p->epoch == 0 || p->epoch == p->dead_epoch)
+			spated_cnt.peer_stale++;
+		else
+			spated_cnt.peer_auth_epoch++;
+		/* never a change of state: a newer incarnation is believed when
+		 * ZooKeeper lists it, the old one is dead when it falls silent */
 		return;
 	}
-	if (h.src_epoch != p->epoch || h.dst_epoch != s->epoch) {
-		/* an old incarnation's frame replayed, or a restart ZooKeeper
-		 * has not confirmed yet (the channel is reset when it does) */
-		spated_cnt.peer_auth_epoch++;
-		return;
-	}
+	p->heard = s->now;
+	if (p->down)
+		peer_up(s, p); /* bound to a live epoch (dead ones are refused above) */
 	if (h.count > 0 && !has_room(s, p)) {
 		/* not acknowledged: the sender keeps it and sends it again, its
 		 * window fills and the backpressure reaches its RX, as on one
@@ -239,24 +249,29 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 	spated_cnt.peer_bad_ack += cs->bad_acks - bad_acks;
 }
 
+/* Every channel's due frames; a pure ack to each peer that got nothing
+ * for a heartbeat period (down peers bound to a live epoch too: that is
+ * how they hear us and come up). */
 static unsigned int frames_out(struct stage_link *s)
 {
-	uint64_t now = now_ns(s);
 	uint8_t frame[SPATE_PEER_FRAME_MAX];
 	unsigned int n = 0;
 
 	for (uint32_t i = 0; i < s->n_peers; i++) {
 		struct link_peer *p = &s->peers[i];
-		if (p->down)
+		if (p->epoch == 0 || p->epoch == p->dead_epoch)
 			continue;
+		if (s->now - p->sent >= s->hb_ns)
+			spate_peer_chan_owe_ack(p->ch);
 		uint64_t before = spate_peer_chan_stats(p->ch)->retransmits;
 		size_t len;
-		while ((len = spate_peer_chan_poll(p->ch, now, frame, sizeof(frame))) > 0) {
+		while ((len = spate_peer_chan_poll(p->ch, s->now, frame, sizeof(frame))) > 0) {
 			struct spate_dest to = { p->ipv4, SPATED_PEER_PORT };
 			spate_peer_auth_sign(s->auth, frame, len);
 			if (!test_drop(s))
 				tx_out_peer(&s->to_tx, to, frame, len);
 			spated_cnt.peer_frames_out++;
+			p->sent = s->now;
 			n++;
 		}
 		spated_cnt.peer_retransmits += spate_peer_chan_stats(p->ch)->retransmits - before;
@@ -274,40 +289,77 @@ static void free_pending(struct link_peer *p)
 	p->ov_tail = NULL;
 }
 
-/* p's incarnation ended: nothing in flight to or from it counts any
- * more (the front rebuilds what it held elsewhere). */
-static void peer_down(struct stage_link *s, struct link_peer *p)
+/* The role's view of p (front: its workers in the clustering). */
+static void role_down(struct stage_link *s, struct link_peer *p)
 {
-	uint32_t lost = spate_peer_chan_reset(p->ch, p->epoch);
-
-	fprintf(stderr, "spated: link: host %u (epoch %u) left; %u frames to it unacknowledged\n",
-		p->host, p->epoch, lost);
-	spated_cnt.peer_hosts_down++;
-	free_pending(p);
-	spated_cnt.peer_down_dropped += p->w.count;
-	spate_peer_writer_init(&p->w, p->body, s->body_cap);
-	p->blocked = 0;
-	p->down = 1;
-	p->dead_epoch = p->epoch;
+	if (!p->role_up)
+		return;
+	p->role_up = 0;
 	if (s->role == SPATED_ROLE_FRONT)
 		link_front_peer_down(s, p);
 	else
 		link_match_peer_down(s, p);
 }
 
-static void peer_up(struct stage_link *s, struct link_peer *p, uint32_t epoch)
+static void role_up(struct stage_link *s, struct link_peer *p)
 {
-	spate_peer_chan_reset(p->ch, epoch);
-	fprintf(stderr, "spated: link: host %u up (epoch %u)\n", p->host, epoch);
-	p->epoch = epoch;
-	p->down = 0;
-	spated_cnt.peer_hosts_up++;
+	if (p->role_up)
+		return;
+	p->role_up = 1;
 	if (s->role == SPATED_ROLE_FRONT)
 		link_front_peer_up(s, p);
 }
 
-/* ZooKeeper's view changed: a peer whose epoch differs went away (and
- * may be back as a new incarnation). */
+/* p's incarnation ended (silent, restarted, or gone from ZooKeeper):
+ * nothing in flight to or from it counts any more (the front rebuilds
+ * what it held elsewhere). `fence`: it fell silent, ZooKeeper is asked
+ * to fence it (it may be alive behind a broken link). */
+static void peer_down(struct stage_link *s, struct link_peer *p, int fence)
+{
+	uint32_t lost = spate_peer_chan_reset(p->ch, p->epoch);
+
+	if (!p->down || p->pending)
+		fprintf(stderr, "spated: link: host %u (epoch %u) left; %u frames to it unacknowledged\n",
+			p->host, p->epoch, lost);
+	if (!p->down)
+		spated_cnt.peer_hosts_down++;
+	free_pending(p);
+	spated_cnt.peer_down_dropped += p->w.count;
+	spate_peer_writer_init(&p->w, p->body, s->body_cap);
+	p->blocked = 0;
+	p->down = 1;
+	p->pending = 0;
+	p->dead_epoch = p->epoch;
+	if (fence && s->view != NULL)
+		host_view_fence(s->view, p->host, p->epoch);
+	role_down(s, p);
+}
+
+static void peer_up(struct stage_link *s, struct link_peer *p)
+{
+	fprintf(stderr, "spated: link: host %u up (epoch %u)\n", p->host, p->epoch);
+	p->down = 0;
+	p->pending = 0;
+	spated_cnt.peer_hosts_up++;
+	role_up(s, p);
+}
+
+/* ZooKeeper lists incarnation `epoch` of p: the channel starts over with
+ * it, and it comes up once it is heard (within dead_ms). */
+static void bind(struct stage_link *s, struct link_peer *p, uint32_t epoch)
+{
+	spate_peer_chan_reset(p->ch, epoch);
+	p->epoch = epoch;
+	p->pending = 1;
+	p->bound_at = s->now;
+	p->heard = 0;
+}
+
+/* ZooKeeper's view changed: a peer listed with a newer epoch is a new
+ * incarnation (the one we knew is gone); one listed no more is left to
+ * its heartbeats (its session may have expired while it lives: it joins
+ * again under the same epoch); one listed again under an epoch found
+ * dead is fenced again. */
 static void read_view(struct stage_link *s)
 {
 	uint32_t host[SPATED_PEERS_MAX], epoch[SPATED_PEERS_MAX];
@@ -317,21 +369,74 @@ static void read_view(struct stage_link *s)
 	if (!host_view_take(s->view, &s->view_seen, host, epoch, s->n_peers))
 		return;
 	for (uint32_t i = 0; i < s->n_peers && !s->view_read; i++)
-		if (epoch[i] == 0 && s->role == SPATED_ROLE_FRONT) {
+		if (epoch[i] == 0) {
 			/* absent from the start: the clustering must not use it */
 			fprintf(stderr, "spated: link: host %u is not a member: down until it joins\n",
 				s->peers[i].host);
-			link_front_peer_down(s, &s->peers[i]);
+			role_down(s, &s->peers[i]);
 		}
 	s->view_read = 1;
 	for (uint32_t i = 0; i < s->n_peers; i++) {
 		struct link_peer *p = &s->peers[i];
-		if (p->epoch == epoch[i] && !(p->down && epoch[i] != 0))
+		p->zk_epoch = epoch[i];
+		if (epoch[i] > p->epoch && epoch[i] > p->dead_epoch) {
+			if (!p->down || p->pending)
+				peer_down(s, p, 0);
+			bind(s, p, epoch[i]);
+		} else if (epoch[i] != 0 && epoch[i] == p->dead_epoch) {
+			host_view_fence(s->view, p->host, epoch[i]);
+		}
+	}
+}
+
+/* Heartbeats: a peer up and silent for dead_ms is dead, and ZooKeeper
+ * is asked to fence it - if this host hears a majority of the cluster
+ * (itself included): one that hears nobody, or too few, is more likely
+ * cut off or starved itself (its link down, its CPU or the kernel's
+ * networking stalled), and judging its peers then would fence healthy
+ * hosts. It waits, counting (quorum_waits); the majority side decides.
+ * One bound and not heard within dead_ms is not used meanwhile (what
+ * waited for it goes elsewhere) but not fenced: it never had anything
+ * of ours, and it may only be late to see us in ZooKeeper; it comes up
+ * when it speaks. */
+static void check_alive(struct stage_link *s)
+{
+	uint32_t heard = 1; /* this host */
+
+	for (uint32_t i = 0; i < s->n_peers; i++) {
+		const struct link_peer *p = &s->peers[i];
+		heard += !p->down && s->now - p->heard <= s->dead_ns;
+	}
+	int quorum = 2 * heard > s->n_peers + 1;
+	for (uint32_t i = 0; i < s->n_peers; i++) {
+		struct link_peer *p = &s->peers[i];
+		if (p->pending && s->now - p->bound_at > s->dead_ns) {
+			fprintf(stderr, "spated: link: host %u (epoch %u) not heard in %u ms: not used"
+				" until it speaks\n", p->host, p->epoch, (unsigned)(s->dead_ns / 1000000));
+			p->pending = 0;
+			role_down(s, p);
 			continue;
-		if (!p->down)
-			peer_down(s, p);
-		if (epoch[i] != 0 && epoch[i] > p->dead_epoch)
-			peer_up(s, p, epoch[i]);
+		}
+		if (p->down || s->now - p->heard <= s->dead_ns)
+			continue;
+		if (!quorum && p->zk_epoch == p->epoch) {
+			if (!s->quorum_lost)
+				fprintf(stderr, "spated: link: host %u silent, but this host hears %u of %u"
+					" hosts: not a majority, it does not judge\n", p->host, heard,
+					s->n_peers + 1);
+			s->quorum_lost = 1;
+			spated_cnt.quorum_waits++;
+			continue;
+		}
+		fprintf(stderr, "spated: link: host %u (epoch %u) silent for %llu ms: dead\n",
+			p->host, p->epoch, (unsigned long long)((s->now - p->heard) / 1000000));
+		spated_cnt.peer_hb_dead++;
+		peer_down(s, p, 1);
+	}
+	if (quorum && s->quorum_lost) {
+		fprintf(stderr, "spated: link: this host hears a majority again (%u of %u)\n", heard,
+			s->n_peers + 1);
+		s->quorum_lost = 0;
 	}
 }
 
@@ -341,6 +446,18 @@ unsigned int stage_link_poll(struct stage_link *s)
 	unsigned int work, nb;
 
 	work = 0;
+	uint64_t prev = s->now;
+	s->now = now_ns(s);
+	if (prev != 0 && s->now - prev > s->hb_ns) {
+		/* this lcore did not run for a while (a long journal sync, the
+		 * machine's scheduler): peers' silence meanwhile was not
+		 * observed, it does not count against them */
+		spated_cnt.link_stalls++;
+		for (uint32_t i = 0; i < s->n_peers; i++) {
+			s->peers[i].heard += s->now - prev - s->hb_ns;
+			s->peers[i].bound_at += s->now - prev - s->hb_ns;
+		}
+	}
 	if (s->view != NULL)
 		read_view(s);
 	for (uint32_t q = 0; q < s->n_rx; q++) {
@@ -360,6 +477,9 @@ unsigned int stage_link_poll(struct stage_link *s)
 		flush_peer(s, &s->peers[i]);
 	for (uint32_t w = 0; w < s->n_workers; w++)
 		ring_out_flush(&s->to_stage[w]);
+	/* after what came in: a peer's last frames may have waited in RX */
+	if (s->view != NULL)
+		check_alive(s);
 	/* retransmission timers count as work only when they send */
 	work += frames_out(s);
 	tx_out_flush(&s->to_tx);
@@ -382,6 +502,7 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 
 	if (s == NULL)
 		return NULL;
+	s->hosts = h;
 	s->role = h->role;
 	s->host_id = h->host_id;
 	s->epoch = c->epoch;
@@ -408,6 +529,8 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 	s->drop_ppm = h->drop_ppm;
 	s->rng = 0x9e3779b97f4a7c15ull ^ h->host_id;
 	s->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000 << 32) / rte_get_tsc_hz());
+	s->hb_ns = (uint64_t)h->hb_ms * 1000000u;
+	s->dead_ns = (uint64_t)h->dead_ms * 1000000u;
 	size_t cap = c->max_frame < SPATE_PEER_FRAME_MAX ? c->max_frame : SPATE_PEER_FRAME_MAX;
 	s->body_cap = cap - SPATE_PEER_OVERHEAD;
 
@@ -426,9 +549,11 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 		p->ipv4 = h->peer[i].ipv4;
 		p->lcores = h->peer[i].lcores;
 		/* static peers: every incarnation is epoch 1 (no ZooKeeper); with
-		 * it, each peer is down until the view names its epoch */
-		p->epoch = 1;
+		 * it, each peer is down until the view names its epoch and it is
+		 * heard */
+		p->epoch = c->view != NULL ? 0 : 1;
 		p->down = c->view != NULL;
+		p->role_up = 1;
 		p->ch = spate_peer_chan_create(h->host_id, c->epoch, p->host, 1, PEER_WINDOW,
 					       (uint64_t)h->rto_ms * 1000000u);
 		if (p->ch == NULL)

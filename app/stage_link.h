@@ -83,10 +83,6 @@ struct stage_link_conf {
 
 struct stage_link;
 
-/* A match host whose front's incarnation ends stops: the categories it
- * holds belong to that front's ids (set by spated: 0 until then). */
-extern volatile int spated_link_front_gone;
-
 /* What `spatectl show cluster` shows of the link (app/link_info.c):
  * this host and every configured peer, its state and its channel. */
 struct stage_link_peer_info {

@@ -56,6 +56,8 @@ struct stage_match {
 	struct park *free_parks;
 	uint32_t *ready;           /* categories to drain: a merge into them completed */
 	size_t n_ready, cap_ready;
+	uint32_t drop_gen[PL_FRONTS]; /* PL_DROP_FRONTs run, per front rank */
+	struct park *early;        /* handoffs from a later drop generation */
 };
 
 static void release(struct stage_match *s, struct pl_msg *m)
@@ -209,6 +211,7 @@ static void hand_off(struct stage_match *s, struct mcat *e, uint32_t to)
 		return; /* counted; the category stays here, unreachable */
 	h->type = PL_HANDOFF;
 	h->cat = e->id;
+	h->other = s->drop_gen[pl_front_of(e->id)];
 	if (to < s->n_workers) /* DataTra between lcores; the link counts between hosts */
 		spated_cnt.rehome_subs += cat_index_count(e->idx);
 	h->u.idx = e->idx;
@@ -384,12 +387,83 @@ static void on_event(struct stage_match *s, struct pl_msg *m)
 
 static void on_handoff(struct stage_match *s, struct pl_msg *m);
 
+static void free_parked(struct stage_match *s, struct mcat *e)
+{
+	while (e->head) {
+		struct park *p = e->head;
+		e->head = p->next;
+		release(s, p->msg);
+		p->next = s->free_parks;
+		s->free_parks = p;
+	}
+	e->tail = NULL;
+}
+
+struct of_front {
+	uint32_t rank, n, cap;
+	uint32_t *id;
+};
+
+static void cat_of_front(uint64_t key, void *val, void *ctx)
+{
+	struct of_front *x = ctx;
+
+	(void)val;
+	if (pl_front_of((uint32_t)key) == x->rank && x->n < x->cap)
+		x->id[x->n++] = (uint32_t)key;
+}
+
+/* Front `rank` left: its categories go, with what is parked for them
+ * (merges and events only ever involve one front's categories), and the
+ * handoffs that waited for this drop may run. */
+static void drop_front(struct stage_match *s, uint32_t rank)
+{
+	struct of_front x = { rank, 0, (uint32_t)spate_idmap_count(s->cats), NULL };
+
+	x.id = malloc((x.cap ? x.cap : 1) * sizeof(*x.id));
+	if (x.id == NULL) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	spate_idmap_foreach(s->cats, cat_of_front, &x);
+	for (uint32_t i = 0; i < x.n; i++) {
+		struct mcat *e = spate_idmap_del(s->cats, x.id[i]);
+		free_parked(s, e);
+		cat_index_destroy(e->idx);
+		free(e);
+	}
+	spated_cnt.front_cats_dropped += x.n;
+	free(x.id);
+	s->drop_gen[rank]++;
+	/* handoffs that came from a sender one drop ahead */
+	struct park **pp = &s->early;
+	while (*pp != NULL) {
+		struct park *p = *pp;
+		struct pl_msg *m = p->msg;
+		if (m->other > s->drop_gen[pl_front_of(m->cat)]) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		p->next = s->free_parks;
+		s->free_parks = p;
+		on_handoff(s, m);
+	}
+}
+
 static void on_msg(struct stage_match *s, struct pl_msg *m)
 {
 	struct mcat *e;
 
 	if (m->type == PL_HANDOFF) {
 		on_handoff(s, m); /* from another host, through the link stage */
+		return;
+	}
+	if (m->type == PL_DROP_FRONT) {
+		if (m->other < PL_FRONTS)
+			drop_front(s, m->other);
+		pl_msg_put(s->msg_pool, m);
+		run_ready(s);
 		return;
 	}
 	m->refs = 1;
@@ -436,6 +510,31 @@ static void add_late(void *ctx, const struct spate_sub *q)
 
 static void on_handoff(struct stage_match *s, struct pl_msg *m)
 {
+	uint32_t gen = s->drop_gen[pl_front_of(m->cat)];
+
+	if (m->other < gen) {
+		/* of a front incarnation dropped since: its ids may be reused */
+		spated_cnt.handoffs_stale++;
+		cat_index_destroy(m->u.idx);
+		pl_msg_put(s->msg_pool, m);
+		return;
+	}
+	if (m->other > gen) {
+		/* the sender ran a drop this lcore has still to run */
+		struct park *p = s->free_parks;
+		if (p != NULL)
+			s->free_parks = p->next;
+		else if ((p = malloc(sizeof(*p))) == NULL) {
+			spated_cnt.msg_no_memory++;
+			cat_index_destroy(m->u.idx);
+			pl_msg_put(s->msg_pool, m);
+			return;
+		}
+		p->msg = m;
+		p->next = s->early;
+		s->early = p;
+		return;
+	}
 	struct mcat *e = cat_get(s, m->cat);
 
 	if (e == NULL)
@@ -555,6 +654,12 @@ void stage_match_destroy(struct stage_match *s)
 	if (s == NULL)
 		return;
 	spate_idmap_destroy_each(s->cats, free_cat, s);
+	while (s->early) {
+		struct park *p = s->early;
+		s->early = p->next;
+		drop_msg(s, p->msg);
+		free(p);
+	}
 	while (s->free_parks) {
 		struct park *p = s->free_parks;
 		s->free_parks = p->next;

@@ -27,6 +27,12 @@ int zk_member_fenced(const struct zk_member *z)
 	return 0;
 }
 
+void zk_member_counts(const struct zk_member *z, uint64_t *rejoins, uint64_t *fences)
+{
+	(void)z;
+	*rejoins = *fences = 0;
+}
+
 void zk_member_offer_dir(struct zk_member *z, struct category_dir *d)
 {
 	(void)z, (void)d;
@@ -51,6 +57,8 @@ void zk_member_map_state(const struct zk_member *z, uint64_t *version, uint64_t 
 #include "spate_zk.h"
 
 #define WATCH_EVERY_MS 20
+/* At start, how long to keep trying to reach ZooKeeper. */
+#define ZK_START_MS 60000
 /* One znode holds 1 MB: about 100k categories (docs/multihost.md). */
 #define MAP_MAX_ENTRIES ((1u << 20) - 64) / SPATE_PEER_MAP_ENTRY
 #define MAP_BYTES (1u << 20)
@@ -62,6 +70,12 @@ struct zk_member {
 	pthread_t thread;
 	int stop;    /* atomic */
 	int fenced;  /* atomic */
+	uint32_t epoch;
+	char info[256];            /* the member node's data */
+	uint64_t rejoins, fences;  /* atomic: sessions joined again, peers fenced */
+	/* fences asked for by the link, not yet carried out */
+	uint32_t fence_seen, n_fence;
+	uint32_t fence_host[SPATED_PEERS_MAX], fence_epoch[SPATED_PEERS_MAX];
 	/* the placement map */
 	pthread_mutex_t map_mu;
 	struct spate_peer_place *offer, *last, *tmp, *tmp2; /* [MAP_MAX_ENTRIES] */
@@ -197,6 +211,16 @@ static int read_members(struct zk_member *z, uint32_t *epoch, uint32_t *present)
 	*present = 0;
 	if (rc != 0)
 		return rc;
+	int self = 0;
+	for (uint32_t k = 0; k < n && k < 256; k++)
+		self |= hosts[k] == z->h->host_id;
+	if (!self && !__atomic_load_n(&z->fenced, __ATOMIC_ACQUIRE)) {
+		/* our session lives and our node is gone: a peer deleted it,
+		 * the cluster's decision that this incarnation is dead */
+		fprintf(stderr, "spated: zookeeper: this host's member node (epoch %u) was deleted:"
+			" the cluster found it dead; fenced, it stops\n", z->epoch);
+		__atomic_store_n(&z->fenced, 1, __ATOMIC_RELEASE);
+	}
 	for (uint32_t i = 0; i < z->h->n_peers; i++) {
 		epoch[i] = 0;
 		for (uint32_t k = 0; k < n && k < 256; k++) {
@@ -226,19 +250,69 @@ static int publish(struct zk_member *z, uint32_t *present)
 	return 0;
 }
 
+static int session_join(struct zk_member *z, int new_epoch, uint64_t give_up, char *err,
+			size_t errlen);
+
+/* The fences the link asked for, carried out while ZooKeeper answers
+ * (a lost connection leaves them for the next round). */
+static void run_fences(struct zk_member *z)
+{
+	uint32_t host[SPATED_PEERS_MAX], epoch[SPATED_PEERS_MAX];
+	uint32_t n = host_view_take_fences(z->view, &z->fence_seen, host, epoch);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+		while (k < z->n_fence && z->fence_host[k] != host[i])
+			k++;
+		if (k == SPATED_PEERS_MAX)
+			continue;
+		z->fence_host[k] = host[i];
+		z->fence_epoch[k] = epoch[i];
+		if (k == z->n_fence)
+			z->n_fence++;
+	}
+	for (uint32_t k = 0; k < z->n_fence;) {
+		int rc = spate_zk_fence(z->zk, z->fence_host[k], z->fence_epoch[k]);
+		if (rc != 0) {
+			k++;
+			continue;
+		}
+		fprintf(stderr, "spated: zookeeper: host %u epoch %u fenced (its member node is gone)\n",
+			z->fence_host[k], z->fence_epoch[k]);
+		__atomic_add_fetch(&z->fences, 1, __ATOMIC_RELAXED);
+		z->n_fence--;
+		z->fence_host[k] = z->fence_host[z->n_fence];
+		z->fence_epoch[k] = z->fence_epoch[z->n_fence];
+	}
+}
+
 static void *watch(void *arg)
 {
 	struct zk_member *z = arg;
 	struct timespec nap = { 0, WATCH_EVERY_MS * 1000000L };
+	char err[256];
 
 	int again = 0;
 
 	while (!__atomic_load_n(&z->stop, __ATOMIC_ACQUIRE)) {
 		unsigned ev = spate_zk_events(z->zk);
 		if (ev & SPATE_ZK_EXPIRED) {
-			fprintf(stderr, "spated: zookeeper: session expired: this host is fenced and stops\n");
-			__atomic_store_n(&z->fenced, 1, __ATOMIC_RELEASE);
-			break;
+			/* ZooKeeper lost us (a frozen server, a long pause, a broken
+			 * management link): not the cluster's decision that we are
+			 * dead. Peers that still hear us wait for us to join again
+			 * under the same epoch; one that found us dead has fenced
+			 * this epoch, and will delete our node again (then we stop). */
+			fprintf(stderr, "spated: zookeeper: session expired: joining again as epoch %u\n",
+				z->epoch);
+			spate_zk_close(z->zk);
+			z->zk = NULL;
+			if (session_join(z, 0, 0, err, sizeof(err)) != 0)
+				break; /* asked to stop */
+			__atomic_add_fetch(&z->rejoins, 1, __ATOMIC_RELAXED);
+			fprintf(stderr, "spated: zookeeper: host %u joined again (epoch %u)\n",
+				z->h->host_id, z->epoch);
+			again = 1;
+			ev |= SPATE_ZK_MAP;
 		}
 
 		uint32_t present, n;
@@ -258,6 +332,7 @@ static void *watch(void *arg)
 				fprintf(stderr, "spated: zookeeper: members: %s\n", spate_zk_error(rc));
 			again = rc != 0;
 		}
+		run_fences(z);
 		nanosleep(&nap, NULL);
 	}
 	return NULL;
@@ -272,12 +347,85 @@ static void free_map(struct zk_member *z)
 	free(z->map_buf);
 }
 
+/* Register as a member under z->epoch. A predecessor killed a moment
+ * ago holds the id until its session expires: wait for that, three
+ * session timeouts at most; a node still there after it belongs to a
+ * live session: another host runs with this host_id. 0, a ZooKeeper
+ * error, or 1 (that duplicate: err says so). */
+static int join(struct zk_member *z, struct spate_zk *zk, char *err, size_t errlen)
+{
+	const struct host_conf *h = z->h;
+	char info[300];
+	uint64_t until = now_ms() + 3ull * h->zk_session_ms + 1000;
+	int rc, said = 0;
+
+	snprintf(info, sizeof(info), "%s%u", z->info, z->epoch);
+	while ((rc = spate_zk_join(zk, h->host_id, info)) == SPATE_ZK_EXISTS) {
+		if (now_ms() >= until) {
+			char other[256];
+			if (spate_zk_member_info(zk, h->host_id, other, sizeof(other)) != 0)
+				other[0] = '\0';
+			snprintf(err, errlen, "spated: zookeeper: host id %u is taken by a live member"
+				 " (\"%s\"): is another host configured with host_id %u?", h->host_id,
+				 other, h->host_id);
+			return 1;
+		}
+		if (!said++)
+			fprintf(stderr, "spated: zookeeper: host %u is still a member (a previous run's"
+				" session): waiting for it to expire\n", h->host_id);
+		usleep(100000);
+	}
+	if (rc != 0)
+		snprintf(err, errlen, "spated: zookeeper %s: join as host %u: %s", h->zookeeper,
+			 h->host_id, spate_zk_error(rc));
+	return rc;
+}
+
+/* A session, then (new_epoch: a new epoch and) the member node. Hosts
+ * and ZooKeeper start in any order and a loaded server answers late:
+ * tried again until it works, until give_up (ms; 0: until asked to
+ * stop), each try waiting two session timeouts. 0, or -1 (err). */
+static int session_join(struct zk_member *z, int new_epoch, uint64_t give_up, char *err,
+			size_t errlen)
+{
+	const struct host_conf *h = z->h;
+	int tries = 0;
+
+	for (;;) {
+		if (__atomic_load_n(&z->stop, __ATOMIC_ACQUIRE))
+			return -1;
+		int wait = (int)(2 * h->zk_session_ms > 2000 ? 2 * h->zk_session_ms : 2000);
+		struct spate_zk *zk = spate_zk_open(h->zookeeper, h->zk_root, (int)h->zk_session_ms,
+						    wait, h->keys.zk_digest[0] ? h->keys.zk_digest : NULL,
+						    err, errlen);
+		if (zk != NULL) {
+			int rc = new_epoch ? spate_zk_new_epoch(zk, h->host_id, &z->epoch) : 0;
+			if (rc != 0)
+				snprintf(err, errlen, "spated: zookeeper %s: new epoch: %s", h->zookeeper,
+					 spate_zk_error(rc));
+			else
+				new_epoch = 0, rc = join(z, zk, err, errlen);
+			if (rc == 0) {
+				z->zk = zk;
+				return 0;
+			}
+			spate_zk_close(zk);
+			if (rc == 1)
+				return -1; /* a duplicate host id: trying again will not help */
+		}
+		if (give_up != 0 && now_ms() >= give_up)
+			return -1;
+		if (tries++ % 10 == 0)
+			fprintf(stderr, "spated: zookeeper %s: %s; trying again\n", h->zookeeper, err);
+		usleep(200000);
+	}
+}
+
 struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint32_t lcores,
 				  struct host_view *view, uint32_t *epoch, char *err,
 				  size_t errlen)
 {
 	struct zk_member *z = calloc(1, sizeof(*z));
-	char info[256];
 	int rc;
 
 	if (z == NULL) {
@@ -302,37 +450,16 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 			z->w_host[z->n_workers] = h->peer[i].host;
 			z->w_lcore[z->n_workers++] = l;
 		}
-	z->zk = spate_zk_open(h->zookeeper, h->zk_root, (int)h->zk_session_ms,
-			      (int)(h->zk_wait_ms > 1000 ? h->zk_wait_ms : 1000),
-			      h->keys.zk_digest[0] ? h->keys.zk_digest : NULL, err, errlen);
-	if (z->zk == NULL)
-		goto fail;
-	if ((rc = spate_zk_new_epoch(z->zk, h->host_id, epoch)) != 0) {
-		snprintf(err, errlen, "spated: zookeeper %s: new epoch: %s", h->zookeeper,
-			 spate_zk_error(rc));
-		goto fail;
-	}
-	snprintf(info, sizeof(info), "role=%s ipv4=%u.%u.%u.%u lcores=%u epoch=%u",
+	snprintf(z->info, sizeof(z->info), "role=%s ipv4=%u.%u.%u.%u lcores=%u epoch=",
 		 host_conf_role_name(h->role), ipv4 >> 24, (ipv4 >> 16) & 0xff, (ipv4 >> 8) & 0xff,
-		 ipv4 & 0xff, lcores, *epoch);
-	/* a predecessor killed a moment ago holds the id until its session expires */
-	uint64_t until = now_ms() + 3ull * h->zk_session_ms + h->zk_wait_ms;
-	int said = 0;
-	while ((rc = spate_zk_join(z->zk, h->host_id, info)) == SPATE_ZK_EXISTS && now_ms() < until) {
-		if (!said++)
-			fprintf(stderr, "spated: zookeeper: host %u is still a member (a previous run's"
-				" session): waiting for it to expire\n", h->host_id);
-		usleep(100000);
-	}
-	if (rc != 0) {
-		snprintf(err, errlen, "spated: zookeeper %s: join as host %u: %s", h->zookeeper,
-			 h->host_id, spate_zk_error(rc));
+		 ipv4 & 0xff, lcores);
+	if (session_join(z, 1, now_ms() + ZK_START_MS, err, errlen) != 0)
 		goto fail;
-	}
+	*epoch = z->epoch;
 	/* the peers: wait for them, but start without the late ones (they
 	 * are down until they join) */
 	uint32_t present = 0;
-	until = now_ms() + h->zk_wait_ms;
+	uint64_t until = now_ms() + h->zk_wait_ms;
 	while ((rc = publish(z, &present)) == 0 && present < h->n_peers && now_ms() < until)
 		usleep(50000);
 	if (rc != 0) {
@@ -346,7 +473,7 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 	int32_t v_map;
 	map_read(z, &n_map, &v_map); /* and watch the placement map */
 	fprintf(stderr, "spated: zookeeper: host %u epoch %u joined %s%s; %u of %u peers present\n",
-		h->host_id, *epoch, h->zookeeper, h->zk_root, present, h->n_peers);
+		h->host_id, z->epoch, h->zookeeper, h->zk_root, present, h->n_peers);
 	if (pthread_create(&z->thread, NULL, watch, z) != 0) {
 		snprintf(err, errlen, "spated: zookeeper: cannot start the watch thread");
 		goto fail;
@@ -374,6 +501,12 @@ void zk_member_stop(struct zk_member *z)
 int zk_member_fenced(const struct zk_member *z)
 {
 	return z != NULL && __atomic_load_n(&z->fenced, __ATOMIC_ACQUIRE);
+}
+
+void zk_member_counts(const struct zk_member *z, uint64_t *rejoins, uint64_t *fences)
+{
+	*rejoins = z ? __atomic_load_n(&z->rejoins, __ATOMIC_RELAXED) : 0;
+	*fences = z ? __atomic_load_n(&z->fences, __ATOMIC_RELAXED) : 0;
 }
 
 #endif

@@ -9,10 +9,15 @@
  * host_view for the link stage (0: not a member). ZooKeeper calls never
  * run on a data-plane lcore.
  *
- * Fencing: when the session expires, this host may already have been
- * declared dead and its work given to others; it must not match or send
- * any more. zk_member_fenced() turns 1 and spated stops (exit status 3);
- * restarted, it joins as a new, empty incarnation.
+ * Sessions and fencing: ZooKeeper is the judge of who is a member, the
+ * data plane's heartbeats the witness (stage_link.c): a peer the link
+ * finds silent is fenced here by deleting its member node
+ * (host_view_fence). A host whose own node is deleted while its session
+ * lives was found dead: zk_member_fenced() turns 1 and spated stops
+ * (exit status 3); restarted, it joins as a new, empty incarnation. A
+ * session that merely expires (a frozen or unreachable ZooKeeper) is not
+ * a verdict: a new session is opened and the host joins again under the
+ * same epoch, and peers that heard it all along never noticed.
  */
 #ifndef SPATED_ZK_MEMBER_H
 #define SPATED_ZK_MEMBER_H
@@ -33,6 +38,8 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 /* Leave (the member node goes at once: peers see a clean exit). */
 void zk_member_stop(struct zk_member *z);
 int zk_member_fenced(const struct zk_member *z);
+/* Sessions joined again after an expiry; peers fenced on the link's word. */
+void zk_member_counts(const struct zk_member *z, uint64_t *rejoins, uint64_t *fences);
 
 /* The placement map (docs/multihost.md): a front hands its categories'
  * places (spate_peer_place, any order) to the ZooKeeper thread, which

@@ -201,6 +201,11 @@ static void rtt_sample(struct spate_peer_chan *ch, uint64_t ns)
 		st->rtt_min_ns = ns;
 }
 
+void spate_peer_chan_owe_ack(struct spate_peer_chan *ch)
+{
+	ch->ack_owed = true;
+}
+
 /* The peer's ack fields: release what it has, mark what it sacked. */
 static void take_acks(struct spate_peer_chan *ch, const struct spate_peer_hdr *h)
 {

@@ -85,6 +85,11 @@ int spate_peer_chan_queue(struct spate_peer_chan *ch, const void *body, size_t l
  * nothing is to be sent. Call until 0. */
 size_t spate_peer_chan_poll(struct spate_peer_chan *ch, uint64_t now, void *out, size_t cap);
 
+/* Owe the peer an acknowledgement: the next poll sends a pure ack if no
+ * data frame is due. A keepalive: any frame a peer accepts tells it this
+ * host is alive (the caller's heartbeat, docs/multihost.md). */
+void spate_peer_chan_owe_ack(struct spate_peer_chan *ch);
+
 /* What the channel hands the caller: one frame body, in order, once. */
 typedef void spate_peer_deliver_fn(void *ctx, const uint8_t *body, size_t len, uint16_t count);
 

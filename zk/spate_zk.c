@@ -355,6 +355,26 @@ int spate_zk_join(struct spate_zk *zk, uint32_t host, const char *info)
 	return zoo_create(zk->zh, p, info, (int)strlen(info), zk->acl, ZOO_EPHEMERAL, NULL, 0);
 }
 
+int spate_zk_fence(struct spate_zk *zk, uint32_t host, uint32_t epoch)
+{
+	char p[PATH_MAX_ZK], buf[256];
+	int len = (int)sizeof(buf) - 1;
+	struct Stat st;
+
+	path_of(zk, p, "/hosts/%" PRIu32, host);
+	int rc = zoo_get(zk->zh, p, 0, buf, &len, &st);
+	if (rc == ZNONODE)
+		return ZOK;
+	if (rc != ZOK)
+		return rc;
+	buf[len > 0 ? len : 0] = '\0';
+	const char *e = strstr(buf, "epoch=");
+	if (e == NULL || strtoul(e + 6, NULL, 10) != epoch)
+		return ZOK;
+	rc = zoo_delete(zk->zh, p, st.version);
+	return rc == ZNONODE || rc == ZBADVERSION ? ZOK : rc;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

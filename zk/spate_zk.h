@@ -64,6 +64,11 @@ int spate_zk_new_epoch(struct spate_zk *zk, uint32_t host, uint32_t *epoch);
 int spate_zk_join(struct spate_zk *zk, uint32_t host, const char *info);
 #define SPATE_ZK_NOAUTH (-102) /* ZNOAUTH: without the cluster's credentials */
 
+/* Fence incarnation `epoch` of host: delete its member node if it still
+ * names that epoch (data "... epoch=N ..."), by the version read, so a
+ * newer incarnation's node is never touched. ZOK also when the node is
+ * gone or names another epoch (nothing to fence). */
+int spate_zk_fence(struct spate_zk *zk, uint32_t host, uint32_t epoch);
 /* The live members, sorted (at most cap; *n is the full count); arms a
  * SPATE_ZK_MEMBERS watch. */
 int spate_zk_members(struct spate_zk *zk, uint32_t *hosts, uint32_t cap, uint32_t *n);

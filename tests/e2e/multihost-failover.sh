@@ -10,9 +10,9 @@
 # spate-match --engine brute). The outage window (kill -> rebuild done)
 # is printed. Then host 2 starts again as a new incarnation (a new
 # epoch), the front takes it back, and new subscriptions and events are
-# exact again. Last the front is killed: its match hosts stop (status
-# 4), everything starts again, the front replays its journal, and new
-# events are exact against all the subscriptions.
+# exact again. Last the front is killed: its match hosts stay up and
+# drop its categories, the front starts again, replays its journal, and
+# new events are exact against all the subscriptions.
 #   MH_REHOME=1   rehome.sh's settings (a load period of 4 events, few
 #                 categories): categories are moving between the hosts
 #                 when one dies, so handoffs from it are abandoned too
@@ -92,11 +92,14 @@ for ip in 198.18.0.3 198.18.0.4; do
 done
 
 CLI="--client-id 4242 --local 198.18.0.2:47999"
-# replay STREAM OUT: from the client namespace, the same client every time
+# replay STREAM OUT: from the client namespace, the same client every
+# time. It stops after 2 s without a notification: a host just started
+# may take more than the default 500 ms to send its first one (seen at
+# load 20 after the front's restart: the replay ended before it).
 replay() {
 	ip netns exec "$(mh_ns cli)" timeout 300 "$SPATE_BUILD/tools/spate-replay" \
-		--conf "$SPATE_CONF" --server "198.18.0.1:$NETNS_PORT" $CLI --stream "$1" \
-		--out "$2.raw" 2>"$2.err"
+		--conf "$SPATE_CONF" --server "198.18.0.1:$NETNS_PORT" $CLI --idle-ms 2000 \
+		--stream "$1" --out "$2.raw" 2>"$2.err"
 }
 # check NAME WANT_STREAM GOT: sorted notifications equal brute's
 check() {
@@ -192,25 +195,24 @@ replay "$E2E_TMP/s3e3.tsv" "$E2E_TMP/p3" || { MH_LOGLINES=8 mh_dump; fail "repla
 check after-restart "$E2E_TMP/want3.tsv" "$E2E_TMP/p3"
 echo "restarted host 2 matched in $(counter m1 cats_visited) category visits"
 check_counters
-# the front dies: its match hosts stop on purpose (status 4: the
-# category ids they hold were its own), everything starts again, and the
-# front recovers the subscriptions from its journal
+# the front dies: its match hosts stay up and drop its categories (the
+# ids were its own; a new incarnation numbers its categories from the
+# same ids), the front starts again, recovers the subscriptions from its
+# journal and places them anew
 kill -9 "${MH_PID[front]}"
 unset "MH_PID[front]"
 for h in m1 m2; do
-	for i in $(seq 1 300); do
+	for i in $(seq 1 100); do
+		[ "$(counter "$h" front_cats_dropped)" -gt 0 ] && break
 		kill -0 "${MH_PID[$h]}" 2>/dev/null || break
 		sleep 0.05
 	done
-	st=0
-	wait "${MH_PID[$h]}" || st=$?
-	[ "$st" = 4 ] || { mh_dump; fail "$h: exit status $st after its front died, want 4"; }
-	unset "MH_PID[$h]"
-	mv "${LOG[$h]}" "${LOG[$h]}.old"
+	kill -0 "${MH_PID[$h]}" 2>/dev/null || { st=0; wait "${MH_PID[$h]}" || st=$?;
+		fail "$h exited (status $st) when its front died"; }
+	[ "$(counter "$h" front_cats_dropped)" -gt 0 ] || { mh_dump; fail "$h dropped no category of the dead front"; }
+	echo "ok: $h stayed up and dropped $(counter "$h" front_cats_dropped) categories of the dead front"
 done
 mv "$SPATED_LOG" "$SPATED_LOG.old"
-mh_spated m1 "$E2E_TMP/m2.conf" "${LOG[m1]}" || fail "host 2 did not start again"
-mh_spated m2 "$E2E_TMP/m3.conf" "${LOG[m2]}" || fail "host 3 did not start again"
 mh_spated front "$E2E_TMP/front.conf" "$SPATED_LOG" || fail "the front did not start again"
 grep -q 'replayed [1-9][0-9]* records' "$SPATED_LOG" || fail "the front replayed nothing"
 echo "ok: the front's journal: $(grep -o 'replayed [0-9]* records[^,]*' "$SPATED_LOG")"
@@ -220,7 +222,6 @@ done
 replay "$E2E_TMP/e4.tsv" "$E2E_TMP/p4" || { mh_dump; fail "replay after the front's restart"; }
 check after-front-restart "$E2E_TMP/want4.tsv" "$E2E_TMP/p4"
 check_counters
-# match hosts first: one whose front leaves stops on purpose (status 4)
 for h in m1 m2 front; do
 	mh_stop "$h" || fail "$h did not exit cleanly"
 done

@@ -928,6 +928,20 @@ static void test_chan_edges(void)
 	CHECK(spate_peer_chan_poll(b2, 20000, out, sizeof(out)) == SPATE_PEER_OVERHEAD);
 	CHECK_EQ_INT(n_delivered, 1);
 
+	/* a keepalive: nothing owed, nothing sent; owed, one pure ack that
+	 * the peer accepts (its liveness), carrying the current ack; once */
+	CHECK_EQ_INT(spate_peer_chan_poll(b2, 30000, out, sizeof(out)), 0);
+	spate_peer_chan_owe_ack(b2);
+	na = spate_peer_chan_poll(b2, 30000, out, sizeof(out));
+	CHECK_EQ_INT(na, SPATE_PEER_OVERHEAD);
+	CHECK_EQ_INT(spate_peer_decode(out, na, &lim, &h), 0);
+	CHECK(h.count == 0 && h.seq == 0 && h.ack == 1 && h.src_epoch == 8 && h.dst_epoch == 5);
+	CHECK_EQ_INT(spate_peer_chan_poll(b2, 30000, out, sizeof(out)), 0);
+	uint64_t rx0 = spate_peer_chan_stats(a)->received;
+	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), 0);
+	CHECK(spate_peer_chan_stats(a)->received == rx0 + 1);
+	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+
 	spate_peer_chan_destroy(a);
 	spate_peer_chan_destroy(b);
 	spate_peer_chan_destroy(b2);
