@@ -37,17 +37,7 @@
 # field's.
 . "$(dirname "$0")/common.sh"
 . "$E2E_DIR/multihost-net.sh"
-T0=$(date +%s)
-el() { echo "  [$(( $(date +%s) - T0 )) s] $*"; }
-
-python3 "$E2E_DIR/gen-stream.py" --seed 23 --subs 300 --events 3000 >"$E2E_TMP/all.tsv" ||
-	fail "gen-stream.py"
-grep -v '^#' "$E2E_TMP/all.tsv" | grep -v '^event' >"$E2E_TMP/subs.tsv"
-grep '^event' "$E2E_TMP/all.tsv" >"$E2E_TMP/events.tsv"
-
-SPATE_CONF=$E2E_TMP/base.conf
-e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];"
-mh_net front m1 cli || fail "cannot build the namespaces"
+mh_two_hosts 23 300 3000
 # a key rotation half done: the front signs with key 1 and accepts key 2,
 # host 2 signs with key 2 and accepts key 1 (each counts the other's
 # frames in peer_auth_old_key)
@@ -64,13 +54,11 @@ grep -q "m1.key" "$E2E_TMP/m1.conf" || fail "host 2 does not use its own key fil
 SPATED_LOG=$E2E_TMP/front.log
 mh_spated m1 "$E2E_TMP/m1.conf" "$E2E_TMP/m1.log" || fail "match host 2 did not start"
 mh_spated front "$E2E_TMP/front.conf" "$SPATED_LOG" || fail "front did not start"
-el "hosts up"
+mh_el "hosts up"
 for ip in 198.18.0.1 198.18.0.3; do
 	ip netns exec "$(mh_ns cli)" ping -c 1 -W 2 "$ip" >/dev/null || fail "ping $ip"
 done
-counter() { # HOST NAME
-	mh_stats "$1" "$E2E_TMP/$1.log" | python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1], 0))' "$2"
-}
+counter() { mh_counter "$@"; }
 forge() { ip netns exec "$MH_BR" python3 "$E2E_DIR/peer_forge.py" "$@"; }
 in_cli() { ip netns exec "$(mh_ns cli)" "$@"; }
 # listen_start NAME PORT: the attacker's listener at 198.18.0.2:PORT,
@@ -112,23 +100,16 @@ for i in $(seq 1 100); do
 	sleep 0.1
 done
 [ -f "$E2E_TMP/state.json.ready" ] || fail "the attacker's sniffer did not start"
-in_cli timeout 90 "$SPATE_BUILD/tools/spate-sub" --conf "$SPATE_CONF" \
-	--server "198.18.0.1:$NETNS_PORT" --listen 198.18.0.2:45001 --client-id 11 \
-	--count "$want_n" --idle-ms 4000 --duration 80 --out "$E2E_TMP/sub.raw" \
-	"$E2E_TMP/subs.tsv" 2>"$E2E_TMP/sub.err" &
-subscriber=$!
-netns_track "$subscriber"
+mh_subscriber "$want_n" 4000 80
 n_ops=$(wc -l <"$E2E_TMP/subs.tsv")
-for i in $(seq 1 300); do
-	[ "$(( $(counter front sub_adds) + $(counter front sub_dels) ))" -ge "$n_ops" ] && break
-	sleep 0.1
-done
+mh_wait_ops front "$n_ops"
+ops_in=$?
 touch "$E2E_TMP/subs-done"
-[ "$(( $(counter front sub_adds) + $(counter front sub_dels) ))" -ge "$n_ops" ] ||
+[ "$ops_in" = 0 ] ||
 	{ cat "$E2E_TMP/sub.err"; mh_dump; fail "the subscriptions were not applied"; }
 wait "$sniffer" || { cat "$E2E_TMP/sniff.out"; mh_dump; fail "the attacker saw no frame of the front"; }
 cat "$E2E_TMP/sniff.out"
-el "subscriptions in"
+mh_el "subscriptions in"
 grep -q "listening" "$E2E_TMP/sub.err" || sleep 1
 
 # 1. one forged frame, next sequence number, the front's own addresses
@@ -221,7 +202,7 @@ in_cli timeout 60 "$SPATE_BUILD/tools/spate-pub" --conf "$SPATE_CONF" \
 publisher=$!
 kdrops0=$(counter m1 port_kernel_drops)
 fails0=$(counter m1 peer_auth_fail)
-el "events going"
+mh_el "events going"
 # In rounds of 5,000 until host 2 has refused 20,000: the kernel's
 # af_packet ring drops part of a burst when spated is not running
 # (port_kernel_drops, counted; the channel resends real frames), more
@@ -241,17 +222,17 @@ while [ "$fails" -lt 20000 ] && [ "$sent" -lt 60000 ]; do
 done
 t1=$(date +%s%N)
 kdrops=$(( $(counter m1 port_kernel_drops) - kdrops0 ))
-el "sweep sent"
+mh_el "sweep sent"
 wait "$publisher" || { cat "$E2E_TMP/pub.err"; fail "spate-pub"; }
 touch "$E2E_TMP/events-done"
 listen_end sweep
-el "events sent"
+mh_el "events sent"
 [ "$fails" -ge 20000 ] && [ "$fails" -le "$sent" ] ||
 	{ mh_dump; fail "peer_auth_fail + $fails after $sent blind frames ($kdrops dropped by the kernel)"; }
 [ "$heard" = 0 ] || fail "the sweep's frames were answered: $heard datagrams to the attacker"
 echo "ok: $sent blind frames in $(( (t1 - t0) / 1000000 )) ms: $fails refused (peer_auth_fail), $kdrops frames dropped by the kernel before spated, none answered"
 
-el "events published"
+mh_el "events published"
 wait "$subscriber" || { cat "$E2E_TMP/sub.err"; mh_dump; fail "spate-sub"; }
 sort "$E2E_TMP/sub.raw" >"$E2E_TMP/got"
 if ! cmp -s "$E2E_TMP/want" "$E2E_TMP/got"; then

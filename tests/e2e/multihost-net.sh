@@ -154,3 +154,51 @@ mh_replay_check() {
 	*) fail "$name: gaps or reordering in the servers' sequence numbers: $(tail -n 1 "$E2E_TMP/$name.replay.err")" ;;
 	esac
 }
+
+# mh_two_hosts SEED SUBS EVENTS: what multihost-forge.sh and
+# multihost-shed.sh share: gen-stream.py's stream (SUBS subscriptions
+# interleaved with their deletes, then EVENTS events) in $E2E_TMP/subs.tsv
+# and events.tsv, the base configuration in $SPATE_CONF, the namespaces
+# of a front, match host m1 and the client, and `mh_el TEXT` to print TEXT
+# with the seconds since this call.
+mh_two_hosts() {
+	MH_T0=$(date +%s)
+	python3 "$E2E_DIR/gen-stream.py" --seed "$1" --subs "$2" --events "$3" >"$E2E_TMP/all.tsv" ||
+		fail "gen-stream.py"
+	grep -v '^#' "$E2E_TMP/all.tsv" | grep -v '^event' >"$E2E_TMP/subs.tsv"
+	grep '^event' "$E2E_TMP/all.tsv" >"$E2E_TMP/events.tsv"
+	SPATE_CONF=$E2E_TMP/base.conf
+	e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];"
+	mh_net front m1 cli || fail "cannot build the namespaces"
+}
+mh_el() { echo "  [$(( $(date +%s) - MH_T0 )) s] $*"; }
+
+# mh_counter NAME COUNTER: one counter of host NAME (0 when absent).
+mh_counter() {
+	mh_stats "$1" "$E2E_TMP/$1.log" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1], 0))' "$2"
+}
+
+# mh_wait_ops NAME N: until host NAME has applied N subscription
+# operations (30 s at most); 1 if it has not.
+mh_wait_ops() {
+	local i
+	for i in $(seq 1 300); do
+		[ "$(( $(mh_counter "$1" sub_adds) + $(mh_counter "$1" sub_dels) ))" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# mh_subscriber COUNT IDLE_MS SECONDS: spate-sub in the client namespace
+# (client 11 at 198.18.0.2:45001) through the front with $E2E_TMP/subs.tsv,
+# until COUNT notifications, IDLE_MS without any or SECONDS; its output
+# in sub.raw, its log in sub.err, its pid in $subscriber (tracked).
+mh_subscriber() {
+	ip netns exec "$(mh_ns cli)" timeout $(( $3 + 10 )) "$SPATE_BUILD/tools/spate-sub" \
+		--conf "$SPATE_CONF" --server "198.18.0.1:$NETNS_PORT" --listen 198.18.0.2:45001 \
+		--client-id 11 --count "$1" --idle-ms "$2" --duration "$3" --out "$E2E_TMP/sub.raw" \
+		"$E2E_TMP/subs.tsv" 2>"$E2E_TMP/sub.err" &
+	subscriber=$!
+	netns_track "$subscriber"
+}

@@ -18,17 +18,7 @@
 #    subscriber saw no gap in its sequence numbers.
 . "$(dirname "$0")/common.sh"
 . "$E2E_DIR/multihost-net.sh"
-T0=$(date +%s)
-el() { echo "  [$(( $(date +%s) - T0 )) s] $*"; }
-
-python3 "$E2E_DIR/gen-stream.py" --seed 29 --subs 300 --events 20000 >"$E2E_TMP/all.tsv" ||
-	fail "gen-stream.py"
-grep -v '^#' "$E2E_TMP/all.tsv" | grep -v '^event' >"$E2E_TMP/subs.tsv"
-grep '^event' "$E2E_TMP/all.tsv" >"$E2E_TMP/events.tsv"
-
-SPATE_CONF=$E2E_TMP/base.conf
-e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];"
-mh_net front m1 cli || fail "cannot build the namespaces"
+mh_two_hosts 29 300 20000
 mh_conf "$E2E_TMP/front.conf" front 1 198.18.0.1 '{ host = 2; ipv4 = "198.18.0.3"; lcores = 1; }' ||
 	fail "front conf"
 # the front's rings small, so that a stalled match host fills them fast
@@ -40,11 +30,9 @@ mh_conf "$E2E_TMP/m1.conf" match 2 198.18.0.3 '{ host = 1; ipv4 = "198.18.0.1"; 
 SPATED_LOG=$E2E_TMP/front.log
 mh_spated m1 "$E2E_TMP/m1.conf" "$E2E_TMP/m1.log" || fail "match host 2 did not start"
 mh_spated front "$E2E_TMP/front.conf" "$SPATED_LOG" || fail "front did not start"
-el "hosts up"
+mh_el "hosts up"
 in_cli() { ip netns exec "$(mh_ns cli)" "$@"; }
-counter() { # HOST NAME
-	mh_stats "$1" "$E2E_TMP/$1.log" | python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1], 0))' "$2"
-}
+counter() { mh_counter "$@"; }
 for ip in 198.18.0.1 198.18.0.3; do
 	in_cli ping -c 1 -W 2 "$ip" >/dev/null || fail "ping $ip"
 done
@@ -55,20 +43,11 @@ cat "$E2E_TMP/subs.tsv" "$E2E_TMP/events.tsv" >"$E2E_TMP/ordered.tsv"
 want_n=$(wc -l <"$E2E_TMP/want")
 [ "$want_n" -gt 10000 ] || fail "only $want_n matches: the test would prove little"
 
-in_cli timeout 150 "$SPATE_BUILD/tools/spate-sub" --conf "$SPATE_CONF" \
-	--server "198.18.0.1:$NETNS_PORT" --listen 198.18.0.2:45001 --client-id 11 \
-	--count "$want_n" --idle-ms 6000 --duration 140 --out "$E2E_TMP/sub.raw" \
-	"$E2E_TMP/subs.tsv" 2>"$E2E_TMP/sub.err" &
-subscriber=$!
-netns_track "$subscriber"
+mh_subscriber "$want_n" 6000 140
 n_ops=$(wc -l <"$E2E_TMP/subs.tsv")
-for i in $(seq 1 300); do
-	[ "$(( $(counter front sub_adds) + $(counter front sub_dels) ))" -ge "$n_ops" ] && break
-	sleep 0.1
-done
-[ "$(( $(counter front sub_adds) + $(counter front sub_dels) ))" -ge "$n_ops" ] ||
+mh_wait_ops front "$n_ops" ||
 	{ cat "$E2E_TMP/sub.err"; mh_dump; fail "the subscriptions were not applied"; }
-el "subscriptions in"
+mh_el "subscriptions in"
 
 # the stall, and the events while it lasts (20,000 at 5,000/s: the
 # first 3 s of them meet a host that takes nothing)
@@ -77,9 +56,9 @@ el "subscriptions in"
 in_cli timeout 100 "$SPATE_BUILD/tools/spate-pub" --conf "$SPATE_CONF" \
 	--server "198.18.0.1:$NETNS_PORT" --rate 5000 "$E2E_TMP/events.tsv" 2>"$E2E_TMP/pub.err"
 pub_rc=$?
-el "events sent (spate-pub status $pub_rc)"
+mh_el "events sent (spate-pub status $pub_rc)"
 wait "$subscriber" || { tail -n 3 "$E2E_TMP/sub.err"; mh_dump; fail "spate-sub"; }
-el "subscriber done"
+mh_el "subscriber done"
 pub_summary=$(grep ' overloaded=' "$E2E_TMP/pub.err" | tail -n 1)
 grep -i 'overloaded' "$E2E_TMP/pub.err" | grep -v ' overloaded=' | head -n 2
 sub_summary=$(tail -n 1 "$E2E_TMP/sub.err")
