@@ -12,9 +12,12 @@
 #
 #   tools/pipeline-fig7.sh [--out DIR] [--subs N] [--workers W]
 #        [--skew F] [--lambda N] [--seconds S] [--sleep-us N]
+#        [--place-slack X]   (drt place_slack; 1000000.0: the paper's
+#                             placement, one worker takes every category)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/docs/bench subs=20000 workers=2 skew=0.8 lambda=200000 seconds=12 sleep_us=20
+place=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--lambda) lambda=$2; shift 2 ;;
 	--seconds) seconds=$2; shift 2 ;;
 	--sleep-us) sleep_us=$2; shift 2 ;;
+	--place-slack) place="place_slack = $2;"; shift 2 ;;
 	*) sed -n '/^#   tools/,/^set/p' "$0" | sed '$d' >&2; exit 2 ;;
 	esac
 done
@@ -37,7 +41,7 @@ for mode in off on; do
 	# sigma 0: any worker above the mean load is overloaded (formula 8)
 	"$top/tools/pipeline-bench.sh" --subs "$subs" --events 20000 --workers "$workers" \
 		--skew "$skew" --series 1 --seconds "$seconds" --sleep-us "$sleep_us" \
-		--drt "lambda = $l; sigma = 0.0;" --no-inprocess >"$tmp/$mode.jsonl"
+		--drt "lambda = $l; sigma = 0.0; $place" --no-inprocess >"$tmp/$mode.jsonl"
 	python3 - "$mode" "$lambda" "$skew" "$tmp/$mode.jsonl" >>"$tmp/all.jsonl" <<'PY'
 import json, sys
 mode, lam, skew = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
