@@ -33,7 +33,8 @@ list_sources() {
 			-path './obj-*' -prune -o -path ./.git -prune -o -type f -print0 | sed -z 's|^\./||')
 	fi
 }
-hash=$(list_sources | (cd "$top" && xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
+hash=$( (list_sources | (cd "$top" && xargs -0 sha256sum); echo "lintian=${SPATE_DEB_LINTIAN:-1}") |
+	sha256sum | cut -d' ' -f1)
 if [ -f "$out/.source-hash" ] && [ "$(cat "$out/.source-hash")" = "$hash" ] &&
 	ls "$out"/spate_"$version"_*.deb "$out"/spate-tools_"$version"_*.deb >/dev/null 2>&1; then
 	echo "build-deb: the packages in $out are from these very sources: kept"
@@ -72,28 +73,32 @@ src=$out/src/spate-$version
 mkdir -p "$src"
 list_sources | (cd "$top" && tar --null -T - -cf -) | tar -C "$src" -xf -
 if command -v ccache >/dev/null 2>&1; then
-	export CCACHE_DIR=${CCACHE_DIR:-$out/.ccache} CC="ccache gcc"
+	export CCACHE_DIR="${CCACHE_DIR:-$out/.ccache}" CC="ccache gcc"
 	echo "build-deb: ccache in $CCACHE_DIR"
 fi
 jobs=$(nproc 2>/dev/null || echo 1)
 [ "$jobs" -le 2 ] || jobs=2 # a shared machine: two jobs, as ninja would
 echo "build-deb: building spate $version in $src"
 opts="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }parallel=$jobs"
+t0=$(date +%s)
 (cd "$src" && DEB_BUILD_OPTIONS="$opts" dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 ||
 	{ tail -n 40 "$out/build.log"; echo "build-deb: the build failed (all of it in $out/build.log)" >&2; exit 1; }
+echo "build-deb: dpkg-buildpackage took $(($(date +%s) - t0)) s ($opts)"
 mv "$out/src"/*.deb "$out/src"/*.buildinfo "$out/src"/*.changes "$out/"
 rm -rf "$out/src"
-echo "$hash" >"$out/.source-hash"
 
 if [ "${SPATE_DEB_LINTIAN:-1}" != 0 ]; then
 	# errors fail the build; warnings and notes are listed in the log
+	t0=$(date +%s)
 	lintian --fail-on error --info --display-info --tag-display-limit 0 "$out"/*.changes \
 		>"$out/lintian.log" 2>&1 ||
 		{ cat "$out/lintian.log"; echo "build-deb: lintian found errors" >&2; exit 1; }
 	echo "build-deb: lintian: $(grep -c '^E:' "$out/lintian.log") errors," \
 		"$(grep -c '^W:' "$out/lintian.log") warnings, $(grep -c '^I:' "$out/lintian.log") notes" \
-		"(in $out/lintian.log)"
+		"(in $out/lintian.log; $(($(date +%s) - t0)) s)"
 fi
+# only packages that passed are kept for the same sources
+echo "$hash" >"$out/.source-hash"
 for d in "$out"/*.deb; do
 	echo "build-deb: $(basename "$d") $(du -k "$d" | cut -f1) KB"
 done

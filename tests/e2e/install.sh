@@ -17,7 +17,8 @@ prefix=$(meson introspect "$build" --buildoptions |
 	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 root=$dest$prefix
 for f in bin/spated bin/spatectl bin/spate-match bin/spate-replay etc/spate/spated.conf \
-	lib/systemd/system/spated.service lib/sysusers.d/spate.conf share/doc/spate/operations.md \
+	lib/systemd/system/spated.service lib/sysusers.d/spate.conf lib/tmpfiles.d/spate.conf \
+	share/doc/spate/operations.md \
 	share/doc/spate/examples/demo.conf share/bash-completion/completions/spatectl; do
 	[ -e "$root/$f" ] || { echo "FAIL: $prefix/$f not installed"; exit 1; }
 done
