@@ -42,24 +42,8 @@ if [ -f "$out/.source-hash" ] && [ "$(cat "$out/.source-hash")" = "$hash" ] &&
 	exit 0
 fi
 
-# Build dependencies, from debian/control.
-need() {
-	missing=""
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-			missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	if [ "$(id -u)" != 0 ]; then
-		echo "build-deb: missing:$missing; run as root (or: sudo $0)" >&2
-		exit 1
-	fi
-	echo "build-deb: installing:$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing
-}
+# Build dependencies, from debian/control (apt-get, as install-deps.sh).
+need() { sh "$top/tools/install-deps.sh" --only "$@"; }
 need dpkg-dev debhelper fakeroot lintian
 unmet=$(cd "$top" && dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p' |
 	sed 's/([^)]*)//g; s/|[^ ]*//g; s/:[a-z0-9]*//g')

@@ -5,6 +5,8 @@
 # --bench: also what the benchmarks' data scripts and peer drivers need
 # (node and npm for tools/cities-stream.sh, a JDK for tools/peers/, time
 # and perf for tools/realdata-bench.sh).
+# --only PACKAGE...: those packages only, the same way (tools/build-deb.sh
+# for debian/control's build dependencies).
 set -eu
 
 PACKAGES="
@@ -17,8 +19,13 @@ PACKAGES="
   zookeeper libzookeeper-mt-dev
   libsystemd-dev libedit-dev scdoc bash-completion
   libmicrohttpd-dev prometheus
+  dpkg-dev debhelper fakeroot lintian
 "
 [ "${1:-}" = --bench ] && PACKAGES="$PACKAGES nodejs npm default-jdk-headless time linux-perf"
+if [ "${1:-}" = --only ]; then
+	shift
+	PACKAGES="$*"
+fi
 
 missing=""
 for p in $PACKAGES; do
