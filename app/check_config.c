@@ -93,7 +93,7 @@ int check_config(const char *path, FILE *out)
 	int n = 0;
 
 	config_init(&cfg);
-	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+	if (spate_conf_read_file(&cfg, path) != CONFIG_TRUE) {
 		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
 			fprintf(out, "%s:0: cannot read file\n", path);
 		else

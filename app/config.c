@@ -345,6 +345,11 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 		if (rc < 0)
 			return -1;
 	}
+	config_setting_t *cl = config_lookup(cfg, "cluster");
+	if (cl != NULL && host_conf_read_cluster(&c->hosts, cl, top, &c->ipv4,
+						 config_setting_lookup(top, "ipv4") != NULL,
+						 c->lcores.n_match, path, err, errlen) != 0)
+		return -1;
 	if (spate_engine_find(c->category_engine) == NULL)
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "category_engine"),
 				"spated.category_engine '%s' is not an engine (spate-match --list-engines)",
@@ -471,7 +476,8 @@ int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const c
 }
 
 /* The top-level groups: each must be one a reader takes ("spate", read
- * by spate_conf_read; "spated", read here; the groups of ops_conf), so a
+ * by spate_conf_read; "spated" and "cluster", read here; the groups of
+ * ops_conf), so a
  * misspelt group is an error, not a section silently ignored. */
 static int check_groups(const config_t *cfg, const char *path, char *err, size_t errlen)
 {
@@ -480,12 +486,13 @@ static int check_groups(const config_t *cfg, const char *path, char *err, size_t
 	for (int i = 0; i < config_setting_length(root); i++) {
 		const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
 		const char *name = config_setting_name(s);
-		bool known = strcmp(name, "spate") == 0 || strcmp(name, "spated") == 0;
+		bool known = strcmp(name, "spate") == 0 || strcmp(name, "spated") == 0 ||
+			     strcmp(name, "cluster") == 0;
 		for (size_t g = 0; !known && ops_conf_group_name(g) != NULL; g++)
 			known = strcmp(name, ops_conf_group_name(g)) == 0;
 		if (known)
 			continue;
-		char list[128] = "spate, spated";
+		char list[128] = "spate, spated, cluster";
 		for (size_t g = 0; ops_conf_group_name(g) != NULL; g++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s",
 				 ops_conf_group_name(g));
@@ -528,7 +535,7 @@ int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t 
 	if (path == NULL)
 		return 0;
 	config_init(&cfg);
-	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+	if (spate_conf_read_file(&cfg, path) != CONFIG_TRUE) {
 		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
 			snprintf(err, errlen, "%s:0: cannot read file", path);
 		else

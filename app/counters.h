@@ -153,7 +153,16 @@
 	X(zk_rejoins)        /* ZooKeeper sessions expired and joined again */\
 	X(zk_fences)         /* peers fenced in ZooKeeper (member node deleted) */\
 	X(link_stalls)       /* link polls more than peer_hb_ms apart (not counted against peers) */\
-	X(quorum_waits)      /* a silent peer not judged: this host hears no majority */
+	X(quorum_waits)      /* a silent peer not judged: this host hears no majority */\
+	X(rebalances_up)     /* (front) load periods ended early: a match host came back */\
+	X(repl_out)          /* (front) subscription changes copied to the other fronts */\
+	X(repl_in)           /* (front) copies received from the other fronts */\
+	X(repl_snapshots)    /* (front) whole copies sent to a front that came up */\
+	X(repl_bad)          /* (front) a copy that does not add up: logged */\
+	X(takeovers)         /* (front) dead fronts whose subscriptions came here */\
+	X(adopted_subs)      /* (front) their subscriptions */\
+	X(adopt_refused)     /* (front) of which refused (an id taken here already) */\
+	X(garp_sent)         /* (front) gratuitous ARPs for service addresses */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

@@ -1,4 +1,5 @@
-/* host_conf.c - spated.role, host_id, peers, peer_rto_ms (host_conf.h). */
+/* host_conf.c - spated.role, host_id, peers, peer_rto_ms, and the
+ * cluster file (host_conf.h). */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,28 +51,56 @@ uint32_t host_conf_front_rank(const struct host_conf *h, uint32_t front_host)
 	return r;
 }
 
+/* The group a top-level setting is in ("spated", or "cluster" for the
+ * cluster file's), for messages. */
+static const char *grp(const config_setting_t *s)
+{
+	const config_setting_t *g = config_setting_parent(s);
+	const char *n = g ? config_setting_name(g) : NULL;
+
+	return n && strcmp(n, "cluster") == 0 ? "cluster" : "spated";
+}
+
 static int read_int(const config_setting_t *s, const char *what, long long lo, long long hi,
 		    uint32_t *out, const char *path, char *err, size_t errlen)
 {
 	int t = config_setting_type(s);
+	const char *g = strncmp(what, "hosts.", 6) == 0 ? "cluster" : grp(s);
 
 	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-		return spate_conf_error(err, errlen, path, s, "spated.%s must be an integer", what);
+		return spate_conf_error(err, errlen, path, s, "%s.%s must be an integer", g, what);
 	long long v = config_setting_get_int64(s);
 	if (v < lo || v > hi)
-		return spate_conf_error(err, errlen, path, s, "spated.%s = %lld is out of range [%lld, %lld]",
-					what, v, lo, hi);
+		return spate_conf_error(err, errlen, path, s, "%s.%s = %lld is out of range [%lld, %lld]",
+					g, what, v, lo, hi);
 	*out = (uint32_t)v;
 	return 0;
 }
 
-static int read_peer(struct spated_peer *p, const config_setting_t *g, const char *path,
-		     char *err, size_t errlen)
+static int read_addr(const config_setting_t *s, const char *what, uint32_t *out,
+		     const char *path, char *err, size_t errlen)
 {
+	const char *v = config_setting_get_string(s);
+	struct in_addr a;
+
+	if (v == NULL || inet_pton(AF_INET, v, &a) != 1)
+		return spate_conf_error(err, errlen, path, s,
+					"%s must be a dotted IPv4 address string", what);
+	*out = ntohl(a.s_addr);
+	return 0;
+}
+
+/* One entry of spated.peers, or (cluster) of cluster.hosts, which also
+ * names each host's role and a front's service address. */
+static int read_peer(struct spated_peer *p, const config_setting_t *g, int cluster,
+		     const char *path, char *err, size_t errlen)
+{
+	const char *list = cluster ? "cluster.hosts" : "spated.peers";
 	int have_ip = 0;
 
 	if (!config_setting_is_group(g))
-		return spate_conf_error(err, errlen, path, g,
+		return spate_conf_error(err, errlen, path, g, cluster ?
+					"cluster.hosts entries must be groups { host = N; role = \"front\"|\"match\"; ipv4 = \"a.b.c.d\"; ... }" :
 					"spated.peers entries must be groups { host = N; ipv4 = \"a.b.c.d\"; lcores = N; }");
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, i);
@@ -79,27 +108,40 @@ static int read_peer(struct spated_peer *p, const config_setting_t *g, const cha
 		int rc;
 
 		if (strcmp(name, "host") == 0) {
-			rc = read_int(s, "peers.host", 1, UINT32_MAX, &p->host, path, err, errlen);
+			rc = read_int(s, cluster ? "hosts.host" : "peers.host", 1, UINT32_MAX, &p->host,
+				      path, err, errlen);
 		} else if (strcmp(name, "lcores") == 0) {
-			rc = read_int(s, "peers.lcores", 0, 1024, &p->lcores, path, err, errlen);
+			rc = read_int(s, cluster ? "hosts.lcores" : "peers.lcores", cluster, 1024,
+				      &p->lcores, path, err, errlen);
 		} else if (strcmp(name, "ipv4") == 0) {
+			rc = read_addr(s, cluster ? "cluster.hosts.ipv4" : "spated.peers.ipv4", &p->ipv4,
+				       path, err, errlen);
+			have_ip = rc == 0;
+		} else if (cluster && strcmp(name, "service") == 0) {
+			rc = read_addr(s, "cluster.hosts.service", &p->service, path, err, errlen);
+		} else if (cluster && strcmp(name, "role") == 0) {
 			const char *v = config_setting_get_string(s);
-			struct in_addr a;
-			if (v == NULL || inet_pton(AF_INET, v, &a) != 1)
-				return spate_conf_error(err, errlen, path, s,
-							"spated.peers.ipv4 must be a dotted IPv4 address string");
-			p->ipv4 = ntohl(a.s_addr);
-			have_ip = 1;
-			rc = 0;
+			p->role = v == NULL ? 0 : strcmp(v, "front") == 0 ? SPATED_ROLE_FRONT :
+				  strcmp(v, "match") == 0 ? SPATED_ROLE_MATCH : 0;
+			rc = p->role != 0 ? 0 : spate_conf_error(err, errlen, path, s,
+					"cluster.hosts.role must be \"front\" or \"match\"");
 		} else {
 			return spate_conf_error(err, errlen, path, s,
-						"spated.peers: unknown setting '%s' (known: host, ipv4, lcores)", name);
+						"%s: unknown setting '%s' (known: host, ipv4, lcores%s)", list,
+						name, cluster ? ", role, service" : "");
 		}
 		if (rc != 0)
 			return -1;
 	}
-	if (p->host == 0 || !have_ip)
-		return spate_conf_error(err, errlen, path, g, "spated.peers: every peer needs host and ipv4");
+	if (p->host == 0 || !have_ip || (cluster && p->role == 0))
+		return spate_conf_error(err, errlen, path, g, "%s: every %s needs host%s and ipv4",
+					list, cluster ? "host" : "peer", cluster ? ", role" : "");
+	if (cluster && (p->role == SPATED_ROLE_MATCH) != (p->lcores != 0))
+		return spate_conf_error(err, errlen, path, g, "cluster.hosts: host %u: a match host"
+					" needs lcores (its matching lcores), a front has none", p->host);
+	if (cluster && p->service != 0 && p->role != SPATED_ROLE_FRONT)
+		return spate_conf_error(err, errlen, path, g, "cluster.hosts: host %u: only a front"
+					" has a service address", p->host);
 	return 0;
 }
 
@@ -116,7 +158,7 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 				return 0;
 			}
 		return spate_conf_error(err, errlen, path, s,
-					"spated.role must be \"both\", \"front\" or \"match\"");
+					"%s.role must be \"both\", \"front\" or \"match\"", grp(s));
 	}
 	if (strcmp(name, "host_id") == 0)
 		return read_int(s, "host_id", 1, UINT32_MAX, &h->host_id, path, err, errlen);
@@ -136,8 +178,8 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		const char *v = config_setting_get_string(s);
 		if (v == NULL || v[0] == '\0' || strlen(v) >= sizeof(h->key_file))
 			return spate_conf_error(err, errlen, path, s,
-						"spated.peer_key_file must be a path (under %zu bytes)",
-						sizeof(h->key_file));
+						"%s.peer_key_file must be a path (under %zu bytes)",
+						grp(s), sizeof(h->key_file));
 		snprintf(h->key_file, sizeof(h->key_file), "%s", v);
 		return 0;
 	}
@@ -145,7 +187,7 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		const char *v = config_setting_get_string(s);
 		if (v == NULL || (strcmp(v, "hmac-sha256") != 0 && strcmp(v, "none") != 0))
 			return spate_conf_error(err, errlen, path, s,
-						"spated.peer_auth must be \"hmac-sha256\" or \"none\"");
+						"%s.peer_auth must be \"hmac-sha256\" or \"none\"", grp(s));
 		h->auth_none = strcmp(v, "none") == 0;
 		return 0;
 	}
@@ -156,9 +198,9 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		size_t cap = root ? sizeof(h->zk_root) : sizeof(h->zookeeper);
 		if (v == NULL || v[0] == '\0' || strlen(v) >= cap || (root && (v[0] != '/' || v[1] == '\0')))
 			return spate_conf_error(err, errlen, path, s, root ?
-						"spated.zk_root must be a ZooKeeper path like \"/spate/prod\" (under %zu bytes)" :
-						"spated.zookeeper must be a string \"host:port,host:port\" (under %zu bytes)",
-						cap);
+						"%s.zk_root must be a ZooKeeper path like \"/spate/prod\" (under %zu bytes)" :
+						"%s.zookeeper must be a string \"host:port,host:port\" (under %zu bytes)",
+						grp(s), cap);
 		snprintf(dst, cap, "%s", v);
 		return 0;
 	}
@@ -173,7 +215,7 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 	for (int i = 0; i < n; i++) {
 		struct spated_peer *p = &h->peer[h->n_peers];
 		memset(p, 0, sizeof(*p));
-		if (read_peer(p, config_setting_get_elem(s, i), path, err, errlen) != 0)
+		if (read_peer(p, config_setting_get_elem(s, i), 0, path, err, errlen) != 0)
 			return -1;
 		for (uint32_t k = 0; k < h->n_peers; k++)
 			if (h->peer[k].host == p->host)
@@ -181,6 +223,112 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 							"spated.peers: host %u listed twice", p->host);
 		h->n_peers++;
 	}
+	return 0;
+}
+
+/* Settings of the cluster group that are each host's own. */
+static const char *const per_host[] = { "role", "host_id", "peers" };
+
+int host_conf_read_cluster(struct host_conf *h, const config_setting_t *g,
+			   const config_setting_t *top, uint32_t *ipv4, int ipv4_given,
+			   uint32_t n_match, const char *path, char *err, size_t errlen)
+{
+	const config_setting_t *hosts = NULL;
+
+	if (!config_setting_is_group(g))
+		return spate_conf_error(err, errlen, path, g, "'cluster' must be a group { ... }");
+	for (size_t k = 0; top != NULL && k < sizeof(per_host) / sizeof(per_host[0]); k++) {
+		const config_setting_t *s = config_setting_lookup((config_setting_t *)top, per_host[k]);
+		if (s != NULL && k != 1)
+			return spate_conf_error(err, errlen, path, s, "spated.%s: with a cluster group,"
+						" every host is listed once in cluster.hosts (remove it here)",
+						per_host[k]);
+	}
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, i);
+		const char *name = config_setting_name(s);
+		if (strcmp(name, "hosts") == 0) {
+			hosts = s;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(per_host) / sizeof(per_host[0]); k++)
+			if (strcmp(name, per_host[k]) == 0)
+				return spate_conf_error(err, errlen, path, s, "cluster.%s: each host's own"
+							" (spated.host_id; roles in cluster.hosts)", name);
+		if (top != NULL && config_setting_get_member(top, name) != NULL)
+			return spate_conf_error(err, errlen, path, s, "cluster.%s is set in spated too:"
+						" say it once", name);
+		int rc = host_conf_read(h, s, path, err, errlen);
+		if (rc > 0)
+			return spate_conf_error(err, errlen, path, s, "cluster: unknown setting '%s'"
+						" (known: hosts, zookeeper, zk_root, zk_session_ms, zk_wait_ms,"
+						" peer_rto_ms, peer_hb_ms, peer_dead_ms, peer_key_file, peer_auth,"
+						" peer_drop_ppm)", name);
+		if (rc < 0)
+			return -1;
+	}
+	int n = hosts ? config_setting_length(hosts) : 0;
+	if (hosts == NULL || !config_setting_is_list(hosts) || n < 2 || n > SPATED_PEERS_MAX + 1)
+		return spate_conf_error(err, errlen, path, hosts ? hosts : g,
+					"cluster.hosts must be a list of 2 to %d groups, every host once"
+					" ( { host = N; role = \"front\"; ipv4 = \"a.b.c.d\"; }, ... )",
+					SPATED_PEERS_MAX + 1);
+	struct spated_peer all[SPATED_PEERS_MAX + 1];
+	int self = -1, fronts = 0;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(hosts, (unsigned)i);
+		memset(&all[i], 0, sizeof(all[i]));
+		if (read_peer(&all[i], e, 1, path, err, errlen) != 0)
+			return -1;
+		for (int k = 0; k < i; k++) {
+			if (all[k].host == all[i].host)
+				return spate_conf_error(err, errlen, path, e,
+							"cluster.hosts: host %u listed twice", all[i].host);
+			if (all[k].ipv4 == all[i].ipv4 || (all[i].service != 0 &&
+			    (all[k].ipv4 == all[i].service || all[k].service == all[i].service)))
+				return spate_conf_error(err, errlen, path, e, "cluster.hosts: host %u:"
+							" an address of host %u again", all[i].host,
+							all[k].host);
+		}
+		fronts += all[i].role == SPATED_ROLE_FRONT;
+		if (all[i].host == h->host_id)
+			self = i;
+	}
+	if (fronts == 0 || fronts == n)
+		return spate_conf_error(err, errlen, path, hosts,
+					"cluster.hosts: at least one front and one match host");
+	if (self < 0) {
+		char ids[200];
+		size_t o = 0;
+		ids[0] = '\0';
+		for (int i = 0; i < n && o + 12 < sizeof(ids); i++)
+			o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%u", i ? ", " : "", all[i].host);
+		if (h->host_id == 0)
+			return spate_conf_error(err, errlen, path, top ? top : g, "spated.host_id:"
+						" with a cluster group each host says which it is"
+						" (one of %s)", ids);
+		return spate_conf_error(err, errlen, path, top ? top : g,
+					"spated.host_id = %u is not in cluster.hosts (%s)", h->host_id, ids);
+	}
+	if (ipv4_given && *ipv4 != all[self].ipv4)
+		return spate_conf_error(err, errlen, path, top,
+					"spated.ipv4 differs from host %u's address in cluster.hosts", h->host_id);
+	if (all[self].role == SPATED_ROLE_MATCH && all[self].lcores != n_match)
+		return spate_conf_error(err, errlen, path, top, "host %u: cluster.hosts says %u matching"
+					" lcores, spated.lcores.match lists %u", h->host_id,
+					all[self].lcores, n_match);
+	h->role = all[self].role;
+	h->service = all[self].service;
+	*ipv4 = all[self].ipv4;
+	h->n_peers = 0;
+	for (int i = 0; i < n; i++)
+		if (i != self) {
+			h->peer[h->n_peers] = all[i];
+			if (all[i].role == SPATED_ROLE_FRONT)
+				h->peer[h->n_peers].lcores = 0;
+			h->n_peers++;
+		}
+	h->clustered = 1;
 	return 0;
 }
 

@@ -58,6 +58,8 @@ struct spated_peer {
 	uint32_t host;   /* its host_id */
 	uint32_t ipv4;   /* host byte order */
 	uint32_t lcores; /* a match host's matching workers (front's view) */
+	uint32_t service; /* a front's service address (cluster file; 0: none) */
+	uint8_t role;    /* cluster file: SPATED_ROLE_FRONT or _MATCH */
 };
 
 struct host_conf {
@@ -71,6 +73,8 @@ struct host_conf {
 	char zookeeper[256]; /* "" = static peers, no ZooKeeper */
 	char zk_root[128];
 	uint32_t zk_session_ms, zk_wait_ms;
+	uint32_t service;    /* a front's service address (cluster file; 0: none) */
+	int clustered;       /* read from a cluster group */
 	char key_file[256];  /* "" = none */
 	int auth_none;       /* peer_auth = "none" */
 	struct spate_peer_keyfile keys; /* read by host_conf_check */
@@ -81,6 +85,25 @@ void host_conf_default(struct host_conf *h);
  * not one of ours. */
 int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path,
 		   char *err, size_t errlen);
+/* The cluster file (docs/operations.md): a top-level group, the same on
+ * every host (usually pulled in with @include), with the cluster-wide
+ * settings (zookeeper, zk_*, peer_*) and every host once:
+ *
+ *   cluster: {
+ *     zookeeper = "10.1.0.5:2181";
+ *     hosts = ( { host = 1; role = "front"; ipv4 = "10.0.0.1"; service = "10.0.0.101"; },
+ *               { host = 3; role = "match"; ipv4 = "10.0.0.3"; lcores = 2; }, ... );
+ *   };
+ *
+ * A host finds itself by spated.host_id: its role and address come from
+ * its entry, every other host is a peer. `top` is the spated group
+ * (role and peers must not be there), `ipv4` the spated address
+ * (`ipv4_given`: set in spated too, then it must agree), n_match the
+ * matching lcores spated.lcores lists (a match host's entry must agree).
+ * 0 or -1 (err filled). */
+int host_conf_read_cluster(struct host_conf *h, const config_setting_t *g,
+			   const config_setting_t *top, uint32_t *ipv4, int ipv4_given,
+			   uint32_t n_match, const char *path, char *err, size_t errlen);
 /* After the whole group: a role that needs a host id and peers has them,
  * and its key file is read (into h->keys);
  * `n_match` is spated.lcores.match's length (a front's own workers are

@@ -25,6 +25,15 @@ struct host_view {
 	uint32_t fence_gen;
 	uint32_t n_fence;
 	uint32_t fence_host[SPATED_PEERS_MAX], fence_epoch[SPATED_PEERS_MAX];
+	/* fronts: the service map (a service is named by its front's host
+	 * id; its owner serves it now), written by the ZooKeeper thread */
+	uint32_t svc_gen;
+	uint32_t n_svc;
+	uint32_t svc_id[SPATED_PEERS_MAX + 1], svc_owner[SPATED_PEERS_MAX + 1];
+	/* fronts: the fellow fronts the link holds a complete copy of
+	 * (host, epoch): only those may be taken over */
+	uint32_t n_copy;
+	uint32_t copy_host[SPATED_PEERS_MAX], copy_epoch[SPATED_PEERS_MAX];
 };
 
 static inline void host_view_init(struct host_view *v)
@@ -80,6 +89,64 @@ static inline void host_view_fence(struct host_view *v, uint32_t host, uint32_t 
 	}
 	__atomic_add_fetch(&v->fence_gen, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&v->mu);
+}
+
+static inline void host_view_publish_svc(struct host_view *v, const uint32_t *id,
+					 const uint32_t *owner, uint32_t n)
+{
+	pthread_mutex_lock(&v->mu);
+	v->n_svc = n;
+	memcpy(v->svc_id, id, n * sizeof(*id));
+	memcpy(v->svc_owner, owner, n * sizeof(*owner));
+	__atomic_add_fetch(&v->svc_gen, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&v->mu);
+}
+
+/* The service map when it changed since *seen: its size, else 0 (and
+ * *changed 0). */
+static inline uint32_t host_view_take_svc(struct host_view *v, uint32_t *seen, uint32_t *id,
+					  uint32_t *owner, int *changed)
+{
+	*changed = 0;
+	if (__atomic_load_n(&v->svc_gen, __ATOMIC_ACQUIRE) == *seen)
+		return 0;
+	pthread_mutex_lock(&v->mu);
+	*seen = v->svc_gen;
+	uint32_t n = v->n_svc;
+	memcpy(id, v->svc_id, n * sizeof(*id));
+	memcpy(owner, v->svc_owner, n * sizeof(*owner));
+	pthread_mutex_unlock(&v->mu);
+	*changed = 1;
+	return n;
+}
+
+/* The link holds a complete copy of incarnation `epoch` of front `host`
+ * (0: none). */
+static inline void host_view_set_copy(struct host_view *v, uint32_t host, uint32_t epoch)
+{
+	pthread_mutex_lock(&v->mu);
+	uint32_t i = 0;
+	while (i < v->n_copy && v->copy_host[i] != host)
+		i++;
+	if (i < SPATED_PEERS_MAX) {
+		v->copy_host[i] = host;
+		v->copy_epoch[i] = epoch;
+		if (i == v->n_copy)
+			v->n_copy++;
+	}
+	pthread_mutex_unlock(&v->mu);
+}
+
+static inline uint32_t host_view_copy_epoch(struct host_view *v, uint32_t host)
+{
+	uint32_t e = 0;
+
+	pthread_mutex_lock(&v->mu);
+	for (uint32_t i = 0; i < v->n_copy; i++)
+		if (v->copy_host[i] == host)
+			e = v->copy_epoch[i];
+	pthread_mutex_unlock(&v->mu);
+	return e;
 }
 
 /* The ZooKeeper side: take the pending requests (at most SPATED_PEERS_MAX)

@@ -210,6 +210,11 @@ void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t
 		w0++;
 	spate_peer_reader_init(&r, body, len, count);
 	while (spate_peer_next(&r, s->lim, &pm) == 1) {
+		if (pm.type >= SPATE_PEER_REPL_ADD && pm.type <= SPATE_PEER_REPL_SYNC &&
+		    p->lcores == 0) {
+			link_repl_deliver(s, p, &pm);
+			continue;
+		}
 		if (pm.type == SPATE_PEER_RELAY && p->lcores == 0 && s->relayed != NULL) {
 			spated_cnt.peer_relayed_in++;
 			s->relayed(s->workers_ctx, &pm.inner.u.ev);

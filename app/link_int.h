@@ -38,6 +38,11 @@ struct link_peer {
 	int pending;                /* bound to an epoch ZooKeeper lists, not heard yet:
 				     * what is for it waits (it has dead_ms to speak) */
 	int role_up;                /* the role counts it up (front: its workers) */
+	/* fronts (link_repl.c): its copy here; the last frame of ours with a
+	 * copy for it, and copies appended and not queued yet */
+	struct repl_copy *copy;
+	uint32_t repl_seq, taken_epoch;
+	int repl_dirty;
 };
 
 /* What a match host's dictionary matcher hands back through its engine. */
@@ -86,6 +91,18 @@ struct stage_link {
 	struct spate_idmap *said;   /* cat -> worker + 1 last announced (CREATE) */
 	struct spate_raw_event *rev;
 	struct spate_raw_sub *rsub;
+	/* front: services (link_repl.c) */
+	struct spate_matcher_conf copy_conf;
+	int (*adopt)(void *ctx, uint32_t owner, const struct spate_raw_sub *rs);
+	uint32_t svc_seen, svc_read, n_svc;
+	uint32_t svc_id[SPATED_PEERS_MAX + 1], svc_owner[SPATED_PEERS_MAX + 1];
+	uint32_t served[SPATED_PEERS_MAX + 1], n_served;
+	uint32_t garp_left;
+	uint64_t garp_next;
+	struct rte_mempool *pkt_pool;
+	uint16_t n_ports;
+	uint16_t ports[4];
+	struct rte_ether_addr macs[4];
 	/* match */
 	struct spate_engine eng;
 	struct spate_matcher *mm;
@@ -131,6 +148,13 @@ void link_match_fini(struct stage_link *s);
 
 /* A peer's incarnation ended (ZooKeeper): what the role must undo. The
  * channel itself is reset by stage_link.c. */
+/* A front's copies of the others and its takeovers (link_repl.c). */
+void link_repl_peer_up(struct stage_link *s, struct link_peer *p);
+void link_repl_deliver(struct stage_link *s, struct link_peer *p, const struct spate_peer_msg *pm);
+void link_repl_flushed(struct link_peer *p);
+unsigned int link_repl_poll(struct stage_link *s);
+void link_repl_fini(struct stage_link *s);
+
 void link_front_peer_down(struct stage_link *s, struct link_peer *p);
 void link_front_peer_up(struct stage_link *s, struct link_peer *p);
 void link_match_peer_down(struct stage_link *s, struct link_peer *p);

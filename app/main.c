@@ -339,6 +339,15 @@ int main(int argc, char **argv)
 	}
 	struct pipeline *pl = pipeline_create(&conf, n_ports, ports, macs, mp, epoch,
 					      zk != NULL ? &view : NULL);
+	if (conf.ops.journal_path[0] != '\0' && !zk_member_serves(zk)) {
+		/* another front took this front's service over while it was
+		 * away: it holds those subscriptions now, ours are stale (a
+		 * replay would bring back what was deleted since) */
+		char aside[sizeof(conf.ops.journal_path) + 32];
+		snprintf(aside, sizeof(aside), "%s.stale-%u", conf.ops.journal_path, epoch);
+		if (rename(conf.ops.journal_path, aside) == 0)
+			fprintf(stderr, "spated: a standby: the journal is stale, moved to %s\n", aside);
+	}
 	if (conf.ops.journal_path[0] != '\0') {
 		spated_durable = pipeline_journal_open(pl, err, sizeof(err));
 		if (spated_durable == NULL)

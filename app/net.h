@@ -84,6 +84,11 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len);
 void net_icmp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, size_t ip_len);
 /* Ask for ip's MAC on every port. */
 void net_arp_request(struct net *n, uint32_t ip);
+/* A broadcast ARP request from sip for tip out of `port` (mac); with
+ * sip == tip a gratuitous ARP, which tells the link that sip is at mac
+ * now (a service address taken over). NULL (counted) on no mbuf. */
+struct rte_mbuf *net_arp_frame(struct rte_mempool *mp, uint16_t port,
+			       const struct rte_ether_addr *mac, uint32_t sip, uint32_t tip);
 /* The index of `port` in n->ports (0, the first port, when it is not one
  * of n's ports). */
 static inline uint16_t net_port_index(const struct net *n, uint16_t port)

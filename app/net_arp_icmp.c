@@ -7,6 +7,7 @@
 
 #include "counters.h"
 #include "net.h"
+#include "svc_addr.h"
 
 void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 {
@@ -24,7 +25,7 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 	uint32_t tip = rte_be_to_cpu_32(a->arp_data.arp_tip);
 	uint16_t op = rte_be_to_cpu_16(a->arp_opcode);
 
-	if (tip != n->ip) {
+	if (tip != n->ip && !svc_addr_has(tip)) {
 		spated_cnt.arp_other++;
 		goto drop;
 	}
@@ -45,12 +46,13 @@ void net_arp_input(struct net *n, struct rte_mbuf *m, size_t len)
 		goto drop;
 	}
 	spated_cnt.arp_requests++;
-	/* Turn the request around: target = the asker, sender = us. */
+	/* Turn the request around: target = the asker, sender = us (the
+	 * address asked for: ours, or a service address we serve). */
 	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
 	a->arp_data.arp_tha = a->arp_data.arp_sha;
 	a->arp_data.arp_tip = a->arp_data.arp_sip;
 	a->arp_data.arp_sha = n->mac;
-	a->arp_data.arp_sip = rte_cpu_to_be_32(n->ip);
+	a->arp_data.arp_sip = rte_cpu_to_be_32(tip);
 	eth->dst_addr = a->arp_data.arp_tha;
 	eth->src_addr = n->mac;
 	spated_cnt.arp_replies++;
@@ -60,22 +62,22 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
-static void arp_request_on(struct net *n, uint16_t port, const struct rte_ether_addr *mac,
-			   uint32_t ip)
+struct rte_mbuf *net_arp_frame(struct rte_mempool *mp, uint16_t port,
+			       const struct rte_ether_addr *mac, uint32_t sip, uint32_t tip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(n->mp);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	struct rte_ether_hdr *eth;
 	struct rte_arp_hdr *a;
 
 	if (m == NULL) {
 		spated_cnt.no_mbuf++;
-		return;
+		return NULL;
 	}
 	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eth) + sizeof(*a));
 	if (eth == NULL) {
 		spated_cnt.no_mbuf++;
 		rte_pktmbuf_free(m);
-		return;
+		return NULL;
 	}
 	a = (struct rte_arp_hdr *)(eth + 1);
 	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
@@ -87,10 +89,20 @@ static void arp_request_on(struct net *n, uint16_t port, const struct rte_ether_
 	a->arp_plen = 4;
 	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
 	a->arp_data.arp_sha = *mac;
-	a->arp_data.arp_sip = rte_cpu_to_be_32(n->ip);
+	a->arp_data.arp_sip = rte_cpu_to_be_32(sip);
 	memset(&a->arp_data.arp_tha, 0, sizeof(a->arp_data.arp_tha));
 	m->port = port;
-	a->arp_data.arp_tip = rte_cpu_to_be_32(ip);
+	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
+	return m;
+}
+
+static void arp_request_on(struct net *n, uint16_t port, const struct rte_ether_addr *mac,
+			   uint32_t ip)
+{
+	struct rte_mbuf *m = net_arp_frame(n->mp, port, mac, n->ip, ip);
+
+	if (m == NULL)
+		return;
 	spated_cnt.arp_sent++;
 	net_tx_queue(n, m);
 }
@@ -115,11 +127,13 @@ void net_icmp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, 
 		spated_cnt.icmp_other++;
 		goto drop;
 	}
-	/* Echo reply in place: same identifier, sequence and data. */
+	/* Echo reply in place: same identifier, sequence and data, from the
+	 * address asked (ours or a service address). */
+	rte_be32_t asked = ip->dst_addr;
 	eth->dst_addr = eth->src_addr;
 	eth->src_addr = n->mac;
 	ip->dst_addr = ip->src_addr;
-	ip->src_addr = rte_cpu_to_be_32(n->ip);
+	ip->src_addr = asked;
 	ip->time_to_live = 64;
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);

@@ -6,6 +6,7 @@
 
 #include "counters.h"
 #include "net.h"
+#include "svc_addr.h"
 
 void net_init(struct net *n, uint16_t port_id, struct rte_mempool *mp,
 	      const struct rte_ether_addr *mac, uint32_t ip, uint16_t udp_port)
@@ -88,6 +89,10 @@ static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip
 		spated_cnt.udp_bad_csum++;
 		goto drop;
 	}
+	if (deliver != n->on_peer) {
+		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+		svc_addr_note(src.ipv4, src.port, dst == n->ip ? 0 : dst);
+	}
 	deliver(n->ctx, m, (const uint8_t *)(udp + 1), ip_len - ihl - sizeof(*udp), src);
 	return;
 drop:
@@ -149,7 +154,8 @@ static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *
 		spated_cnt.ip_over_mtu++;
 		goto drop;
 	}
-	if (rte_be_to_cpu_32(ip->dst_addr) != n->ip) {
+	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+	if (dst != n->ip && !svc_addr_has(dst)) {
 		spated_cnt.ip_not_ours++;
 		goto drop;
 	}

@@ -13,6 +13,7 @@
 
 #include "counters.h"
 #include "net.h"
+#include "svc_addr.h"
 
 #define NEIGH_MAX_AGE_S 3 /* three requests, a second apart */
 
@@ -64,7 +65,8 @@ void net_udp_output_from(struct net *n, struct rte_mbuf *m, uint16_t src_port,
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = rte_cpu_to_be_32(n->ip);
+	uint32_t from = src_port == n->udp_port ? svc_addr_src_for(to.ipv4, to.port) : 0;
+	ip->src_addr = rte_cpu_to_be_32(from != 0 ? from : n->ip);
 	ip->dst_addr = rte_cpu_to_be_32(to.ipv4);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 

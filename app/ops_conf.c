@@ -335,7 +335,7 @@ int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
 	if (path[0] == '\0' || access(path, F_OK) != 0)
 		return 0;
 	config_init(&cfg);
-	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+	if (spate_conf_read_file(&cfg, path) != CONFIG_TRUE) {
 		snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg),
 			 config_error_type(&cfg) == CONFIG_ERR_FILE_IO ? "cannot read file"
 								      : config_error_text(&cfg));

@@ -123,6 +123,11 @@ static int can_take(void *ctx)
 	return stage_cluster_ready(ctx);
 }
 
+static int adopt(void *ctx, uint32_t owner, const struct spate_raw_sub *rs)
+{
+	return stage_cluster_adopt(ctx, owner, rs);
+}
+
 static void relayed(void *ctx, const struct spate_raw_event *ev)
 {
 	stage_cluster_relayed(ctx, ev);
@@ -258,6 +263,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
 			.view = view, .keys = &hc->keys, .workers_changed = front ? workers_changed : NULL,
 			.relayed = front ? relayed : NULL, .can_take = front ? can_take : NULL,
+			.adopt = front ? adopt : NULL,
+			.n_ports = n_ports, .ports = ports, .macs = macs,
 			.backlog_max = conf->backlog_max,
 			.workers_ctx = p->cluster,
 		};
@@ -266,8 +273,14 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			rte_exit(EXIT_FAILURE, "link stage (%s): err=%d, port=%u\n",
 				 host_conf_role_name(hc->role), -ENOMEM, port_id);
 		for (uint32_t i = 0; front && i < hc->n_peers; i++)
-			if (hc->peer[i].lcores == 0) { /* another front: share the events */
+			if (hc->peer[i].lcores == 0) {
+				/* another front: share the events; with ZooKeeper,
+				 * copy the subscriptions (it stands by for us) */
 				stage_cluster_set_relay(p->cluster, stage_link_relay, p->link);
+				if (view != NULL)
+					stage_cluster_set_repl(p->cluster, stage_link_repl_add,
+							       stage_link_repl_del,
+							       stage_link_repl_done, p->link);
 				break;
 			}
 	}

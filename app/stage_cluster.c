@@ -46,6 +46,10 @@
 #define FB_SLOTS 1024 /* events whose feedback parts are being gathered */
 #define FB_CATS 32    /* categories per event kept for correlation */
 #define DEL_MEMORY 4096 /* recent deletes recognised when retransmitted */
+/* A match host back (or new): the load period ends this long after, so
+ * balancing gives it work within seconds, not after lambda events (at
+ * the default 50,000 that may be minutes, or never under a steady load). */
+#define REBALANCE_AFTER_UP_MS 1000
 
 /* A category as this stage tracks it. */
 struct ccat {
@@ -92,7 +96,14 @@ struct stage_cluster {
 	/* several fronts: a client's event goes to the others too */
 	void (*relay)(void *ctx, const struct spate_raw_event *ev);
 	void *relay_ctx;
+	/* several fronts: each subscription change copied to the others,
+	 * answers held until they have it (stage_link_repl_*) */
+	void (*repl_add)(void *ctx, const struct spate_raw_sub *rs, uint32_t owner);
+	void (*repl_del)(void *ctx, uint64_t id, uint32_t owner);
+	int (*repl_done)(void *ctx);
+	void *repl_ctx;
 	int holding;         /* output held until the journal is durable */
+	uint64_t rebalance_at; /* timer cycles: end the load period then (0: no) */
 	int last_nack;       /* the code of the last refusal (replay counts them) */
 	/* the request being handled */
 	struct pl_reply cur;
@@ -518,8 +529,27 @@ static void hold(struct stage_cluster *s, int on)
  * `force`: sync now (a backlog is full), whatever the interval policy. */
 static void settle(struct stage_cluster *s, bool force)
 {
-	if (s->holding && durable_commit(s->dur, force) == 1)
+	if (s->holding && durable_commit(s->dur, force) == 1 &&
+	    (s->repl_done == NULL || s->repl_done(s->repl_ctx)))
 		hold(s, 0);
+}
+
+/* A subscription change applied: journaled and copied to the other
+ * fronts, and everything this stage sends held until both are safe. */
+static void record_add(struct stage_cluster *s, const struct spate_raw_sub *rs, uint32_t owner)
+{
+	durable_sub_add(s->dur, rs, owner);
+	if (s->repl_add != NULL)
+		s->repl_add(s->repl_ctx, rs, owner);
+	hold(s, s->dur != NULL || s->repl_add != NULL);
+}
+
+static void record_del(struct stage_cluster *s, uint64_t id, uint32_t owner)
+{
+	durable_sub_del(s->dur, id, owner);
+	if (s->repl_del != NULL)
+		s->repl_del(s->repl_ctx, id, owner);
+	hold(s, s->dur != NULL || s->repl_del != NULL);
 }
 
 static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
@@ -556,10 +586,8 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 			nack(s, -rc);
 		} else if (s->forwarded) {
 			spated_cnt.sub_adds++;
-			if (src.ipv4 != 0) {
-				durable_sub_add(s->dur, rs, hdr->client_id);
-				hold(s, s->dur != NULL);
-			}
+			if (src.ipv4 != 0)
+				record_add(s, rs, hdr->client_id);
 		} else
 			ack_behind(s, current_cat(s, rs->id), 0);
 		return;
@@ -573,10 +601,8 @@ static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
 			ack_behind(s, follow_cat(s, tag ? (uintptr_t)*tag : 0), 1);
 		} else {
 			spated_cnt.sub_dels++;
-			if (src.ipv4 != 0) {
-				durable_sub_del(s->dur, msg->id, hdr->client_id);
-				hold(s, s->dur != NULL);
-			}
+			if (src.ipv4 != 0)
+				record_del(s, msg->id, hdr->client_id);
 		}
 		return;
 	default:
@@ -792,6 +818,14 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 {
 	unsigned int total = 0;
 
+	if (s->rebalance_at != 0 && rte_get_timer_cycles() >= s->rebalance_at) {
+		/* a worker came back: balancing gives it its share now */
+		s->rebalance_at = 0;
+		spated_cnt.rebalances_up++;
+		drt_cluster_period_end(s->cl);
+		run_actions(s);
+	}
+
 	/* correlation feedback from the workers (a hint: never held back),
 	 * all of it: a worker's poll may answer many event parts */
 	for (uint32_t w = 0; w < s->n_workers; w++)
@@ -878,6 +912,30 @@ int stage_cluster_ready(struct stage_cluster *s)
 void stage_cluster_flush(struct stage_cluster *s)
 {
 	flush(s);
+}
+
+void stage_cluster_set_repl(struct stage_cluster *s,
+			    void (*add)(void *ctx, const struct spate_raw_sub *rs, uint32_t owner),
+			    void (*del)(void *ctx, uint64_t id, uint32_t owner), int (*done)(void *ctx),
+			    void *ctx)
+{
+	s->repl_add = add;
+	s->repl_del = del;
+	s->repl_done = done;
+	s->repl_ctx = ctx;
+}
+
+int stage_cluster_adopt(void *arg, uint32_t owner, const struct spate_raw_sub *rs)
+{
+	struct stage_cluster *s = arg;
+
+	s->msg.type = SPATE_MSG_SUB_ADD;
+	s->msg.id = rs->id;
+	s->msg.u.sub = *rs;
+	int rc = stage_cluster_apply(s, owner, &s->msg);
+	if (rc == 0 && s->forwarded)
+		record_add(s, rs, owner); /* ours now: in our journal, copied on */
+	return rc;
 }
 
 void stage_cluster_set_relay(struct stage_cluster *s,
@@ -1026,6 +1084,7 @@ void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32
 		spate_idmap_foreach(s->cats, mark_rebuild, &m);
 		resend_marked(s);
 	}
+	s->rebalance_at = rte_get_timer_cycles() + rte_get_timer_hz() * REBALANCE_AFTER_UP_MS / 1000;
 }
 
 static void free_ccat(uint64_t key, void *val, void *ctx)

@@ -77,6 +77,19 @@ void stage_cluster_set_relay(struct stage_cluster *s,
 			     void (*fn)(void *ctx, const struct spate_raw_event *ev), void *ctx);
 void stage_cluster_relayed(struct stage_cluster *s, const struct spate_raw_event *ev);
 
+/* Several fronts with standbys (docs/multihost.md, "A front's failover"):
+ * every SUB_ADD/SUB_DEL from the network is handed to add/del (the link
+ * copies it to the other fronts) and, as with the journal, everything
+ * this stage sends is held until done() says the copies arrived. */
+void stage_cluster_set_repl(struct stage_cluster *s,
+			    void (*add)(void *ctx, const struct spate_raw_sub *rs, uint32_t owner),
+			    void (*del)(void *ctx, uint64_t id, uint32_t owner), int (*done)(void *ctx),
+			    void *ctx);
+/* A dead front's subscription taken over (arg: the stage): applied as
+ * a replayed one is (nobody answered), then journaled and copied on as
+ * this front's own. 0 or a -SPATE_E_* code (an id taken here already). */
+int stage_cluster_adopt(void *arg, uint32_t owner, const struct spate_raw_sub *rs);
+
 /* Multi-host failover (docs/multihost.md): workers w[0..n) were on a
  * match host that died. What waits for them is dropped; the clustering
  * gives their categories to live workers (drt_cluster_worker_set), and

@@ -73,6 +73,7 @@ static int flush_peer(struct stage_link *s, struct link_peer *p)
 	}
 	if (p->w.count == 0) {
 		p->blocked = 0;
+		link_repl_flushed(p);
 		return 0;
 	}
 	int rc = spate_peer_chan_queue(p->ch, p->w.buf, p->w.len, p->w.count);
@@ -86,6 +87,7 @@ static int flush_peer(struct stage_link *s, struct link_peer *p)
 	spated_cnt.peer_msgs_out += p->w.count;
 	p->blocked = 0;
 	spate_peer_writer_init(&p->w, p->body, s->body_cap);
+	link_repl_flushed(p);
 	return 0;
 }
 
@@ -303,6 +305,8 @@ static void role_down(struct stage_link *s, struct link_peer *p)
 
 static void role_up(struct stage_link *s, struct link_peer *p)
 {
+	if (s->role == SPATED_ROLE_FRONT && p->lcores == 0)
+		link_repl_peer_up(s, p); /* a fellow front, every incarnation: a copy */
 	if (p->role_up)
 		return;
 	p->role_up = 1;
@@ -329,6 +333,8 @@ static void peer_down(struct stage_link *s, struct link_peer *p, int fence)
 	p->blocked = 0;
 	p->down = 1;
 	p->pending = 0;
+	p->repl_dirty = 0;
+	p->repl_seq = 0;
 	p->dead_epoch = p->epoch;
 	if (fence && s->view != NULL)
 		host_view_fence(s->view, p->host, p->epoch);
@@ -472,7 +478,8 @@ unsigned int stage_link_poll(struct stage_link *s)
 	for (uint32_t i = 0; i < s->n_peers; i++)
 		if (s->peers[i].blocked)
 			flush_peer(s, &s->peers[i]);
-	work += s->role == SPATED_ROLE_FRONT ? link_front_poll(s) : link_match_poll(s);
+	work += s->role == SPATED_ROLE_FRONT ? link_front_poll(s) + link_repl_poll(s)
+					     : link_match_poll(s);
 	for (uint32_t i = 0; i < s->n_peers; i++)
 		flush_peer(s, &s->peers[i]);
 	for (uint32_t w = 0; w < s->n_workers; w++)
@@ -504,6 +511,19 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 		return NULL;
 	s->hosts = h;
 	s->role = h->role;
+	s->adopt = c->adopt;
+	s->pkt_pool = c->pkt_pool;
+	s->n_ports = c->n_ports < 4 ? c->n_ports : 4;
+	for (uint16_t i = 0; i < s->n_ports; i++) {
+		s->ports[i] = c->ports[i];
+		s->macs[i] = c->macs[i];
+	}
+	if (c->match_conf != NULL) {
+		/* a fellow front's copy: every subscription it holds, whatever
+		 * the quotas say here */
+		s->copy_conf = *c->match_conf;
+		s->copy_conf.max_subs = s->copy_conf.max_subs_per_client = 0;
+	}
 	s->host_id = h->host_id;
 	s->epoch = c->epoch;
 	s->view = c->view;
@@ -574,10 +594,12 @@ void stage_link_destroy(struct stage_link *s)
 {
 	if (s == NULL)
 		return;
-	if (s->role == SPATED_ROLE_FRONT)
+	if (s->role == SPATED_ROLE_FRONT) {
+		link_repl_fini(s);
 		link_front_fini(s);
-	else
+	} else {
 		link_match_fini(s);
+	}
 	void *m;
 	for (uint32_t q = 0; s->from_rx && q < s->n_rx; q++)
 		while (rte_ring_sc_dequeue(s->from_rx[q], &m) == 0)

@@ -77,6 +77,11 @@ struct stage_link_conf {
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
 	void (*relayed)(void *ctx, const struct spate_raw_event *ev);
 	int (*can_take)(void *ctx); /* front: room for one more relayed event */
+	/* front: a dead front's subscription, taken over (stage_cluster_adopt) */
+	int (*adopt)(void *ctx, uint32_t owner, const struct spate_raw_sub *rs);
+	uint16_t n_ports;           /* front: where to announce service addresses */
+	const uint16_t *ports;
+	const struct rte_ether_addr *macs;
 	void *workers_ctx;
 	uint32_t backlog_max;       /* match: a stage's backlog that stops delivery */
 };
@@ -110,6 +115,13 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c);
 /* Several fronts: a client's event to every other front (the cluster
  * stage's relay hook; same lcore). */
 void stage_link_relay(void *link, const struct spate_raw_event *ev);
+/* A front's copies for the other fronts (link_repl.c; the cluster
+ * stage's hooks, same lcore): a subscription applied, one deleted; and
+ * whether every copy sent so far was acknowledged (answers wait till
+ * then). */
+void stage_link_repl_add(void *link, const struct spate_raw_sub *rs, uint32_t owner);
+void stage_link_repl_del(void *link, uint64_t id, uint32_t owner);
+int stage_link_repl_done(void *link);
 /* One poll: frames in, messages out, channels' frames to TX. */
 unsigned int stage_link_poll(struct stage_link *s);
 void stage_link_destroy(struct stage_link *s);

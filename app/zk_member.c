@@ -33,6 +33,12 @@ void zk_member_counts(const struct zk_member *z, uint64_t *rejoins, uint64_t *fe
 	*rejoins = *fences = 0;
 }
 
+int zk_member_serves(const struct zk_member *z)
+{
+	(void)z;
+	return 1;
+}
+
 void zk_member_offer_dir(struct zk_member *z, struct category_dir *d)
 {
 	(void)z, (void)d;
@@ -73,6 +79,7 @@ struct zk_member {
 	uint32_t epoch;
 	char info[256];            /* the member node's data */
 	uint64_t rejoins, fences;  /* atomic: sessions joined again, peers fenced */
+	uint32_t serves;           /* fronts: services this front owns (last read) */
 	/* fences asked for by the link, not yet carried out */
 	uint32_t fence_seen, n_fence;
 	uint32_t fence_host[SPATED_PEERS_MAX], fence_epoch[SPATED_PEERS_MAX];
@@ -253,6 +260,71 @@ static int publish(struct zk_member *z, uint32_t *present)
 static int session_join(struct zk_member *z, int new_epoch, uint64_t give_up, char *err,
 			size_t errlen);
 
+static int is_front_peer(const struct zk_member *z, uint32_t host)
+{
+	for (uint32_t i = 0; i < z->h->n_peers; i++)
+		if (z->h->peer[i].host == host)
+			return z->h->peer[i].lcores == 0;
+	return 0;
+}
+
+/* Fronts: the service map to the link (which serves what it owns). */
+static int read_services(struct zk_member *z)
+{
+	uint32_t id[SPATED_PEERS_MAX + 1], owner[SPATED_PEERS_MAX + 1], n = 0;
+
+	if (z->h->role != SPATED_ROLE_FRONT)
+		return 0;
+	int rc = spate_zk_services(z->zk, id, owner, SPATED_PEERS_MAX + 1, &n);
+	if (rc == 0) {
+		host_view_publish_svc(z->view, id, owner, n);
+		z->serves = 0;
+		for (uint32_t i = 0; i < n; i++)
+			z->serves += owner[i] == z->h->host_id;
+	}
+	return rc;
+}
+
+/* Front `host`, incarnation `epoch`, is fenced: if the link holds a
+ * complete copy of it, its services become ours. Claimed in id order and
+ * given up at the first lost claim, so two fronts never split one dead
+ * front's services (its subscriptions are not split by service). */
+static void claim_services(struct zk_member *z, uint32_t host, uint32_t epoch)
+{
+	uint32_t id[SPATED_PEERS_MAX + 1], owner[SPATED_PEERS_MAX + 1], n = 0, got = 0;
+
+	if (z->h->role != SPATED_ROLE_FRONT || !is_front_peer(z, host))
+		return;
+	if (host_view_copy_epoch(z->view, host) != epoch) {
+		fprintf(stderr, "spated: zookeeper: front %u (epoch %u) fenced; no complete copy of it"
+			" here: its services wait for it\n", host, epoch);
+		return;
+	}
+	if (spate_zk_services(z->zk, id, owner, SPATED_PEERS_MAX + 1, &n) != 0)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = i + 1; k < n; k++)
+			if (id[k] < id[i]) {
+				uint32_t a = id[i], b = owner[i];
+				id[i] = id[k], owner[i] = owner[k];
+				id[k] = a, owner[k] = b;
+			}
+	for (uint32_t i = 0; i < n; i++) {
+		if (owner[i] != host)
+			continue;
+		int rc = spate_zk_service_claim(z->zk, id[i], host, z->h->host_id);
+		if (rc != 0) {
+			fprintf(stderr, "spated: zookeeper: service %u of front %u: %s\n", id[i], host,
+				rc == SPATE_ZK_CONFLICT ? "another front took it" : spate_zk_error(rc));
+			break;
+		}
+		got++;
+	}
+	if (got > 0)
+		fprintf(stderr, "spated: zookeeper: front %u's services (%u) are ours now\n", host, got);
+	read_services(z);
+}
+
 /* The fences the link asked for, carried out while ZooKeeper answers
  * (a lost connection leaves them for the next round). */
 static void run_fences(struct zk_member *z)
@@ -280,6 +352,7 @@ static void run_fences(struct zk_member *z)
 		fprintf(stderr, "spated: zookeeper: host %u epoch %u fenced (its member node is gone)\n",
 			z->fence_host[k], z->fence_epoch[k]);
 		__atomic_add_fetch(&z->fences, 1, __ATOMIC_RELAXED);
+		claim_services(z, z->fence_host[k], z->fence_epoch[k]);
 		z->n_fence--;
 		z->fence_host[k] = z->fence_host[z->n_fence];
 		z->fence_epoch[k] = z->fence_epoch[z->n_fence];
@@ -325,7 +398,11 @@ static void *watch(void *arg)
 			map_write(z); /* a conflict or a lost connection: next round */
 		else if (ev & SPATE_ZK_MAP)
 			map_read(z, &n, &version);
+		if (ev & SPATE_ZK_SERVICES)
+			read_services(z);
 		if ((ev & SPATE_ZK_MEMBERS) || again) {
+			if (again)
+				read_services(z);
 			int rc = publish(z, &present);
 			/* disconnected for a moment: read again next round */
 			if (rc != 0 && !again)
@@ -345,6 +422,29 @@ static void free_map(struct zk_member *z)
 	free(z->tmp);
 	free(z->tmp2);
 	free(z->map_buf);
+}
+
+/* At start, after joining: the peers (waited for zk_wait_ms at most:
+ * late ones are down until they join) and, on a front, its own service
+ * (ours unless another front took it over) and the service map. 0 or a
+ * ZooKeeper error. */
+static int start_reads(struct zk_member *z, uint32_t *present)
+{
+	uint64_t until = now_ms() + z->h->zk_wait_ms;
+	int rc;
+
+	while ((rc = publish(z, present)) == 0 && *present < z->h->n_peers && now_ms() < until)
+		usleep(50000);
+	if (rc != 0)
+		return rc;
+	spate_zk_events(z->zk); /* what the waiting saw is published */
+	if ((rc = publish(z, present)) != 0)
+		return rc;
+	if (z->h->role != SPATED_ROLE_FRONT)
+		return 0;
+	if ((rc = spate_zk_service_create(z->zk, z->h->host_id, z->h->host_id)) != 0)
+		return rc;
+	return read_services(z);
 }
 
 /* Register as a member under z->epoch. A predecessor killed a moment
@@ -453,22 +553,34 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 	snprintf(z->info, sizeof(z->info), "role=%s ipv4=%u.%u.%u.%u lcores=%u epoch=",
 		 host_conf_role_name(h->role), ipv4 >> 24, (ipv4 >> 16) & 0xff, (ipv4 >> 8) & 0xff,
 		 ipv4 & 0xff, lcores);
-	if (session_join(z, 1, now_ms() + ZK_START_MS, err, errlen) != 0)
+	uint64_t give_up = now_ms() + ZK_START_MS;
+	if (session_join(z, 1, give_up, err, errlen) != 0)
 		goto fail;
 	*epoch = z->epoch;
-	/* the peers: wait for them, but start without the late ones (they
-	 * are down until they join) */
+	/* what the start needs to read: a loaded server answers late, or the
+	 * session is lost meanwhile: tried again until give_up */
 	uint32_t present = 0;
-	uint64_t until = now_ms() + h->zk_wait_ms;
-	while ((rc = publish(z, &present)) == 0 && present < h->n_peers && now_ms() < until)
-		usleep(50000);
-	if (rc != 0) {
-		snprintf(err, errlen, "spated: zookeeper %s: members: %s", h->zookeeper,
-			 spate_zk_error(rc));
-		goto fail;
+	int tries = 0;
+	while ((rc = start_reads(z, &present)) != 0) {
+		if (now_ms() >= give_up) {
+			snprintf(err, errlen, "spated: zookeeper %s: %s", h->zookeeper,
+				 spate_zk_error(rc));
+			goto fail;
+		}
+		if (tries++ % 10 == 0)
+			fprintf(stderr, "spated: zookeeper %s: %s at start; trying again\n",
+				h->zookeeper, spate_zk_error(rc));
+		if (rc == SPATE_ZK_GONE || (spate_zk_events(z->zk) & SPATE_ZK_EXPIRED)) {
+			spate_zk_close(z->zk);
+			z->zk = NULL;
+			if (session_join(z, 0, give_up, err, errlen) != 0)
+				goto fail;
+		}
+		usleep(200000);
 	}
-	spate_zk_events(z->zk); /* what the waiting saw is published */
-	publish(z, &present);
+	if (h->role == SPATED_ROLE_FRONT)
+		fprintf(stderr, "spated: zookeeper: front %u serves %u service(s)%s\n", h->host_id,
+			z->serves, z->serves ? "" : ": a standby (another front took its service)");
 	uint32_t n_map;
 	int32_t v_map;
 	map_read(z, &n_map, &v_map); /* and watch the placement map */
@@ -501,6 +613,11 @@ void zk_member_stop(struct zk_member *z)
 int zk_member_fenced(const struct zk_member *z)
 {
 	return z != NULL && __atomic_load_n(&z->fenced, __ATOMIC_ACQUIRE);
+}
+
+int zk_member_serves(const struct zk_member *z)
+{
+	return z == NULL || z->serves > 0;
 }
 
 void zk_member_counts(const struct zk_member *z, uint64_t *rejoins, uint64_t *fences)

@@ -38,6 +38,10 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 /* Leave (the member node goes at once: peers see a clean exit). */
 void zk_member_stop(struct zk_member *z);
 int zk_member_fenced(const struct zk_member *z);
+/* A front: does it serve a service now (read at start: a front whose
+ * service another front took over is a standby, its journal stale)?
+ * 1 without ZooKeeper. */
+int zk_member_serves(const struct zk_member *z);
 /* Sessions joined again after an expiry; peers fenced on the link's word. */
 void zk_member_counts(const struct zk_member *z, uint64_t *rejoins, uint64_t *fences);
 

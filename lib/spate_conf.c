@@ -58,7 +58,10 @@ int spate_conf_error(char *err, size_t errlen, const char *path,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(err, errlen, "%s:%u: %s", path, s ? config_setting_source_line(s) : 0, msg);
+	/* an included file's setting is named by that file */
+	const char *file = s ? config_setting_source_file(s) : NULL;
+	snprintf(err, errlen, "%s:%u: %s", file ? file : path, s ? config_setting_source_line(s) : 0,
+		 msg);
 	return -1;
 }
 
@@ -340,13 +343,27 @@ int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 	return read_schema(c, top, path, err, errlen);
 }
 
+int spate_conf_read_file(config_t *cfg, const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	if (slash != NULL && n < sizeof(dir)) {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		config_set_include_dir(cfg, n ? dir : "/");
+	}
+	return config_read_file(cfg, path);
+}
+
 int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t errlen)
 {
 	config_t cfg;
 	int rc;
 
 	config_init(&cfg);
-	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+	if (spate_conf_read_file(&cfg, path) != CONFIG_TRUE) {
 		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
 			snprintf(err, errlen, "%s: cannot read file", path);
 		else

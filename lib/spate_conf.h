@@ -56,5 +56,8 @@ const config_setting_t *spate_conf_last_error_setting(void);
 
 /* Parse `path` and read it. 0, or -1 with "file:line: message" in err. */
 int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t errlen);
+/* config_read_file with @include resolved next to `path` (a cluster file
+ * beside spated.conf: docs/operations.md). CONFIG_TRUE or CONFIG_FALSE. */
+int spate_conf_read_file(config_t *cfg, const char *path);
 
 #endif

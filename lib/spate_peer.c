@@ -11,7 +11,8 @@ const char *spate_peer_type_name(int type)
 {
 	static const char *const names[] = { NULL, "EVENT", "CREATE", "SUB_ADD", "SUB_DEL",
 					     "ACK", "MERGE", "MOVE", "EXPECT", "HANDOFF_SUB",
-					     "HANDOFF_END", "FEEDBACK", "RELAY" };
+					     "HANDOFF_END", "FEEDBACK", "RELAY", "REPL_ADD",
+					     "REPL_DEL", "REPL_SYNC" };
 	if (type < 1 || type > SPATE_PEER_TYPE_MAX)
 		return "?";
 	return names[type];
@@ -187,6 +188,33 @@ static int decode_body(struct cur *c, const struct spate_limits *lim, struct spa
 		m->version = spate_be64(c->p + 8);
 		c->p += 16;
 		return 0;
+	case SPATE_PEER_REPL_ADD:
+	case SPATE_PEER_REPL_DEL:
+		if (!need(c, 8))
+			return -SPATE_E_BAD_LENGTH;
+		m->other = spate_be32(c->p);
+		rc = spate_be32(c->p + 4) ? -SPATE_E_BAD_FLAGS : 0;
+		c->p += 8;
+		if (rc)
+			return rc;
+		if (m->type == SPATE_PEER_REPL_ADD) {
+			if ((rc = get_inner(c, lim, SPATE_MSG_SUB_ADD, &m->inner)))
+				return rc;
+			m->id = m->inner.id;
+			return 0;
+		}
+		if (!need(c, 8))
+			return -SPATE_E_BAD_LENGTH;
+		m->id = spate_be64(c->p);
+		c->p += 8;
+		return 0;
+	case SPATE_PEER_REPL_SYNC:
+		if (!need(c, 8))
+			return -SPATE_E_BAD_LENGTH;
+		m->cat = spate_be32(c->p);
+		m->other = spate_be32(c->p + 4);
+		c->p += 8;
+		return m->cat > 1 ? -SPATE_E_BAD_FLAGS : 0;
 	}
 	return -SPATE_E_UNKNOWN_TYPE;
 }
@@ -419,6 +447,43 @@ int spate_peer_put_relay(struct spate_peer_writer *w, const struct spate_raw_eve
 	if ((rc = encode_inner(&ib, SPATE_MSG_EVENT, ev, &msg, &len)))
 		return rc;
 	return put_msg(w, SPATE_PEER_RELAY, f, sizeof(f), msg, len);
+}
+
+int spate_peer_put_repl_add(struct spate_peer_writer *w, uint32_t owner,
+			    const struct spate_raw_sub *sub)
+{
+	uint8_t f[8];
+	struct inner_buf ib;
+	const uint8_t *msg;
+	size_t len;
+	int rc;
+
+	spate_put_be32(f, owner);
+	spate_put_be32(f + 4, 0);
+	if ((rc = encode_inner(&ib, SPATE_MSG_SUB_ADD, sub, &msg, &len)))
+		return rc;
+	return put_msg(w, SPATE_PEER_REPL_ADD, f, sizeof(f), msg, len);
+}
+
+int spate_peer_put_repl_del(struct spate_peer_writer *w, uint32_t owner, uint64_t id)
+{
+	uint8_t f[16];
+
+	spate_put_be32(f, owner);
+	spate_put_be32(f + 4, 0);
+	spate_put_be64(f + 8, id);
+	return put_msg(w, SPATE_PEER_REPL_DEL, f, sizeof(f), NULL, 0);
+}
+
+int spate_peer_put_repl_sync(struct spate_peer_writer *w, uint32_t phase, uint32_t n)
+{
+	uint8_t f[8];
+
+	if (phase > 1)
+		return -SPATE_E_BAD_FLAGS;
+	spate_put_be32(f, phase);
+	spate_put_be32(f + 4, n);
+	return put_msg(w, SPATE_PEER_REPL_SYNC, f, sizeof(f), NULL, 0);
 }
 
 int spate_peer_put_feedback(struct spate_peer_writer *w, uint32_t ev_seq, uint16_t parts,

@@ -49,6 +49,13 @@
  *   HANDOFF_END(10): u32 cat, u32 n_subs, u64 version
  *   FEEDBACK   (11): u32 ev_seq, u16 parts (>= 1), u16 n_cat (0..256),
  *                    n_cat * u32 cat
+ *   RELAY      (12): u32 0, client EVENT message
+ *   REPL_ADD   (13): u32 owner, u32 0, client SUB_ADD message (front ->
+ *                    front: a subscription the sender applied, for its
+ *                    standby's copy)
+ *   REPL_DEL   (14): u32 owner, u32 0, u64 id
+ *   REPL_SYNC  (15): u32 phase (0: a snapshot begins, forget the copy;
+ *                    1: it ends), u32 n (subscriptions it carried)
  * An embedded client message must fill the rest of its peer message
  * exactly and be of the named type.
  */
@@ -89,8 +96,11 @@ enum spate_peer_type {
 	SPATE_PEER_HANDOFF_END,
 	SPATE_PEER_FEEDBACK,
 	SPATE_PEER_RELAY,   /* front -> front: a client's event, to route in your categories */
+	SPATE_PEER_REPL_ADD,  /* front -> front: replication of the sender's subscriptions */
+	SPATE_PEER_REPL_DEL,
+	SPATE_PEER_REPL_SYNC,
 };
-#define SPATE_PEER_TYPE_MAX SPATE_PEER_RELAY
+#define SPATE_PEER_TYPE_MAX SPATE_PEER_REPL_SYNC
 
 /* "EVENT", "CREATE", ...; "?" if unknown. */
 const char *spate_peer_type_name(int type);
@@ -114,7 +124,8 @@ struct spate_peer_msg {
 	uint8_t type;
 	uint32_t cat;      /* every type but EVENT and FEEDBACK; MERGE: into */
 	uint32_t other;    /* MERGE: from; MOVE: to_host; EXPECT: from_host;
-			    * HANDOFF_END: n_subs; SUB_ADD, HANDOFF_SUB: route_kw */
+			    * HANDOFF_END: n_subs; SUB_ADD, HANDOFF_SUB: route_kw;
+			    * REPL_ADD, REPL_DEL: owner; REPL_SYNC: n (and cat: phase) */
 	uint16_t lcore;    /* CREATE, MOVE, EXPECT */
 	uint8_t drop_cat;  /* SUB_DEL */
 	uint64_t id;       /* SUB_DEL, ACK */
@@ -214,5 +225,12 @@ int spate_peer_put_handoff_end(struct spate_peer_writer *w, uint32_t cat, uint32
 int spate_peer_put_relay(struct spate_peer_writer *w, const struct spate_raw_event *ev);
 int spate_peer_put_feedback(struct spate_peer_writer *w, uint32_t ev_seq, uint16_t parts,
 			    const uint32_t *cats, uint16_t n_cat);
+/* Replication between fronts: a subscription of client `owner` applied
+ * (dest resolved), one deleted, a snapshot's bounds (phase 0 begin, 1
+ * end with the count it carried). */
+int spate_peer_put_repl_add(struct spate_peer_writer *w, uint32_t owner,
+			    const struct spate_raw_sub *sub);
+int spate_peer_put_repl_del(struct spate_peer_writer *w, uint32_t owner, uint64_t id);
+int spate_peer_put_repl_sync(struct spate_peer_writer *w, uint32_t phase, uint32_t n);
 
 #endif

@@ -87,6 +87,16 @@ uint32_t spate_peer_chan_in_flight(const struct spate_peer_chan *ch)
 	return ch->snd_nxt - ch->snd_una;
 }
 
+uint32_t spate_peer_chan_last_seq(const struct spate_peer_chan *ch)
+{
+	return ch->snd_nxt - 1;
+}
+
+int spate_peer_chan_acked(const struct spate_peer_chan *ch, uint32_t seq)
+{
+	return sdiff(seq, ch->snd_una) < 0;
+}
+
 uint32_t spate_peer_chan_newer_epoch(const struct spate_peer_chan *ch)
 {
 	return ch->newer_epoch;

@@ -111,6 +111,12 @@ void spate_peer_chan_clock(struct spate_peer_chan *ch, uint64_t now);
  * acknowledged (lost to the old incarnation). */
 uint32_t spate_peer_chan_reset(struct spate_peer_chan *ch, uint32_t peer_epoch);
 
+/* The sequence number of the last frame queued (0: none yet), and
+ * whether the peer acknowledged every frame up to `seq`: what a caller
+ * waits for before it answers a client for something the peer must
+ * hold (a front's standby, docs/multihost.md). */
+uint32_t spate_peer_chan_last_seq(const struct spate_peer_chan *ch);
+int spate_peer_chan_acked(const struct spate_peer_chan *ch, uint32_t seq);
 /* Frames queued and not yet acknowledged (0: everything arrived). */
 uint32_t spate_peer_chan_in_flight(const struct spate_peer_chan *ch);
 /* The highest peer epoch seen above the bound one, or 0. */

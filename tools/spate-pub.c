@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -42,6 +43,8 @@ static void usage(FILE *f)
 		"  --progress        progress line even when stderr is not a terminal\n"
 		"  --quiet           no progress line\n"
 		"  --skip-bad        report bad lines and go on (default: stop, exit 1)\n"
+		"  --stamps FILE     write 'event_id<TAB>ns' per event sent (CLOCK_REALTIME,\n"
+		"                    the time it was handed to the socket): failover tests\n"
 		"Exit status: 0 all sent and none refused, 1 a bad line, a send error or a\n"
 		"NACK (OVERLOADED included), 2 usage.\n");
 }
@@ -83,13 +86,15 @@ int main(int argc, char **argv)
 		{ "progress", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "skip-bad", no_argument, NULL, 'k' },
+		{ "stamps", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client cl;
 	struct pub p = { 0 };
-	const char *server = NULL, *conf_path = NULL, *stream = "-";
+	const char *server = NULL, *conf_path = NULL, *stream = "-", *stamps_path = NULL;
+	FILE *stamps = NULL;
 	double rate = 0;
 	uint64_t count = UINT64_MAX, v;
 	int linger_ms = 200, show = isatty(2), c, bad = 0;
@@ -114,6 +119,7 @@ int main(int argc, char **argv)
 		case 'q': show = 0; break;
 		case 'k': skip_bad = true; break;
 		case 'V': return spate_release_print(PROG);
+		case 's': stamps_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -128,6 +134,10 @@ int main(int argc, char **argv)
 		stream = argv[optind];
 	cl.on_nack = on_nack;
 	cl.ctx = &p;
+	if (stamps_path != NULL && (stamps = fopen(stamps_path, "w")) == NULL) {
+		perror(stamps_path);
+		return 2;
+	}
 
 	struct spate_stream_reader rd;
 	int start_rc = client_start(&cl, conf_path, &rd, stream, server, NULL);
@@ -166,6 +176,12 @@ int main(int argc, char **argv)
 			status = 1;
 			break;
 		}
+		if (stamps != NULL) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			fprintf(stamps, "%" PRIu64 "\t%" PRIu64 "\n", op.u.ev.id,
+				(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+		}
 		/* Refusals come back while we send: read them now and then. */
 		if ((cl.cnt.events & 255) == 0)
 			client_pump(&cl, 0);
@@ -185,6 +201,8 @@ int main(int argc, char **argv)
 		 el > 0 ? cl.cnt.events / el : 0.0, p.nacks, n_bad, n_skipped,
 		 stop_flag ? " interrupted" : "");
 	client_print_summary(&cl, extra);
+	if (stamps != NULL && fclose(stamps) != 0)
+		status = 1;
 	spate_stream_close(&rd);
 	client_close(&cl);
 	return stop_flag ? 130 : status;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "client.h"
 #include "opt.h"
@@ -54,12 +55,13 @@ static void usage(FILE *f)
 		"  --skip-bad        report bad and NACKed lines and go on (default: exit 1)\n"
 		"  --progress        progress line even when stderr is not a terminal\n"
 		"  --quiet           no progress line\n"
+		"  --times           a third column: when it came (ns, CLOCK_REALTIME)\n"
 		"Exit status: 0 done, 1 a bad or refused line or no answer, 2 usage.\n");
 }
 
 struct sub_state {
 	FILE *out;
-	bool line_flush;
+	bool line_flush, times;
 	uint64_t *active;
 	size_t n_active, cap_active;
 };
@@ -68,6 +70,13 @@ static void on_notify(void *ctx, uint64_t ev, uint64_t sub)
 {
 	struct sub_state *s = ctx;
 
+	if (s->times) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		fprintf(s->out, "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", ev, sub,
+			(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+		return;
+	}
 	fprintf(s->out, "%" PRIu64 "\t%" PRIu64 "\n", ev, sub);
 }
 
@@ -111,6 +120,7 @@ int main(int argc, char **argv)
 		{ "skip-bad", no_argument, NULL, 'k' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "times", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -146,6 +156,7 @@ int main(int argc, char **argv)
 		case 'P': show = 1; break;
 		case 'q': show = 0; break;
 		case 'V': return spate_release_print(PROG);
+		case 'T': st.times = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

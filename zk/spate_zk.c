@@ -20,6 +20,7 @@
 _Static_assert(SPATE_ZK_CONFLICT == ZBADVERSION, "ZBADVERSION");
 _Static_assert(SPATE_ZK_EXISTS == ZNODEEXISTS, "ZNODEEXISTS");
 _Static_assert(SPATE_ZK_NOAUTH == ZNOAUTH, "ZNOAUTH");
+_Static_assert(SPATE_ZK_GONE == ZSESSIONEXPIRED, "ZSESSIONEXPIRED");
 
 #define PATH_MAX_ZK 512
 
@@ -127,6 +128,13 @@ static void on_map(zhandle_t *zh, int type, int state, const char *path, void *c
 		set_bits(ctx, SPATE_ZK_MAP);
 }
 
+static void on_services(zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+	(void)zh, (void)state, (void)path;
+	if (type != ZOO_SESSION_EVENT)
+		set_bits(ctx, SPATE_ZK_SERVICES);
+}
+
 /* out (PATH_MAX_ZK bytes) = root + the formatted rest. The root is
  * short (checked at open) and the rests are ours, so nothing is cut. */
 static void path_of(const struct spate_zk *zk, char *out, const char *fmt, ...)
@@ -230,7 +238,7 @@ static int add_digest(struct spate_zk *zk, const char *digest, int wait_ms)
 struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms,
 			       int wait_ms, const char *digest, char *err, size_t errlen)
 {
-	static const char *const dirs[] = { "", "/hosts", "/epochs", "/front", "/placement" };
+	static const char *const dirs[] = { "", "/hosts", "/epochs", "/front", "/placement", "/services" };
 	struct spate_zk *zk;
 
 	if (root[0] != '/' || strlen(root) >= sizeof(zk->root) || root[strlen(root) - 1] == '/') {
@@ -484,6 +492,79 @@ int spate_zk_elect(struct spate_zk *zk, uint32_t host, int *leader)
 		if (rc != ZNONODE)
 			return rc;
 	}
+}
+
+/* "owner=N" of a service node; 0 if it says nothing else. */
+static uint32_t owner_of(const char *buf, int len)
+{
+	char s[64];
+
+	if (len <= 0 || len >= (int)sizeof(s))
+		return 0;
+	memcpy(s, buf, (size_t)len);
+	s[len] = '\0';
+	return strncmp(s, "owner=", 6) == 0 ? (uint32_t)strtoul(s + 6, NULL, 10) : 0;
+}
+
+int spate_zk_services(struct spate_zk *zk, uint32_t *id, uint32_t *owner, uint32_t cap,
+		      uint32_t *n)
+{
+	char dir[PATH_MAX_ZK], p[PATH_MAX_ZK], buf[64];
+	struct String_vector kids = { 0, NULL };
+	int rc;
+
+	path_of(zk, dir, "/services");
+	if ((rc = zoo_wget_children(zk->zh, dir, on_services, zk, &kids)) != ZOK)
+		return rc;
+	uint32_t k = 0;
+	for (int32_t i = 0; i < kids.count && rc == ZOK; i++) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(kids.data[i], &end, 10);
+		if (errno || *end || v == 0 || v > UINT32_MAX || join_path(p, dir, kids.data[i]) != ZOK)
+			continue;
+		int len = (int)sizeof(buf);
+		rc = zoo_wget(zk->zh, p, on_services, zk, buf, &len, NULL);
+		if (rc == ZNONODE) {
+			rc = ZOK;
+			continue;
+		}
+		if (rc == ZOK && k < cap) {
+			id[k] = (uint32_t)v;
+			owner[k] = owner_of(buf, len);
+			k++;
+		}
+	}
+	deallocate_String_vector(&kids);
+	*n = k;
+	return rc;
+}
+
+int spate_zk_service_create(struct spate_zk *zk, uint32_t id, uint32_t owner)
+{
+	char p[PATH_MAX_ZK], data[32];
+
+	path_of(zk, p, "/services/%" PRIu32, id);
+	snprintf(data, sizeof(data), "owner=%" PRIu32, owner);
+	int rc = zoo_create(zk->zh, p, data, (int)strlen(data), zk->acl,
+			    ZOO_PERSISTENT, NULL, 0);
+	return rc == ZNODEEXISTS ? ZOK : rc;
+}
+
+int spate_zk_service_claim(struct spate_zk *zk, uint32_t id, uint32_t from, uint32_t to)
+{
+	char p[PATH_MAX_ZK], buf[64], data[32];
+	int len = (int)sizeof(buf);
+	struct Stat st;
+
+	path_of(zk, p, "/services/%" PRIu32, id);
+	int rc = zoo_get(zk->zh, p, 0, buf, &len, &st);
+	if (rc != ZOK)
+		return rc;
+	if (owner_of(buf, len) != from)
+		return ZBADVERSION;
+	snprintf(data, sizeof(data), "owner=%" PRIu32, to);
+	return zoo_set(zk->zh, p, data, (int)strlen(data), st.version);
 }
 
 int spate_zk_map_get(struct spate_zk *zk, void *buf, size_t cap, size_t *len,

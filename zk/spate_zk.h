@@ -21,6 +21,7 @@
 /* ZooKeeper's codes for "someone else wrote first" and "already there". */
 #define SPATE_ZK_CONFLICT (-103) /* ZBADVERSION */
 #define SPATE_ZK_EXISTS (-110)   /* ZNODEEXISTS */
+#define SPATE_ZK_GONE (-112)     /* ZSESSIONEXPIRED: a new session is needed */
 
 /* Bits of spate_zk_events. */
 enum {
@@ -28,6 +29,7 @@ enum {
 	SPATE_ZK_LEADER = 2,  /* the front before us went: call spate_zk_elect */
 	SPATE_ZK_MAP = 4,     /* /placement changed: call spate_zk_map_get */
 	SPATE_ZK_EXPIRED = 8, /* the session is gone: fence, start over */
+	SPATE_ZK_SERVICES = 16, /* the service map changed: call spate_zk_services */
 };
 
 struct spate_zk;
@@ -88,6 +90,20 @@ int spate_zk_map_get(struct spate_zk *zk, void *buf, size_t cap, size_t *len,
  * SPATE_ZK_CONFLICT when another write came first (a deposed leader). */
 int spate_zk_map_set(struct spate_zk *zk, const void *buf, size_t len, int32_t expected,
 		     int32_t *version);
+
+/* The service map (several fronts, docs/multihost.md): one persistent
+ * node per service, root/services/<id> (a front's host id), data
+ * "owner=<host>": the front that serves it now.
+ * spate_zk_services: every service and its owner (at most cap; *n the
+ * count), arming a SPATE_ZK_SERVICES watch on the list and each node.
+ * spate_zk_service_create: the node with this owner if there is none
+ * (ZOK either way). spate_zk_service_claim: the owner becomes `to` if
+ * it is `from`, by compare-and-set; SPATE_ZK_CONFLICT if it is not (or
+ * another claim came first). */
+int spate_zk_services(struct spate_zk *zk, uint32_t *id, uint32_t *owner, uint32_t cap,
+		      uint32_t *n);
+int spate_zk_service_create(struct spate_zk *zk, uint32_t id, uint32_t owner);
+int spate_zk_service_claim(struct spate_zk *zk, uint32_t id, uint32_t from, uint32_t to);
 
 const char *spate_zk_error(int rc);
 

@@ -60,6 +60,31 @@ if ! diff -u bad-hosts.conf.expected "$tmp/out-hosts"; then
 	echo "FAIL: --check-config output differs from bad-hosts.conf.expected"
 	exit 1
 fi
+# the cluster file: every host once, each host finds itself by host_id
+"$spated" --check-config -c bad-cluster.conf | sed 's/ (known: [^)]*)//' >"$tmp/out-cluster"
+if ! diff -u bad-cluster.conf.expected "$tmp/out-cluster"; then
+	echo "FAIL: --check-config output differs from bad-cluster.conf.expected"
+	exit 1
+fi
+printf 'key 1 %064d\n' 7 >"$tmp/cluster.key"
+chmod 600 "$tmp/cluster.key"
+cat >"$tmp/cluster.conf" <<EOF
+cluster: {
+  zk_session_ms = 1000;
+  peer_key_file = "$tmp/cluster.key";
+  hosts = ( { host = 1; role = "front"; ipv4 = "10.0.0.1"; service = "10.0.0.101"; },
+            { host = 3; role = "match"; ipv4 = "10.0.0.3"; lcores = 2; } );
+};
+EOF
+for id in 1 3 4; do
+	printf '@include "cluster.conf"\nspated: { host_id = %s; lcores: { rx = 0; tx = 0; cluster = 0; match = [ 0, 0 ]; }; };\n' \
+		"$id" >"$tmp/h$id.conf"
+done
+(cd / && "$spated" --check-config -c "$tmp/h1.conf" >/dev/null) || { echo "FAIL: a front of the cluster file refused"; exit 1; }
+(cd / && "$spated" --check-config -c "$tmp/h3.conf" >/dev/null) || { echo "FAIL: a match host of the cluster file refused"; exit 1; }
+"$spated" --check-config -c "$tmp/h4.conf" | grep -q 'spated.host_id = 4 is not in cluster.hosts (1, 3)' ||
+	{ echo "FAIL: a host id the cluster file does not list accepted"; exit 1; }
+echo "ok: the cluster file: errors with their file and line, each host found by host_id"
 printf 'spated: { role = "front"; host_id = 1; };\n' >"$tmp/front.conf"
 "$spated" --check-config -c "$tmp/front.conf" | grep -q 'role = "front" needs spated.peers' ||
 	{ echo "FAIL: a front without peers accepted"; exit 1; }

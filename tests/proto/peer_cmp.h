@@ -30,6 +30,7 @@ static inline bool cmp_peer_msg(const struct spate_peer_msg *a, const struct spa
 	case SPATE_PEER_RELAY:
 	case SPATE_PEER_SUB_ADD:
 	case SPATE_PEER_HANDOFF_SUB:
+	case SPATE_PEER_REPL_ADD:
 		return cmp_msg(&a->inner, &b->inner);
 	}
 	return true;
@@ -67,6 +68,12 @@ static inline int peer_reencode(struct spate_peer_writer *w, const struct spate_
 		return spate_peer_put_feedback(w, m->ev_seq, m->parts, cats, m->n_cat);
 	case SPATE_PEER_RELAY:
 		return spate_peer_put_relay(w, &m->inner.u.ev);
+	case SPATE_PEER_REPL_ADD:
+		return spate_peer_put_repl_add(w, m->other, &m->inner.u.sub);
+	case SPATE_PEER_REPL_DEL:
+		return spate_peer_put_repl_del(w, m->other, m->id);
+	case SPATE_PEER_REPL_SYNC:
+		return spate_peer_put_repl_sync(w, m->cat, m->other);
 	}
 	return -SPATE_E_UNKNOWN_TYPE;
 }

@@ -76,6 +76,9 @@ static void put_all(struct spate_peer_writer *w)
 	CHECK_EQ_INT(spate_peer_put_handoff_end(w, 5, 1, 99), 0);
 	CHECK_EQ_INT(spate_peer_put_feedback(w, 1000, 2, cats, 0), 0);
 	CHECK_EQ_INT(spate_peer_put_relay(w, &ev), 0);
+	CHECK_EQ_INT(spate_peer_put_repl_add(w, 4242, &sub), 0);
+	CHECK_EQ_INT(spate_peer_put_repl_del(w, 4242, 1003), 0);
+	CHECK_EQ_INT(spate_peer_put_repl_sync(w, 1, 7), 0);
 	CHECK_EQ_INT(w->count, SPATE_PEER_TYPE_MAX);
 }
 
@@ -143,6 +146,14 @@ static void test_round_trip(void)
 	CHECK(m.cat == 5 && m.other == 1 && m.version == 99);
 	spate_peer_next(&r, &lim, &m);
 	CHECK(m.ev_seq == 1000 && m.parts == 2 && m.n_cat == 0);
+	spate_peer_next(&r, &lim, &m);
+	CHECK(m.type == SPATE_PEER_RELAY && cmp_event(&m.inner.u.ev, &ev));
+	spate_peer_next(&r, &lim, &m);
+	CHECK(m.other == 4242 && m.id == 1001 && cmp_sub(&m.inner.u.sub, &sub));
+	spate_peer_next(&r, &lim, &m);
+	CHECK(m.other == 4242 && m.id == 1003);
+	spate_peer_next(&r, &lim, &m);
+	CHECK(m.cat == 1 && m.other == 7);
 
 	/* a pure ack frame */
 	spate_peer_writer_init(&w, body, sizeof(body));
@@ -162,6 +173,7 @@ static void test_round_trip(void)
 	CHECK_EQ_INT(spate_peer_put_move(&w, 4, 0, 1, 1), -SPATE_E_BAD_ID);
 	CHECK_EQ_INT(spate_peer_put_ack(&w, 4, &bad, 1), -SPATE_E_BAD_ID);
 	CHECK_EQ_INT(spate_peer_put_sub_del(&w, 4, 2, &bad, 1), -SPATE_E_BAD_ID);
+	CHECK_EQ_INT(spate_peer_put_repl_sync(&w, 2, 0), -SPATE_E_BAD_FLAGS);
 	CHECK_EQ_INT(w.count, 0);
 	CHECK_EQ_INT(w.len, 0);
 	/* full: NO_MEMORY and the writer unchanged */
@@ -306,6 +318,14 @@ static void test_malformed(void)
 	size_t rl = off_of[SPATE_PEER_RELAY] + b;
 	CHECK_EQ_INT(with_byte(rl + 3, 1), -SPATE_E_BAD_FLAGS);  /* reserved */
 	CHECK(with_byte(rl + 4, SPATE_MSG_SUB_ADD) < 0); /* not an EVENT */
+	size_t ra = off_of[SPATE_PEER_REPL_ADD] + b;
+	CHECK_EQ_INT(with_byte(ra + 7, 1), -SPATE_E_BAD_FLAGS);  /* reserved */
+	CHECK(with_byte(ra + 8, SPATE_MSG_EVENT) < 0); /* not a SUB_ADD */
+	size_t rd = off_of[SPATE_PEER_REPL_DEL] + b;
+	CHECK_EQ_INT(with_byte(rd + 4, 1), -SPATE_E_BAD_FLAGS);
+	CHECK_EQ_INT(with_byte(rd - 1, 15), -SPATE_E_BAD_LENGTH); /* mlength: the id cut */
+	size_t rs = off_of[SPATE_PEER_REPL_SYNC] + b;
+	CHECK_EQ_INT(with_byte(rs + 3, 2), -SPATE_E_BAD_FLAGS);  /* phase 2 */
 
 	/* a valid client message of the wrong type inside an EVENT */
 	static const uint8_t wrong[] = { SPATE_PEER_EVENT, 0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 1,
@@ -838,6 +858,8 @@ static void test_chan_edges(void)
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), 0);
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), -SPATE_E_NO_MEMORY);
 	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 2);
+	CHECK_EQ_INT(spate_peer_chan_last_seq(a), 2);
+	CHECK(!spate_peer_chan_acked(a, 1) && !spate_peer_chan_acked(a, 2));
 
 	/* first frame: sent at t=0, not again before rto, again after */
 	size_t n1 = spate_peer_chan_poll(a, 0, out, sizeof(out));
@@ -868,6 +890,8 @@ static void test_chan_edges(void)
 	CHECK_EQ_INT(spate_peer_decode(out, na, &lim, &h), 0);
 	CHECK(h.count == 0 && h.ack == 0 && h.sack == 1);
 	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), 0);
+	/* seq 2 sacked: held there, not delivered: not acknowledged yet */
+	CHECK(!spate_peer_chan_acked(a, 2));
 	/* seq 2 sacked: only seq 1 is resent */
 	size_t nr = spate_peer_chan_poll(a, 10000, out, sizeof(out));
 	CHECK_EQ_INT(spate_peer_decode(out, nr, &lim, &h), 0);
@@ -886,6 +910,7 @@ static void test_chan_edges(void)
 	CHECK(h.ack == 2 && h.sack == 0);
 	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), 0);
 	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+	CHECK(spate_peer_chan_acked(a, 1) && spate_peer_chan_acked(a, 2) && !spate_peer_chan_acked(a, 3));
 
 	/* an ack of a frame never sent is ignored and counted */
 	h.ack = 7;
