@@ -202,7 +202,9 @@ ha_sleep_into_stream() {
 # against spate-match --engine brute: outside a window of WINDOW_MS (at
 # most 1000) after FAULT_NS every match arrived exactly once; inside it
 # the missing ones are counted; never a duplicate. Events sent in the
-# HA_INFLIGHT_MS (100) before the fault may have been in flight in a
+# HA_INFLIGHT_MS (100; or the largest delay from an event's sending to
+# its first notification seen in the second before the fault, when
+# larger) before the fault may have been in flight in a
 # host that died with them: counted apart. Prints the window actually
 # seen (the last event sent with a match missing), the matches missing,
 # and the first correct notification after the fault.
@@ -248,6 +250,19 @@ if extra:
 if unsent:
     bad.append("%d matches of events never sent" % len(unsent))
 late = [sent[e] for e, s in missing if e in sent]
+# what a host that died may have taken with it: at least HA_INFLIGHT_MS,
+# more when the cluster was slower than that before the fault (under
+# load: the largest delay from sending an event to its first
+# notification over the second before the fault)
+first = {}
+for e, t in arrived:
+    if e in sent and (e not in first or t < first[e]):
+        first[e] = t
+delays = [first[e] - sent[e] for e in first if fault - 1000000000 <= sent[e] < fault]
+observed = max(delays) // 1000000 if delays else 0
+if observed > inflight:
+    print("  in flight at the fault: up to %d ms (the largest delay seen before it)" % observed)
+    inflight = observed
 before = [t for t in late if t < fault - inflight * 1000000]
 flying = [t for t in late if fault - inflight * 1000000 <= t < fault]
 if before:
