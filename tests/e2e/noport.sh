@@ -8,6 +8,9 @@
 . "$(dirname "$0")/common.sh"
 
 spated=$SPATE_BUILD/app/spated
+# the runs below that exit early leave their EAL runtime folder: the
+# cleanup at exit removes it with the namespaces' ones
+NETNS_PREFIXES="$NETNS_PREFIXES spate-noport-$$"
 # the demo profile without its port (and without an eal list: the
 # arguments come after --)
 sed '/^  eal = /d; /device = "net_af_packet0,iface=spate0[^"]*";/d; /^  port: {/,/^  };/d' \
