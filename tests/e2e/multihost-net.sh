@@ -123,7 +123,7 @@ mh_dump() {
 	for h in "${!MH_PID[@]}"; do
 		kill -0 "${MH_PID[$h]}" 2>/dev/null || continue
 		st=$(mh_stats "$h" "$E2E_TMP/$h.log") || continue
-		echo "--- $h: $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(" ".join("%s=%s" % kv for kv in d.items() if kv[1] and not isinstance(kv[1], (dict, list)) and kv[0] != "spated"))' "$st")"
+		echo "--- $h: $(e2e_moved "$st")"
 		grep -v '"spated":' "$E2E_TMP/$h.log" | tail -n ${MH_LOGLINES:-3}
 	done
 }
