@@ -80,6 +80,8 @@ struct zk_member {
 	char info[256];            /* the member node's data */
 	uint64_t rejoins, fences;  /* atomic: sessions joined again, peers fenced */
 	uint32_t serves;           /* fronts: services this front owns (last read) */
+	int connected;             /* the watch thread's view of the session */
+	uint64_t lost_at;          /* ms: when the connection was lost */
 	/* fences asked for by the link, not yet carried out */
 	uint32_t fence_seen, n_fence;
 	uint32_t fence_host[SPATED_PEERS_MAX], fence_epoch[SPATED_PEERS_MAX];
@@ -359,6 +361,27 @@ static void run_fences(struct zk_member *z)
 	}
 }
 
+/* Say when ZooKeeper is lost and found again: while it is away the
+ * data plane goes on (heartbeats still find the dead, their fences wait
+ * for it), and whether the session survived tells the operator whether
+ * this host had to join again. */
+static void watch_connection(struct zk_member *z)
+{
+	int up = spate_zk_connected(z->zk);
+
+	if (up == z->connected)
+		return;
+	z->connected = up;
+	if (!up) {
+		z->lost_at = now_ms();
+		fprintf(stderr, "spated: zookeeper: connection lost: matching goes on; a host found"
+			" dead meanwhile is failed over at once and fenced when it is back\n");
+	} else {
+		fprintf(stderr, "spated: zookeeper: reached again after %llu ms: session kept\n",
+			(unsigned long long)(now_ms() - z->lost_at));
+	}
+}
+
 static void *watch(void *arg)
 {
 	struct zk_member *z = arg;
@@ -377,17 +400,22 @@ static void *watch(void *arg)
 			 * this epoch, and will delete our node again (then we stop). */
 			fprintf(stderr, "spated: zookeeper: session expired: joining again as epoch %u\n",
 				z->epoch);
+			if (z->connected)
+				z->lost_at = now_ms(); /* the loss itself went unseen */
 			spate_zk_close(z->zk);
 			z->zk = NULL;
 			if (session_join(z, 0, 0, err, sizeof(err)) != 0)
 				break; /* asked to stop */
 			__atomic_add_fetch(&z->rejoins, 1, __ATOMIC_RELAXED);
-			fprintf(stderr, "spated: zookeeper: host %u joined again (epoch %u)\n",
-				z->h->host_id, z->epoch);
+			fprintf(stderr, "spated: zookeeper: host %u joined again (epoch %u) %llu ms after"
+				" the connection was lost\n", z->h->host_id, z->epoch,
+				(unsigned long long)(now_ms() - z->lost_at));
+			z->connected = 1;
 			again = 1;
 			ev |= SPATE_ZK_MAP;
 		}
 
+		watch_connection(z);
 		uint32_t present, n;
 		int32_t version;
 		int offered;
@@ -586,6 +614,7 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 	map_read(z, &n_map, &v_map); /* and watch the placement map */
 	fprintf(stderr, "spated: zookeeper: host %u epoch %u joined %s%s; %u of %u peers present\n",
 		h->host_id, z->epoch, h->zookeeper, h->zk_root, present, h->n_peers);
+	z->connected = 1;
 	if (pthread_create(&z->thread, NULL, watch, z) != 0) {
 		snprintf(err, errlen, "spated: zookeeper: cannot start the watch thread");
 		goto fail;

@@ -83,6 +83,14 @@ unsigned spate_zk_events(struct spate_zk *zk)
 	return __atomic_exchange_n(&zk->events, 0, __ATOMIC_ACQ_REL);
 }
 
+int spate_zk_connected(struct spate_zk *zk)
+{
+	pthread_mutex_lock(&zk->mu);
+	int up = zk->state == ZOO_CONNECTED_STATE;
+	pthread_mutex_unlock(&zk->mu);
+	return up;
+}
+
 const char *spate_zk_error(int rc)
 {
 	return zerror(rc);

@@ -56,6 +56,10 @@ void spate_zk_close(struct spate_zk *zk);
 
 /* Take (and clear) the event bits set since the last call. */
 unsigned spate_zk_events(struct spate_zk *zk);
+/* Is the session connected to a server now (1), or is the client
+ * looking for one (0: a server frozen or unreachable; the session may
+ * still be alive on the servers' side, or expire when one is reached)? */
+int spate_zk_connected(struct spate_zk *zk);
 
 /* A new epoch for host: strictly greater than any it had before, never
  * reused (a persistent sequential node; older ones are deleted). */

@@ -25,8 +25,9 @@ mh_zk_host() {
 }
 
 # mh_zk_start: Debian's ZooKeeper server in the bridge namespace (tick
-# 200 ms so sessions may be 1 s), up within 60 s. Exits 77 (skipped)
-# when it is not installed.
+# 200 ms so sessions may be 1 s), up within 60 s; its pid in MH_ZK_PID
+# (ip netns exec becomes java). Exits 77 (skipped) when it is not
+# installed.
 mh_zk_start() {
 	local jar=/usr/share/java/zookeeper.jar dir=$E2E_TMP/zk i
 	if ! command -v java >/dev/null 2>&1 || [ ! -f "$jar" ]; then
@@ -53,6 +54,7 @@ CFG
 		-Dlog4j.configuration="file:$dir/log4j.properties" \
 		-cp "$dir:$jar" org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zoo.cfg" \
 		>"$dir/server.log" 2>&1 &
+	MH_ZK_PID=$!
 	netns_track "$!"
 	for i in $(seq 1 600); do
 		ip netns exec "$MH_BR" python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('$MH_ZK_IP', $MH_ZK_PORT)))" \
