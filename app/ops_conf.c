@@ -74,7 +74,8 @@ void ops_conf_free(struct ops_conf *c)
 static int range_error(char *err, size_t errlen, const char *group, const struct key *k,
 		       double v)
 {
-	snprintf(err, errlen, "%s.%s = %g is out of range [%g, %g]", group, k->name, v, k->min,
+	/* the value in full ("10000001", not "1e+07" beside a bound of 1e+07) */
+	snprintf(err, errlen, "%s.%s = %.15g is out of range [%g, %g]", group, k->name, v, k->min,
 		 k->max);
 	return -1;
 }
