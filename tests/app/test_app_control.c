@@ -1,0 +1,414 @@
+/* test_app_control.c - spated's control socket (app/control.c) as spatectl
+ * sees it, without a port: the EAL without hugepages, a matcher with a few
+ * subscriptions, control_start on a socket in /tmp, and this thread as the
+ * data plane (control_poll) while a client thread asks. Every answer is
+ * checked whole: the status line, the words, the numbers. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <libconfig.h>
+#include <rte_lcore.h>
+
+#include "access.h"
+#include "app_eal.h"
+#include "check.h"
+#include "config.h"
+#include "control.h"
+#include "counters.h"
+#include "debug_stall.h"
+#include "spate_matcher.h"
+
+static char sock_path[108];
+static char ov_path[128];
+static struct spated_conf conf;
+static struct spate_matcher *matcher;
+
+/* ---- one request, answered while this thread serves the data plane ---- */
+
+struct ask {
+	const char *line;
+	size_t len;
+	char ans[65536];
+	size_t got;
+	atomic_bool done;
+};
+
+static void *client(void *arg)
+{
+	struct ask *a = arg;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		(void)!write(fd, a->line, a->len);
+		shutdown(fd, SHUT_WR);
+		ssize_t n;
+		while (a->got < sizeof(a->ans) - 1 &&
+		       (n = read(fd, a->ans + a->got, sizeof(a->ans) - 1 - a->got)) > 0)
+			a->got += (size_t)n;
+	}
+	a->ans[a->got] = '\0';
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&a->done, true);
+	return NULL;
+}
+
+static struct ask the_ask;
+
+/* The whole answer to `line` (raw bytes, no newline added). */
+static const char *ask_raw(const char *line, size_t len)
+{
+	pthread_t t;
+	struct ask *a = &the_ask;
+
+	memset(a, 0, sizeof(*a));
+	a->line = line;
+	a->len = len;
+	pthread_create(&t, NULL, client, a);
+	/* bounded: 20 s of polls */
+	for (int i = 0; i < 200000 && !atomic_load(&a->done); i++) {
+		control_poll();
+		usleep(100);
+	}
+	pthread_join(t, NULL);
+	return a->ans;
+}
+
+static const char *ask(const char *line)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf), "%s\n", line);
+	return ask_raw(buf, strlen(buf));
+}
+
+#define CHECK_ASK(line, want)                                                       \
+	do {                                                                        \
+		const char *got_ = ask(line);                                       \
+		check_count++;                                                      \
+		if (strcmp(got_, want) != 0) {                                      \
+			fprintf(stderr, "%s:%d: '%s'\n  got  '%s'\n  want '%s'\n",  \
+				__FILE__, __LINE__, line, got_, want);              \
+			check_failed();                                             \
+		}                                                                   \
+	} while (0)
+
+/* ---- the subscriptions: sizes chosen so the largest-first order is known ---- */
+
+static void add_sub(uint64_t id, int32_t lon, const char *kw, uint32_t owner)
+{
+	struct spate_raw_sub rs;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.id = id;
+	rs.rect = (struct spate_rect){ lon, 0, lon + 10, 10 };
+	rs.n_kw = 1;
+	rs.kw[0] = (struct spate_str){ kw, (uint32_t)strlen(kw) };
+	CHECK_EQ_INT(spate_matcher_sub_add(matcher, &rs, owner), 0);
+}
+
+static void test_parse(void)
+{
+	CHECK_ASK("", "error\nunknown command (spatectl help lists them)\n");
+	CHECK_ASK("shwo stats", "error\nunknown command (spatectl help lists them)\n");
+	CHECK_ASK("show", "error\nunknown command (spatectl help lists them)\n");
+	CHECK_ASK("json", "error\nunknown command (spatectl help lists them)\n");
+	CHECK_ASK("set a b c", "error\nusage: set NAME VALUE\n");
+	CHECK_ASK("set a", "error\nusage: set NAME VALUE\n");
+	CHECK_ASK("get", "error\nusage: get NAME\n");
+	CHECK_ASK("get a b", "error\nusage: get NAME\n");
+	CHECK_ASK("help me", "error\nusage: help\n");
+	CHECK_ASK("show stats now", "error\nusage: show stats\n");
+	CHECK_ASK("show subs --count --count", "error\nusage: show subs --count\n");
+	CHECK_ASK("show categories 1 2 3 4 5 6 7", "error\nusage: show categories [--top N] "
+						   "[--worker W] [--page P]\n");
+	CHECK_ASK("debug stall 1", "error\nusage: debug stall WORKER MS\n");
+	/* tabs and CRLF separate words too */
+	CHECK_ASK("get\taccess.burst\r", "ok\naccess.burst: 100\n");
+	/* no newline: the end of the stream ends the line */
+	const char *a = ask_raw("get access.burst", 16);
+	CHECK(strcmp(a, "ok\naccess.burst: 100\n") == 0);
+	/* at most 1023 bytes */
+	char big[1100];
+	memset(big, 'x', sizeof(big));
+	a = ask_raw(big, sizeof(big));
+	CHECK(strcmp(a, "error\nrequest line too long (at most 1023 bytes)\n") == 0);
+	memset(big, ' ', 1022);
+	memcpy(big + 1000, "help", 4);
+	big[1022] = '\n';
+	a = ask_raw(big, 1023);
+	CHECK(strncmp(a, "ok\nshow stats: counters per lcore", 33) == 0);
+}
+
+static void test_get_set(void)
+{
+	CHECK_ASK("get access.burst", "ok\naccess.burst: 100\n");
+	CHECK_ASK("json get access.burst", "ok\n{\"access.burst\":100}\n");
+	CHECK_ASK("json get control.mode", "ok\n{\"control.mode\":\"0600\"}\n");
+	CHECK_ASK("get nope", "error\nunknown setting 'nope' (spatectl show params lists them)\n");
+	CHECK_ASK("set nope 1", "error\nunknown setting 'nope' (spatectl show params lists them)\n");
+
+	/* spated's own run-time keys: trailing garbage, signs, the bound */
+	CHECK_ASK("set spated.idle_sleep_us 100000", "ok\nspated.idle_sleep_us: 100000\n");
+	CHECK_EQ_INT(conf.idle_sleep_us, 100000);
+	CHECK_ASK("set spated.idle_sleep_us 100001",
+		  "error\nspated.idle_sleep_us = '100001': want an integer in [0, 100000]\n");
+	CHECK_ASK("set spated.idle_sleep_us 5x",
+		  "error\nspated.idle_sleep_us = '5x': want an integer in [0, 100000]\n");
+	CHECK_ASK("set spated.idle_sleep_us -1",
+		  "error\nspated.idle_sleep_us = '-1': want an integer in [0, 100000]\n");
+	CHECK_EQ_INT(conf.idle_sleep_us, 100000);
+	CHECK_ASK("set spated.idle_sleep_us 0", "ok\nspated.idle_sleep_us: 0\n");
+	CHECK_EQ_INT(conf.idle_sleep_us, 0);
+	CHECK_ASK("get spated.idle_spin_us", "ok\nspated.idle_spin_us: 1000\n");
+	CHECK_ASK("get spated.mtu", "error\nunknown setting 'spated.mtu' (spatectl show params lists them)\n");
+
+	/* the library's limits and quotas */
+	CHECK_ASK("set quotas.max_subs 3", "ok\nquotas.max_subs: 3\n");
+	CHECK_EQ_INT(conf.common.matcher.max_subs, 3);
+	CHECK_EQ_INT(spate_matcher_get_conf(matcher)->max_subs, 3);
+	CHECK_ASK("show subs --count", "ok\ncount: 3\nmax_subs: 3\nmax_subs_per_client: 0\n");
+	CHECK_ASK("set quotas.max_subs 0", "ok\nquotas.max_subs: 0\n");
+	CHECK_ASK("set quotas.max_subs_per_client 2", "ok\nquotas.max_subs_per_client: 2\n");
+	CHECK_ASK("show subs", "ok\ncount: 3\nmax_subs: 0\nmax_subs_per_client: 2\n");
+	CHECK_ASK("show subs --all", "error\nonly 'show subs --count' is supported\n");
+	CHECK_ASK("set quotas.max_subs_per_client 0", "ok\nquotas.max_subs_per_client: 0\n");
+	char cur[64], line[128], want[256];
+	CHECK_EQ_INT(spate_conf_int_get(&conf.common, "limits.max_messages", cur, sizeof(cur)), 0);
+	snprintf(line, sizeof(line), "set limits.max_messages %s", cur);
+	snprintf(want, sizeof(want), "ok\nlimits.max_messages: %s\n", cur);
+	CHECK_ASK(line, want);
+	snprintf(line, sizeof(line), "set limits.max_messages %lld", atoll(cur) - 1);
+	CHECK_ASK(line, "error\nlimits.max_messages changes at the next start only\n");
+
+	/* drt parameters, through the matcher */
+	CHECK_ASK("set drt.cmax 0", "error\ncmax = 0 is out of range [1, 1e+06]\n");
+	CHECK_ASK("set drt.cmax 77", "ok\ndrt.cmax: 77\n");
+	CHECK_EQ_INT(spate_matcher_get_conf(matcher)->params.drt.cmax, 77);
+	CHECK_EQ_INT(conf.common.matcher.params.drt.cmax, 77);
+
+	/* the ops groups */
+	CHECK_ASK("set access.burst 0", "error\naccess.burst = 0 is out of range [1, 1e+09]\n");
+	CHECK_ASK("set access.burst 12x", "error\naccess.burst: '12x' is not a number\n");
+	CHECK_ASK("set access.burst 250", "ok\naccess.burst: 250\n");
+	CHECK_EQ_INT(conf.ops.burst, 250);
+	CHECK_ASK("set access.require_auth true",
+		  "error\naccess.require_auth: no keys configured (access.keys)\n");
+	CHECK(!conf.ops.require_auth);
+	CHECK_ASK("set journal.path /tmp/x", "error\njournal.path changes at the next start only\n");
+	CHECK_ASK("set log_level debug", "ok\ncontrol.log_level: debug\n");
+	CHECK_EQ_INT(conf.ops.log_level, 8);
+	CHECK_ASK("get log_level", "ok\ncontrol.log_level: debug\n");
+	CHECK_ASK("set control.log_level warning", "ok\ncontrol.log_level: warning\n");
+	CHECK_ASK("json get control.log_level", "ok\n{\"control.log_level\":\"warning\"}\n");
+	CHECK_ASK("set access.rate 2.5", "ok\naccess.rate: 2.5\n");
+	CHECK_ASK("json get access.rate", "ok\n{\"access.rate\":2.5}\n");
+}
+
+static void test_save(void)
+{
+	/* every `set` that took, the last value of each name, in a file the
+	 * next start reads */
+	ask("save");
+	char want[300];
+	snprintf(want, sizeof(want), "ok\nfile: %s\nsettings: 8\n", ov_path);
+	CHECK(strcmp(the_ask.ans, want) == 0);
+	struct spated_conf c2;
+	char err[512];
+	spated_conf_default(&c2);
+	snprintf(c2.ops.overrides_path, sizeof(c2.ops.overrides_path), "%s", ov_path);
+	CHECK_EQ_INT(spated_conf_read_overrides(&c2, err, sizeof(err)), 0);
+	CHECK_EQ_INT(c2.idle_sleep_us, 0);
+	CHECK_EQ_INT(c2.common.matcher.max_subs, 0);
+	CHECK_EQ_INT(c2.common.matcher.params.drt.cmax, 77);
+	CHECK_EQ_INT(c2.ops.burst, 250);
+	CHECK_EQ_INT(c2.ops.log_level, 5);
+	CHECK(c2.ops.rate == 2.5);
+	spated_conf_free(&c2);
+}
+
+static void test_categories(void)
+{
+	/* 3 subscriptions: how the engine files them is its business; the
+	 * page arithmetic and the flags are control's */
+	CHECK_ASK("show categories --top -1", "error\n--top needs a number >= 0\n");
+	CHECK_ASK("show categories --page -2", "error\n--page needs a number >= 0\n");
+	CHECK_ASK("show categories --worker -3", "error\n--worker needs a number >= 0\n");
+	CHECK_ASK("show categories --top 5x", "error\n--top needs a number >= 0\n");
+	CHECK_ASK("show categories --top", "error\n--top needs a number >= 0\n");
+	CHECK_ASK("show categories --top ''", "error\n--top needs a number >= 0\n");
+	CHECK_ASK("show categories --bogus 1",
+		  "error\nunknown option '--bogus' (--top N, --worker W, --page P)\n");
+	CHECK_ASK("show categories --top 1 --pgae 1",
+		  "error\nunknown option '--pgae' (--top N, --worker W, --page P)\n");
+
+	ask("json show categories");
+	const char *a = the_ask.ans;
+	CHECK(strncmp(a, "ok\n{\"categories\":[", 18) == 0);
+	unsigned long total = 0, shown = 0, page = 9;
+	const char *t = strstr(a, "],\"total\":");
+	CHECK(t != NULL && sscanf(t, "],\"total\":%lu,\"page\":%lu,\"shown\":%lu}", &total, &page,
+				  &shown) == 3);
+	CHECK(total >= 1);
+	CHECK_EQ_INT(shown, total);
+	CHECK_EQ_INT(page, 0);
+	/* the subs of all categories add up to the subscriptions */
+	unsigned long subs = 0, s;
+	for (const char *p = a; (p = strstr(p, "\"subs\":")) != NULL; p++)
+		if (sscanf(p, "\"subs\":%lu", &s) == 1)
+			subs += s;
+	CHECK_EQ_INT(subs, 3);
+	char line[128], want[160];
+	/* page past the end: nothing shown, the total kept */
+	snprintf(line, sizeof(line), "json show categories --top 1 --page %lu", total);
+	snprintf(want, sizeof(want), "ok\n{\"categories\":[],\"total\":%lu,\"page\":%lu,\"shown\":0}\n",
+		 total, total);
+	CHECK_ASK(line, want);
+	/* the last page: exactly one */
+	snprintf(line, sizeof(line), "json show categories --top 1 --page %lu", total - 1);
+	ask(line);
+	snprintf(want, sizeof(want), "],\"total\":%lu,\"page\":%lu,\"shown\":1}\n", total, total - 1);
+	CHECK(strstr(the_ask.ans, want) != NULL);
+	CHECK_ASK("json show categories --top 0",
+		  total == 1 ? "ok\n{\"categories\":[],\"total\":1,\"page\":0,\"shown\":0}\n" : "?");
+	/* a worker that has none */
+	CHECK_ASK("json show categories --worker 9",
+		  "ok\n{\"categories\":[],\"total\":0,\"page\":0,\"shown\":0}\n");
+	/* placement: one line per worker, the subs add up */
+	ask("json show placement");
+	CHECK(strncmp(the_ask.ans, "ok\n{\"workers\":[{\"worker\":0,\"categories\":", 40) == 0);
+	subs = 0;
+	for (const char *p = the_ask.ans; (p = strstr(p, "\"subs\":")) != NULL; p++)
+		if (sscanf(p, "\"subs\":%lu", &s) == 1)
+			subs += s;
+	CHECK_EQ_INT(subs, 3);
+}
+
+static void test_debug(void)
+{
+	CHECK_ASK("debug stall 2 10", "error\nWORKER must be a matching worker, 0 to 1\n");
+	CHECK_ASK("debug stall x 10", "error\nWORKER must be a matching worker, 0 to 1\n");
+	CHECK_ASK("debug stall 1x 10", "error\nWORKER must be a matching worker, 0 to 1\n");
+	CHECK_ASK("debug stall 1 0", "error\nMS must be 1 to 60000\n");
+	CHECK_ASK("debug stall 1 60001", "error\nMS must be 1 to 60000\n");
+	CHECK_ASK("debug stall 1 5s", "error\nMS must be 1 to 60000\n");
+	CHECK_ASK("debug stall 1 60000", "ok\nworker: 1\nstall_ms: 60000\n");
+	CHECK_ASK("debug stall 0 1", "ok\nworker: 0\nstall_ms: 1\n");
+	conf.debug_hooks = false;
+	CHECK_ASK("debug stall 0 1",
+		  "error\ndebug hooks are off (spated.debug_hooks = true enables them)\n");
+	conf.debug_hooks = true;
+}
+
+static void test_show(void)
+{
+	/* counters: this thread's block and the totals */
+	spated_counters_bind(rte_lcore_id());
+	spated_cnt.rx = 41;
+	spated_cnt.ring_full_rx = 7;
+	spated_cnt.msg_err[SPATE_E_INVERTED_RECT] = 3;
+	ask("json show stats");
+	const char *a = the_ask.ans;
+	CHECK(strncmp(a, "ok\n{\"total\":{\"polls\":", 21) == 0);
+	CHECK(strstr(a, ",\"rx\":41,") != NULL);
+	CHECK(strstr(a, ",\"ring_full_rx\":7,") != NULL);
+	char want[128];
+	snprintf(want, sizeof(want), "\"msg_err\":{\"%s\":3}", spate_err_name(SPATE_E_INVERTED_RECT));
+	CHECK(strstr(a, want) != NULL);
+	CHECK(strstr(a, "\"hdr_err\":{}") != NULL);
+	CHECK(strstr(a, "\"lcores\":{\"0\":{\"polls\":") != NULL);
+	CHECK(strstr(a, ",\"subscriptions\":3,") != NULL);
+	spated_cnt.rx = 0;
+	spated_cnt.ring_full_rx = 0;
+	spated_cnt.msg_err[SPATE_E_INVERTED_RECT] = 0;
+
+	ask("show config");
+	a = the_ask.ans;
+	static const char head[] = "ok\nfile: (defaults)\nrole: both\nengine: drt\nspated: \n"
+				   "  ipv4: 10.9.8.7/24\n  gateway: 10.9.8.1\n  udp_port: 47100\n"
+				   "  mtu: 1500\n  mbufs: 0\n  rx_desc: 512\n  tx_desc: 512\n"
+				   "  devices: \n  ports: \nsettings: \n  drt.";
+	CHECK(strncmp(a, head, sizeof(head) - 1) == 0);
+	/* each setting once */
+	CHECK(strstr(a, "\n  journal.sync: always\n") != NULL);
+	CHECK(strstr(strstr(a, "\n  journal.sync: always\n") + 1, "\n  journal.sync: ") == NULL);
+	CHECK(strstr(a, "\n  journal.path: \n") != NULL);
+	CHECK(strstr(a, "\n  metrics.listen: \n") != NULL);
+	CHECK(strstr(a, "\n  access.burst: 250\n") != NULL);
+	CHECK(strstr(a, "\n  control.mode: 0600\n") != NULL);
+	CHECK(strstr(a, "\n  access.keys: 0\n") != NULL);
+	ask("show params");
+	CHECK(strncmp(the_ask.ans, "ok\ndrt.", 7) == 0);
+	CHECK(strstr(the_ask.ans, "\nspated.idle_sleep_us: 0\n") != NULL);
+	CHECK(strstr(the_ask.ans, "\naccess.require_auth: false\n") != NULL);
+	ask("json show params");
+	CHECK(strstr(the_ask.ans, "\"journal.sync\":\"always\"") != NULL);
+	CHECK(strstr(the_ask.ans, "\"spated.idle_spin_us\":1000") != NULL);
+	ask("help");
+	CHECK(strstr(the_ask.ans, "\nset NAME VALUE: change a setting now (validated; the value in "
+				  "force is printed back)\n") != NULL);
+	CHECK(strncmp(the_ask.ans, "ok\nshow stats: ", 15) == 0);
+	ask("show version");
+	CHECK(strncmp(the_ask.ans, "ok\nversion: ", 12) == 0);
+	ask("show latency --window");
+	CHECK(strncmp(the_ask.ans, "ok\n", 3) == 0);
+	CHECK_ASK("show latency --all", "error\nunknown option '--all' (--window)\n");
+	ask("json show lcores");
+	CHECK(strncmp(the_ask.ans, "ok\n{\"lcores\":[{\"lcore\":0,\"socket\":", 34) == 0);
+	CHECK(strstr(the_ask.ans, "\"runs\":\"cluster stage, control requests\"") != NULL);
+	CHECK_ASK("journal compact", "error\nno journal configured (journal.path)\n");
+}
+
+int main(void)
+{
+	char err[512];
+
+	app_eal_start("app-control");
+	snprintf(sock_path, sizeof(sock_path), "/tmp/spate-app-control-%d.sock", (int)getpid());
+	snprintf(ov_path, sizeof(ov_path), "/tmp/spate-app-control-%d.overrides", (int)getpid());
+	spated_conf_default(&conf);
+	snprintf(conf.ops.control_socket, sizeof(conf.ops.control_socket), "%s", sock_path);
+	snprintf(conf.ops.overrides_path, sizeof(conf.ops.overrides_path), "%s", ov_path);
+	conf.debug_hooks = true;
+	conf.lcores.n_match = 2;
+	conf.ipv4 = 0x0a090807;
+	conf.prefix_len = 24;
+	conf.gateway = 0x0a090801;
+	conf.common.matcher.engine = "drt";
+	matcher = spate_matcher_create(&conf.common.matcher);
+	spated_access = access_create(&conf.ops);
+	if (matcher == NULL || spated_access == NULL) {
+		fprintf(stderr, "no matcher or access\n");
+		return 2;
+	}
+	add_sub(1, 0, "a", 7);
+	add_sub(2, 0, "a", 7);
+	add_sub(3, 100, "b", 8);
+	struct control_target t = { .conf = &conf, .matcher = matcher,
+				    .dp_lcore = rte_lcore_id() };
+	if (control_start(&t, err, sizeof(err)) != 0) {
+		fprintf(stderr, "control_start: %s\n", err);
+		return 2;
+	}
+	test_parse();
+	test_get_set();
+	test_save();
+	test_categories();
+	test_debug();
+	test_show();
+	control_stop();
+	CHECK(access(sock_path, F_OK) != 0); /* the socket is removed */
+	access_destroy(spated_access);
+	spate_matcher_destroy(matcher);
+	spated_conf_free(&conf);
+	unlink(ov_path);
+	return check_summary("app_control");
+}
