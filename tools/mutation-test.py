@@ -57,6 +57,9 @@ FAST = {
 for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 'journal', 'journal_io',
            'access', 'peer', 'peer_auth', 'keyword', 'hist']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
+# app/ (spated's files) without a port: tests/app/test_app_NAME
+for _t in ['config', 'control']:
+    FAST['app_' + _t] = ('tests/app/test_app_' + _t, ['tests/app/test_app_' + _t])
 # test_rein's category part alone (the whole of it takes a minute)
 FAST['rein-drt_ivx'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'drt_ivx'])
 
@@ -92,6 +95,13 @@ AREAS = {
     'access': {
         'lib/spate_auth.c': ['access'],
         'lib/spate_ratelimit.c': ['access'],
+    },
+    # app/: built with the daemon (DPDK); the tests start no port
+    'app': {
+        'app/config.c': ['app_config'],
+        'app/ops_conf.c': ['app_config', 'app_control'],
+        'app/control.c': ['app_control'],
+        'app/ctl_out.c': ['app_control'],
     },
 }
 FILE_TESTS = {f: t for a in AREAS.values() for f, t in a.items()}
@@ -288,9 +298,10 @@ def sh(cmd, **kw):
                           text=True, **kw)
 
 
-def prepare(work, nice, sanitize):
+def prepare(work, nice, sanitize, daemon):
     """A scratch copy of the tracked tree (with local edits) and a build
-    (build-san/ with ASan + UBSan when asked: memory mutants die there)."""
+    (build-san/ with ASan + UBSan when asked: memory mutants die there;
+    build-app/ with spated when app/ files are mutated)."""
     src = os.path.join(work, 'src')
     files = sh(['git', '-C', TOP, 'ls-files', '-z', '--cached', '--others', '--exclude-standard']).stdout.split('\0')
     for f in files:
@@ -308,11 +319,11 @@ def prepare(work, nice, sanitize):
     shared = os.path.join(work, 'shared')  # tests look beside the checkout
     if not os.path.exists(shared) and os.path.isdir(os.path.join(TOP, '..', 'shared')):
         os.symlink(os.path.realpath(os.path.join(TOP, '..', 'shared')), shared)
-    build = os.path.join(work, 'build-san' if sanitize else 'build')
+    build = os.path.join(work, ('build-app' if daemon else 'build') + ('-san' if sanitize else ''))
     if not os.path.exists(os.path.join(build, 'build.ninja')):
         opts = ['-Db_sanitize=address,undefined', '-Db_lundef=false'] if sanitize else []
         r = sh(['nice', '-n', str(nice), 'meson', 'setup', build, src,
-                '-Ddaemon=disabled', '-Dman=disabled'] + opts)
+                '-Ddaemon=' + ('enabled' if daemon else 'disabled'), '-Dman=disabled'] + opts)
         if r.returncode:
             sys.exit('meson setup failed:\n' + r.stdout)
     return src, build
@@ -452,7 +463,8 @@ def main():
         return 0
 
     t0 = time.time()
-    srcdir, build = prepare(args.work, args.nice, args.sanitize)
+    daemon = any(f.startswith('app/') for f, _, _ in plan)
+    srcdir, build = prepare(args.work, args.nice, args.sanitize, daemon)
     needed = sorted({t for f, _, _ in plan for t in tests_for(f, args)})
     r = ninja(build, [FAST[t][0] for t in needed], args.nice)
     if r.returncode:
