@@ -1,0 +1,529 @@
+/* test_app_rx.c - the RX stage (app/stage_rx.c, app/net_rx.c) on a
+ * net_ring port, without a NIC: frames built here go into the port's RX
+ * ring, one stage_rx_poll steers them, and the rings to the cluster and
+ * TX stages are read back. Every frame ends in exactly one counter: each
+ * case compares the whole counter block before and after, so a frame
+ * counted twice, or under another reason, fails. Overload: a full ring
+ * to the cluster drops (ring_full_rx, shed_events, exact) and answers
+ * OVERLOADED once per client, the NACK checked field by field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include "app_eal.h"
+#include "check.h"
+#include "counters.h"
+#include "pl_msg.h"
+#include "spate_proto.h"
+#include "stage_rx.h"
+
+#define OUR_IP 0x0a000001u   /* 10.0.0.1 */
+#define PEER_IP 0x0a000002u  /* 10.0.0.2 */
+#define OUR_PORT 47100
+#define SRC_PORT 40000
+
+static struct rte_mempool *pool;
+static struct rte_ring *port_rx, *port_tx, *to_cluster, *to_tx;
+static uint16_t port_id;
+static struct stage_rx *rx;
+static struct spate_limits lim;
+static const struct rte_ether_addr our_mac = { { 0x02, 0, 0, 0, 0, 0x01 } };
+static const struct rte_ether_addr peer_mac = { { 0x02, 0, 0, 0, 0, 0x02 } };
+
+/* ---- frames ---- */
+
+struct frame_opts {
+	const struct rte_ether_addr *dst_mac;
+	uint16_t ether_type;
+	uint8_t version_ihl, proto;
+	uint32_t src_ip, dst_ip;
+	uint16_t dport;
+	bool udp_cksum, bad_ip_cksum, bad_udp_cksum;
+	int tot_delta, udp_len_delta; /* lengths that lie */
+	uint16_t frag;
+};
+
+static struct frame_opts defaults(void)
+{
+	return (struct frame_opts){ .dst_mac = &our_mac, .ether_type = RTE_ETHER_TYPE_IPV4,
+				    .version_ihl = 0x45, .proto = IPPROTO_UDP,
+				    .src_ip = PEER_IP, .dst_ip = OUR_IP, .dport = OUR_PORT };
+}
+
+/* An Ethernet/IPv4/UDP frame carrying payload, as the port would hand it. */
+static struct rte_mbuf *frame(const struct frame_opts *o, const void *payload, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	size_t ip_len = sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) + len;
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(sizeof(struct rte_ether_hdr) + ip_len));
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+	eth->dst_addr = *o->dst_mac;
+	eth->src_addr = peer_mac;
+	eth->ether_type = rte_cpu_to_be_16(o->ether_type);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = o->version_ihl;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)((int)ip_len + o->tot_delta));
+	ip->fragment_offset = rte_cpu_to_be_16(o->frag);
+	ip->time_to_live = 64;
+	ip->next_proto_id = o->proto;
+	ip->src_addr = rte_cpu_to_be_32(o->src_ip);
+	ip->dst_addr = rte_cpu_to_be_32(o->dst_ip);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	if (o->bad_ip_cksum)
+		ip->hdr_checksum ^= 0x0100;
+	udp->src_port = rte_cpu_to_be_16(SRC_PORT);
+	udp->dst_port = rte_cpu_to_be_16(o->dport);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)((int)(sizeof(*udp) + len) + o->udp_len_delta));
+	udp->dgram_cksum = 0;
+	memcpy(udp + 1, payload, len);
+	if (o->udp_cksum || o->bad_udp_cksum) {
+		udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
+		if (o->bad_udp_cksum)
+			udp->dgram_cksum ^= 0x0001;
+	}
+	return m;
+}
+
+/* A client datagram of n_events EVENTs (ids first_id, first_id + 1, ...). */
+static size_t dgram(uint8_t *buf, size_t cap, uint8_t flags, uint32_t client, uint32_t seq,
+		    unsigned int n_events, uint64_t first_id)
+{
+	struct spate_writer w;
+
+	spate_writer_init(&w, buf, cap, flags, client, seq);
+	for (unsigned int i = 0; i < n_events; i++) {
+		struct spate_raw_event ev;
+		memset(&ev, 0, sizeof(ev));
+		ev.id = first_id + i;
+		ev.lon = 10;
+		ev.lat = 20;
+		ev.n_kw = 1;
+		ev.kw[0] = (struct spate_str){ "k", 1 };
+		if (spate_put_event(&w, &ev) != 0)
+			abort();
+	}
+	return spate_writer_finish(&w);
+}
+
+static void put(struct rte_mbuf *m)
+{
+	if (rte_ring_enqueue(port_rx, m) != 0)
+		abort();
+}
+
+/* ---- counters: the whole block, before and after ---- */
+
+static struct spated_counters before;
+
+static void mark(void)
+{
+	spated_counters_sum(&before);
+}
+
+/* Is name one of the comma-separated names in list? */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p++)
+		if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+/* After one poll: each of `field` (names, comma-separated) moved by `by`, rx by n_frames, every other
+ * counter (scalar or per code) not at all; hdr/msg code `code` of
+ * `which` (0 none, 1 hdr_err) by `by` too. */
+static void moved(const char *field, uint64_t by, unsigned int n_frames, int which, int code,
+		  int line)
+{
+	struct spated_counters now;
+
+	spated_counters_sum(&now);
+	check_count++;
+#define DIFF(name)                                                                            \
+	{                                                                                     \
+		uint64_t d = now.name - before.name, want = 0;                                \
+		if (listed(field, #name))                                                     \
+			want = by;                                                            \
+		else if (strcmp(#name, "rx") == 0)                                            \
+			want = n_frames;                                                      \
+		if (strcmp(#name, "rx_bytes") != 0 && strcmp(#name, "busy_cycles") != 0 &&    \
+		    strcmp(#name, "cycles_rx") != 0 && d != want) {                           \
+			fprintf(stderr, "line %d: %s moved by %llu, want %llu\n", line, #name, \
+				(unsigned long long)d, (unsigned long long)want);             \
+			check_failed();                                                       \
+		}                                                                             \
+	}
+	SPATED_FOREACH_COUNTER(DIFF)
+#undef DIFF
+	for (int i = 0; i < SPATE_E__COUNT; i++) {
+		uint64_t dh = now.hdr_err[i] - before.hdr_err[i];
+		uint64_t dm = now.msg_err[i] - before.msg_err[i];
+		if (dh != (which == 1 && i == code ? by : 0) || dm != 0) {
+			fprintf(stderr, "line %d: code %d moved by hdr %llu msg %llu\n", line, i,
+				(unsigned long long)dh, (unsigned long long)dm);
+			check_failed();
+		}
+	}
+}
+#define MOVED(field, by, frames) moved(field, by, frames, 0, 0, __LINE__)
+
+static unsigned int drain(struct rte_ring *r, struct rte_mbuf **out, unsigned int max)
+{
+	unsigned int n = 0;
+	void *obj = NULL;
+
+	while (n < max && rte_ring_dequeue(r, &obj) == 0)
+		out[n++] = obj;
+	return n;
+}
+
+static void free_all(struct rte_mbuf **v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		rte_pktmbuf_free(v[i]);
+}
+
+/* ---- cases ---- */
+
+static void test_deliver(void)
+{
+	uint8_t buf[512];
+	struct rte_mbuf *got[8];
+	size_t len = dgram(buf, sizeof(buf), 0, 5, 77, 2, 1000);
+
+	/* without a checksum, and with a correct one */
+	struct frame_opts o = defaults();
+	put(frame(&o, buf, len));
+	o.udp_cksum = true;
+	put(frame(&o, buf, len));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 2);
+	MOVED("dgrams", 2, 2);
+	unsigned int n = drain(to_cluster, got, 8);
+	CHECK_EQ_INT(n, 2);
+	for (unsigned int i = 0; i < n; i++) {
+		/* trimmed to the payload exactly, its source in the meta */
+		CHECK_EQ_INT(rte_pktmbuf_data_len(got[i]), len);
+		CHECK(memcmp(rte_pktmbuf_mtod(got[i], void *), buf, len) == 0);
+		CHECK_EQ_INT(pkt_meta(got[i])->kind, PKT_DGRAM);
+		CHECK_EQ_INT(pkt_meta(got[i])->peer.ipv4, PEER_IP);
+		CHECK_EQ_INT(pkt_meta(got[i])->peer.port, SRC_PORT);
+		CHECK(pkt_meta(got[i])->rx_tsc != 0);
+	}
+	free_all(got, n);
+	/* the sender is news: TX hears of its MAC once (PKT_NEIGH) */
+	n = drain(to_tx, got, 8);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_NEIGH);
+	CHECK_EQ_INT(pkt_meta(got[0])->peer.ipv4, PEER_IP);
+	CHECK(rte_is_same_ether_addr(&pkt_meta(got[0])->mac, &peer_mac));
+	free_all(got, n);
+	CHECK_EQ_INT(stage_rx_poll(rx), 0);
+}
+
+/* One frame that must end in `field` and nowhere else. */
+static void one(const struct frame_opts *o, const void *payload, size_t len, const char *field,
+		int line)
+{
+	struct rte_mbuf *got[8];
+
+	put(frame(o, payload, len));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	moved(field, 1, 1, 0, 0, line);
+	CHECK_EQ_INT(rte_ring_count(to_cluster), 0);
+	free_all(got, drain(to_tx, got, 8));
+}
+
+static void test_drops(void)
+{
+	uint8_t buf[512];
+	size_t len = dgram(buf, sizeof(buf), 0, 5, 1, 1, 1);
+	struct frame_opts o;
+	struct rte_mbuf *got[8];
+
+	o = defaults();
+	o.dst_mac = &peer_mac;
+	one(&o, buf, len, "rx_other_mac", __LINE__);
+	o = defaults();
+	o.ether_type = RTE_ETHER_TYPE_IPV6;
+	one(&o, buf, len, "rx_other_ethertype", __LINE__);
+	o = defaults();
+	o.version_ihl = 0x65;
+	one(&o, buf, len, "ip_bad_header", __LINE__);
+	o = defaults();
+	o.version_ihl = 0x44; /* IHL 16 bytes: shorter than a header */
+	one(&o, buf, len, "ip_bad_header", __LINE__);
+	o = defaults();
+	o.bad_ip_cksum = true;
+	one(&o, buf, len, "ip_bad_csum", __LINE__);
+	o = defaults();
+	o.tot_delta = 1;
+	one(&o, buf, len, "ip_truncated", __LINE__);
+	o = defaults();
+	o.frag = RTE_IPV4_HDR_MF_FLAG;
+	one(&o, buf, len, "ip_fragment", __LINE__);
+	o = defaults();
+	o.frag = 1; /* an offset, MF clear: the last fragment */
+	one(&o, buf, len, "ip_fragment", __LINE__);
+	o = defaults();
+	o.dst_ip = OUR_IP + 1;
+	one(&o, buf, len, "ip_not_ours", __LINE__);
+	o = defaults();
+	o.proto = IPPROTO_TCP;
+	one(&o, buf, len, "ip_other_proto", __LINE__);
+	o = defaults();
+	o.udp_len_delta = -1;
+	one(&o, buf, len, "udp_bad_len", __LINE__);
+	o = defaults();
+	o.udp_len_delta = 1;
+	one(&o, buf, len, "udp_bad_len", __LINE__);
+	o = defaults();
+	o.bad_udp_cksum = true;
+	one(&o, buf, len, "udp_bad_csum", __LINE__);
+	o = defaults();
+	o.dport = OUR_PORT + 1;
+	one(&o, buf, len, "udp_other_port", __LINE__);
+	/* an IP packet shorter than the frame is fine (Ethernet padding) */
+	o = defaults();
+	o.tot_delta = -2;
+	o.udp_len_delta = -2;
+	put(frame(&o, buf, len + 2));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	MOVED("dgrams", 1, 1);
+	CHECK_EQ_INT(drain(to_cluster, got, 8), 1);
+	CHECK_EQ_INT(rte_pktmbuf_data_len(got[0]), len);
+	free_all(got, 1);
+	/* the MTU (1500): an IP packet of 1500 bytes passes, 1501 does not */
+	static uint8_t big[1600];
+	size_t n1500 = 1500 - 28;
+	memcpy(big, buf, len);
+	o = defaults();
+	put(frame(&o, big, n1500 + 1));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	MOVED("ip_over_mtu", 1, 1);
+	put(frame(&o, big, n1500));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	/* 1500 passes the IP checks; the Spate header then refuses its
+	 * length (the datagram is shorter than the UDP payload) */
+	struct spated_counters now;
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.ip_over_mtu - before.ip_over_mtu, 0);
+	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
+	free_all(got, drain(to_cluster, got, 8));
+	/* a runt */
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	memset(rte_pktmbuf_append(m, 13), 0xff, 13);
+	put(m);
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	MOVED("rx_runt", 1, 1);
+}
+
+static void test_header(void)
+{
+	uint8_t buf[512];
+	struct frame_opts o = defaults();
+	size_t len = dgram(buf, sizeof(buf), 0, 5, 1, 1, 1);
+
+	/* a bad magic: bad_header and its code */
+	buf[0] ^= 0xff;
+	put(frame(&o, buf, len));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	moved("dgrams,bad_header", 1, 1, 1, SPATE_E_BAD_MAGIC, __LINE__);
+	buf[0] ^= 0xff;
+	/* shorter than a header */
+	put(frame(&o, buf, SPATE_HDR_LEN - 1));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	moved("dgrams,bad_header", 1, 1, 1, SPATE_E_TRUNCATED, __LINE__);
+	/* another server's datagram: ignored, never answered */
+	len = dgram(buf, sizeof(buf), SPATE_FLAG_SERVER, 5, 1, 1, 1);
+	put(frame(&o, buf, len));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	struct spated_counters now;
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.from_server - before.from_server, 1);
+	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
+	CHECK_EQ_INT(now.bad_header - before.bad_header, 0);
+	CHECK_EQ_INT(rte_ring_count(to_cluster), 0);
+}
+
+/* Read back an OVERLOADED NACK the stage queued for TX. */
+static void check_nack(struct rte_mbuf *m, uint32_t client, uint32_t seq, uint64_t id)
+{
+	struct spate_hdr h;
+	struct spate_reader r;
+	struct spate_msg msg;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	size_t len = rte_pktmbuf_data_len(m);
+
+	CHECK_EQ_INT(pkt_meta(m)->kind, PKT_PAYLOAD);
+	CHECK_EQ_INT(pkt_meta(m)->peer.ipv4, PEER_IP);
+	CHECK_EQ_INT(pkt_meta(m)->peer.port, SRC_PORT);
+	CHECK_EQ_INT(spate_hdr_decode(p, len, &lim, &h), 0);
+	CHECK_EQ_INT(h.flags, SPATE_FLAG_SERVER);
+	CHECK_EQ_INT(h.count, 1);
+	CHECK_EQ_INT(h.client_id, 0);
+	(void)client;
+	spate_reader_init(&r, p, len, &h);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
+	CHECK_EQ_INT(msg.type, SPATE_MSG_NACK);
+	CHECK_EQ_INT(msg.u.ack.code, SPATE_E_OVERLOADED);
+	CHECK_EQ_INT(msg.u.ack.code, 33); /* the number on the wire (docs/protocol.md) */
+	CHECK_EQ_INT(msg.u.ack.req_type, SPATE_MSG_EVENT);
+	CHECK_EQ_INT(msg.u.ack.req_seq, seq);
+	CHECK_EQ_INT(msg.u.ack.id, id);
+	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);
+}
+
+static void test_overload(void)
+{
+	uint8_t buf[512];
+	struct rte_mbuf *got[64];
+	struct frame_opts o = defaults();
+	unsigned int cap = rte_ring_get_capacity(to_cluster);
+
+	/* cap + 3 datagrams of 2 events from client 5: cap taken, 3 shed,
+	 * one OVERLOADED for the first of them */
+	CHECK_EQ_INT(cap, 3);
+	for (unsigned int i = 0; i < cap + 3; i++) {
+		size_t len = dgram(buf, sizeof(buf), 0, 5, 100 + i, 2, 10 * i + 1);
+		put(frame(&o, buf, len));
+	}
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), cap + 3);
+	struct spated_counters now;
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.rx - before.rx, cap + 3);
+	CHECK_EQ_INT(now.dgrams - before.dgrams, cap);
+	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 3);
+	CHECK_EQ_INT(now.shed_events - before.shed_events, 6);
+	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 1);
+	CHECK_EQ_INT(now.udp_bad_csum - before.udp_bad_csum, 0);
+	CHECK_EQ_INT(rte_ring_count(to_cluster), cap);
+	unsigned int n = drain(to_tx, got, 64);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1)
+		check_nack(got[0], 5, 100 + cap, 10 * cap + 1);
+	free_all(got, n);
+
+	/* the ring still full: everything shed at once, one notice per
+	 * client (6 and 7 are new; 5 had its notice this 100 ms) */
+	static const uint32_t clients[] = { 6, 6, 7, 6, 7 };
+	for (unsigned int i = 0; i < 5; i++) {
+		size_t len = dgram(buf, sizeof(buf), 0, clients[i], 200 + i, 1 + i, 100 * i + 5);
+		put(frame(&o, buf, len));
+	}
+	/* a server's datagram is shed too, but neither counted as events nor answered */
+	size_t len = dgram(buf, sizeof(buf), SPATE_FLAG_SERVER, 9, 1, 4, 1);
+	put(frame(&o, buf, len));
+	/* nor is a datagram whose UDP checksum is wrong (a forged source) */
+	len = dgram(buf, sizeof(buf), 0, 8, 1, 2, 1);
+	o.bad_udp_cksum = true;
+	put(frame(&o, buf, len));
+	o.bad_udp_cksum = false;
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 7);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.dgrams - before.dgrams, 0);
+	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 7);
+	CHECK_EQ_INT(now.shed_events - before.shed_events, 1 + 2 + 3 + 4 + 5 + 2);
+	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 2);
+	CHECK_EQ_INT(now.udp_bad_csum - before.udp_bad_csum, 0);
+	n = drain(to_tx, got, 64);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		check_nack(got[0], 6, 200, 5);
+		check_nack(got[1], 7, 202, 205);
+	}
+	free_all(got, n);
+	free_all(got, drain(to_cluster, got, 64));
+
+	/* room for one: the first goes, the rest shed */
+	void *filler[2];
+	for (int i = 0; i < 2; i++)
+		filler[i] = rte_pktmbuf_alloc(pool);
+	CHECK_EQ_INT(rte_ring_enqueue_bulk(to_cluster, filler, 2, NULL), 2);
+	for (unsigned int i = 0; i < 3; i++) {
+		len = dgram(buf, sizeof(buf), 0, 20 + i, 300 + i, 3, 1);
+		put(frame(&o, buf, len));
+	}
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 3);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
+	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 2);
+	CHECK_EQ_INT(now.shed_events - before.shed_events, 6);
+	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 2);
+	n = drain(to_tx, got, 64);
+	CHECK_EQ_INT(n, 2);
+	free_all(got, n);
+	n = drain(to_cluster, got, 64);
+	CHECK_EQ_INT(n, 3);
+	free_all(got, n);
+}
+
+int main(void)
+{
+	char name[64];
+
+	app_eal_start("app-rx");
+	spated_counters_bind(rte_lcore_id());
+	spate_limits_default(&lim);
+	pool = rte_pktmbuf_pool_create("app_rx_pool", 1023, 0, PKT_META_SIZE,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	port_rx = rte_ring_create("app_port_rx", 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port_tx = rte_ring_create("app_port_tx", 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	to_cluster = rte_ring_create("app_to_cl", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	to_tx = rte_ring_create("app_to_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (pool == NULL || port_rx == NULL || port_tx == NULL || to_cluster == NULL || to_tx == NULL) {
+		fprintf(stderr, "no pool or rings\n");
+		return 2;
+	}
+	snprintf(name, sizeof(name), "net_ring_apprx%d", (int)getpid());
+	int p = rte_eth_from_rings(name, &port_rx, 1, &port_tx, 1, (unsigned int)rte_socket_id());
+	struct rte_eth_conf ec;
+	memset(&ec, 0, sizeof(ec));
+	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &ec) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)p) != 0) {
+		fprintf(stderr, "net_ring port: %d\n", p);
+		return 2;
+	}
+	port_id = (uint16_t)p;
+	struct stage_rx_conf c = { .port_id = port_id, .queue_id = 0, .pool = pool, .mac = our_mac,
+				   .ipv4 = OUR_IP, .udp_port = OUR_PORT, .mtu = 1500, .lim = &lim,
+				   .to_cluster = to_cluster, .to_tx = to_tx };
+	rx = stage_rx_create(&c);
+	if (rx == NULL) {
+		fprintf(stderr, "stage_rx_create\n");
+		return 2;
+	}
+	test_deliver();
+	test_drops();
+	test_header();
+	test_overload();
+	stage_rx_destroy(rx);
+	rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+	return check_summary("app_rx");
+}
