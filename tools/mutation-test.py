@@ -58,7 +58,7 @@ for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 
            'access', 'peer', 'peer_auth', 'keyword', 'hist']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
-for _t in ['config', 'control', 'rx']:
+for _t in ['config', 'control', 'rx', 'cluster', 'counters']:
     FAST['app_' + _t] = ('tests/app/test_app_' + _t, ['tests/app/test_app_' + _t])
 # test_rein's category part alone (the whole of it takes a minute)
 FAST['rein-drt_ivx'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'drt_ivx'])
@@ -101,11 +101,15 @@ AREAS = {
         'app/config.c': ['app_config'],
         'app/ops_conf.c': ['app_config', 'app_control'],
         'app/control.c': ['app_control'],
-        'app/ctl_out.c': ['app_control'],
+        'app/ctl_out.c': ['app_counters', 'app_control'],
+        'app/counters.c': ['app_counters', 'app_rx'],
         'app/stage_rx.c': ['app_rx'],
         'app/net_rx.c': ['app_rx'],
         'app/ring_out.c': ['app_rx'],
-        'app/tx_out.c': ['app_rx'],
+        'app/tx_out.c': ['app_rx', 'app_cluster'],
+        'app/stage_cluster.c': ['app_cluster'],
+        'app/notify.c': ['app_cluster'],
+        'app/pl_msg.c': ['app_cluster'],
     },
 }
 FILE_TESTS = {f: t for a in AREAS.values() for f, t in a.items()}

@@ -270,6 +270,27 @@ static void test_addresses(void)
 	CHECK_EQ_INT(load("spated: { ipv4 = \"10.1.2.3/8\"; gateway = \"10.200.0.1\"; };\n"), 0);
 }
 
+/* The cluster group gives each host its address (host_conf.c reads it;
+ * config.c says whether spated.ipv4 was given too). */
+static void test_cluster(void)
+{
+	static const char hosts[] =
+		"cluster: {\n hosts = ( { host = 1; role = \"front\"; ipv4 = \"10.0.0.1\"; },\n"
+		" { host = 2; role = \"match\"; ipv4 = \"10.0.0.2\"; lcores = 1; } );\n};\n";
+
+	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; };\n%s", hosts), 0);
+	CHECK_EQ_INT(conf.ipv4, 0x0a000001);
+	CHECK_EQ_INT(conf.hosts.n_peers, 1);
+	CHECK_EQ_INT(conf.hosts.peer[0].ipv4, 0x0a000002);
+	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; ipv4 = \"10.0.0.1\"; };\n%s", hosts), 0);
+	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; ipv4 = \"10.0.0.9\"; };\n%s", hosts), -1);
+	CHECK_ERR(1, "spated.ipv4 differs from host 1's address in cluster.hosts");
+	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 2; };\n%s", hosts), 0);
+	CHECK_EQ_INT(conf.ipv4, 0x0a000002);
+	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 3; };\n%s", hosts), -1);
+	CHECK_ERR(1, "spated.host_id = 3 is not in cluster.hosts (1, 2)");
+}
+
 static void test_lcores(void)
 {
 	CHECK_EQ_INT(load("spated: { lcores: { rx = 1023; tx = 0; cluster = 5; "
@@ -289,6 +310,14 @@ static void test_lcores(void)
 	CHECK_EQ_INT(load("spated: { lcores: { rx = [ 0, 1, 2, 3, 4, 5, 6, 7 ]; }; };\n"), 0);
 	CHECK_EQ_INT(conf.lcores.n_rx, 8);
 	CHECK_EQ_INT(conf.lcores.rx[7], 7);
+	CHECK_EQ_INT(load("spated: { lcores: { rx = [ 5, 6 ]; match = [ 9, 8 ]; }; };\n"), 0);
+	CHECK_EQ_INT(conf.lcores.n_rx, 2);
+	CHECK_EQ_INT(conf.lcores.rx[0], 5);
+	CHECK_EQ_INT(conf.lcores.rx[1], 6);
+	CHECK_EQ_INT(conf.lcores.match[0], 9);
+	CHECK_EQ_INT(conf.lcores.match[1], 8);
+	CHECK_EQ_INT(load("spated: { lcores: { match = [ 1024, 1 ]; }; };\n"), -1);
+	CHECK_ERR(1, "spated.lcores.match[] = 1024 is out of range [0, 1023]");
 	CHECK_EQ_INT(load("spated: { lcores: { rx = [ 0, 1, 2, 3, 4, 5, 6, 7, 8 ]; }; };\n"), -1);
 	CHECK_ERR(1, "spated.lcores.rx must be an lcore id or a list of 1 to 8 lcore ids [ N, ... ]"
 		     " (one RX queue each)");
@@ -423,6 +452,10 @@ static void test_runtime(void)
 		CHECK(strcmp(err, want) == 0);
 		CHECK_EQ_INT(conf.idle_spin_us, 1000000);
 	}
+	/* a refusal's ERANGE does not stick to the next value */
+	CHECK_EQ_INT(rset("spated.idle_spin_us", "99999999999999999999"), -1);
+	CHECK_EQ_INT(rset("spated.idle_spin_us", "7"), 0);
+	CHECK_EQ_INT(conf.idle_spin_us, 7);
 	CHECK_EQ_INT(rset("spated.idle_sleep_us", "100001"), -1);
 	CHECK(strcmp(err, "spated.idle_sleep_us = '100001': want an integer in [0, 100000]") == 0);
 	CHECK_EQ_INT(rset("spated.mtu", "1500"), -1);
@@ -438,6 +471,12 @@ static void test_runtime(void)
 		     0);
 	CHECK_EQ_INT(conf.idle_sleep_us, 77);
 	CHECK_EQ_INT(conf.ops.log_level, 8);
+	/* the overrides file cannot name another one */
+	f = fopen(ov, "w");
+	fputs("control: { overrides = \"/nonexistent/other\"; };\n", f);
+	fclose(f);
+	CHECK_EQ_INT(loadf("control: { overrides = \"%s\"; };\n", ov), 0);
+	CHECK(strcmp(conf.ops.overrides_path, ov) == 0);
 	f = fopen(ov, "w");
 	fputs("spated: {\n  idle_sleep_us = 77;\n  mtu = 1400;\n};\n", f);
 	fclose(f);
@@ -759,6 +798,7 @@ int main(void)
 	test_unknown();
 	test_addresses();
 	test_lcores();
+	test_cluster();
 	test_strings();
 	test_runtime();
 	test_ops_file();
