@@ -58,7 +58,7 @@ for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 
            'access', 'peer', 'peer_auth', 'keyword', 'hist']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
-for _t in ['config', 'control', 'rx', 'cluster', 'counters']:
+for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx']:
     FAST['app_' + _t] = ('tests/app/test_app_' + _t, ['tests/app/test_app_' + _t])
 # test_rein's category part alone (the whole of it takes a minute)
 FAST['rein-drt_ivx'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'drt_ivx'])
@@ -108,7 +108,10 @@ AREAS = {
         'app/ring_out.c': ['app_rx'],
         'app/tx_out.c': ['app_rx', 'app_cluster'],
         'app/stage_cluster.c': ['app_cluster'],
-        'app/notify.c': ['app_cluster'],
+        'app/notify.c': ['app_cluster', 'app_tx'],
+        'app/stage_tx.c': ['app_tx'],
+        'app/net_tx.c': ['app_tx'],
+        'app/neigh.c': ['app_tx', 'app_rx'],
         'app/pl_msg.c': ['app_cluster'],
     },
 }

@@ -1,0 +1,330 @@
+/* test_app_tx.c - the TX stage (app/stage_tx.c, app/net_tx.c) on a
+ * net_ring port: payloads queued as the other stages queue them come out
+ * of the port's TX ring as frames, checked byte by byte (MACs, IPv4 and
+ * UDP headers, both checksums, the receiver's sequence number stamped);
+ * an unknown neighbour holds the frame and asks by ARP, its answer
+ * releases it; off-link destinations go to the gateway; unreachable ones
+ * are counted; a port that takes only part of a burst costs exactly the
+ * frames it did not take (tx, tx_drops, tx_bursts, tx_bytes). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include "app_eal.h"
+#include "check.h"
+#include "counters.h"
+#include "pl_msg.h"
+#include "spate_proto.h"
+#include "stage_tx.h"
+
+#define OUR_IP 0x0a000001u  /* 10.0.0.1/24 */
+#define PEER_IP 0x0a000002u
+#define GW_IP 0x0a0000feu
+#define FAR_IP 0xc0a80105u  /* 192.168.1.5: off the link */
+#define OUR_PORT 47100
+
+static struct rte_mempool *pool;
+static struct rte_ring *port_rx, *port_tx, *in;
+static struct stage_tx *tx;
+static const struct rte_ether_addr our_mac = { { 0x02, 0, 0, 0, 0, 0x01 } };
+static const struct rte_ether_addr peer_mac = { { 0x02, 0, 0, 0, 0, 0x02 } };
+static const struct rte_ether_addr gw_mac = { { 0x02, 0, 0, 0, 0, 0xfe } };
+static struct spated_counters before, now;
+
+static void mark(void)
+{
+	spated_counters_sum(&before);
+}
+
+#define CNT(f) (now.f - before.f)
+
+static void poll_tx(unsigned int want)
+{
+	CHECK_EQ_INT(stage_tx_poll(tx), want);
+	spated_counters_sum(&now);
+}
+
+/* A datagram of `len` bytes (a valid header, seq 0) for `to`. */
+static void payload(uint32_t ip, uint16_t port, size_t len, uint8_t fill)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	struct spate_writer w;
+
+	memset(p, fill, len);
+	spate_writer_init(&w, p, len, SPATE_FLAG_SERVER, 0, 0);
+	spate_writer_finish(&w);
+	memset(p + SPATE_HDR_LEN, fill, len - SPATE_HDR_LEN);
+	pkt_meta(m)->kind = PKT_PAYLOAD;
+	pkt_meta(m)->peer = (struct spate_dest){ ip, port };
+	pkt_meta(m)->rx_tsc = 0;
+	if (rte_ring_enqueue(in, m) != 0)
+		abort();
+}
+
+static void neigh(uint32_t ip, const struct rte_ether_addr *mac)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	pkt_meta(m)->kind = PKT_NEIGH;
+	pkt_meta(m)->peer = (struct spate_dest){ ip, 0 };
+	pkt_meta(m)->mac = *mac;
+	m->port = 0;
+	if (rte_ring_enqueue(in, m) != 0)
+		abort();
+}
+
+static unsigned int sent(struct rte_mbuf **out, unsigned int max)
+{
+	unsigned int n = 0;
+	void *obj = NULL;
+
+	while (n < max && rte_ring_dequeue(port_tx, &obj) == 0)
+		out[n++] = obj;
+	return n;
+}
+
+static void free_all(struct rte_mbuf **v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		rte_pktmbuf_free(v[i]);
+}
+
+/* The frame must be our UDP datagram to ip:port via `mac`, its payload
+ * `len` bytes of `fill` after the header; returns the stamped seq. */
+static uint32_t check_frame(struct rte_mbuf *m, const struct rte_ether_addr *mac, uint32_t ip,
+			    uint16_t port, size_t len, uint8_t fill)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)p;
+	const struct rte_ipv4_hdr *iph = (const struct rte_ipv4_hdr *)(eth + 1);
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(iph + 1);
+	const uint8_t *pl = (const uint8_t *)(udp + 1);
+
+	CHECK_EQ_INT(rte_pktmbuf_data_len(m), 42 + len);
+	CHECK(rte_is_same_ether_addr(&eth->dst_addr, mac));
+	CHECK(rte_is_same_ether_addr(&eth->src_addr, &our_mac));
+	CHECK_EQ_INT(rte_be_to_cpu_16(eth->ether_type), RTE_ETHER_TYPE_IPV4);
+	CHECK_EQ_INT(iph->version_ihl, 0x45);
+	CHECK_EQ_INT(rte_be_to_cpu_16(iph->total_length), 28 + len);
+	CHECK_EQ_INT(rte_be_to_cpu_16(iph->fragment_offset), RTE_IPV4_HDR_DF_FLAG);
+	CHECK_EQ_INT(iph->time_to_live, 64);
+	CHECK_EQ_INT(iph->next_proto_id, IPPROTO_UDP);
+	CHECK_EQ_INT(rte_be_to_cpu_32(iph->src_addr), OUR_IP);
+	CHECK_EQ_INT(rte_be_to_cpu_32(iph->dst_addr), ip);
+	CHECK_EQ_INT(rte_raw_cksum(iph, sizeof(*iph)), 0xffff);
+	CHECK_EQ_INT(rte_be_to_cpu_16(udp->src_port), OUR_PORT);
+	CHECK_EQ_INT(rte_be_to_cpu_16(udp->dst_port), port);
+	CHECK_EQ_INT(rte_be_to_cpu_16(udp->dgram_len), 8 + len);
+	CHECK(udp->dgram_cksum != 0);
+	/* pseudo-header + datagram, checksum included, sum to 0xffff */
+	uint32_t sum = (uint32_t)rte_raw_cksum(udp, 8 + len) + rte_ipv4_phdr_cksum(iph, 0);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	CHECK_EQ_INT(sum, 0xffff);
+	CHECK_EQ_INT(pl[0], 0x53); /* the header kept: magic "SP" */
+	CHECK_EQ_INT(pl[1], 0x50);
+	CHECK_EQ_INT(pl[SPATE_HDR_LEN], fill);
+	CHECK_EQ_INT(pl[len - 1], fill);
+	return (uint32_t)pl[12] << 24 | (uint32_t)pl[13] << 16 | (uint32_t)pl[14] << 8 | pl[15];
+}
+
+static void test_arp_and_release(void)
+{
+	struct rte_mbuf *got[64];
+
+	/* unknown neighbour: held, and an ARP request asks for it */
+	payload(PEER_IP, 5000, 40, 0xa1);
+	payload(PEER_IP, 5000, 41, 0xa2);
+	mark();
+	poll_tx(2);
+	CHECK_EQ_INT(CNT(arp_held), 2);
+	CHECK_EQ_INT(CNT(arp_sent), 1);
+	CHECK_EQ_INT(CNT(tx), 1);
+	unsigned int n = sent(got, 64);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(got[0], const struct rte_ether_hdr *);
+		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)(eth + 1);
+		CHECK(rte_is_broadcast_ether_addr(&eth->dst_addr));
+		CHECK_EQ_INT(rte_be_to_cpu_16(eth->ether_type), RTE_ETHER_TYPE_ARP);
+		CHECK_EQ_INT(rte_be_to_cpu_16(arp->arp_opcode), RTE_ARP_OP_REQUEST);
+		CHECK_EQ_INT(rte_be_to_cpu_32(arp->arp_data.arp_tip), PEER_IP);
+		CHECK_EQ_INT(rte_be_to_cpu_32(arp->arp_data.arp_sip), OUR_IP);
+	}
+	free_all(got, n);
+	/* the answer (RX tells TX): both go, in order, numbered in turn */
+	neigh(PEER_IP, &peer_mac);
+	mark();
+	poll_tx(1);
+	CHECK_EQ_INT(CNT(arp_released), 2);
+	CHECK_EQ_INT(CNT(tx), 2);
+	CHECK_EQ_INT(CNT(tx_bytes), 82 + 83);
+	n = sent(got, 64);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		uint32_t s0 = check_frame(got[0], &peer_mac, PEER_IP, 5000, 40, 0xa1);
+		uint32_t s1 = check_frame(got[1], &peer_mac, PEER_IP, 5000, 41, 0xa2);
+		CHECK_EQ_INT(s0, 1); /* a receiver's first datagram is 1 */
+		CHECK_EQ_INT(s1, 2);
+	}
+	free_all(got, n);
+	/* known now: straight out; the sequence goes on per receiver */
+	payload(PEER_IP, 5000, 30, 0xb1);
+	payload(PEER_IP, 5001, 30, 0xb2);
+	payload(PEER_IP, 5000, 30, 0xb3);
+	mark();
+	poll_tx(3);
+	CHECK_EQ_INT(CNT(tx), 3);
+	CHECK_EQ_INT(CNT(tx_bursts), 1); /* one poll, one burst */
+	CHECK_EQ_INT(CNT(arp_sent), 0);
+	n = sent(got, 64);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		uint32_t a = check_frame(got[0], &peer_mac, PEER_IP, 5000, 30, 0xb1);
+		uint32_t b = check_frame(got[1], &peer_mac, PEER_IP, 5001, 30, 0xb2);
+		uint32_t c = check_frame(got[2], &peer_mac, PEER_IP, 5000, 30, 0xb3);
+		CHECK_EQ_INT(a, 3); /* after the two released: 1, 2 */
+		CHECK_EQ_INT(c, 4);
+		CHECK_EQ_INT(b, 1); /* another receiver: its own sequence */
+	}
+	free_all(got, n);
+}
+
+static void test_routes(void)
+{
+	struct rte_mbuf *got[64];
+
+	/* off the link: to the gateway's MAC, the IP destination kept */
+	neigh(GW_IP, &gw_mac);
+	payload(FAR_IP, 6000, 20, 0xc1);
+	mark();
+	poll_tx(2);
+	unsigned int n = sent(got, 64);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1)
+		check_frame(got[0], &gw_mac, FAR_IP, 6000, 20, 0xc1);
+	free_all(got, n);
+	/* on the link, an address not known: asked for itself, not the gateway */
+	payload(0x0a000003, 6000, 20, 0xc2);
+	mark();
+	poll_tx(1);
+	CHECK_EQ_INT(CNT(arp_held), 1);
+	CHECK_EQ_INT(CNT(arp_sent), 1);
+	n = sent(got, 64);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(got[0], const struct rte_ether_hdr *);
+		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)(eth + 1);
+		CHECK_EQ_INT(rte_be_to_cpu_32(arp->arp_data.arp_tip), 0x0a000003);
+	}
+	free_all(got, n);
+	/* unreachable: nothing sent, counted */
+	static const uint32_t bad[] = { 0, OUR_IP, 0xe0000001, 0xf0000001 };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		payload(bad[i], 6000, 20, 0xc3);
+	mark();
+	poll_tx(4);
+	CHECK_EQ_INT(CNT(no_neighbour), 4);
+	CHECK_EQ_INT(CNT(tx), 0);
+	CHECK_EQ_INT(sent(got, 64), 0);
+	/* 0xdfffffff, the last unicast address: routed (via the gateway) */
+	payload(0xdfffffff, 6000, 20, 0xc4);
+	mark();
+	poll_tx(1);
+	CHECK_EQ_INT(CNT(no_neighbour), 0);
+	CHECK_EQ_INT(CNT(tx), 1);
+	free_all(got, sent(got, 64));
+}
+
+static void test_bursts(void)
+{
+	struct rte_mbuf *got[128];
+	unsigned int cap = rte_ring_get_capacity(port_tx);
+
+	/* 40 frames, bursts of 32: one full burst sent as it fills, the
+	 * rest at the end of the poll */
+	for (int i = 0; i < 40; i++)
+		payload(PEER_IP, 7000, 20, (uint8_t)i);
+	mark();
+	poll_tx(40);
+	CHECK_EQ_INT(CNT(tx), 40);
+	CHECK_EQ_INT(CNT(tx_bursts), 2);
+	CHECK_EQ_INT(CNT(tx_drops), 0);
+	CHECK_EQ_INT(CNT(tx_bytes), 40 * 62);
+	unsigned int n = sent(got, 128);
+	CHECK_EQ_INT(n, 40);
+	free_all(got, n);
+	/* a port that takes fewer: 4 tries, then the rest dropped, counted,
+	 * their bytes not counted as sent */
+	void *fill[128];
+	unsigned int k = 0;
+	while (k < cap - 5 && (fill[k] = rte_pktmbuf_alloc(pool)) != NULL)
+		k++;
+	CHECK_EQ_INT(rte_ring_enqueue_bulk(port_tx, fill, k, NULL), k);
+	for (int i = 0; i < 8; i++)
+		payload(PEER_IP, 7000, 20, (uint8_t)i);
+	mark();
+	poll_tx(8);
+	CHECK_EQ_INT(CNT(tx), 5);
+	CHECK_EQ_INT(CNT(tx_drops), 3);
+	CHECK_EQ_INT(CNT(tx_bursts), 4);
+	CHECK_EQ_INT(CNT(tx_bytes), 5 * 62);
+	n = sent(got, 128);
+	CHECK_EQ_INT(n, k + 5);
+	free_all(got, n);
+}
+
+int main(void)
+{
+	char name[64];
+
+	app_eal_start("app-tx");
+	spated_counters_bind(rte_lcore_id());
+	pool = rte_pktmbuf_pool_create("app_tx_pool", 1023, 0, PKT_META_SIZE,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	port_rx = rte_ring_create("app_tx_port_rx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port_tx = rte_ring_create("app_tx_port_tx", 128, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	in = rte_ring_create("app_tx_in", 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (pool == NULL || port_rx == NULL || port_tx == NULL || in == NULL) {
+		fprintf(stderr, "no pool or rings\n");
+		return 2;
+	}
+	snprintf(name, sizeof(name), "net_ring_apptx%d", (int)getpid());
+	int p = rte_eth_from_rings(name, &port_rx, 1, &port_tx, 1, (unsigned int)rte_socket_id());
+	struct rte_eth_conf ec;
+	memset(&ec, 0, sizeof(ec));
+	if (p != 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &ec) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)p) != 0) {
+		fprintf(stderr, "net_ring port: %d\n", p);
+		return 2;
+	}
+	uint16_t ports[1] = { 0 };
+	struct stage_tx_conf c = { .port_id = 0, .queue_id = 0, .n_ports = 1, .ports = ports,
+				   .macs = &our_mac, .pool = pool, .mac = our_mac, .ipv4 = OUR_IP,
+				   .mask = 0xffffff00, .gw = GW_IP, .udp_port = OUR_PORT,
+				   .max_payload = 1472, .max_messages = 64, .burst = 32, .in = &in,
+				   .n_in = 1 };
+	tx = stage_tx_create(&c);
+	if (tx == NULL) {
+		fprintf(stderr, "stage_tx_create\n");
+		return 2;
+	}
+	test_arp_and_release();
+	test_routes();
+	test_bursts();
+	stage_tx_destroy(tx);
+	rte_eth_dev_stop(0);
+	rte_eth_dev_close(0);
+	return check_summary("app_tx");
+}
