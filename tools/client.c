@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/errqueue.h>
 #include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -56,6 +57,170 @@ bad:
 	return -1;
 }
 
+int client_server_opt(const char *prog, char *acc, size_t cap, const char *arg)
+{
+	size_t len = strlen(acc);
+
+	if (len + (len > 0) + strlen(arg) + 1 > cap) {
+		fprintf(stderr, "%s: --server: the list is too long\n", prog);
+		return -1;
+	}
+	if (len > 0)
+		acc[len++] = ',';
+	strcpy(acc + len, arg);
+	return 0;
+}
+
+/* The list "a:p,b:p" into c->servers. 0 or -1 (message printed). */
+static int parse_servers(struct client *c, const char *list)
+{
+	const char *p = list;
+
+	c->n_servers = 0;
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char one[sizeof(c->server_name[0])], why[320];
+		if (len == 0 || len >= sizeof(one)) {
+			fprintf(stderr, "%s: --server: bad address in '%s' (want HOST:PORT[,HOST:PORT...])\n",
+				c->prog, list);
+			return -1;
+		}
+		if (c->n_servers == CLIENT_SERVERS_MAX) {
+			fprintf(stderr, "%s: --server: more than %d servers\n", c->prog,
+				CLIENT_SERVERS_MAX);
+			return -1;
+		}
+		memcpy(one, p, len);
+		one[len] = '\0';
+		struct sockaddr_in *sa = &c->servers[c->n_servers];
+		if (client_parse_hostport(one, sa, why, sizeof(why)) != 0) {
+			fprintf(stderr, "%s: --server: %s\n", c->prog, why);
+			return -1;
+		}
+		if (sa->sin_port == 0) {
+			fprintf(stderr, "%s: --server: bad address '%s' (port 0)\n", c->prog, one);
+			return -1;
+		}
+		memcpy(c->server_name[c->n_servers++], one, len + 1);
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	c->cur = 0;
+	c->server = c->servers[0];
+	return 0;
+}
+
+static int is_server(const struct client *c, uint32_t ipv4, uint16_t port)
+{
+	return ipv4 == ntohl(c->server.sin_addr.s_addr) && port == ntohs(c->server.sin_port);
+}
+
+/* The server in use failed (why): the next one of the list. */
+static void failover(struct client *c, const char *why)
+{
+	uint32_t from = c->cur;
+	double now = client_now();
+
+	c->cur = (c->cur + 1) % c->n_servers;
+	c->server = c->servers[c->cur];
+	uint64_t unconfirmed = c->cnt.events - c->confirmed;
+	fprintf(stderr, "%s: server %s %s: now %s (%" PRIu64 " events sent after its last"
+		" answer)\n", c->prog, c->server_name[from], why, c->server_name[c->cur],
+		unconfirmed);
+	c->failovers++;
+	c->unconfirmed += unconfirmed;
+	c->confirmed = c->cnt.events; /* the new server's count starts here */
+	c->heard = now; /* the new one gets a whole failover_ms to answer */
+	c->ka_sent = 0;
+	c->ka_first = 0;
+	c->overload_since = 0;
+}
+
+/* Errors the kernel queued for our datagrams (IP_RECVERR): an ICMP
+ * unreachable for the server in use moves to the next. */
+static void read_errors(struct client *c)
+{
+	for (int k = 0; k < 64; k++) {
+		uint8_t data[64];
+		union {
+			struct cmsghdr h;
+			char room[CMSG_SPACE(sizeof(struct sock_extended_err) +
+					    sizeof(struct sockaddr_in))];
+		} ctl;
+		struct sockaddr_in to = { 0 };
+		struct iovec iov = { data, sizeof(data) };
+		struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov,
+				     .msg_iovlen = 1, .msg_control = &ctl,
+				     .msg_controllen = sizeof(ctl) };
+		if (recvmsg(c->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h)) {
+			if (h->cmsg_level != IPPROTO_IP || h->cmsg_type != IP_RECVERR)
+				continue;
+			const struct sock_extended_err *ee = (const void *)CMSG_DATA(h);
+			if ((ee->ee_origin == SO_EE_ORIGIN_ICMP || ee->ee_origin == SO_EE_ORIGIN_LOCAL) &&
+			    c->n_servers > 1 &&
+			    is_server(c, ntohl(to.sin_addr.s_addr), ntohs(to.sin_port))) {
+				char why[96];
+				snprintf(why, sizeof(why), "unreachable (ICMP: %s)",
+					 strerror((int)ee->ee_errno));
+				failover(c, why);
+			}
+		}
+	}
+}
+
+/* A keepalive probe to the server in use (a message of no known type:
+ * NACKed UNKNOWN_TYPE, no effect; docs/protocol.md). */
+static void keepalive(struct client *c, double now)
+{
+	uint8_t probe[20] = { 0x53, 0x50, 1, 0, 0, sizeof(probe), 0, 1 };
+	uint32_t seq = CLIENT_KA_SEQ | (c->ka_seq++ & 0x0fffffffu);
+
+	for (int i = 0; i < 4; i++) {
+		probe[8 + i] = (uint8_t)(c->client_id >> (24 - 8 * i));
+		probe[12 + i] = (uint8_t)(seq >> (24 - 8 * i));
+	}
+	probe[19] = 4;
+	c->ka_sent = now;
+	if (c->ka_first == 0)
+		c->ka_first = now;
+	/* its answer confirms the events sent before it, not those after */
+	c->ka_mark[seq % CLIENT_KA_MARKS] = c->cnt.events - c->ev_w.count;
+	sendto(c->fd, probe, sizeof(probe), 0, (const struct sockaddr *)&c->server,
+	       sizeof(c->server)); /* an error comes back through read_errors */
+}
+
+/* With a list: is the server in use still there? Judged only when
+ * `drained` (nothing left to read): its answer may wait in our receive
+ * queue behind a flood of notifications from the match hosts. */
+static void watch_server(struct client *c, bool drained)
+{
+	if (c->n_servers < 2 || c->fd < 0)
+		return;
+	double now = client_now(), ka = c->failover_ms / 4000.0;
+	char why[96];
+
+	if (c->heard == 0)
+		c->heard = now;
+	/* silence is judged only over probes sent: a client busy elsewhere
+	 * (reading a flood of notifications) sent none meanwhile */
+	if (drained && now - c->heard >= c->failover_ms / 1000.0 && c->ka_first != 0 &&
+	    now - c->ka_first >= 3 * ka) {
+		snprintf(why, sizeof(why), "silent for %.0f ms", (now - c->heard) * 1000);
+		failover(c, why);
+	} else if (drained && c->overload_since != 0 &&
+		   now - c->overload_since >= 2 * c->failover_ms / 1000.0) {
+		snprintf(why, sizeof(why), "shed everything (OVERLOADED) for %.0f ms",
+			 (now - c->overload_since) * 1000);
+		failover(c, why);
+	} else if (now - c->heard >= ka && now - c->ka_sent >= ka) {
+		keepalive(c, now);
+	}
+}
+
 void client_init(struct client *c, const char *prog)
 {
 	memset(c, 0, sizeof(*c));
@@ -65,6 +230,7 @@ void client_init(struct client *c, const char *prog)
 	c->retries = 10;
 	c->batch = 16;
 	c->rcvbuf = CLIENT_RCVBUF_DEFAULT;
+	c->failover_ms = CLIENT_FAILOVER_MS_DEFAULT;
 	c->pace.adaptive = true;
 	c->client_id = (uint32_t)getpid();
 	spate_limits_default(&c->lim);
@@ -75,14 +241,8 @@ void client_init(struct client *c, const char *prog)
 int client_open(struct client *c, const char *server, const char *local)
 {
 	char why[320];
-	if (client_parse_hostport(server, &c->server, why, sizeof(why)) != 0) {
-		fprintf(stderr, "%s: --server: %s\n", c->prog, why);
+	if (parse_servers(c, server) != 0)
 		return -1;
-	}
-	if (c->server.sin_port == 0) {
-		fprintf(stderr, "%s: --server: bad address '%s' (port 0)\n", c->prog, server);
-		return -1;
-	}
 	struct sockaddr_in me = { .sin_family = AF_INET };
 	if (local != NULL && client_parse_hostport(local, &me, why, sizeof(why)) != 0) {
 		fprintf(stderr, "%s: local address: %s\n", c->prog, why);
@@ -109,6 +269,10 @@ int client_open(struct client *c, const char *server, const char *local)
 	 * with each one received. */
 	int one = 1;
 	setsockopt(c->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+	/* with a list: ICMP errors for the server in use are read (and move
+	 * to the next) instead of being lost on an unconnected socket */
+	if (c->n_servers > 1)
+		setsockopt(c->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
 	if (local != NULL && bind(c->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
 		fprintf(stderr, "%s: bind %s: %s\n", c->prog, local, strerror(errno));
 		close(c->fd);
@@ -232,6 +396,11 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 			c->prog, before + 1, h.seq - 1, from_ip >> 24, (from_ip >> 16) & 0xff,
 			(from_ip >> 8) & 0xff, from_ip & 0xff, from_port, gap, c->kernel_drops);
 	c->last_rx = client_now();
+	bool from_server = is_server(c, from_ip, from_port);
+	if (from_server) {
+		c->heard = c->last_rx;
+		c->ka_first = 0;
+	}
 	spate_reader_init(&rd, buf, len, &h);
 	while ((rc = spate_reader_next(&rd, &c->lim, &msg)) != 0) {
 		if (rc < 0) {
@@ -253,6 +422,18 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 				 * in it is retransmitted on its timeout */
 				c->cnt.overloaded++;
 				pace_backoff(c, client_now());
+				if (from_server && c->overload_since == 0)
+					c->overload_since = c->last_rx;
+				break;
+			}
+			if (from_server)
+				c->overload_since = 0;
+			if (msg.type == SPATE_MSG_NACK && msg.u.ack.req_seq >= CLIENT_KA_SEQ &&
+			    msg.u.ack.code == SPATE_E_UNKNOWN_TYPE) {
+				/* a keepalive answered: what was sent before it arrived */
+				uint64_t mark = c->ka_mark[msg.u.ack.req_seq % CLIENT_KA_MARKS];
+				if (from_server && mark > c->confirmed && mark <= c->cnt.events)
+					c->confirmed = mark;
 				break;
 			}
 			if (!c->wait_done && msg.u.ack.req_seq == c->wait_seq &&
@@ -284,14 +465,34 @@ void client_pump(struct client *c, int timeout_ms)
 		char room[CMSG_SPACE(sizeof(uint32_t))];
 	} ctl;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	int errs = 0;
+	unsigned int got = 0;
 
-	while (poll(&pfd, 1, timeout_ms) > 0) {
+	bool drained = false;
+	for (;;) {
+		int ready = poll(&pfd, 1, timeout_ms);
+		if (ready <= 0) {
+			drained = ready == 0;
+			break;
+		}
+		if (pfd.revents & POLLERR)
+			read_errors(c);
+		if (!(pfd.revents & POLLIN)) {
+			if (++errs >= 64)
+				break;
+			timeout_ms = 0;
+			continue;
+		}
 		struct iovec iov = { buf, sizeof(buf) };
 		struct sockaddr_in from = { 0 };
 		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from),
 				     .msg_iov = &iov, .msg_iovlen = 1,
 				     .msg_control = &ctl, .msg_controllen = sizeof(ctl) };
 		ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN && c->n_servers > 1 && ++errs < 64) {
+			read_errors(c); /* an ICMP error reported here once */
+			continue;
+		}
 		if (n < 0)
 			break;
 		for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h))
@@ -302,10 +503,13 @@ void client_pump(struct client *c, int timeout_ms)
 					c->kernel_drops = drops;
 			}
 		handle_dgram(c, buf, (size_t)n, ntohl(from.sin_addr.s_addr), ntohs(from.sin_port));
+		if ((++got & 63) == 0)
+			watch_server(c, false); /* probes go out during a flood too */
 		timeout_ms = 0;
 		if (c->wait_done)
 			break;
 	}
+	watch_server(c, drained);
 }
 
 void client_drain(struct client *c, int idle_ms, volatile int *stop)
@@ -389,6 +593,22 @@ int client_probe(struct client *c, const char *server)
 	return -1;
 }
 
+int client_probe_list(struct client *c)
+{
+	for (uint32_t k = 0; k < c->n_servers; k++) {
+		c->cur = k;
+		c->server = c->servers[k];
+		if (client_probe(c, c->server_name[k]) == 0) {
+			c->heard = client_now();
+			c->confirmed = c->cnt.events;
+			if (k > 0)
+				fprintf(stderr, "%s: using %s\n", c->prog, c->server_name[k]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 void client_progress_start(struct client_progress *p, bool on)
 {
 	p->on = on;
@@ -424,6 +644,21 @@ static int send_buf(struct client *c, const void *buf, size_t len)
 		 * retry, for a bounded while. */
 		if (n < 0 && (errno == ENOBUFS || errno == EAGAIN) && tries < 10000) {
 			client_pump(c, 1);
+			continue;
+		}
+		/* an ICMP error of an earlier datagram, reported on this one:
+		 * with a list, the next server */
+		if (n < 0 && c->n_servers > 1 && tries < 10000 &&
+		    (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH ||
+		     errno == EHOSTDOWN)) {
+			uint32_t cur = c->cur;
+			int e = errno;
+			read_errors(c);
+			if (c->cur == cur) {
+				char why[96];
+				snprintf(why, sizeof(why), "unreachable (%s)", strerror(e));
+				failover(c, why);
+			}
 			continue;
 		}
 		fprintf(stderr, "%s: send: %s\n", c->prog, n < 0 ? strerror(errno) : "short datagram");
@@ -615,6 +850,10 @@ void client_print_summary(struct client *c, const char *extra)
 		c->cnt.retransmits, c->cnt.notifications, c->cnt.notify_dgrams, rx.lost,
 		rx.late, rx.restarts, kdrops, c->rcvbuf_got, c->cnt.overloaded, c->pace.backoffs,
 		c->cnt.bad_dgrams, c->n_src);
+	if (c->n_servers > 1)
+		fprintf(stderr, "%s: failovers=%" PRIu64 " unconfirmed_events=%" PRIu64
+			" server=%s\n", c->prog, c->failovers, c->unconfirmed,
+			c->server_name[c->cur]);
 	if (rx.lost > 0)
 		fprintf(stderr, "%s: warning: %" PRIu64 " server datagrams lost (sequence gaps)\n",
 			c->prog, rx.lost);

@@ -8,6 +8,14 @@
  * sequence is tracked per server address (docs/protocol.md, "Between
  * Spate hosts").
  *
+ * A client may be given several servers (a list: "a:p,b:p"): it uses the
+ * first that answers and moves to the next when the one in use falls
+ * silent (a keepalive probe every failover_ms / 4 of silence, unanswered
+ * for failover_ms), reports ICMP unreachable (IP_RECVERR), or sheds
+ * everything (nothing but OVERLOADED for 2 x failover_ms). Subscriptions
+ * are not sent again: the front that took the dead one's service over
+ * holds them (docs/operations.md, "Clients with a list of servers").
+ *
  * Everything is single-threaded: replies are read by client_pump(),
  * which the sending calls also run while they wait. */
 #ifndef SPATE_TOOLS_CLIENT_H
@@ -70,9 +78,28 @@ struct client_pace {
 	uint64_t backoffs;
 };
 
+#define CLIENT_SERVERS_MAX 8
+#define CLIENT_FAILOVER_MS_DEFAULT 1000
+#define CLIENT_KA_SEQ 0xf0000000u /* keepalive probes' seqs: this and up */
+#define CLIENT_KA_MARKS 16
+
 struct client {
 	int fd;
-	struct sockaddr_in server;
+	struct sockaddr_in server;  /* the one in use: servers[cur] */
+	struct sockaddr_in servers[CLIENT_SERVERS_MAX];
+	char server_name[CLIENT_SERVERS_MAX][64];
+	uint32_t n_servers, cur;
+	int failover_ms;            /* silence that moves to the next server */
+	double heard;               /* client_now() of the last datagram from it */
+	double ka_sent;             /* of the last keepalive probe to it */
+	double ka_first;            /* of the first one since it was heard (0: none) */
+	uint32_t ka_seq;
+	double overload_since;      /* it sheds everything since (0: it does not) */
+	uint64_t failovers;         /* moves to the next server */
+	uint64_t confirmed;         /* events sent before its last answered probe */
+	uint64_t ka_mark[CLIENT_KA_MARKS]; /* events sent before each recent probe */
+	uint64_t unconfirmed;       /* events sent to servers after their last
+				     * answer (lost, or not: counted at each move) */
 	uint32_t client_id, seq;
 	struct spate_limits lim;   /* for decoding replies */
 	int timeout_ms, retries, batch;
@@ -105,6 +132,10 @@ struct client {
 /* Seconds on the monotonic clock. */
 double client_now(void);
 
+/* --server given once more: `arg` ("HOST:PORT" or a comma list) added to
+ * the list in acc (cap bytes). 0, or -1 (too long: a message). */
+int client_server_opt(const char *prog, char *acc, size_t cap, const char *arg);
+
 /* "HOST:PORT" (name or dotted quad) to an IPv4 socket address. 0, or
  * -1 with the reason in err: "bad address 'x' (want HOST:PORT)", or
  * "cannot resolve host 'name': <resolver's reason>". */
@@ -119,6 +150,9 @@ int client_parse_hostport(const char *s, struct sockaddr_in *out, char *err, siz
  * socket is unconnected again afterwards (match hosts answer from other
  * addresses). */
 int client_probe(struct client *c, const char *server);
+/* client_probe of each server of the list in turn, from the first: the
+ * first that answers is used. 0, or -1 when none did. */
+int client_probe_list(struct client *c);
 
 /* A progress line on stderr for long runs, redrawn in place twice a
  * second when on (stderr a terminal, or --progress): "PROG: <text>,
@@ -136,8 +170,9 @@ void client_progress(struct client_progress *p, const struct client *c, bool fin
  * receive buffer CLIENT_RCVBUF_DEFAULT, unpaced, adaptive. */
 #define CLIENT_RCVBUF_DEFAULT (8 << 20)
 void client_init(struct client *c, const char *prog);
-/* Open the socket towards `server` ("HOST:PORT"), bound to `local`
- * ("HOST:PORT", NULL = any). 0, or -1 with a message on stderr. */
+/* Open the socket towards `server` ("HOST:PORT", or a comma list of up to
+ * CLIENT_SERVERS_MAX), bound to `local` ("HOST:PORT", NULL = any). 0, or
+ * -1 with a message on stderr. */
 int client_open(struct client *c, const char *server, const char *local);
 void client_close(struct client *c);
 

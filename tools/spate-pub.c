@@ -29,9 +29,13 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " --server HOST:PORT [options] [STREAM.tsv]\n"
+		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] [options] [STREAM.tsv]\n"
 		"Sends the 'event' lines of STREAM.tsv (default or '-': stdin) to a Spate\n"
 		"server; sub/unsub lines are skipped (spate-sub and spate-replay send them).\n"
+		"  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
+		"                    the first that answers; the next when it falls silent,\n"
+		"                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
+		"  --failover-ms N   silence that moves to the next server (default 1000)\n"
 		"  --rate N          events per second, 0 = as fast as possible (default 0)\n"
 		"  --adaptive on|off halve the rate on each OVERLOADED NACK (the server shed\n"
 		"                    our datagrams), climb back over 2 s (default on)\n"
@@ -76,6 +80,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "server", required_argument, NULL, 'S' },
+		{ "failover-ms", required_argument, NULL, 'F' },
 		{ "rate", required_argument, NULL, 'R' },
 		{ "adaptive", required_argument, NULL, 'A' },
 		{ "batch", required_argument, NULL, 'b' },
@@ -93,7 +98,8 @@ int main(int argc, char **argv)
 	};
 	struct client cl;
 	struct pub p = { 0 };
-	const char *server = NULL, *conf_path = NULL, *stream = "-", *stamps_path = NULL;
+	static char server[1024];
+	const char *conf_path = NULL, *stream = "-", *stamps_path = NULL;
 	FILE *stamps = NULL;
 	double rate = 0;
 	uint64_t count = UINT64_MAX, v;
@@ -104,7 +110,8 @@ int main(int argc, char **argv)
 	cl.batch = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': server = optarg; break;
+		case 'S': bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0; break;
+		case 'F': bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms); break;
 		case 'c': conf_path = optarg; break;
 		case 'R': bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate); break;
 		case 'A': bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive); break;
@@ -126,7 +133,7 @@ int main(int argc, char **argv)
 	}
 	if (bad)
 		return 2;
-	if (server == NULL || argc - optind > 1) {
+	if (server[0] == '\0' || argc - optind > 1) {
 		usage(stderr);
 		return 2;
 	}
@@ -145,7 +152,7 @@ int main(int argc, char **argv)
 		return start_rc;
 	/* events get no answer: without this, a wrong address or a stopped
 	 * server would look like success */
-	if (client_probe(&cl, server) != 0) {
+	if (client_probe_list(&cl) != 0) {
 		spate_stream_close(&rd);
 		client_close(&cl);
 		return 1;

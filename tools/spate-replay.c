@@ -38,9 +38,13 @@ struct replay {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " --server HOST:PORT --stream FILE --out FILE [options]\n"
+		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] --stream FILE --out FILE [options]\n"
 		"Replays a stream in order to a Spate server and writes the notifications\n"
 		"received as 'event_id<TAB>sub_id' lines to FILE ('-' = stdout).\n"
+		"  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
+		"                    the first that answers; the next when it falls silent,\n"
+		"                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
+		"  --failover-ms N   silence that moves to the next server (default 1000)\n"
 		"  --client-id N     client id in every datagram (default: the process id)\n"
 		"  --local ADDR:PORT bind here (a later run gets the notifications of the\n"
 		"                    subscriptions an earlier one made, with --client-id)\n"
@@ -93,6 +97,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "server", required_argument, NULL, 'S' },
+		{ "failover-ms", required_argument, NULL, 'F' },
 		{ "stream", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "client-id", required_argument, NULL, 'i' },
@@ -114,7 +119,8 @@ int main(int argc, char **argv)
 	};
 	struct replay r = { 0 };
 	struct client cl;
-	const char *server = NULL, *stream = NULL, *out = NULL, *conf_path = NULL, *local = NULL;
+	static char server[1024];
+	const char *stream = NULL, *out = NULL, *conf_path = NULL, *local = NULL;
 	bool skip_bad = false, adaptive = true;
 	int idle_ms = 500;
 	double rate = 20000;
@@ -124,7 +130,8 @@ int main(int argc, char **argv)
 	client_init(&cl, PROG);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': server = optarg; break;
+		case 'S': bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0; break;
+		case 'F': bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms); break;
 		case 's': stream = optarg; break;
 		case 'o': out = optarg; break;
 		case 'l': local = optarg; break;
@@ -150,7 +157,7 @@ int main(int argc, char **argv)
 	}
 	if (bad)
 		return 2;
-	if (!server || !stream || !out || optind != argc) {
+	if (server[0] == '\0' || !stream || !out || optind != argc) {
 		usage(stderr);
 		return 2;
 	}

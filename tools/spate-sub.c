@@ -32,12 +32,16 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " --server HOST:PORT [options] STREAM.tsv\n"
+		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] [options] STREAM.tsv\n"
 		"Applies the 'sub' and 'unsub' lines of STREAM.tsv ('-' = stdin) in order,\n"
 		"each ACKed by the server, then listens: every notification is written as\n"
 		"'event_id<TAB>sub_id' to --out. Event lines are skipped. Stops on SIGINT or\n"
 		"SIGTERM, or as --duration/--idle-ms/--count say; gaps in the server's\n"
 		"sequence numbers (lost datagrams) are reported on stderr.\n"
+		"  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
+		"                    the first that answers; the next when it falls silent,\n"
+		"                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
+		"  --failover-ms N   silence that moves to the next server (default 1000)\n"
 		"  --out FILE        notifications ('-' = stdout, the default, line by line;\n"
 		"                    a file appears, complete, when spate-sub ends)\n"
 		"  --listen HOST:PORT  local address to bind (default: any, ephemeral port)\n"
@@ -106,6 +110,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "server", required_argument, NULL, 'S' },
+		{ "failover-ms", required_argument, NULL, 'F' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "listen", required_argument, NULL, 'L' },
 		{ "duration", required_argument, NULL, 'D' },
@@ -127,7 +132,8 @@ int main(int argc, char **argv)
 	};
 	struct client cl;
 	struct sub_state st = { 0 };
-	const char *server = NULL, *conf_path = NULL, *out = "-", *listen_on = NULL;
+	static char server[1024];
+	const char *conf_path = NULL, *out = "-", *listen_on = NULL;
 	double duration = 0;
 	int idle_ms = 0, c, bad = 0, show = isatty(2);
 	uint64_t count = 0, v;
@@ -137,7 +143,8 @@ int main(int argc, char **argv)
 	cl.report_gaps = true;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': server = optarg; break;
+		case 'S': bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0; break;
+		case 'F': bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms); break;
 		case 'o': out = optarg; break;
 		case 'L': listen_on = optarg; break;
 		case 'c': conf_path = optarg; break;
@@ -163,7 +170,7 @@ int main(int argc, char **argv)
 	}
 	if (bad)
 		return 2;
-	if (server == NULL || argc - optind != 1) {
+	if (server[0] == '\0' || argc - optind != 1) {
 		usage(stderr);
 		return 2;
 	}

@@ -25,6 +25,15 @@ declare -A HA_IP=([f1]=198.18.0.11 [f2]=198.18.0.12 [m3]=198.18.0.3 [m4]=198.18.
 declare -A HA_ID=([f1]=1 [f2]=2 [m3]=3 [m4]=4 [m5]=5)
 HA_SVC1=198.18.0.101
 HA_SVC2=198.18.0.102
+# HA_NO_SERVICE=1: fronts without service addresses (clients use the
+# fronts' own addresses, HA_SVC1/2 name them; a dead front's address
+# does not move: clients follow a list of servers, HA_PUB_SERVERS,
+# HA_SUB_A_SERVERS, HA_SUB_B_SERVERS, with HA_CLIENT_OPTS)
+HA_SVC_CONF1="service = \"$HA_SVC1\";"
+HA_SVC_CONF2="service = \"$HA_SVC2\";"
+if [ "${HA_NO_SERVICE:-0}" = 1 ]; then
+	HA_SVC1=${HA_IP[f1]} HA_SVC2=${HA_IP[f2]} HA_SVC_CONF1= HA_SVC_CONF2=
+fi
 HA_PORT=47100
 
 # ha_cluster: the namespaces, ZooKeeper, the key, the cluster file and
@@ -47,8 +56,8 @@ cluster: {
   zk_wait_ms = 0;
   peer_key_file = "$MH_KEYS";
   ${HA_EXTRA_CLUSTER:-}
-  hosts = ( { host = 1; role = "front"; ipv4 = "${HA_IP[f1]}"; service = "$HA_SVC1"; },
-            { host = 2; role = "front"; ipv4 = "${HA_IP[f2]}"; service = "$HA_SVC2"; },
+  hosts = ( { host = 1; role = "front"; ipv4 = "${HA_IP[f1]}"; $HA_SVC_CONF1 },
+            { host = 2; role = "front"; ipv4 = "${HA_IP[f2]}"; $HA_SVC_CONF2 },
             { host = 3; role = "match"; ipv4 = "${HA_IP[m3]}"; lcores = 1; },
             { host = 4; role = "match"; ipv4 = "${HA_IP[m4]}"; lcores = 1; },
             { host = 5; role = "match"; ipv4 = "${HA_IP[m5]}"; lcores = 1; } );
@@ -147,13 +156,14 @@ open(d + "/all.tsv", "w").writelines(a + b + evs)
 PY
 }
 
-# ha_sub NAME SERVICE PORT ID STREAM: a subscriber in the client
+# ha_sub NAME SERVERS PORT ID STREAM: a subscriber (SERVERS: HOST:PORT,
+# or a list) listening on PORT in the client
 # namespace, in the background (pid in HA_SUBPID[NAME]), listening until
 # ha_check stops it; notifications with their arrival time in NAME.raw.
 declare -A HA_SUBPID
 ha_sub() {
 	ip netns exec "$(mh_ns cli)" timeout 900 "$SPATE_BUILD/tools/spate-sub" \
-		--conf "$SPATE_CONF" --server "$2:$HA_PORT" --listen "198.18.0.2:$3" --client-id "$4" \
+		--conf "$SPATE_CONF" --server "$2" ${HA_CLIENT_OPTS:-} ${HA_SUB_OPTS:-} --listen "198.18.0.2:$3" --client-id "$4" \
 		--retries 100 --times --out "$E2E_TMP/$1.raw" "$5" 2>"$E2E_TMP/$1.err" &
 	HA_SUBPID[$1]=$!
 	netns_track "$!"
@@ -162,8 +172,8 @@ ha_sub() {
 # ha_subscribe: both subscribers; returns once every subscription is
 # acknowledged (each spate-sub says so when it starts listening).
 ha_subscribe() {
-	ha_sub sub-a "$HA_SVC1" 45001 11 "$E2E_TMP/subs-a.tsv"
-	ha_sub sub-b "$HA_SVC2" 45002 12 "$E2E_TMP/subs-b.tsv"
+	ha_sub sub-a "${HA_SUB_A_SERVERS:-$HA_SVC1:$HA_PORT}" 45001 11 "$E2E_TMP/subs-a.tsv"
+	ha_sub sub-b "${HA_SUB_B_SERVERS:-$HA_SVC2:$HA_PORT}" 45002 12 "$E2E_TMP/subs-b.tsv"
 	local s i
 	for s in sub-a sub-b; do
 		for i in $(seq 1 1200); do
@@ -179,7 +189,7 @@ ha_subscribe() {
 # the background (pid HA_PUBPID), send times in pub.stamps.
 ha_publish() {
 	ip netns exec "$(mh_ns cli)" timeout 300 "$SPATE_BUILD/tools/spate-pub" --conf "$SPATE_CONF" \
-		--server "$HA_SVC1:$HA_PORT" --rate "$HA_RATE" --quiet --stamps "$E2E_TMP/pub.stamps" \
+		--server "${HA_PUB_SERVERS:-$HA_SVC1:$HA_PORT}" ${HA_CLIENT_OPTS:-} --rate "$HA_RATE" --quiet --stamps "$E2E_TMP/pub.stamps" \
 		"$E2E_TMP/events.tsv" 2>"$E2E_TMP/pub.err" &
 	HA_PUBPID=$!
 	netns_track "$!"
@@ -282,6 +292,12 @@ if first_after is not None:
           " after the fault" % ((first_after - fault) / 1e6))
     open(d + "/first_ms", "w").write("%.0f\n" % ((first_after - fault) / 1e6))
 open(d + "/window_ms", "w").write("%.0f\n" % win)
+open(d + "/ev_missing", "w").write("%d\n" % ev_missing)
+# events sent after the fault with a match missing, and all sent within
+# a second of it (for the clients' own counts of what they sent unheard)
+open(d + "/ev_missing_after", "w").write("%d %d\n" % (
+    len(set(e for e, s in missing if sent.get(e, 0) >= fault)),
+    len([e for e in sent if abs(sent[e] - fault) <= 1000000000])))
 if win > window_max:
     bad.append("matches missing %.0f ms after the fault (at most %d)" % (win, window_max))
 if bad:

@@ -7,8 +7,11 @@
 # a clear message, a non-zero exit and no output file.
 . "$(dirname "$0")/common.sh"
 FAKE=$TT_DIR/fake-server.py
-FAKE_PID=""
-stop_fake() { [ -z "$FAKE_PID" ] || { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; }; }
+FAKE_PID="" FAKE_PIDS=""
+stop_fake() {
+	[ -z "$FAKE_PID" ] || { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; }
+	for p in ${FAKE_PIDS:-}; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+}
 TT_CLEANUP_HOOK=stop_fake
 
 for t in spate-pub spate-sub spate-gen spate-pcap spate-replay spate-match spate-bench; do
@@ -68,6 +71,39 @@ el=$(sed -n 's/.* elapsed=\([0-9.]*\)s .*/\1/p' "$TMP/pub2.err")
 awk -v e="$el" 'BEGIN { exit !(e >= 0.245) }' || fail "--rate 4000: 1000 events in ${el}s"
 grep -q " events=1000 " "$TMP/pub2.err" || { cat "$TMP/pub2.err"; fail "--count 1000"; }
 ok "spate-pub: --rate and --count"
+# A list of servers: the first dies after 300 events (its socket closed:
+# ICMP port unreachable, read through IP_RECVERR), then after 300 more
+# the second falls silent (probes unanswered for --failover-ms): each
+# time spate-pub moves on, says so, and counts what it sent unheard.
+# Every event reached a server but those sent into the silence, and
+# unconfirmed_events covers them.
+for k in 5 6 7; do
+	python3 "$FAKE" --sink "$TMP/port$k" "$TMP/count$k" $([ $k = 5 ] && echo --die-after 300) \
+		$([ $k = 6 ] && echo --mute-after 300) & FAKE_PIDS="$FAKE_PIDS $!"
+done
+p5=$(wait_port "$TMP/port5") p6=$(wait_port "$TMP/port6") p7=$(wait_port "$TMP/port7")
+"$T/spate-pub" --server "127.0.0.1:$p5,127.0.0.1:$p6" --server "127.0.0.1:$p7" --failover-ms 200 \
+	--rate 1000 --linger-ms 0 "$TMP/pub.tsv" 2>"$TMP/pub3.err" || { cat "$TMP/pub3.err"; fail "spate-pub list"; }
+for p in $FAKE_PIDS; do wait "$p"; done; FAKE_PIDS=""
+grep -q "server 127.0.0.1:$p5 unreachable (ICMP: Connection refused): now 127.0.0.1:$p6" "$TMP/pub3.err" ||
+	{ cat "$TMP/pub3.err"; fail "no move on ICMP unreachable"; }
+grep -q "server 127.0.0.1:$p6 silent for [0-9]* ms: now 127.0.0.1:$p7" "$TMP/pub3.err" ||
+	{ cat "$TMP/pub3.err"; fail "no move on silence"; }
+python3 - "$TMP" "$(sed -n 's/.*unconfirmed_events=\([0-9]*\).*/\1/p' "$TMP/pub3.err")" <<'PY' || fail "spate-pub list: events"
+import sys
+d, unconf = sys.argv[1], int(sys.argv[2])
+got = []
+for k in (5, 6, 7):
+    f = open("%s/count%d" % (d, k)).read().split()
+    got += [int(x) for x in f[2].split(",")] if len(f) > 2 else []
+lost = set(range(1, 1001)) - set(got)
+print("  list: %d events reached a server, %d lost, %d counted unconfirmed" % (len(set(got)), len(lost), unconf))
+if len(got) != len(set(got)) or not set(got) <= set(range(1, 1001)):
+    sys.exit("an event twice, or one never sent")
+if 1000 not in got or len(lost) > unconf:
+    sys.exit("lost %d, unconfirmed %d, last event %s" % (len(lost), unconf, 1000 in got))
+PY
+ok "spate-pub: a list of servers, moved on ICMP unreachable and on silence"
 
 # 3. Failures.
 out=$TMP/never.out

@@ -14,6 +14,11 @@ only counts: datagrams and EVENT messages (with their ids in order)
 until 1 s of silence, written to COUNTFILE as "datagrams events ids";
 spate-pub's probe (one message of type 0) is answered with a NACK
 UNKNOWN_TYPE, as spated does, and not counted.
+
+  fake-server.py --sink PORTFILE COUNTFILE --die-after N | --mute-after N
+the same until N events came, then a dead server: the socket closed (the
+kernel answers ICMP port unreachable) or nothing answered any more
+(probes neither); what came is written at once.
 """
 import os
 import socket
@@ -46,10 +51,12 @@ def listen(portfile):
     return s
 
 
-def sink(portfile, countfile):
+def sink(portfile, countfile, stop=None, after=0):
     s = listen(portfile)
     n_dgrams, ids, seq = 0, [], 0
     while True:
+        if stop is not None and len(ids) >= after:
+            break
         try:
             data, peer = s.recvfrom(65536)
         except socket.timeout:
@@ -70,11 +77,18 @@ def sink(portfile, countfile):
             off += mlen
     with open(countfile, "w") as f:
         f.write(f"{n_dgrams} {len(ids)} {','.join(map(str, ids))}\n")
+    if stop == "--die-after":
+        s.close()
+    elif stop == "--mute-after":
+        time.sleep(2)  # open, silent
 
 
 def main():
     if sys.argv[1] == "--sink":
-        sink(sys.argv[2], sys.argv[3])
+        if len(sys.argv) > 5:
+            sink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+        else:
+            sink(sys.argv[2], sys.argv[3])
         return
     s = listen(sys.argv[1])
     seq, subs, ignored, peer = 0, [], False, None
