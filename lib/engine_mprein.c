@@ -491,10 +491,10 @@ static void mp_stats(const struct spate_engine *e, FILE *f)
 	}
 	fprintf(f, "{\"buckets\":\"%s\",\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"threads\":%u,"
 		"\"events\":%llu,\"parallel_events\":%llu,\"helper_joined_events\":%llu,"
-		"\"bucket_bytes\":%zu}",
+		"\"bucket_bytes\":%zu,\"candidates\":%llu}",
 		e->bk->name, spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, 1 + e->n_helpers,
 		(unsigned long long)e->n_events, (unsigned long long)e->n_parallel,
-		(unsigned long long)e->n_joined, bytes);
+		(unsigned long long)e->n_joined, bytes, (unsigned long long)e->sl.candidates);
 }
 
 const struct spate_engine_ops spate_engine_mprein = {

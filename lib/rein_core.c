@@ -132,30 +132,35 @@ size_t rein_slots_bytes(const struct rein_slots *sl)
 	       (size_t)sl->cap_free * sizeof(*sl->free_v) + spate_idmap_bytes(sl->pos);
 }
 
-int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
+int rein_slots_confirm(struct rein_slots *sl, const struct spate_event *ev,
 		       struct spate_matchvec *mv)
 {
 	return rein_slots_confirm_with(sl, NULL, 0, ev, mv);
 }
 
-int rein_slots_confirm_with(const struct rein_slots *sl, uint64_t *const *more, uint32_t n_more,
+int rein_slots_confirm_with(struct rein_slots *sl, uint64_t *const *more, uint32_t n_more,
 			    const struct spate_event *ev, struct spate_matchvec *mv)
 {
 	uint32_t nw = rein_slots_words(sl);
+	uint64_t n_cand = 0;
 
 	for (uint32_t w = 0; w < nw; w++) {
 		uint64_t m = sl->mark[w];
 		for (uint32_t k = 0; k < n_more; k++)
 			m |= more[k][w];
 		uint64_t cand = sl->used[w] & ~m;
+		n_cand += (uint64_t)__builtin_popcountll(cand);
 		while (cand) {
 			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(cand);
 			cand &= cand - 1;
 			if (spate_sub_matches(sl->sub[i], ev) &&
-			    spate_matchvec_push(mv, sl->sub[i]) != 0)
+			    spate_matchvec_push(mv, sl->sub[i]) != 0) {
+				sl->candidates += n_cand;
 				return -SPATE_E_NO_MEMORY;
+			}
 		}
 	}
+	sl->candidates += n_cand;
 	return 0;
 }
 

@@ -83,6 +83,9 @@ struct rein_slots {
 	uint32_t *free_v;
 	uint32_t n_free, cap_free;
 	struct spate_idmap *pos;   /* sub id -> slot + 1 */
+	uint64_t candidates;       /* unmarked slots confirmed, all events (stats:
+				    * for intervals the marking is exact, so tests
+				    * pin this count, not only the matches) */
 };
 
 int rein_slots_init(struct rein_slots *sl);
@@ -103,12 +106,13 @@ static inline void rein_slots_clear_marks(struct rein_slots *sl)
 }
 /* Bytes the slots hold (arrays and the id map). */
 size_t rein_slots_bytes(const struct rein_slots *sl);
-/* Push every used, unmarked slot whose sub really matches. */
-int rein_slots_confirm(const struct rein_slots *sl, const struct spate_event *ev,
+/* Push every used, unmarked slot whose sub really matches (counted in
+ * sl->candidates). */
+int rein_slots_confirm(struct rein_slots *sl, const struct spate_event *ev,
 		       struct spate_matchvec *mv);
 /* The same with n_more further mark arrays (other threads' marks, each
  * rein_slots_words() long) ORed into the slots' own. */
-int rein_slots_confirm_with(const struct rein_slots *sl, uint64_t *const *more, uint32_t n_more,
+int rein_slots_confirm_with(struct rein_slots *sl, uint64_t *const *more, uint32_t n_more,
 			    const struct spate_event *ev, struct spate_matchvec *mv);
 
 /* Mark slot i (plain, single thread). */
