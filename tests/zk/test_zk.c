@@ -14,7 +14,15 @@
  *  - ACLs: the nodes belong to the digest credentials: a client without
  *    them reads but cannot delete a member, make one or write the map,
  *    and spated with other credentials cannot take the layout; with them
- *    an operator can. */
+ *    an operator can.
+ *
+ * Waits: every wait is for a condition (an event bit, a member gone, a
+ * session up), bounded by a deadline on the monotonic clock. The
+ * deadlines (and the sessions' timeouts) scale with how slow the server
+ * was observed to be: `slow` is the first session's set-up time over a
+ * quiet machine's, at least 1. On a loaded machine the test takes longer
+ * instead of failing, and a hang still ends at a deadline with the check
+ * that waited named. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +41,17 @@
 static const char *servers;
 static char root[64];
 static const char *digest = "spate:test-secret";
+/* How many times slower than a quiet machine the server answers
+ * (main(): measured on the first session's set-up, 1..SLOW_MAX). */
+static double slow = 1;
+#define QUIET_OPEN_S 0.025 /* a warm server: a session and its layout, quiet 2-core VM */
+#define SLOW_MAX 40.0
+
+/* A bound of base_ms on a quiet machine, in ms, scaled by slow. */
+static int scaled_ms(int base_ms)
+{
+	return (int)(base_ms * slow);
+}
 
 static double now_s(void)
 {
@@ -41,28 +60,34 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* session_ms: the timeout on a quiet machine (scaled: a slow server
+ * must not expire a session that is alive). */
 static struct spate_zk *open_zk(int session_ms)
 {
 	char err[256];
-	struct spate_zk *zk = spate_zk_open(servers, root, session_ms, 20000, digest, err, sizeof(err));
+	struct spate_zk *zk = spate_zk_open(servers, root, scaled_ms(session_ms), scaled_ms(20000),
+					    digest, err, sizeof(err));
 	if (!zk)
 		fprintf(stderr, "test_zk: %s\n", err);
 	return zk;
 }
 
-/* Wait (at most ms) until zk reports bit; the other bits are kept in
- * *seen. 1 if it came. */
+/* Wait until zk reports bit, at most ms (quiet-machine ms, scaled) by
+ * the clock; the other bits are kept in *seen. 1 if it came. */
 static int wait_bit(struct spate_zk *zk, unsigned *seen, unsigned bit, int ms)
 {
-	for (int t = 0; t <= ms; t += 10) {
+	double until = now_s() + scaled_ms(ms) / 1000.0;
+
+	for (;;) {
 		*seen |= spate_zk_events(zk);
 		if (*seen & bit) {
 			*seen &= ~bit;
 			return 1;
 		}
+		if (now_s() > until)
+			return 0;
 		usleep(10000);
 	}
-	return 0;
 }
 
 static int has_member(struct spate_zk *zk, uint32_t host)
@@ -118,7 +143,7 @@ static void test_members(struct spate_zk *a)
 	CHECK_EQ_INT(pipe(pipefd), 0);
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct spate_zk *c = open_zk(1000);
+		struct spate_zk *c = open_zk(1000); /* (scaled, as every session) */
 		char ok = c && spate_zk_join(c, 3, "role=match") == 0;
 		if (write(pipefd[1], &ok, 1) != 1)
 			_exit(1);
@@ -135,13 +160,13 @@ static void test_members(struct spate_zk *a)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	int gone = 0;
-	while (!gone && now_s() - t0 < 15) {
+	while (!gone && now_s() - t0 < scaled_ms(15000) / 1000.0) {
 		if (wait_bit(a, &seen, SPATE_ZK_MEMBERS, 1000))
 			gone = has_member(a, 3) == 0;
 	}
 	CHECK(gone);
-	printf("test_zk: a killed member (session timeout 1000 ms) left the membership after %.2f s\n",
-	       now_s() - t0);
+	printf("test_zk: a killed member (session timeout %d ms) left the membership after %.2f s\n",
+	       scaled_ms(1000), now_s() - t0);
 }
 
 static void test_election(void)
@@ -209,16 +234,41 @@ static void test_map(struct spate_zk *a)
 	spate_zk_close(b);
 }
 
+static volatile int raw_auth_rc; /* 1: no answer yet */
+
+static void on_raw_auth(int rc, const void *data)
+{
+	(void)data;
+	__atomic_store_n(&raw_auth_rc, rc, __ATOMIC_RELEASE);
+}
+
 /* A plain client of the C library, with credentials or without (what
- * zkCli is to an operator). */
+ * zkCli is to an operator): connected, and with cred authenticated (its
+ * answer awaited), or NULL after the scaled deadline. */
 static zhandle_t *raw_client(const char *cred)
 {
-	zhandle_t *zh = zookeeper_init(servers, NULL, 4000, NULL, NULL, 0);
+	zhandle_t *zh = zookeeper_init(servers, NULL, scaled_ms(4000), NULL, NULL, 0);
+	double until = now_s() + scaled_ms(4000) / 1000.0;
 
-	for (int i = 0; zh && i < 200 && zoo_state(zh) != ZOO_CONNECTED_STATE; i++)
-		usleep(20000);
-	if (zh && cred)
-		zoo_add_auth(zh, "digest", cred, (int)strlen(cred), NULL, NULL);
+	while (zh && zoo_state(zh) != ZOO_CONNECTED_STATE && now_s() < until)
+		usleep(10000);
+	if (zh && zoo_state(zh) != ZOO_CONNECTED_STATE) {
+		fprintf(stderr, "test_zk: raw client: no session within %d ms\n", scaled_ms(4000));
+		zookeeper_close(zh);
+		return NULL;
+	}
+	if (zh && cred) {
+		raw_auth_rc = 1;
+		if (zoo_add_auth(zh, "digest", cred, (int)strlen(cred), on_raw_auth, NULL) != ZOK)
+			raw_auth_rc = -1;
+		while (__atomic_load_n(&raw_auth_rc, __ATOMIC_ACQUIRE) == 1 && now_s() < until)
+			usleep(10000);
+		if (raw_auth_rc != ZOK) {
+			fprintf(stderr, "test_zk: raw client: auth answered %d\n", raw_auth_rc);
+			zookeeper_close(zh);
+			return NULL;
+		}
+	}
 	return zh;
 }
 
@@ -245,7 +295,8 @@ static void test_acl(struct spate_zk *a)
 	CHECK_EQ_INT(zoo_set_acl(anon, p, -1, &ZOO_OPEN_ACL_UNSAFE), ZNOAUTH);
 	zookeeper_close(anon);
 	/* other credentials: not this cluster's layout */
-	CHECK(spate_zk_open(servers, root, 4000, 5000, "spate:wrong", err, sizeof(err)) == NULL);
+	CHECK(spate_zk_open(servers, root, scaled_ms(4000), scaled_ms(5000), "spate:wrong", err,
+			    sizeof(err)) == NULL);
 	CHECK(strstr(err, "other ZooKeeper credentials") != NULL);
 	CHECK_EQ_INT(has_member(a, 5), 1);
 	/* with the credentials an operator can delete it */
@@ -253,11 +304,11 @@ static void test_acl(struct spate_zk *a)
 	CHECK(op != NULL);
 	if (!op)
 		return;
-	usleep(200000); /* the auth packet goes first on the connection anyway */
 	snprintf(p, sizeof(p), "%s/hosts/5", root);
 	CHECK_EQ_INT(zoo_delete(op, p, -1), ZOK);
 	int gone = 0;
-	for (int i = 0; i < 50 && !gone; i++)
+	double until = now_s() + scaled_ms(5000) / 1000.0;
+	while (!gone && now_s() < until)
 		gone = wait_bit(a, &seen, SPATE_ZK_MEMBERS, 100) && has_member(a, 5) == 0;
 	CHECK(gone);
 	zookeeper_close(op);
@@ -274,8 +325,21 @@ int main(int argc, char **argv)
 	servers = argv[1];
 	snprintf(root, sizeof(root), "/spate/test-%d", (int)getpid());
 	CHECK(spate_zk_open(servers, "relative", 1000, 100, NULL, err, sizeof(err)) == NULL);
+	/* The first session, with the longest bounds (SLOW_MAX x quiet);
+	 * then the time of a second session's set-up (the server warmed up)
+	 * sets `slow` for every later wait. */
+	slow = SLOW_MAX;
+	double t0 = now_s();
 	struct spate_zk *a = open_zk(4000);
-	CHECK(a != NULL);
+	double t1 = now_s();
+	struct spate_zk *probe = open_zk(4000);
+	double open_s = now_s() - t1;
+	spate_zk_close(probe);
+	slow = open_s / QUIET_OPEN_S;
+	slow = slow < 1 ? 1 : slow > SLOW_MAX ? SLOW_MAX : slow;
+	printf("test_zk: sessions set up in %.3f s (first) and %.3f s: bounds x %.1f\n", t1 - t0,
+	       open_s, slow);
+	CHECK(a != NULL && probe != NULL);
 	if (a) {
 		test_epochs(a);
 		test_members(a);
@@ -285,5 +349,6 @@ int main(int argc, char **argv)
 		CHECK_EQ_INT(spate_zk_events(a) & SPATE_ZK_EXPIRED, 0);
 		spate_zk_close(a);
 	}
+	printf("test_zk: %.1f s in all\n", now_s() - t0);
 	return check_summary("test_zk");
 }
