@@ -94,6 +94,8 @@ static void test_auth(void)
 	 * than 64 below the top; 0 is never valid. */
 	n = signed_dgram(buf, sizeof(buf), 7, 110, key, 32);
 	CHECK_EQ_INT(check(a, buf, n), 0);
+	n = signed_dgram(buf, sizeof(buf), 7, 100, key, 32); /* the old top, now 10 below */
+	CHECK_EQ_INT(check(a, buf, n), -SPATE_E_AUTH_REPLAY);
 	n = signed_dgram(buf, sizeof(buf), 7, 105, key, 32);
 	CHECK_EQ_INT(check(a, buf, n), 0);
 	CHECK_EQ_INT(check(a, buf, n), -SPATE_E_AUTH_REPLAY);
@@ -131,6 +133,42 @@ static void test_auth(void)
 	CHECK_EQ_INT(spate_auth_sign(buf, n, n + SPATE_AUTH_TRAILER_LEN - 1, 1, key, 32), 0);
 	CHECK_EQ_INT(spate_auth_sign(buf, n, n + SPATE_AUTH_TRAILER_LEN, 1, key, 32),
 		     n + SPATE_AUTH_TRAILER_LEN);
+	spate_auth_destroy(a);
+}
+
+/* Key lengths at both bounds; a client's key replaced leaves its
+ * neighbours' (ids one apart) alone. */
+static void test_auth_keys(void)
+{
+	uint8_t key[SPATE_AUTH_KEY_MAX + 1], k2[32], buf[256];
+	struct spate_auth *a = spate_auth_create(true);
+
+	for (size_t i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)(i * 13 + 5);
+	for (size_t i = 0; i < sizeof(k2); i++)
+		k2[i] = (uint8_t)(i * 3 + 2);
+	CHECK_EQ_INT(spate_auth_set_key(a, 1, key, SPATE_AUTH_KEY_MIN - 1), -SPATE_E_BAD_VALUE);
+	CHECK_EQ_INT(spate_auth_set_key(a, 1, key, SPATE_AUTH_KEY_MAX + 1), -SPATE_E_BAD_VALUE);
+	CHECK_EQ_INT(spate_auth_key_count(a), 0);
+	CHECK_EQ_INT(spate_auth_set_key(a, 1, key, SPATE_AUTH_KEY_MIN), 0);
+	CHECK_EQ_INT(spate_auth_set_key(a, 2, key, SPATE_AUTH_KEY_MAX), 0);
+	CHECK_EQ_INT(spate_auth_set_key(a, 3, k2, 32), 0);
+	size_t n = signed_dgram(buf, sizeof(buf), 1, 5, key, SPATE_AUTH_KEY_MIN);
+	CHECK_EQ_INT(check(a, buf, n), 0);
+	n = signed_dgram(buf, sizeof(buf), 2, 5, key, SPATE_AUTH_KEY_MAX);
+	CHECK_EQ_INT(check(a, buf, n), 0);
+	/* client 2 gets client 3's key: 2 signs with it, 3 still does, 2's
+	 * old key no longer passes, and no key was added */
+	CHECK_EQ_INT(spate_auth_set_key(a, 2, k2, 32), 0);
+	CHECK_EQ_INT(spate_auth_key_count(a), 3);
+	n = signed_dgram(buf, sizeof(buf), 2, 6, key, SPATE_AUTH_KEY_MAX);
+	CHECK_EQ_INT(check(a, buf, n), -SPATE_E_AUTH_FAILED);
+	n = signed_dgram(buf, sizeof(buf), 2, 7, k2, 32);
+	CHECK_EQ_INT(check(a, buf, n), 0);
+	n = signed_dgram(buf, sizeof(buf), 3, 7, k2, 32);
+	CHECK_EQ_INT(check(a, buf, n), 0);
+	n = signed_dgram(buf, sizeof(buf), 1, 7, key, SPATE_AUTH_KEY_MIN);
+	CHECK_EQ_INT(check(a, buf, n), 0);
 	spate_auth_destroy(a);
 }
 
@@ -190,6 +228,7 @@ static void test_ratelimit_bound(void)
 
 int main(void)
 {
+	test_auth_keys();
 	test_auth();
 	test_ratelimit();
 	test_ratelimit_bound();

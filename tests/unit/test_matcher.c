@@ -427,9 +427,31 @@ static void test_attr_names(void)
 	spate_matcher_destroy(m);
 }
 
+/* The configuration a matcher reports names the engine it runs (the
+ * default when none was asked; never the caller's string, which may
+ * change after the create). */
+static void test_conf_engine(void)
+{
+	struct spate_matcher_conf conf;
+	char name[16] = "grid";
+
+	spate_matcher_conf_default(&conf);
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	CHECK(m != NULL && spate_matcher_get_conf(m)->engine != NULL);
+	CHECK(strcmp(spate_matcher_get_conf(m)->engine, spate_engine_find(NULL)->name) == 0);
+	spate_matcher_destroy(m);
+	conf.engine = name;
+	m = spate_matcher_create(&conf);
+	strcpy(name, "changed");
+	CHECK(strcmp(spate_matcher_get_conf(m)->engine, "grid") == 0);
+	CHECK(strcmp(spate_matcher_engine_name(m), "grid") == 0);
+	spate_matcher_destroy(m);
+}
+
 int main(void)
 {
 	check_rng = 1;
+	test_conf_engine();
 	test_attr_names();
 	test_rules();
 	test_delete_memory();

@@ -838,6 +838,32 @@ static void count_deliver(void *ctx, const uint8_t *body, size_t len, uint16_t c
 	n_delivered++;
 }
 
+/* Fill the stack below the caller with non-zero bytes (a field the
+ * encoder forgets to write then shows, instead of a fresh stack's 0). */
+static __attribute__((noinline)) void dirty_stack(void)
+{
+	volatile uint8_t junk[8192];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+/* CREATE byte for byte: its reserved half-word is 0 whatever was on
+ * the stack. */
+static void test_create_bytes(void)
+{
+	uint8_t body[64];
+	struct spate_peer_writer w;
+	static const uint8_t want[12] = { SPATE_PEER_CREATE, 0, 0, 12, 0x01, 0x02, 0x03, 0x04,
+					  0x00, 0x07, 0, 0 };
+
+	spate_peer_writer_init(&w, body, sizeof(body));
+	dirty_stack();
+	CHECK_EQ_INT(spate_peer_put_create(&w, 0x01020304, 7), 0);
+	CHECK_EQ_INT(w.len, sizeof(want));
+	CHECK_EQ_INT(w.count, 1);
+	CHECK(memcmp(body, want, sizeof(want)) == 0);
+}
+
 static void test_chan_edges(void)
 {
 	static uint8_t body[64], out[SPATE_PEER_FRAME_MAX];
@@ -854,6 +880,19 @@ static void test_chan_edges(void)
 	spate_peer_writer_init(&w, body, sizeof(body));
 	spate_peer_put_merge(&w, 1, 2);
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, 0), -SPATE_E_BAD_LENGTH);
+	/* a body must hold count message headers (4 bytes each), at least */
+	CHECK_EQ_INT(spate_peer_chan_queue(a, body, 2 * SPATE_PEER_MSG_HDR_LEN - 1, 2),
+		     -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_peer_chan_queue(a, body, SPATE_PEER_BODY_MAX + 1, 1), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+	{ /* ... and exactly that much, or the largest body, is taken */
+		static uint8_t big[SPATE_PEER_BODY_MAX];
+		struct spate_peer_chan *c = spate_peer_chan_create(1, 5, 3, 6, 2, 100);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, 2 * SPATE_PEER_MSG_HDR_LEN, 2), 0);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, SPATE_PEER_BODY_MAX, 1), 0);
+		CHECK_EQ_INT(spate_peer_chan_in_flight(c), 2);
+		spate_peer_chan_destroy(c);
+	}
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), 0);
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), 0);
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), -SPATE_E_NO_MEMORY);
@@ -910,6 +949,14 @@ static void test_chan_edges(void)
 	CHECK(h.ack == 2 && h.sack == 0);
 	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), 0);
 	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+	{ /* ... and exactly that much, or the largest body, is taken */
+		static uint8_t big[SPATE_PEER_BODY_MAX];
+		struct spate_peer_chan *c = spate_peer_chan_create(1, 5, 3, 6, 2, 100);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, 2 * SPATE_PEER_MSG_HDR_LEN, 2), 0);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, SPATE_PEER_BODY_MAX, 1), 0);
+		CHECK_EQ_INT(spate_peer_chan_in_flight(c), 2);
+		spate_peer_chan_destroy(c);
+	}
 	CHECK(spate_peer_chan_acked(a, 1) && spate_peer_chan_acked(a, 2) && !spate_peer_chan_acked(a, 3));
 
 	/* an ack of a frame never sent is ignored and counted */
@@ -936,6 +983,14 @@ static void test_chan_edges(void)
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), 0);
 	CHECK_EQ_INT(spate_peer_chan_reset(a, 8), 1);
 	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+	{ /* ... and exactly that much, or the largest body, is taken */
+		static uint8_t big[SPATE_PEER_BODY_MAX];
+		struct spate_peer_chan *c = spate_peer_chan_create(1, 5, 3, 6, 2, 100);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, 2 * SPATE_PEER_MSG_HDR_LEN, 2), 0);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, SPATE_PEER_BODY_MAX, 1), 0);
+		CHECK_EQ_INT(spate_peer_chan_in_flight(c), 2);
+		spate_peer_chan_destroy(c);
+	}
 	CHECK_EQ_INT(spate_peer_chan_receive(a, f3, &h3, count_deliver, NULL), -SPATE_E_BAD_ID);
 	struct spate_peer_chan *b2 = spate_peer_chan_create(2, 8, 1, 5, 2, 100);
 	CHECK_EQ_INT(spate_peer_chan_receive(b2, f3, &h3, count_deliver, NULL), -SPATE_E_AUTH_REPLAY);
@@ -966,6 +1021,14 @@ static void test_chan_edges(void)
 	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), 0);
 	CHECK(spate_peer_chan_stats(a)->received == rx0 + 1);
 	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+	{ /* ... and exactly that much, or the largest body, is taken */
+		static uint8_t big[SPATE_PEER_BODY_MAX];
+		struct spate_peer_chan *c = spate_peer_chan_create(1, 5, 3, 6, 2, 100);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, 2 * SPATE_PEER_MSG_HDR_LEN, 2), 0);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, SPATE_PEER_BODY_MAX, 1), 0);
+		CHECK_EQ_INT(spate_peer_chan_in_flight(c), 2);
+		spate_peer_chan_destroy(c);
+	}
 
 	spate_peer_chan_destroy(a);
 	spate_peer_chan_destroy(b);
@@ -1012,6 +1075,14 @@ static void test_chan_rtt(void)
 	CHECK_EQ_INT(spate_peer_decode(ack, n, &lim, &h), 0);
 	spate_peer_chan_receive(a, ack, &h, count_deliver, NULL);
 	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
+	{ /* ... and exactly that much, or the largest body, is taken */
+		static uint8_t big[SPATE_PEER_BODY_MAX];
+		struct spate_peer_chan *c = spate_peer_chan_create(1, 5, 3, 6, 2, 100);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, 2 * SPATE_PEER_MSG_HDR_LEN, 2), 0);
+		CHECK_EQ_INT(spate_peer_chan_queue(c, big, SPATE_PEER_BODY_MAX, 1), 0);
+		CHECK_EQ_INT(spate_peer_chan_in_flight(c), 2);
+		spate_peer_chan_destroy(c);
+	}
 	CHECK_EQ_INT(st->rtt_samples, 1);
 	spate_peer_chan_destroy(a);
 	spate_peer_chan_destroy(b);
@@ -1058,6 +1129,7 @@ static void test_map(void)
 
 int main(void)
 {
+	test_create_bytes();
 	spate_limits_default(&lim);
 	fill_samples();
 	test_round_trip();

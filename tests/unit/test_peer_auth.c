@@ -228,6 +228,22 @@ static void test_keyfile(void)
 	refused("key 1\n", "want 32 to 128 hex digits");
 	refused("key 1 0011223344556677\n", "want 32 to 128 hex digits");
 	refused("key 1 " K32 "0\n", "an even number");
+	/* the key length at both bounds: 16 and 64 bytes, not 15 or 65 */
+	char ktext[300];
+	for (int bytes = 15; bytes <= 65; bytes++) {
+		int n = snprintf(ktext, sizeof(ktext), "key 9 ");
+		for (int i = 0; i < bytes; i++)
+			n += snprintf(ktext + n, sizeof(ktext) - (size_t)n, "%02x", (unsigned)(i * 5 + 3) & 0xff);
+		if (bytes >= 16 && bytes <= 64) {
+			CHECK_EQ_INT(parse(ktext, &kf, err), 0);
+			CHECK_EQ_INT(kf.key[0].len, bytes);
+			CHECK_EQ_INT(kf.key[0].bytes[bytes - 1], ((bytes - 1) * 5 + 3) & 0xff);
+		} else {
+			refused(ktext, "key 9: want 32 to 128 hex digits");
+		}
+		if (bytes == 17)
+			bytes = 62; /* the middle says nothing new */
+	}
 	refused("key 1 0g0102030405060708090a0b0c0d0e0f\n", "'0g' is not hex");
 	refused("key 1 " K32 " extra\n", "k:1: unexpected text after the entry");
 	refused("\nsecret 1 " K32 "\n", "k:2: unknown entry 'secret'");
@@ -249,7 +265,23 @@ static void test_keyfile(void)
 	CHECK_EQ_INT(chmod(path, 0640), 0);
 	CHECK_EQ_INT(spate_peer_keyfile_load(path, &kf, err, sizeof(err)), -1);
 	CHECK(strstr(err, "mode 0640") != NULL && strstr(err, "chmod 600") != NULL);
+	/* one byte past 64 KiB, then not a file at all */
+	CHECK_EQ_INT(chmod(path, 0600), 0);
+	CHECK_EQ_INT(truncate(path, 64 * 1024 + 1), 0);
+	char want[300];
+	snprintf(want, sizeof(want), "%s: not a regular file of at most 65536 bytes", path);
+	CHECK_EQ_INT(spate_peer_keyfile_load(path, &kf, err, sizeof(err)), -1);
+	CHECK(strcmp(err, want) == 0);
+	CHECK_EQ_INT(truncate(path, 64 * 1024), 0); /* at the bound: read (the key, then NULs) */
+	err[0] = '\0';
+	int rc = spate_peer_keyfile_load(path, &kf, err, sizeof(err));
+	CHECK(rc == 0 || strstr(err, "not a regular file") == NULL);
 	unlink(path);
+	CHECK_EQ_INT(mkdir(path, 0700), 0);
+	snprintf(want, sizeof(want), "%s: not a regular file of at most 65536 bytes", path);
+	CHECK_EQ_INT(spate_peer_keyfile_load(path, &kf, err, sizeof(err)), -1);
+	CHECK(strcmp(err, want) == 0);
+	rmdir(path);
 	CHECK_EQ_INT(spate_peer_keyfile_load(path, &kf, err, sizeof(err)), -1);
 	CHECK(strstr(err, "No such file") != NULL);
 }

@@ -1,4 +1,5 @@
 /* test_stream.c - the stream format parser on good and bad lines. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,9 +269,22 @@ static void test_name_limits(void)
 	CHECK_EQ_INT(parse("sub\t1\t0\t0\t1\t1\tk\t=1", &op), -SPATE_E_EMPTY_KEYWORD);
 }
 
+/* A file that is not there: -1 and errno, nothing to close but the
+ * reader itself. */
+static void test_open_missing(void)
+{
+	struct spate_stream_reader r;
+
+	errno = 0;
+	CHECK_EQ_INT(spate_stream_open(&r, "/nonexistent/spate-stream.tsv", &lim), -1);
+	CHECK_EQ_INT(errno, ENOENT);
+	CHECK(r.f == NULL);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
+	test_open_missing();
 	test_good();
 	test_coords();
 	test_bad();
