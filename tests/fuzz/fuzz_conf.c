@@ -73,6 +73,28 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "small-%zu", i);
 		bad |= write_seed(argv[1], name, small[i], strlen(small[i]));
 	}
+	/* every integer key at min - 1, min, max and max + 1 (the range
+	 * read back from the setter's own refusal) */
+	for (size_t i = 0; i < spate_conf_int_count(); i++) {
+		struct spate_conf c;
+		char err[256], text[256];
+		long long lo, hi;
+		const char *key = spate_conf_int_name(i), *dot = strchr(key, '.');
+		spate_conf_default(&c);
+		spate_conf_int_set(&c, key, "-99999999999", err, sizeof(err));
+		const char *r = strrchr(err, '[');
+		if (r == NULL || sscanf(r, "[%lld, %lld]", &lo, &hi) != 2) {
+			fprintf(stderr, "no range in '%s'\n", err);
+			return 1;
+		}
+		const long long v[4] = { lo - 1, lo, hi, hi + 1 };
+		for (int k = 0; k < 4; k++) {
+			int n = snprintf(text, sizeof(text), "spate: { %.*s: { %s = %lldL; }; };",
+					 (int)(dot - key), key, dot + 1, v[k]);
+			snprintf(name, sizeof(name), "int-%zu-%d", i, k);
+			bad |= write_seed(argv[1], name, text, (size_t)n);
+		}
+	}
 	/* both shipped profiles: the demo's and the production one */
 	static const char *const profiles[] = { "demo.conf", "spated.conf" };
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {

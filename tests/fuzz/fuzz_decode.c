@@ -167,9 +167,31 @@ int main(int argc, char **argv)
 		if (t == 0 || t == SPATE_MSG_NOTIFY)
 			spate_put_notify(&w, 42, few, 5);
 		snprintf(name, sizeof(name), "type-%d", t);
-		bad |= write_seed(argv[1], t ? name : "all-types", buf, spate_writer_finish(&w));
+		size_t n = spate_writer_finish(&w);
+		bad |= write_seed(argv[1], t ? name : "all-types", buf, n);
+		if (t == 0)
+			continue;
+		/* every length and count of the one message at its edges: the
+		 * datagram's length and count, the message length, the
+		 * EVENT's and SUB_ADD's keyword/attribute/constraint counts,
+		 * NOTIFY's id count, every string's length byte */
+		static const char *const strs[] = { "iata:gka", "caf\xc3\xa9", "altitude_ft", "x.y",
+						    "type:airport", "r" };
+		const size_t b = SPATE_HDR_LEN + SPATE_MSG_HDR_LEN;
+		struct seed_field f[32] = { { 4, 2 }, { 6, 2 }, { SPATE_HDR_LEN + 2, 2 } };
+		size_t nf = 3;
+		if (t == SPATE_MSG_EVENT) {
+			f[nf++] = (struct seed_field){ b + 16, 1 };
+			f[nf++] = (struct seed_field){ b + 17, 1 };
+		} else if (t == SPATE_MSG_SUB_ADD) {
+			f[nf++] = (struct seed_field){ b + 30, 1 };
+			f[nf++] = (struct seed_field){ b + 31, 1 };
+		} else if (t == SPATE_MSG_NOTIFY) {
+			f[nf++] = (struct seed_field){ b + 8, 2 };
+		}
+		nf = find_length_bytes(buf, n, strs, sizeof(strs) / sizeof(strs[0]), f, nf, 32);
+		bad |= write_field_edges(argv[1], name, buf, n, f, nf);
 	}
-
 	/* a full datagram of NOTIFY ids */
 	static uint64_t many[SPATE_DGRAM_MAX / 8];
 	spate_writer_init(&w, buf, sizeof(buf), SPATE_FLAG_SERVER, 0, 9);
@@ -183,6 +205,51 @@ int main(int argc, char **argv)
 	size_t n = spate_writer_finish(&w);
 	buf[SPATE_HDR_LEN] = 99;
 	bad |= write_seed(argv[1], "unknown-type", buf, n);
+
+	/* at the limits (the defaults), each at max and max + 1 (refused
+	 * with the default limits, accepted with the fuzzer's high ones):
+	 * 16 and 17 keywords, a 64- and a 65-byte keyword, 16 and 17
+	 * attributes, a 32- and a 33-byte name */
+	static char kws[SPATE_KW_MAX_HARD][256], names[SPATE_ATTR_MAX_HARD][256];
+	struct spate_limits lim;
+	spate_limits_default(&lim);
+	for (int variant = 0; variant < 8; variant++) {
+		int plus = variant & 1, what = variant / 2;
+		uint32_t nkw = what == 0 ? lim.max_keywords + (uint32_t)plus : 1;
+		uint32_t kwlen = what == 1 ? lim.max_keyword_len + (uint32_t)plus : 4;
+		uint32_t nattr = what == 2 ? lim.max_attrs + (uint32_t)plus : 1;
+		uint32_t nlen = what == 3 ? lim.max_name_len + (uint32_t)plus : 4;
+		ev.n_kw = (uint16_t)nkw;
+		ev.n_attr = (uint16_t)nattr;
+		for (uint32_t i = 0; i < nkw; i++) {
+			memset(kws[i], 'k', kwlen);
+			kws[i][kwlen] = '\0';
+			kws[i][0] = (char)('a' + (int)(i % 26));
+			ev.kw[i] = spate_str_of(kws[i]);
+		}
+		for (uint32_t i = 0; i < nattr; i++) {
+			memset(names[i], 'n', nlen);
+			names[i][nlen] = '\0';
+			names[i][0] = (char)('a' + (int)i);
+			ev.attr[i] = (struct spate_raw_attr){ spate_str_of(names[i]), (double)i };
+		}
+		char name[32];
+		spate_writer_init(&w, buf, sizeof(buf), 0, 7, 20);
+		if (spate_put_event(&w, &ev) != 0) {
+			fprintf(stderr, "limits seed %d does not encode\n", variant);
+			return 1;
+		}
+		snprintf(name, sizeof(name), "event-limits-%d", variant);
+		bad |= write_seed(argv[1], name, buf, spate_writer_finish(&w));
+	}
+	/* as many messages as the default limit (64 SUB_DELs) and one more */
+	for (int extra = 0; extra < 2; extra++) {
+		spate_writer_init(&w, buf, sizeof(buf), 0, 7, 21);
+		for (uint32_t i = 0; i < lim.max_messages + (uint32_t)extra; i++)
+			spate_put_sub_del(&w, i + 1);
+		bad |= write_seed(argv[1], extra ? "max-messages-plus-1" : "max-messages", buf,
+				  spate_writer_finish(&w));
+	}
 	return bad ? 1 : 0;
 }
 #endif

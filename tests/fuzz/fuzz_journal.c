@@ -109,6 +109,63 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef SPATE_FUZZ_SEEDS
+#include <zlib.h>
+
+#include "fuzz_seed.h"
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Boundary variants of the journal file `path`, for its first records:
+ * the record length at 0, one below, one above, past the file (CRC then
+ * wrong: the torn/oversized checks), and with the CRC made right again
+ * the payload's message count at 0 and 2 (a record is exactly one
+ * message) and each keyword's length byte one off (a string claiming a
+ * byte of the next field). */
+static int write_journal_edges(const char *dir, const char *path)
+{
+	static uint8_t buf[1 << 16], copy[1 << 16];
+	FILE *f = fopen(path, "rb");
+	char name[64];
+	int bad = 0;
+
+	if (f == NULL)
+		return -1;
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	size_t off = 16; /* the file header */
+	for (int rec = 0; rec < 3 && off + 8 <= len; rec++) {
+		uint32_t n = be32(buf + off);
+		if (off + 8 + n > len)
+			break;
+		struct seed_field lenf = { off + 2, 2 };
+		snprintf(name, sizeof(name), "rec%d-len", rec);
+		bad |= write_field_edges(dir, name, buf, len, &lenf, 1);
+		/* re-CRC'd payload edges: count (payload + 6) and length bytes */
+		static const char *const strs[] = { "bus", "caf\xc3\xa9", "x:y", "speed" };
+		struct seed_field pf[16] = { { off + 8 + 6, 2 } };
+		size_t npf = find_length_bytes(buf + off + 8, n, strs, 4, pf, 1, 16);
+		for (size_t i = 1; i < npf; i++)
+			pf[i].off += off + 8;
+		for (size_t i = 0; i < npf; i++)
+			for (int d = -1; d <= 1; d += 2) {
+				memcpy(copy, buf, len);
+				uint8_t *at = copy + pf[i].off + (size_t)(pf[i].width - 1);
+				*at = (uint8_t)(*at + d);
+				uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), copy + off, 4);
+				c = (uint32_t)crc32(c, copy + off + 8, n);
+				copy[off + 4] = (uint8_t)(c >> 24), copy[off + 5] = (uint8_t)(c >> 16);
+				copy[off + 6] = (uint8_t)(c >> 8), copy[off + 7] = (uint8_t)c;
+				snprintf(name, sizeof(name), "rec%d-crc-e%zu%+d", rec, pf[i].off, d);
+				bad |= write_seed(dir, name, copy, len);
+			}
+		off += 8 + n;
+	}
+	return bad;
+}
+
 static struct spate_str s(const char *p)
 {
 	return (struct spate_str){ p, (uint32_t)strlen(p) };
@@ -153,6 +210,7 @@ int main(int argc, char **argv)
 		spate_journal_close(j);
 		spate_matcher_destroy(m);
 	}
-	return 0;
+	snprintf(path, sizeof(path), "%s/seed2", argv[1]);
+	return write_journal_edges(argv[1], path) ? 1 : 0;
 }
 #endif

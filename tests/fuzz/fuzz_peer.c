@@ -119,7 +119,24 @@ static int write_frame(const char *dir, const char *name, const struct spate_pee
 	spate_peer_hdr_encode(frame, &h);
 	memcpy(frame + SPATE_PEER_HDR_LEN, w->buf, w->len);
 	memset(frame + SPATE_PEER_HDR_LEN + w->len, 0, SPATE_PEER_TAG_LEN); /* unsigned */
-	return write_seed(dir, name, frame, h.length);
+	if (write_seed(dir, name, frame, h.length) != 0)
+		return -1;
+	/* its boundary variants: the frame's length and count, each
+	 * message's length, every string's length byte */
+	static const char *const strs[] = { "iata:gka", "altitude_ft", "type:airport" };
+	static struct seed_field f[1024];
+	size_t nf = 0;
+	f[nf++] = (struct seed_field){ 4, 2 };
+	f[nf++] = (struct seed_field){ 6, 2 };
+	for (size_t at = 0; at + SPATE_PEER_MSG_HDR_LEN <= w->len && nf < 14;) { /* the first 12 */
+		uint16_t mlen = (uint16_t)(w->buf[at + 2] << 8 | w->buf[at + 3]);
+		f[nf++] = (struct seed_field){ SPATE_PEER_HDR_LEN + at + 2, 2 };
+		if (mlen < SPATE_PEER_MSG_HDR_LEN)
+			break;
+		at += mlen;
+	}
+	nf = find_length_bytes(frame, h.length, strs, sizeof(strs) / sizeof(strs[0]), f, nf, 1024);
+	return write_field_edges(dir, name, frame, h.length, f, nf);
 }
 
 int main(int argc, char **argv)

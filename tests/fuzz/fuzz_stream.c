@@ -117,6 +117,43 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "edge-%zu", i);
 		bad |= write_seed(argv[1], name, edges[i], strlen(edges[i]));
 	}
+	/* the limits (the defaults: 16 keywords of 64 bytes, 16 constraints
+	 * and attributes, 32-byte names) at max and max + 1, the coordinates
+	 * just past their range, an id one past u64 */
+	static char big[1 << 14];
+	struct spate_limits lim;
+	spate_limits_default(&lim);
+	for (int v = 0; v < 10; v++) {
+		uint32_t nkw = v == 1 ? lim.max_keywords + 1 : v == 0 ? lim.max_keywords : 1;
+		uint32_t kwlen = v == 2 ? lim.max_keyword_len + 1 : v == 3 ? lim.max_keyword_len : 3;
+		uint32_t ncons = v == 4 ? lim.max_constraints + 1 : v == 5 ? lim.max_constraints : 1;
+		uint32_t nlen = v == 6 ? lim.max_name_len + 1 : v == 7 ? lim.max_name_len : 2;
+		size_t n = (size_t)snprintf(big, sizeof(big), "%s\t%s\t%s\t%s\t%s\t%s\t",
+					    v == 8 || v == 9 ? "event" : "sub",
+					    v == 9 ? "18446744073709551616" : "5",
+					    v == 8 ? "180.0000001" : "-180",
+					    v == 8 ? "-90.0000001" : "-90",
+					    v == 8 ? "k" : "180", v == 8 ? "x=1" : "90");
+		if (v >= 8) {
+			big[n - 1] = '\n';
+			goto write;
+		}
+		for (uint32_t i = 0; i < nkw; i++) {
+			big[n++] = (char)('a' + (int)(i % 26));
+			for (uint32_t c = 1; c < kwlen; c++)
+				big[n++] = (char)('a' + (int)((i / 26 + c) % 26));
+			big[n++] = i + 1 < nkw ? ',' : '\t';
+		}
+		for (uint32_t i = 0; i < ncons; i++) {
+			big[n++] = (char)('a' + (int)(i % 26));
+			for (uint32_t c = 1; c < nlen; c++)
+				big[n++] = 'n';
+			n += (size_t)snprintf(big + n, sizeof(big) - n, ">=%u%c", i, i + 1 < ncons ? ',' : '\n');
+		}
+	write:
+		snprintf(name, sizeof(name), "limits-%d", v);
+		bad |= write_seed(argv[1], name, big, n);
+	}
 	static const char *const files[] = { "basic", "borders", "interleaved" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/tests/unit/data/%s.tsv", argv[2], files[i]);

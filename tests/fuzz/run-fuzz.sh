@@ -9,9 +9,11 @@
 #   TARGET       tests/fuzz/fuzz_TARGET.c: LLVMFuzzerTestOneInput, and with
 #                -DSPATE_FUZZ_SEEDS a main() writing the seed corpus into
 #                the directory argv[1]
-# Exits 77 (meson: skipped) without clang or its libFuzzer runtime, 1 on a
-# crash or a build failure, 0 otherwise. Every lib/ source is compiled in,
-# instrumented, so the target may call any of it.
+# Exits 77 (meson: skipped) without clang or its libFuzzer runtime (1
+# under CI=true: no silent test), 1 on a crash or a build failure, 0
+# otherwise. Every lib/ source is compiled in, instrumented, so the target
+# may call any of it. tests/fuzz/TARGET.dict, when there, is the
+# dictionary (-dict): the format's tokens and its length/count edges.
 set -u
 
 src=${1:?usage: run-fuzz.sh SOURCE_ROOT WORK_DIR SECONDS TARGET}
@@ -24,9 +26,17 @@ dir=$work/$name
 main=$src/tests/fuzz/fuzz_$target.c
 
 [ -f "$main" ] || { echo "$name: no $main"; exit 1; }
-if ! command -v "$cc" >/dev/null 2>&1; then
-	echo "$name: $cc not found, skipping"
+# skip WHY: 77, or a failure under CI=true
+skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "$name: FAIL: $1 (CI=true: tools/install-deps.sh installs clang)" >&2
+		exit 1
+	fi
+	echo "$name: $1, skipping"
 	exit 77
+}
+if ! command -v "$cc" >/dev/null 2>&1; then
+	skip "$cc not found"
 fi
 mkdir -p "$dir" || exit 1
 
@@ -39,8 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; retur
 PROBE
 if ! "$cc" -fsanitize=fuzzer,address,undefined "$dir/probe.c" -o "$dir/probe" \
 	>"$dir/probe.log" 2>&1; then
-	echo "$name: $cc cannot link -fsanitize=fuzzer (libFuzzer runtime missing), skipping"
-	exit 77
+	skip "$cc cannot link -fsanitize=fuzzer (libFuzzer runtime missing)"
 fi
 
 lib_srcs=$(ls "$src"/lib/*.c)
@@ -89,9 +98,11 @@ rm -rf "$dir/corpus"
 mkdir -p "$dir/corpus" "$dir/crashes" || exit 1
 "$dir/seeds" "$dir/corpus" "$src" || { echo "$name: seed generation failed"; exit 1; }
 
+dict=$src/tests/fuzz/$target.dict
+[ -f "$dict" ] || dict=""
 LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp:print_suppressions=0 \
 	"$dir/fuzz" -max_total_time="$secs" -print_final_stats=1 -max_len=4096 \
-	-artifact_prefix="$dir/crashes/" "$dir/corpus" >"$dir/fuzz.log" 2>&1
+	${dict:+-dict="$dict"} -artifact_prefix="$dir/crashes/" "$dir/corpus" >"$dir/fuzz.log" 2>&1
 rc=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/fuzz.log")
 if [ "$rc" -ne 0 ]; then
