@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "spate_dict.h"
+#include "spate_hash.h"
 #include "spate_idmap.h"
 
 
@@ -66,6 +67,29 @@ static void test_dict_collisions(void)
 		}
 		CHECK_EQ_INT(wrong, 0);
 		CHECK_EQ_INT(spate_dict_count(d), 1000000);
+		spate_dict_destroy(d);
+	}
+	/* Pairs of 5, 6 and 7 bytes that differ only in their last byte and
+	 * share their 32-bit hash (found by search): only the slot's 8-byte
+	 * prefix tells them apart, so it must hold every byte. */
+	static const struct {
+		size_t len;
+		const char *a, *b;
+	} twins[] = {
+		{ 5, "\xaa\xb7\x02\x00\x1e", "\xaa\xb7\x02\x00\xe9" },
+		{ 6, "\x0f\xa2\x02\x00x\x93", "\x0f\xa2\x02\x00x\x9a" },
+		{ 7, "\x6c\x84\x00\x00xx\x19", "\x6c\x84\x00\x00xx\x74" },
+	};
+	for (size_t t = 0; t < sizeof(twins) / sizeof(twins[0]); t++) {
+		struct spate_dict *d = spate_dict_create();
+		const char *a = twins[t].a, *b = twins[t].b;
+		size_t len = twins[t].len;
+		CHECK_EQ_INT(spate_hash_bytes(a, len), spate_hash_bytes(b, len)); /* still twins */
+		uint32_t ia = spate_dict_intern(d, a, len), ib = spate_dict_intern(d, b, len);
+		CHECK(ia != ib);
+		CHECK_EQ_INT(spate_dict_lookup(d, a, len), ia);
+		CHECK_EQ_INT(spate_dict_lookup(d, b, len), ib);
+		CHECK_EQ_INT(spate_dict_count(d), 2);
 		spate_dict_destroy(d);
 	}
 	struct spate_dict *d = spate_dict_create();
