@@ -19,9 +19,16 @@
  * skips most lookups of keywords the category does not have, and the
  * remaining lookups are prefetched together.
  *
+ * A subscription the cluster files coarse (its routing keyword is rare:
+ * drt_placement.coarse) is filed here the same way, one level up (level
+ * 1 where its rectangle covers at most CAT_WIDE_CELLS cells there, else
+ * the world row), so a route's keys still name its buckets
+ * (drt_category_match_keys); the plain match reads every level in use.
+ *
  * No per-subscription map: delete finds the filing keyword by looking for
  * the pointer in the buckets of the subscription's own keywords at its
- * first cell.
+ * first cell (then at its first cell one level up, where a coarse
+ * filing is).
  *
  * Content-only subscriptions (no keyword, a rectangle filed in the world
  * row, numeric constraints) would all share the world row's keyword-less
@@ -309,11 +316,20 @@ static int start_ivx(struct drt_category *c)
 
 #define KW_CHOOSE UINT32_MAX /* add_filed: choose the filing keyword */
 
-/* File s under kwkey (KW_CHOOSE: choose_kwkey's). 0 or
- * -SPATE_E_NO_MEMORY (nothing changed). */
-static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey)
+/* Where s is filed: the finest level where its rectangle covers at most
+ * CAT_WIDE_CELLS cells, or (coarse) the finest from level 1 up. */
+static struct drt_span filing_span(const struct drt_category *c, const struct spate_sub *s,
+				   bool coarse)
 {
-	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
+	return drt_grid_span_fit(&c->g, &s->rect, coarse ? 0 : CAT_WIDE_CELLS, CAT_WIDE_CELLS);
+}
+
+/* File s under kwkey (KW_CHOOSE: choose_kwkey's), on filing_span(coarse,
+ * with a given kwkey). 0 or -SPATE_E_NO_MEMORY (nothing changed). */
+static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey,
+		     bool coarse)
+{
+	struct drt_span sp = filing_span(c, s, coarse && kwkey != KW_CHOOSE);
 	int rc = 0;
 
 	if (kwkey == KW_CHOOSE)
@@ -350,7 +366,7 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 
 int drt_category_add(struct drt_category *c, const struct spate_sub *s)
 {
-	int rc = add_filed(c, s, KW_CHOOSE);
+	int rc = add_filed(c, s, KW_CHOOSE, false);
 
 	c->plain |= rc == 0;
 	return rc;
@@ -368,21 +384,21 @@ static bool own_kwkey(const struct spate_sub *s, uint32_t kwkey)
 }
 
 int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
-			    uint32_t route_kw)
+			    uint32_t route_kw, bool coarse)
 {
 	if (!own_kwkey(s, route_kw)) /* not a routing keyword of s: file it our way */
 		return drt_category_add(c, s);
-	return add_filed(c, s, route_kw);
+	return add_filed(c, s, route_kw, coarse && route_kw != KW_NONE);
 }
 
 void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
-			   uint32_t route_kw)
+			   uint32_t route_kw, bool coarse)
 {
 	/* Not own_kwkey(): it reads s's keywords, a miss of its own the
 	 * bucket misses would wait for; a wrong hint only costs a prefetch. */
 	if (!filter_has(c, route_kw))
 		return; /* a new bucket */
-	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
+	struct drt_span sp = filing_span(c, s, coarse);
 	/* and the line after each slot: a new bucket's add walks its run
 	 * into it, a delete's backward shift reads the slots after it */
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
@@ -390,24 +406,40 @@ void drt_category_prefetch(const struct drt_category *c, const struct spate_sub 
 			drt_ftab_prefetch_run(&c->buckets, key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw));
 }
 
-static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint);
+static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint,
+		       bool coarse);
 
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 {
-	return del_hinted(c, s, UINT32_MAX);
+	return del_hinted(c, s, UINT32_MAX, false);
 }
 
 bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s,
-			     uint32_t route_kw)
+			     uint32_t route_kw, bool coarse)
 {
-	return del_hinted(c, s, route_kw);
+	return del_hinted(c, s, route_kw, coarse);
 }
 
-/* hint: the filing keyword to try first (UINT32_MAX: none). */
-static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint)
+/* Pull s from the bucket of one of its own keywords (or "none") at cell;
+ * that keyword, or UINT32_MAX when s is in none of them. */
+static uint32_t pull_own(struct drt_category *c, const struct spate_sub *s, uint64_t cell)
 {
-	struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
-	uint64_t cell = drt_grid_first(&c->g, &sp);
+	if (s->n_kw == 0)
+		return bucket_pull(c, key_of(cell, KW_NONE), s) ? KW_NONE : UINT32_MAX;
+	for (uint16_t i = 0; i < s->n_kw; i++) {
+		uint32_t kwkey = s->kw[i] + 1;
+		if (filter_has(c, kwkey) && bucket_pull(c, key_of(cell, kwkey), s))
+			return kwkey;
+	}
+	return UINT32_MAX;
+}
+
+/* hint: the filing keyword to try first (UINT32_MAX: none), coarse: the
+ * hint's filing_span. */
+static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint,
+		       bool coarse)
+{
+	struct drt_span sp = filing_span(c, s, false), up = filing_span(c, s, true);
 	uint32_t kwkey = KW_NONE;
 	bool found = false;
 
@@ -421,17 +453,22 @@ static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32
 		return true;
 	}
 	/* its filing keyword is the one whose first-cell bucket holds it */
-	if (hint != UINT32_MAX && filter_has(c, hint))
-		prefetch_span(c, &sp, hint);
-	if (hint != UINT32_MAX && filter_has(c, hint) && bucket_pull(c, key_of(cell, hint), s)) {
-		kwkey = hint;
-		found = true;
+	if (hint != UINT32_MAX && filter_has(c, hint)) {
+		struct drt_span hs = coarse ? up : sp;
+		prefetch_span(c, &hs, hint);
+		if (bucket_pull(c, key_of(drt_grid_first(&c->g, &hs), hint), s)) {
+			kwkey = hint;
+			found = true;
+			sp = hs;
+		}
 	}
-	if (s->n_kw == 0 && !found)
-		found = bucket_pull(c, key_of(cell, KW_NONE), s);
-	for (uint16_t i = 0; i < s->n_kw && !found; i++) {
-		kwkey = s->kw[i] + 1;
-		found = filter_has(c, kwkey) && bucket_pull(c, key_of(cell, kwkey), s);
+	if (!found && (kwkey = pull_own(c, s, drt_grid_first(&c->g, &sp))) != UINT32_MAX)
+		found = true;
+	/* not at its rectangle's first cell: filed coarse */
+	if (!found && up.level != sp.level && s->n_kw > 0 &&
+	    (kwkey = pull_own(c, s, drt_grid_first(&c->g, &up))) != UINT32_MAX) {
+		found = true;
+		sp = up;
 	}
 	if (!found)
 		return false;
@@ -576,8 +613,10 @@ int drt_category_match_keys(struct drt_category *c, const struct spate_event *ev
 	return 0;
 }
 
+typedef void filed_fn(const struct spate_sub *s, uint32_t kwkey, bool coarse, void *ctx);
+
 struct filed_ctx {
-	void (*fn)(const struct spate_sub *s, uint32_t kwkey, void *ctx);
+	filed_fn *fn;
 	void *ctx;
 };
 
@@ -585,13 +624,13 @@ static void ivx_filed(const struct spate_sub *s, void *ctx)
 {
 	struct filed_ctx *f = ctx;
 
-	f->fn(s, KW_NONE, f->ctx);
+	f->fn(s, KW_NONE, false, f->ctx);
 }
 
 /* Every subscription once (in the bucket of its first cell, or in the
- * interval index), with the keyword it is filed under. */
-static void foreach_filed(const struct drt_category *c,
-			  void (*fn)(const struct spate_sub *s, uint32_t kwkey, void *ctx), void *ctx)
+ * interval index), with the keyword it is filed under and whether coarse
+ * (filing_span). */
+static void foreach_filed(const struct drt_category *c, filed_fn *fn, void *ctx)
 {
 	uint64_t key;
 
@@ -602,9 +641,11 @@ static void foreach_filed(const struct drt_category *c,
 		uint32_t n = bucket_n(b);
 		for (uint32_t j = 0; j < n; j++) {
 			const struct spate_sub *s = bucket_at(b, j);
-			struct drt_span sp = drt_grid_span(&c->g, &s->rect, CAT_WIDE_CELLS);
+			struct drt_span sp = filing_span(c, s, false), up = filing_span(c, s, true);
 			if (drt_grid_first(&c->g, &sp) == key >> 32)
-				fn(s, (uint32_t)key, ctx);
+				fn(s, (uint32_t)key, false, ctx);
+			else if (up.level != sp.level && drt_grid_first(&c->g, &up) == key >> 32)
+				fn(s, (uint32_t)key, true, ctx);
 		}
 	}
 	if (c->ivx != NULL) {
@@ -618,11 +659,12 @@ struct foreach_ctx {
 	void *ctx;
 };
 
-static void call_fn(const struct spate_sub *s, uint32_t kwkey, void *ctx)
+static void call_fn(const struct spate_sub *s, uint32_t kwkey, bool coarse, void *ctx)
 {
 	struct foreach_ctx *x = ctx;
 
 	(void)kwkey;
+	(void)coarse;
 	x->fn(s, x->ctx);
 }
 
@@ -637,6 +679,7 @@ void drt_category_foreach(const struct drt_category *c,
 struct filed {
 	const struct spate_sub *s;
 	uint32_t kwkey;
+	bool coarse;
 };
 
 struct collect {
@@ -644,10 +687,10 @@ struct collect {
 	uint32_t n;
 };
 
-static void collect_sub(const struct spate_sub *s, uint32_t kwkey, void *ctx)
+static void collect_sub(const struct spate_sub *s, uint32_t kwkey, bool coarse, void *ctx)
 {
 	struct collect *x = ctx;
-	x->v[x->n++] = (struct filed){ s, kwkey };
+	x->v[x->n++] = (struct filed){ s, kwkey, coarse };
 }
 
 int drt_category_merge(struct drt_category *into, struct drt_category *from)
@@ -658,7 +701,7 @@ int drt_category_merge(struct drt_category *into, struct drt_category *from)
 		return -SPATE_E_NO_MEMORY;
 	foreach_filed(from, collect_sub, &x);
 	for (uint32_t i = 0; i < x.n; i++) {
-		if (add_filed(into, x.v[i].s, x.v[i].kwkey) != 0) {
+		if (add_filed(into, x.v[i].s, x.v[i].kwkey, x.v[i].coarse) != 0) {
 			while (i-- > 0) /* all stay in from */
 				drt_category_del(into, x.v[i].s);
 			free(x.v);

@@ -38,26 +38,28 @@ void drt_category_set_schema(struct drt_category *c, const struct spate_schema *
  * unchanged. */
 int drt_category_add(struct drt_category *c, const struct spate_sub *s);
 /* Add s filed under route_kw, its routing keyword from the cluster
- * (drt_placement.route_kw: keyword id + 1, or 0 when s has none). Same
- * results as add otherwise. */
+ * (drt_placement.route_kw: keyword id + 1, or 0 when s has none), on
+ * the finest level where its rectangle covers at most 16 cells or,
+ * coarse (drt_placement.coarse), the finest from level 1 up (drt_grid.h),
+ * as the cluster filed it. Same results as add otherwise. */
 int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
-			    uint32_t route_kw);
+			    uint32_t route_kw, bool coarse);
 /* Start the cache misses of the buckets add_routed(c, s, route_kw) or
  * del_routed(c, s, route_kw) will touch; changes nothing. A caller that
  * knows the category before it has other work to do (the cluster's side
  * of an insert or delete, drt_cluster_place_begin, drt_cluster_where)
  * calls it first, so the misses overlap that work. */
 void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
-			   uint32_t route_kw);
+			   uint32_t route_kw, bool coarse);
 
 /* Remove s (the pointer given to add); false if c does not hold it.
  * Never allocates. */
 bool drt_category_del(struct drt_category *c, const struct spate_sub *s);
-/* The same, told s's filing keyword (drt_removal.route_kw, as given to
+/* The same, told s's filing keyword and coarse (drt_removal, as given to
  * add_routed): no search among s's keywords. A wrong hint only costs the
  * search. */
 bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s,
-			     uint32_t route_kw);
+			     uint32_t route_kw, bool coarse);
 
 /* Append every subscription of c that matches ev (spate_sub_matches) to
  * mv, each once, in no particular order. 0 or -SPATE_E_NO_MEMORY. */

@@ -51,6 +51,9 @@ struct drt_placement {
 	uint32_t route_kw; /* q's routing keyword (kw id + 1; 0 = q has none):
 			    * pass it to drt_category_add_routed() so routes'
 			    * kw_mask can narrow matching */
+	bool coarse;       /* q's routing keyword is rare (drt_params.rare_kw):
+			    * it is filed a grid level up, in fewer cells;
+			    * pass it to drt_category_add_routed() too */
 };
 /* Choose q's category (Sim = alpha*KeySim + (1-alpha)*SpatialSim over
  * the categories near q; a new one below new_th) and record q in its
@@ -66,6 +69,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q,
 struct drt_place_plan {
 	uint32_t cat;      /* q's category id, 0 = a new category will be made */
 	uint32_t route_kw; /* q's routing keyword (as in drt_placement) */
+	bool coarse;        /* as in drt_placement */
 	/* private to drt_cluster.c */
 	struct drt_span sp;
 	void *target, *similar;
@@ -75,19 +79,21 @@ void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
 int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
 			  const struct drt_place_plan *plan, struct drt_placement *out);
 
-/* Where q is (placed before, same content): its category id and routing
- * keyword, as drt_cluster_remove() will report them, or -SPATE_E_UNKNOWN_ID.
+/* Where q is (placed before, same content): its category id, routing
+ * keyword and coarse, as drt_cluster_remove() will report them, or
+ * -SPATE_E_UNKNOWN_ID.
  * Changes nothing, but starts the cache misses drt_cluster_remove() will
  * meet: a caller looks first, starts the category's misses too
  * (drt_category_prefetch), then removes. */
 int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
-		      uint32_t *route_kw);
+		      uint32_t *route_kw, bool *coarse);
 
 struct drt_removal {
 	uint32_t cat, worker;
 	bool emptied;    /* the category is gone: the worker destroys it */
 	uint32_t route_kw; /* q's routing keyword, as placed (drt_placement):
 			    * drt_category_del_routed() goes straight to it */
+	bool coarse;        /* as placed */
 };
 /* Take q (placed before, same content) out of its category's summary.
  * 0, or -SPATE_E_UNKNOWN_ID when q is not placed. Never allocates. */

@@ -38,6 +38,7 @@ static const struct param params[] = {
 	{ "c_del", P_DOUBLE, 0, 1e9, 0, OFF(c_del), "load of one delete in formula (7) (paper: 0, the matching term alone is the load)" },
 	{ "cat_cap", P_DOUBLE, 0, 1, 0.1, OFF(cat_cap), "largest category a merge or insert makes, fraction of a worker's share of the subscriptions (0 = no cap; one worker: none; not in the paper)" },
 	{ "place_slack", P_DOUBLE, 0, 1e6, 0.1, OFF(place_slack), "a new category goes to the least-filled worker when the most similar one's holds over (1 + this) x the mean (paper: unbounded)" },
+	{ "rare_kw", P_U32, 0, 1000000, 8, OFF(rare_kw), "a subscription whose rarest keyword fewer than this many carry is filed by that keyword alone, not per cell (0 = never; not in the paper)" },
 };
 #define N_PARAMS (sizeof(params) / sizeof(params[0]))
 

@@ -39,6 +39,9 @@ struct drt_params {
 	double place_slack; /* a new category goes to the least-filled worker
 			     * when the most similar category's worker holds
 			     * more than (1 + place_slack) x the mean */
+	uint32_t rare_kw;   /* a subscription whose routing keyword fewer than
+			     * this many subscriptions carry is filed by it
+			     * alone (one key, not one per cell; 0 = never) */
 };
 
 void drt_params_default(struct drt_params *p);

@@ -164,7 +164,7 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 	/* the category's misses start before the cluster records q */
 	drt_cluster_place_begin(e->cl, q, &plan);
 	if (plan.cat != 0 && (c = spate_idmap_get(e->cats, plan.cat)) != NULL)
-		drt_category_prefetch(c, q, plan.route_kw);
+		drt_category_prefetch(c, q, plan.route_kw, plan.coarse);
 	int rc = drt_cluster_place_end(e->cl, q, &plan, &pl);
 	if (rc != 0)
 		return rc;
@@ -179,7 +179,7 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 	} else {
 		c = spate_idmap_get(e->cats, pl.cat);
 	}
-	if (c == NULL || drt_category_add_routed(c, q, pl.route_kw) != 0) {
+	if (c == NULL || drt_category_add_routed(c, q, pl.route_kw, pl.coarse) != 0) {
 		struct drt_removal rm;
 		drt_cluster_remove(e->cl, q, &rm);
 		if (rm.emptied) {
@@ -198,14 +198,15 @@ static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 	struct drt_removal rm;
 	struct drt_category *c;
 	uint32_t cat, kw;
+	bool coarse;
 
 	/* the category's misses start before the cluster's side of it */
-	if (drt_cluster_where(e->cl, q, &cat, &kw) == 0 && (c = spate_idmap_get(e->cats, cat)) != NULL)
-		drt_category_prefetch(c, q, kw);
+	if (drt_cluster_where(e->cl, q, &cat, &kw, &coarse) == 0 && (c = spate_idmap_get(e->cats, cat)) != NULL)
+		drt_category_prefetch(c, q, kw, coarse);
 	if (drt_cluster_remove(e->cl, q, &rm) != 0)
 		return;
 	c = spate_idmap_get(e->cats, rm.cat);
-	if (c == NULL || !drt_category_del_routed(c, q, rm.route_kw))
+	if (c == NULL || !drt_category_del_routed(c, q, rm.route_kw, rm.coarse))
 		for (size_t i = 0; i < e->n_orphans; i++)
 			if (drt_category_del(e->orphans[i], q)) {
 				if (drt_category_size(e->orphans[i]) == 0) {

@@ -132,7 +132,7 @@ static void test_filing_keyword(void)
 
 	c = drt_category_create(2);
 	for (uint32_t i = 0; i < 12; i++) /* routed by 5, s[11] by 9 */
-		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], i < 11 ? 5 + 1 : 9 + 1), 0);
+		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], i < 11 ? 5 + 1 : 9 + 1, false), 0);
 	CHECK_EQ_INT(match(c, &e59, 1u << 1, &cand), 11); /* 5's bucket: s[0..10] */
 	CHECK_EQ_INT(cand, 11);
 	CHECK_EQ_INT(match(c, &e59, 1u << 2, &cand), 1); /* 9's: s[11] */
@@ -165,7 +165,7 @@ static void test_routed_content_only(void)
 		s[i] = (struct spate_sub){ .id = i + 1, .n_cons = 1, .cons = &cons[i],
 					   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
 						     SPATE_LAT_MAX } };
-		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], 0), 0);
+		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], 0, false), 0);
 		/* 255 in the keyword-less bucket; the 256th starts the index */
 		if (i == 254 || i == 255) {
 			match(c, &e, 1u << 0, &cand);
@@ -194,7 +194,7 @@ static void test_routed_content_only(void)
 	struct drt_category *d = drt_category_create(2);
 	drt_category_set_schema(d, &sc);
 	struct spate_sub k = sub_at(1000, kw5, 1);
-	CHECK_EQ_INT(drt_category_add_routed(d, &k, 6), 0);
+	CHECK_EQ_INT(drt_category_add_routed(d, &k, 6, false), 0);
 	CHECK_EQ_INT(drt_category_merge(d, c), 0);
 	CHECK_EQ_INT(drt_category_size(c), 0);
 	CHECK_EQ_INT(drt_category_size(d), N + 1);
@@ -203,7 +203,7 @@ static void test_routed_content_only(void)
 	CHECK_EQ_INT(cand, 1);
 	CHECK_EQ_INT(match(c, &e, 0, &cand), 0);
 	CHECK_EQ_INT(cand, 0);
-	CHECK_EQ_INT(drt_category_add_routed(c, &k, 6), 0);
+	CHECK_EQ_INT(drt_category_add_routed(c, &k, 6, false), 0);
 	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1);
 	CHECK_EQ_INT(cand, 1);
 	for (uint32_t i = 0; i < N; i++)

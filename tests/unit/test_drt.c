@@ -183,9 +183,12 @@ static void test_category(uint64_t seed, double cell)
 								 : check_below(VOCAB + 2);
 			if (in[i])
 				CHECK(check_below(2) ? drt_category_del(c, q)
-						     : drt_category_del_routed(c, q, hint));
-			else
+						     : drt_category_del_routed(c, q, hint, check_below(2)));
+			else if (check_below(2))
 				CHECK_EQ_INT(drt_category_add(c, &subs[i]), 0);
+			else /* as the cluster files it: one of its keywords, fine or coarse */
+				CHECK_EQ_INT(drt_category_add_routed(c, q, q->n_kw ? q->kw[check_below(q->n_kw)] + 1 : 0,
+								     check_below(2)), 0);
 			in[i] = !in[i];
 			continue;
 		}
@@ -336,12 +339,15 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 			if (live[i]) {
 				struct drt_removal rm;
 				uint32_t at_cat, at_kw;
-				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw), 0);
+				bool at_coarse;
+				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw, &at_coarse), 0);
 				CHECK_EQ_INT(at_cat, v->cat_of[i]);
 				CHECK_EQ_INT(drt_cluster_remove(cl, &subs[i], &rm), 0);
 				CHECK_EQ_INT(rm.cat, v->cat_of[i]);
 				CHECK_EQ_INT(rm.route_kw, at_kw);
-				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw), -SPATE_E_UNKNOWN_ID);
+				CHECK(rm.coarse == at_coarse);
+				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw, &at_coarse),
+					     -SPATE_E_UNKNOWN_ID);
 				live[i] = false;
 				bool still = false;
 				for (uint32_t k = 0; k < N_SUBS; k++)
@@ -483,6 +489,8 @@ static void pressure_params(struct drt_params *p, uint64_t seed)
 	p->workers = 1 + (uint32_t)(seed % 4);
 	p->alpha = (double)(seed % 5) / 4;
 	p->cat_cap = (double[]){ 0, 0.1, 0.02, 0.5 }[seed / 3 % 4];
+	/* none, the first of each keyword, the default, every one coarse */
+	p->rare_kw = (uint32_t[]){ 0, 1, 8, 1000000 }[seed / 2 % 4];
 }
 
 /* Every sub added, events, every other one deleted, events: drt against
