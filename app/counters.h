@@ -162,7 +162,9 @@
 	X(takeovers)         /* (front) dead fronts whose subscriptions came here */\
 	X(adopted_subs)      /* (front) their subscriptions */\
 	X(adopt_refused)     /* (front) of which refused (an id taken here already) */\
-	X(garp_sent)         /* (front) gratuitous ARPs for service addresses */
+	X(garp_sent)         /* (front) gratuitous ARPs for service addresses */\
+	X(events_lost_host)  /* (front) events with a part in flight to a match host \
+				when it died: sent, never confirmed matched (DONE) */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

@@ -56,6 +56,8 @@ int ctl_show_cluster(struct stage_link *link, struct category_dir *dir, struct c
 	if (in.role == SPATED_ROLE_MATCH)
 		ctl_out_u64(o, "categories", in.local_cats);
 	ctl_out_u64(o, "zk_map_version", sum.zk_map_version);
+	if (in.role == SPATED_ROLE_FRONT)
+		ctl_out_u64(o, "events_lost_host", sum.events_lost_host);
 	ctl_out_end(o);
 	/* refusals, one counter per cause (docs/multihost.md, "Authentication") */
 	ctl_out_obj(o, "refused");

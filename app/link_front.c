@@ -27,6 +27,41 @@ static void drop_feedback(void *ctx, void *obj)
 	pl_msg_put(s->msg_pool, obj);
 }
 
+static void fifo_push(struct ev_fifo *f, uint32_t seq)
+{
+	if (f->n == f->cap) {
+		uint32_t cap = f->cap ? 2 * f->cap : 1024;
+		uint32_t *v = malloc(cap * sizeof(*v));
+		if (v == NULL) {
+			spated_cnt.msg_no_memory++; /* this event's loss would go uncounted */
+			return;
+		}
+		for (uint32_t i = 0; i < f->n; i++)
+			v[i] = f->v[(f->head + i) % f->cap];
+		free(f->v);
+		f->v = v;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->v[(f->head + f->n++) % f->cap] = seq;
+}
+
+/* Every event up to seq (serial order: numbers wrap) is matched. */
+static void fifo_done(struct ev_fifo *f, uint32_t seq)
+{
+	while (f->n > 0 && (int32_t)(f->v[f->head] - seq) <= 0) {
+		f->head = (f->head + 1) % f->cap;
+		f->n--;
+	}
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static struct spate_peer_reply peer_reply(const struct pl_reply *r)
 {
 	struct spate_peer_reply pr = { r->to.ipv4, r->to.port, r->req_type, r->req_seq };
@@ -188,6 +223,8 @@ unsigned int link_front_poll(struct stage_link *s)
 			} else if (link_append(s, p, &out) != 0) {
 				s->held[w] = m;
 				break;
+			} else if (m->type == PL_EVENT) {
+				fifo_push(&s->inflight[w], m->u.ev.seq);
 			}
 			apply(s, &ch);
 			s->held[w] = NULL;
@@ -213,6 +250,12 @@ void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t
 		if (pm.type >= SPATE_PEER_REPL_ADD && pm.type <= SPATE_PEER_REPL_SYNC &&
 		    p->lcores == 0) {
 			link_repl_deliver(s, p, &pm);
+			continue;
+		}
+		if (pm.type == SPATE_PEER_DONE && p->lcores != 0) {
+			for (uint32_t w = w0; w < s->n_workers; w++)
+				if (s->w_peer[w] == pi && s->w_lcore[w] == pm.lcore)
+					fifo_done(&s->inflight[w], pm.ev_seq);
 			continue;
 		}
 		if (pm.type == SPATE_PEER_RELAY && p->lcores == 0 && s->relayed != NULL) {
@@ -289,6 +332,55 @@ static uint32_t peer_workers(const struct stage_link *s, uint32_t pi, uint32_t *
 	return n;
 }
 
+/* The events a dead host's workers had of ours, unconfirmed: sent and
+ * not yet DONE, or still waiting here to be sent. Counted once each
+ * (an event may have had parts on several of its lcores). */
+static void count_lost(struct stage_link *s, const struct link_peer *p, const uint32_t *dead,
+		       uint32_t n)
+{
+	size_t cap = 0, k = 0;
+	void *objs[64];
+
+	for (uint32_t i = 0; i < n; i++)
+		cap += s->inflight[dead[i]].n + 1 + rte_ring_count(s->from_stage[dead[i]]);
+	uint32_t *seq = malloc(cap * sizeof(*seq));
+	if (seq == NULL) {
+		spated_cnt.msg_no_memory++;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct ev_fifo *f = &s->inflight[dead[i]];
+		for (uint32_t j = 0; j < f->n; j++)
+			seq[k++] = f->v[(f->head + j) % f->cap];
+		f->n = f->head = 0;
+		const struct pl_msg *h = s->held[dead[i]];
+		if (h != NULL && h->type == PL_EVENT)
+			seq[k++] = h->u.ev.seq;
+		/* a look at the ring's events: they are dropped just after */
+		unsigned int got = rte_ring_sc_dequeue_burst(s->from_stage[dead[i]], objs, 64, NULL);
+		while (got > 0) {
+			for (unsigned int j = 0; j < got; j++) {
+				const struct pl_msg *m = objs[j];
+				if (m->type == PL_EVENT && k < cap)
+					seq[k++] = m->u.ev.seq;
+				pl_msg_put(s->msg_pool, objs[j]);
+				spated_cnt.peer_down_dropped++;
+			}
+			got = rte_ring_sc_dequeue_burst(s->from_stage[dead[i]], objs, 64, NULL);
+		}
+	}
+	qsort(seq, k, sizeof(*seq), cmp_u32);
+	uint64_t lost = 0;
+	for (size_t j = 0; j < k; j++)
+		lost += j == 0 || seq[j] != seq[j - 1];
+	free(seq);
+	spated_cnt.events_lost_host += lost;
+	if (lost > 0)
+		fprintf(stderr, "spated: link: %llu events were in flight to host %u when it died,"
+			" never confirmed matched (events_lost_host)\n", (unsigned long long)lost,
+			p->host);
+}
+
 void link_front_peer_down(struct stage_link *s, struct link_peer *p)
 {
 	uint32_t pi = (uint32_t)(p - s->peers), dead[SPATED_MATCH_MAX];
@@ -296,6 +388,7 @@ void link_front_peer_down(struct stage_link *s, struct link_peer *p)
 	uint64_t cats0 = spated_cnt.failover_cats, subs0 = spated_cnt.failover_subs;
 	void *obj;
 
+	count_lost(s, p, dead, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t w = dead[i];
 		if (s->held[w] != NULL) {
@@ -345,9 +438,11 @@ int link_front_init(struct stage_link *s, const struct stage_link_conf *c)
 	s->said = spate_idmap_create();
 	s->w_peer = calloc(c->n_workers, sizeof(*s->w_peer));
 	s->w_lcore = calloc(c->n_workers, sizeof(*s->w_lcore));
+	s->inflight = calloc(c->n_workers ? c->n_workers : 1, sizeof(*s->inflight));
 	s->rev = malloc(sizeof(*s->rev));
 	s->rsub = malloc(sizeof(*s->rsub));
 	if (s->fm == NULL || s->said == NULL || s->w_peer == NULL || s->w_lcore == NULL ||
+	    s->inflight == NULL ||
 	    s->rev == NULL || s->rsub == NULL)
 		return -1;
 	for (uint32_t i = 0; i < h->n_peers; i++)
@@ -366,6 +461,9 @@ void link_front_fini(struct stage_link *s)
 	spate_idmap_destroy(s->said);
 	free(s->w_peer);
 	free(s->w_lcore);
+	for (uint32_t w = 0; s->inflight != NULL && w < s->n_workers; w++)
+		free(s->inflight[w].v);
+	free(s->inflight);
 	free(s->rev);
 	free(s->rsub);
 }

@@ -50,6 +50,13 @@ struct spate_engine {
 	struct stage_link *s;
 };
 
+/* Event numbers a front sent one remote worker, oldest first, until the
+ * match host says they are matched (DONE): what its death would lose. */
+struct ev_fifo {
+	uint32_t *v;
+	uint32_t head, n, cap;
+};
+
 struct stage_link {
 	const struct host_conf *hosts;
 	uint8_t role;
@@ -86,6 +93,7 @@ struct stage_link {
 	uint32_t front_peer[1u << 4];  /* match: front rank -> peer index */
 	/* front */
 	uint32_t *w_peer;           /* [n_workers] worker -> peer index */
+	struct ev_fifo *inflight;   /* [n_workers] event numbers sent, not yet DONE */
 	uint16_t *w_lcore;          /* [n_workers] worker -> lcore there */
 	struct spate_matcher *fm;
 	struct spate_idmap *said;   /* cat -> worker + 1 last announced (CREATE) */

@@ -667,10 +667,13 @@ unsigned int link_match_poll(struct stage_link *s)
 			}
 			struct spate_peer_writer out;
 			spate_peer_writer_init(&out, s->scratch, s->body_cap);
-			if (m->type == PL_FEEDBACK &&
-			    spate_peer_put_feedback(&out, m->u.fb.seq, m->u.fb.parts, m->u.fb.cats,
-						    m->u.fb.n) == 0 &&
-			    link_append(s, p, &out) != 0) {
+			int rc = m->type == PL_DONE
+					 ? spate_peer_put_done(&out, (uint16_t)w, m->u.fb.seq)
+				 : m->type == PL_FEEDBACK
+					 ? spate_peer_put_feedback(&out, m->u.fb.seq, m->u.fb.parts,
+								   m->u.fb.cats, m->u.fb.n)
+					 : -1;
+			if (rc == 0 && link_append(s, p, &out) != 0) {
 				s->held[w] = m;
 				break;
 			}

@@ -66,6 +66,8 @@ enum pl_msg_type {
 	PL_FEEDBACK,  /* (matching -> cluster) the categories an event matched in */
 	PL_DROP_FRONT,/* (link -> matching, match hosts) front rank `other` left:
 		       * drop every category of its ids (pl_front_of) */
+	PL_DONE,      /* (matching -> link, match hosts) u.fb: every event part of
+		       * front pl_front_of(origin) up to seq is matched here */
 };
 
 /* Several fronts (docs/multihost.md): a category id's top bits name the

@@ -58,6 +58,12 @@ struct stage_match {
 	size_t n_ready, cap_ready;
 	uint32_t drop_gen[PL_FRONTS]; /* PL_DROP_FRONTs run, per front rank */
 	struct park *early;        /* handoffs from a later drop generation */
+	/* match hosts: how far each front's events are matched here, told to
+	 * its front (PL_DONE) so that it can count what a death of this host
+	 * loses; held back while any event part waits parked */
+	uint32_t parked_events;
+	uint32_t done_seq[PL_FRONTS], done_origin[PL_FRONTS];
+	uint8_t done_dirty[PL_FRONTS];
 };
 
 static void release(struct stage_match *s, struct pl_msg *m)
@@ -133,6 +139,7 @@ static void park(struct stage_match *s, struct mcat *e, struct pl_msg *m, uint8_
 	p->msg = m;
 	p->pull = pull;
 	m->refs++;
+	s->parked_events += m->type == PL_EVENT;
 	if (e->tail)
 		e->tail->next = p;
 	else
@@ -297,6 +304,7 @@ static void drain(struct stage_match *s, uint32_t id)
 		uint8_t pull = p->pull;
 		p->next = s->free_parks;
 		s->free_parks = p;
+		s->parked_events -= m->type == PL_EVENT;
 		execute(s, e, m, pull);
 		release(s, m);
 		e = cat_get(s, id); /* a merge may have settled it */
@@ -375,6 +383,12 @@ static void on_event(struct stage_match *s, struct pl_msg *m)
 	}
 	notify(s, ev.id);
 	feedback(s, &m->u.ev, hit, n_hit);
+	if (s->to_link.ring != NULL && m->u.ev.n_cat > 0) {
+		uint32_t r = pl_front_of(m->u.ev.cats[0]);
+		s->done_seq[r] = m->u.ev.seq;
+		s->done_origin[r] = m->u.ev.cats[0];
+		s->done_dirty[r] = 1;
+	}
 	/* timed as matched; what this burst sends is timed from its oldest
 	 * event (the parked parts of a category in transit: not timed) */
 	uint64_t t = m->u.ev.rx_tsc;
@@ -392,6 +406,7 @@ static void free_parked(struct stage_match *s, struct mcat *e)
 	while (e->head) {
 		struct park *p = e->head;
 		e->head = p->next;
+		s->parked_events -= p->msg->type == PL_EVENT;
 		release(s, p->msg);
 		p->next = s->free_parks;
 		s->free_parks = p;
@@ -600,6 +615,28 @@ static void on_msg_obj(void *ctx, void *obj)
 	on_msg(ctx, obj);
 }
 
+/* Match hosts, once a burst: each front whose events moved on hears how
+ * far they are matched (nothing parked: a parked part is not done). */
+static void tell_done(struct stage_match *s)
+{
+	if (s->to_link.ring == NULL || s->parked_events != 0)
+		return;
+	for (uint32_t r = 0; r < PL_FRONTS; r++) {
+		if (!s->done_dirty[r])
+			continue;
+		struct pl_msg *d = pl_msg_get(s->msg_pool, 0);
+		if (d == NULL)
+			return; /* told next time */
+		d->type = PL_DONE;
+		d->u.fb.origin = s->done_origin[r];
+		d->u.fb.seq = s->done_seq[r];
+		d->u.fb.parts = 1;
+		d->u.fb.n = 0;
+		ring_out_push(&s->feedback, d);
+		s->done_dirty[r] = 0;
+	}
+}
+
 unsigned int stage_match_poll(struct stage_match *s)
 {
 	void *objs[PL_BURST];
@@ -620,6 +657,7 @@ unsigned int stage_match_poll(struct stage_match *s)
 	 * burst on a shared lcore would leave its backlog growing
 	 * (backpressure) while the lcore idles. */
 	total += ring_drain(s->in, on_msg_obj, s);
+	tell_done(s);
 	for (uint32_t w = 0; w < s->n_workers; w++)
 		if (s->peer_out[w].ring != NULL)
 			ring_out_flush(&s->peer_out[w]);

@@ -12,7 +12,7 @@ const char *spate_peer_type_name(int type)
 	static const char *const names[] = { NULL, "EVENT", "CREATE", "SUB_ADD", "SUB_DEL",
 					     "ACK", "MERGE", "MOVE", "EXPECT", "HANDOFF_SUB",
 					     "HANDOFF_END", "FEEDBACK", "RELAY", "REPL_ADD",
-					     "REPL_DEL", "REPL_SYNC" };
+					     "REPL_DEL", "REPL_SYNC", "DONE" };
 	if (type < 1 || type > SPATE_PEER_TYPE_MAX)
 		return "?";
 	return names[type];
@@ -215,6 +215,14 @@ static int decode_body(struct cur *c, const struct spate_limits *lim, struct spa
 		m->other = spate_be32(c->p + 4);
 		c->p += 8;
 		return m->cat > 1 ? -SPATE_E_BAD_FLAGS : 0;
+	case SPATE_PEER_DONE:
+		if (!need(c, 8))
+			return -SPATE_E_BAD_LENGTH;
+		m->lcore = spate_be16(c->p);
+		rc = spate_be16(c->p + 2) ? -SPATE_E_BAD_FLAGS : 0;
+		m->ev_seq = spate_be32(c->p + 4);
+		c->p += 8;
+		return rc;
 	}
 	return -SPATE_E_UNKNOWN_TYPE;
 }
@@ -484,6 +492,16 @@ int spate_peer_put_repl_sync(struct spate_peer_writer *w, uint32_t phase, uint32
 	spate_put_be32(f, phase);
 	spate_put_be32(f + 4, n);
 	return put_msg(w, SPATE_PEER_REPL_SYNC, f, sizeof(f), NULL, 0);
+}
+
+int spate_peer_put_done(struct spate_peer_writer *w, uint16_t lcore, uint32_t ev_seq)
+{
+	uint8_t f[8];
+
+	spate_put_be16(f, lcore);
+	spate_put_be16(f + 2, 0);
+	spate_put_be32(f + 4, ev_seq);
+	return put_msg(w, SPATE_PEER_DONE, f, sizeof(f), NULL, 0);
 }
 
 int spate_peer_put_feedback(struct spate_peer_writer *w, uint32_t ev_seq, uint16_t parts,

@@ -56,6 +56,9 @@
  *   REPL_DEL   (14): u32 owner, u32 0, u64 id
  *   REPL_SYNC  (15): u32 phase (0: a snapshot begins, forget the copy;
  *                    1: it ends), u32 n (subscriptions it carried)
+ *   DONE       (16): u16 lcore, u16 0, u32 ev_seq (match -> front: every
+ *                    EVENT part of the receiver's up to ev_seq that the
+ *                    receiver's worker for this lcore sent is matched)
  * An embedded client message must fill the rest of its peer message
  * exactly and be of the named type.
  */
@@ -99,8 +102,9 @@ enum spate_peer_type {
 	SPATE_PEER_REPL_ADD,  /* front -> front: replication of the sender's subscriptions */
 	SPATE_PEER_REPL_DEL,
 	SPATE_PEER_REPL_SYNC,
+	SPATE_PEER_DONE,      /* match -> front: event parts matched, up to ev_seq */
 };
-#define SPATE_PEER_TYPE_MAX SPATE_PEER_REPL_SYNC
+#define SPATE_PEER_TYPE_MAX SPATE_PEER_DONE
 
 /* "EVENT", "CREATE", ...; "?" if unknown. */
 const char *spate_peer_type_name(int type);
@@ -126,11 +130,11 @@ struct spate_peer_msg {
 	uint32_t other;    /* MERGE: from; MOVE: to_host; EXPECT: from_host;
 			    * HANDOFF_END: n_subs; SUB_ADD, HANDOFF_SUB: route_kw;
 			    * REPL_ADD, REPL_DEL: owner; REPL_SYNC: n (and cat: phase) */
-	uint16_t lcore;    /* CREATE, MOVE, EXPECT */
+	uint16_t lcore;    /* CREATE, MOVE, EXPECT, DONE */
 	uint8_t drop_cat;  /* SUB_DEL */
 	uint64_t id;       /* SUB_DEL, ACK */
 	uint64_t version;  /* MOVE, EXPECT, HANDOFF_END: placement map version */
-	uint32_t ev_seq;   /* EVENT, FEEDBACK */
+	uint32_t ev_seq;   /* EVENT, FEEDBACK, DONE */
 	uint16_t parts;    /* EVENT, FEEDBACK */
 	uint16_t n_cat;    /* EVENT, FEEDBACK */
 	const uint8_t *cats; /* n_cat big-endian u32 inside the frame */
@@ -232,5 +236,6 @@ int spate_peer_put_repl_add(struct spate_peer_writer *w, uint32_t owner,
 			    const struct spate_raw_sub *sub);
 int spate_peer_put_repl_del(struct spate_peer_writer *w, uint32_t owner, uint64_t id);
 int spate_peer_put_repl_sync(struct spate_peer_writer *w, uint32_t phase, uint32_t n);
+int spate_peer_put_done(struct spate_peer_writer *w, uint16_t lcore, uint32_t ev_seq);
 
 #endif

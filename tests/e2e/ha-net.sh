@@ -293,6 +293,9 @@ if first_after is not None:
     open(d + "/first_ms", "w").write("%.0f\n" % ((first_after - fault) / 1e6))
 open(d + "/window_ms", "w").write("%.0f\n" % win)
 open(d + "/ev_missing", "w").write("%d\n" % ev_missing)
+# per subscriber (A's ids below 10^6, B's above): what each front lost
+open(d + "/ev_missing_by", "w").write("sub-a %d\nsub-b %d\n" % (
+    len(set(e for e, s in missing if s < 1000000)), len(set(e for e, s in missing if s >= 1000000))))
 # events sent after the fault with a match missing, and all sent within
 # a second of it (for the clients' own counts of what they sent unheard)
 open(d + "/ev_missing_after", "w").write("%d %d\n" % (

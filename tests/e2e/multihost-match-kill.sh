@@ -8,7 +8,10 @@
 # counted and printed. Then m3 starts again (what a supervisor does): a
 # new incarnation, empty, which balancing gives work again within
 # seconds although the load is steady (a load period ends a second after
-# it is back).
+# it is back). Each front counts the events it had in flight to m3 when
+# it died (sent, never confirmed matched: events_lost_host): at least
+# the events its subscriber misses a match of, at most what was sent
+# within a second of the kill.
 . "$(dirname "$0")/common.sh"
 . "$E2E_DIR/multihost-net.sh"
 . "$E2E_DIR/multihost-zk.sh"
@@ -30,14 +33,25 @@ ha_check "$t_kill" 1000
 visits=$(ha_counter m3 cats_visited)
 echo "  the restarted m3 matched in $visits category visits"
 [ "$visits" -gt 0 ] || { mh_dump; fail "the restarted m3 got no work back"; }
+near=$(cut -d' ' -f2 "$E2E_TMP/ev_missing_after")
 for f in f1 f2; do
-	python3 - "$f" "$(mh_stats "$f" "$E2E_TMP/$f.log")" <<'PY' || { mh_dump; fail "counters"; }
+	sub=sub-a
+	[ "$f" = f2 ] && sub=sub-b
+	missing=$(sed -n "s/^$sub //p" "$E2E_TMP/ev_missing_by")
+	python3 - "$f" "$(mh_stats "$f" "$E2E_TMP/$f.log")" "$missing" "$near" <<'PY' || { mh_dump; fail "counters"; }
 import json, sys
-h, c = sys.argv[1], json.loads(sys.argv[2])
+h, c, missing, near = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 print("  %s: " % h + " ".join("%s=%d" % (k, c.get(k, 0)) for k in (
     "peer_hb_dead", "zk_fences", "failover_cats", "failover_subs", "failover_us",
-    "rebalances_up", "peer_moves", "quorum_waits", "link_stalls")))
+    "rebalances_up", "peer_moves", "quorum_waits", "link_stalls", "events_lost_host")))
+print("  %s: its subscriber misses matches of %d events; %d sent within 1 s of the kill"
+      % (h, missing, near))
 bad = []
+lost = c.get("events_lost_host", 0)
+if lost < missing:
+    bad.append("events_lost_host %d: fewer than the %d events with a match missing" % (lost, missing))
+if lost > near:
+    bad.append("events_lost_host %d: more than the %d events sent within 1 s of the kill" % (lost, near))
 if c.get("peer_hb_dead", 0) < 1:
     bad.append("the dead match host was not found by its silence")
 if c.get("failover_cats", 0) < 1:

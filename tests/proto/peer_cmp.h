@@ -74,6 +74,8 @@ static inline int peer_reencode(struct spate_peer_writer *w, const struct spate_
 		return spate_peer_put_repl_del(w, m->other, m->id);
 	case SPATE_PEER_REPL_SYNC:
 		return spate_peer_put_repl_sync(w, m->cat, m->other);
+	case SPATE_PEER_DONE:
+		return spate_peer_put_done(w, m->lcore, m->ev_seq);
 	}
 	return -SPATE_E_UNKNOWN_TYPE;
 }

@@ -79,6 +79,7 @@ static void put_all(struct spate_peer_writer *w)
 	CHECK_EQ_INT(spate_peer_put_repl_add(w, 4242, &sub), 0);
 	CHECK_EQ_INT(spate_peer_put_repl_del(w, 4242, 1003), 0);
 	CHECK_EQ_INT(spate_peer_put_repl_sync(w, 1, 7), 0);
+	CHECK_EQ_INT(spate_peer_put_done(w, 3, 0xfffffff0u), 0);
 	CHECK_EQ_INT(w->count, SPATE_PEER_TYPE_MAX);
 }
 
@@ -326,6 +327,8 @@ static void test_malformed(void)
 	CHECK_EQ_INT(with_byte(rd - 1, 15), -SPATE_E_BAD_LENGTH); /* mlength: the id cut */
 	size_t rs = off_of[SPATE_PEER_REPL_SYNC] + b;
 	CHECK_EQ_INT(with_byte(rs + 3, 2), -SPATE_E_BAD_FLAGS);  /* phase 2 */
+	size_t dn = off_of[SPATE_PEER_DONE] + b;
+	CHECK_EQ_INT(with_byte(dn + 3, 1), -SPATE_E_BAD_FLAGS);  /* pad */
 
 	/* a valid client message of the wrong type inside an EVENT */
 	static const uint8_t wrong[] = { SPATE_PEER_EVENT, 0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 1,
