@@ -282,6 +282,40 @@ static void test_categories(void)
 	/* a worker that has none */
 	CHECK_ASK("json show categories --worker 9",
 		  "ok\n{\"categories\":[],\"total\":0,\"page\":0,\"shown\":0}\n");
+	/* the one category, every field */
+	CHECK_ASK("json show categories", "ok\n{\"categories\":[{\"id\":1,\"worker\":0,\"subs\":3,"
+		  "\"min_lon\":0,\"min_lat\":0,\"max_lon\":1.1e-05,\"max_lat\":1e-06,\"events\":0,"
+		  "\"inserts\":3,\"deletes\":0}],\"total\":1,\"page\":0,\"shown\":1}\n");
+	/* far away, other keywords: other categories, listed largest first */
+	add_sub(10, 1000000000, "far", 9);
+	add_sub(11, 1000000000, "far", 9);
+	add_sub(12, 1000000000, "far", 9);
+	add_sub(13, 1000000000, "far", 9);
+	add_sub(14, -1000000000, "west", 9);
+	static const char c1[] = "{\"id\":1,\"worker\":0,\"subs\":3,\"min_lon\":0,\"min_lat\":0,"
+				 "\"max_lon\":1.1e-05,\"max_lat\":1e-06,\"events\":0,\"inserts\":3,"
+				 "\"deletes\":0}";
+	static const char c2[] = "{\"id\":2,\"worker\":0,\"subs\":4,\"min_lon\":100,\"min_lat\":0,"
+				 "\"max_lon\":100.000001,\"max_lat\":1e-06,\"events\":0,\"inserts\":4,"
+				 "\"deletes\":0}";
+	static const char c3[] = "{\"id\":3,\"worker\":0,\"subs\":1,\"min_lon\":-100,\"min_lat\":0,"
+				 "\"max_lon\":-99.999999,\"max_lat\":1e-06,\"events\":0,\"inserts\":1,"
+				 "\"deletes\":0}";
+	char all[1024];
+	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s,%s,%s],\"total\":3,\"page\":0,\"shown\":3}\n",
+		 c2, c1, c3);
+	CHECK_ASK("json show categories", all);
+	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s],\"total\":3,\"page\":1,\"shown\":1}\n", c1);
+	CHECK_ASK("json show categories --top 1 --page 1", all);
+	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s],\"total\":3,\"page\":1,\"shown\":1}\n", c3);
+	CHECK_ASK("json show categories --page 1 --top 2", all);
+	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s,%s],\"total\":3,\"page\":0,\"shown\":2}\n",
+		 c2, c1);
+	CHECK_ASK("json show categories --top 2 --worker 0", all);
+	CHECK_ASK("json show placement", "ok\n{\"workers\":[{\"worker\":0,\"categories\":3,"
+					 "\"subs\":8,\"events\":0}]}\n");
+	for (uint64_t id = 10; id <= 14; id++)
+		CHECK_EQ_INT(spate_matcher_sub_del(matcher, id, 9), 0);
 	/* placement: one line per worker, the subs add up */
 	ask("json show placement");
 	CHECK(strncmp(the_ask.ans, "ok\n{\"workers\":[{\"worker\":0,\"categories\":", 40) == 0);
