@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rte_arp.h>
+#include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
@@ -21,6 +22,7 @@
 #include "app_eal.h"
 #include "check.h"
 #include "counters.h"
+#include "latency.h"
 #include "pl_msg.h"
 #include "spate_proto.h"
 #include "stage_tx.h"
@@ -32,11 +34,27 @@
 #define OUR_PORT 47100
 
 static struct rte_mempool *pool;
-static struct rte_ring *port_rx, *port_tx, *in;
+static struct rte_ring *port_rx, *port_tx, *in, *port1_rx, *port1_tx;
 static struct stage_tx *tx;
 static const struct rte_ether_addr our_mac = { { 0x02, 0, 0, 0, 0, 0x01 } };
 static const struct rte_ether_addr peer_mac = { { 0x02, 0, 0, 0, 0, 0x02 } };
 static const struct rte_ether_addr gw_mac = { { 0x02, 0, 0, 0, 0, 0xfe } };
+static const struct rte_ether_addr our_macs[2] = { { { 0x02, 0, 0, 0, 0, 0x01 } },
+						   { { 0x02, 0, 0, 0, 1, 0x01 } } };
+static unsigned long polls; /* stage_tx_poll calls so far */
+
+/* The port's burst function, wrapped: at most `take` frames a call
+ * (0: as many as the ring takes), every call counted. A port that takes
+ * a burst in pieces, as af_packet does when its ring is nearly full. */
+static eth_tx_burst_t ring_tx_burst;
+static uint16_t take;
+static unsigned int tx_calls;
+
+static uint16_t scripted_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
+{
+	tx_calls++;
+	return ring_tx_burst(txq, pkts, take != 0 && n > take ? take : n);
+}
 static struct spated_counters before, now;
 
 static void mark(void)
@@ -48,6 +66,7 @@ static void mark(void)
 
 static void poll_tx(unsigned int want)
 {
+	polls++;
 	CHECK_EQ_INT(stage_tx_poll(tx), want);
 	spated_counters_sum(&now);
 }
@@ -65,7 +84,29 @@ static void payload(uint32_t ip, uint16_t port, size_t len, uint8_t fill)
 	memset(p + SPATE_HDR_LEN, fill, len - SPATE_HDR_LEN);
 	pkt_meta(m)->kind = PKT_PAYLOAD;
 	pkt_meta(m)->peer = (struct spate_dest){ ip, port };
-	pkt_meta(m)->rx_tsc = 0;
+	pkt_meta(m)->rx_tsc = rte_rdtsc() - 1000; /* timed: RX to TX */
+	if (rte_ring_enqueue(in, m) != 0)
+		abort();
+}
+
+static uint64_t timed(void)
+{
+	struct spate_hist h;
+	struct spated_lat_summary sum;
+
+	spated_lat_sum(SPATED_LAT_RX_TX, &h);
+	spated_lat_summarize(&h, &sum);
+	return sum.count;
+}
+
+static void neigh_on(uint32_t ip, const struct rte_ether_addr *mac, uint16_t port)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	pkt_meta(m)->kind = PKT_NEIGH;
+	pkt_meta(m)->peer = (struct spate_dest){ ip, 0 };
+	pkt_meta(m)->mac = *mac;
+	m->port = port;
 	if (rte_ring_enqueue(in, m) != 0)
 		abort();
 }
@@ -147,8 +188,17 @@ static void test_arp_and_release(void)
 	mark();
 	poll_tx(2);
 	CHECK_EQ_INT(CNT(arp_held), 2);
-	CHECK_EQ_INT(CNT(arp_sent), 1);
-	CHECK_EQ_INT(CNT(tx), 1);
+	CHECK_EQ_INT(CNT(arp_sent), 2); /* one request out of each port */
+	CHECK_EQ_INT(CNT(tx), 2);
+	void *arp1 = NULL;
+	CHECK_EQ_INT(rte_ring_dequeue(port1_tx, &arp1), 0);
+	if (arp1 != NULL) {
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod((struct rte_mbuf *)arp1,
+								  const struct rte_ether_hdr *);
+		CHECK(rte_is_same_ether_addr(&eth->src_addr, &our_macs[1]));
+		CHECK_EQ_INT(rte_be_to_cpu_16(eth->ether_type), RTE_ETHER_TYPE_ARP);
+		rte_pktmbuf_free(arp1);
+	}
 	unsigned int n = sent(got, 64);
 	CHECK_EQ_INT(n, 1);
 	if (n == 1) {
@@ -218,7 +268,7 @@ static void test_routes(void)
 	mark();
 	poll_tx(1);
 	CHECK_EQ_INT(CNT(arp_held), 1);
-	CHECK_EQ_INT(CNT(arp_sent), 1);
+	CHECK_EQ_INT(CNT(arp_sent), 2);
 	n = sent(got, 64);
 	CHECK_EQ_INT(n, 1);
 	if (n == 1) {
@@ -263,6 +313,44 @@ static void test_bursts(void)
 	unsigned int n = sent(got, 128);
 	CHECK_EQ_INT(n, 40);
 	free_all(got, n);
+	/* a port that takes 3 a call: 8 frames go in 3 calls, in order,
+	 * each timed once */
+	take = 3;
+	tx_calls = 0;
+	for (int i = 0; i < 8; i++)
+		payload(PEER_IP, 7001, 20, (uint8_t)(0x40 + i));
+	uint64_t t0 = timed();
+	mark();
+	poll_tx(8);
+	CHECK_EQ_INT(tx_calls, 3);
+	CHECK_EQ_INT(CNT(tx_bursts), 3);
+	CHECK_EQ_INT(CNT(tx), 8);
+	CHECK_EQ_INT(CNT(tx_drops), 0);
+	CHECK_EQ_INT(timed() - t0, 8);
+	n = sent(got, 128);
+	CHECK_EQ_INT(n, 8);
+	for (unsigned int i = 0; i < n; i++)
+		check_frame(got[i], &peer_mac, PEER_IP, 7001, 20, (uint8_t)(0x40 + i));
+	free_all(got, n);
+	/* 2 a call, 4 calls at most: 8 of 10 sent, 2 dropped */
+	take = 2;
+	tx_calls = 0;
+	for (int i = 0; i < 10; i++)
+		payload(PEER_IP, 7001, 20, (uint8_t)(0x50 + i));
+	t0 = timed();
+	mark();
+	poll_tx(10);
+	CHECK_EQ_INT(tx_calls, 4);
+	CHECK_EQ_INT(CNT(tx), 8);
+	CHECK_EQ_INT(CNT(tx_drops), 2);
+	CHECK_EQ_INT(CNT(tx_bytes), 8 * 62);
+	CHECK_EQ_INT(timed() - t0, 8);
+	n = sent(got, 128);
+	CHECK_EQ_INT(n, 8);
+	for (unsigned int i = 0; i < n; i++)
+		check_frame(got[i], &peer_mac, PEER_IP, 7001, 20, (uint8_t)(0x50 + i));
+	free_all(got, n);
+	take = 0;
 	/* a port that takes fewer: 4 tries, then the rest dropped, counted,
 	 * their bytes not counted as sent */
 	void *fill[128];
@@ -283,9 +371,76 @@ static void test_bursts(void)
 	free_all(got, n);
 }
 
-int main(void)
+/* A neighbour that never answers: its frame is dropped at the sweep
+ * (every 1024 polls) after 3 s, counted arp_unresolved. */
+static void test_expiry(void)
+{
+	struct rte_mbuf *got[64];
+
+	payload(0x0a000063, 6000, 20, 0xd1); /* 10.0.0.99: nobody */
+	mark();
+	poll_tx(1);
+	CHECK_EQ_INT(CNT(arp_held), 1);
+	free_all(got, sent(got, 64));
+	while (polls % 1024 != 1023)
+		poll_tx(0);
+	CHECK_EQ_INT(CNT(arp_unresolved), 0);
+	usleep(3200 * 1000);
+	poll_tx(0); /* the 1024th: the sweep */
+	CHECK_EQ_INT(CNT(arp_unresolved), 2); /* and 10.0.0.3's of test_routes */
+	CHECK_EQ_INT(CNT(tx), 2); /* the ARP requests only */
+	free_all(got, sent(got, 64));
+	/* held at the stage's end: given back, counted the same way */
+	payload(0x0a000064, 6000, 20, 0xd2);
+	poll_tx(1);
+	free_all(got, sent(got, 64));
+}
+
+/* A neighbour behind the second port: its frames leave there, from
+ * that port's MAC. */
+static void test_second_port(void)
+{
+	struct rte_mbuf *got[64];
+	void *obj = NULL;
+
+	while (rte_ring_dequeue(port1_tx, &obj) == 0) /* earlier ARP requests */
+		rte_pktmbuf_free(obj);
+	obj = NULL;
+	neigh_on(0x0a000005, &peer_mac, 1);
+	payload(0x0a000005, 6000, 20, 0xe1);
+	mark();
+	poll_tx(2);
+	CHECK_EQ_INT(CNT(tx), 1);
+	CHECK_EQ_INT(sent(got, 64), 0);
+	CHECK_EQ_INT(rte_ring_dequeue(port1_tx, &obj), 0);
+	if (obj != NULL) {
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod((struct rte_mbuf *)obj,
+								  const struct rte_ether_hdr *);
+		CHECK(rte_is_same_ether_addr(&eth->src_addr, &our_macs[1]));
+		CHECK(rte_is_same_ether_addr(&eth->dst_addr, &peer_mac));
+		rte_pktmbuf_free(obj);
+	}
+}
+
+/* A port of two rings, started. */
+static int ring_port(const char *tag, struct rte_ring **rx_ring, struct rte_ring **tx_ring)
 {
 	char name[64];
+	struct rte_eth_conf ec;
+
+	snprintf(name, sizeof(name), "r%s%d", tag, (int)getpid()); /* short: ring names */
+	int p = rte_eth_from_rings(name, rx_ring, 1, tx_ring, 1, (unsigned int)rte_socket_id());
+	memset(&ec, 0, sizeof(ec));
+	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &ec) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)p) != 0)
+		return -1;
+	return p;
+}
+
+int main(void)
+{
 
 	app_eal_start("app-tx");
 	spated_counters_bind(rte_lcore_id());
@@ -298,20 +453,19 @@ int main(void)
 		fprintf(stderr, "no pool or rings\n");
 		return 2;
 	}
-	snprintf(name, sizeof(name), "net_ring_apptx%d", (int)getpid());
-	int p = rte_eth_from_rings(name, &port_rx, 1, &port_tx, 1, (unsigned int)rte_socket_id());
-	struct rte_eth_conf ec;
-	memset(&ec, 0, sizeof(ec));
-	if (p != 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &ec) != 0 ||
-	    rte_eth_rx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start((uint16_t)p) != 0) {
-		fprintf(stderr, "net_ring port: %d\n", p);
+	port1_rx = rte_ring_create("app_tx_port1_rx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port1_tx = rte_ring_create("app_tx_port1_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	int p0 = ring_port("tx0_", &port_rx, &port_tx);
+	int p1 = port1_rx && port1_tx ? ring_port("tx1_", &port1_rx, &port1_tx) : -1;
+	if (p0 != 0 || p1 != 1) {
+		fprintf(stderr, "net_ring ports: %d %d\n", p0, p1);
 		return 2;
 	}
-	uint16_t ports[1] = { 0 };
-	struct stage_tx_conf c = { .port_id = 0, .queue_id = 0, .n_ports = 1, .ports = ports,
-				   .macs = &our_mac, .pool = pool, .mac = our_mac, .ipv4 = OUR_IP,
+	ring_tx_burst = rte_eth_fp_ops[0].tx_pkt_burst;
+	rte_eth_fp_ops[0].tx_pkt_burst = scripted_tx_burst;
+	uint16_t ports[2] = { 0, 1 };
+	struct stage_tx_conf c = { .port_id = 0, .queue_id = 0, .n_ports = 2, .ports = ports,
+				   .macs = our_macs, .pool = pool, .mac = our_mac, .ipv4 = OUR_IP,
 				   .mask = 0xffffff00, .gw = GW_IP, .udp_port = OUR_PORT,
 				   .max_payload = 1472, .max_messages = 64, .burst = 32, .in = &in,
 				   .n_in = 1 };
@@ -323,8 +477,15 @@ int main(void)
 	test_arp_and_release();
 	test_routes();
 	test_bursts();
+	test_second_port();
+	test_expiry();
+	mark();
 	stage_tx_destroy(tx);
-	rte_eth_dev_stop(0);
-	rte_eth_dev_close(0);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(arp_unresolved), 1);
+	for (uint16_t p = 0; p < 2; p++) {
+		rte_eth_dev_stop(p);
+		rte_eth_dev_close(p);
+	}
 	return check_summary("app_tx");
 }
