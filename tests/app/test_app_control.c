@@ -13,7 +13,11 @@
 #include <unistd.h>
 
 #include <libconfig.h>
+#include <math.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_ring.h>
 
 #include "access.h"
 #include "app_eal.h"
@@ -22,9 +26,11 @@
 #include "control.h"
 #include "counters.h"
 #include "debug_stall.h"
+#include "latency.h"
 #include "spate_matcher.h"
 
 static char sock_path[108];
+static char port_name[64];
 static char ov_path[128];
 static struct spated_conf conf;
 static struct spate_matcher *matcher;
@@ -203,6 +209,7 @@ static void test_get_set(void)
 	CHECK_ASK("set access.require_auth true",
 		  "error\naccess.require_auth: no keys configured (access.keys)\n");
 	CHECK(!conf.ops.require_auth);
+	CHECK_ASK("set access.require_auth false", "ok\naccess.require_auth: false\n");
 	CHECK_ASK("set journal.path /tmp/x", "error\njournal.path changes at the next start only\n");
 	CHECK_ASK("set log_level debug", "ok\ncontrol.log_level: debug\n");
 	CHECK_EQ_INT(conf.ops.log_level, 8);
@@ -219,7 +226,7 @@ static void test_save(void)
 	 * next start reads */
 	ask("save");
 	char want[300];
-	snprintf(want, sizeof(want), "ok\nfile: %s\nsettings: 8\n", ov_path);
+	snprintf(want, sizeof(want), "ok\nfile: %s\nsettings: 9\n", ov_path);
 	CHECK(strcmp(the_ask.ans, want) == 0);
 	struct spated_conf c2;
 	char err[512];
@@ -232,7 +239,20 @@ static void test_save(void)
 	CHECK_EQ_INT(c2.ops.burst, 250);
 	CHECK_EQ_INT(c2.ops.log_level, 5);
 	CHECK(c2.ops.rate == 2.5);
+	CHECK(!c2.ops.require_auth);
 	spated_conf_free(&c2);
+	/* the file as written: each type as the main config has it */
+	FILE *f = fopen(ov_path, "r");
+	char text[4096] = "";
+	size_t got = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[got] = '\0';
+	CHECK(strstr(text, "require_auth = false;") != NULL);
+	CHECK(strstr(text, "rate = 2.5;") != NULL);
+	CHECK(strstr(text, "cmax = \"77\";") != NULL);
+	CHECK(strstr(text, "log_level = \"warning\";") != NULL);
+	CHECK(strstr(text, "idle_sleep_us = 0L;") != NULL);
 }
 
 static void test_categories(void)
@@ -369,8 +389,13 @@ static void test_show(void)
 	static const char head[] = "ok\nfile: (defaults)\nrole: both\nengine: drt\nspated: \n"
 				   "  ipv4: 10.9.8.7/24\n  gateway: 10.9.8.1\n  udp_port: 47100\n"
 				   "  mtu: 1500\n  mbufs: 0\n  rx_desc: 512\n  tx_desc: 512\n"
-				   "  devices: \n  ports: \nsettings: \n  drt.";
+				   "  devices: \n  ports: \n";
 	CHECK(strncmp(a, head, sizeof(head) - 1) == 0);
+	CHECK(strstr(a, "\n  drt.alpha: 0.2\n") != NULL); /* the first setting too */
+	char port_line[160];
+	snprintf(port_line, sizeof(port_line), "  ports: \n    - \n      port: 0\n      name: net_ring_%s\n"
+		 "      driver: net_ring\n      mac: ", port_name);
+	CHECK(strstr(a, port_line) != NULL);
 	/* each setting once */
 	CHECK(strstr(a, "\n  journal.sync: always\n") != NULL);
 	CHECK(strstr(strstr(a, "\n  journal.sync: always\n") + 1, "\n  journal.sync: ") == NULL);
@@ -392,13 +417,56 @@ static void test_show(void)
 	CHECK(strncmp(the_ask.ans, "ok\nshow stats: ", 15) == 0);
 	ask("show version");
 	CHECK(strncmp(the_ask.ans, "ok\nversion: ", 12) == 0);
-	ask("show latency --window");
-	CHECK(strncmp(the_ask.ans, "ok\n", 3) == 0);
+	/* latency: one sample of RX to TX, shown in microseconds (0.1 us) */
+	spate_hist_record(&spated_lat_slots[0].h[SPATED_LAT_RX_TX], 123456789);
+	struct spate_hist h;
+	struct spated_lat_summary sum;
+	spated_lat_sum(SPATED_LAT_RX_TX, &h);
+	spated_lat_summarize(&h, &sum);
+	char want_max[64], num[40];
+	spate_format_double(num, sizeof(num), round(sum.max_s * 1e7) / 10);
+	snprintf(want_max, sizeof(want_max), "\"max_us\":%s,", num);
+	ask("json show latency");
+	CHECK(strstr(the_ask.ans, "\"rx_to_tx\":{\"count\":1,") != NULL);
+	CHECK(strstr(the_ask.ans, want_max) != NULL);
+	char want_q[64];
+	spate_format_double(num, sizeof(num), round(sum.q_s[0] * 1e7) / 10);
+	snprintf(want_q, sizeof(want_q), "\"p50_us\":%s,", num);
+	CHECK(strstr(strstr(the_ask.ans, "rx_to_tx"), want_q) != NULL);
+	ask("json show latency --window");
+	CHECK(strstr(the_ask.ans, "\"rx_to_tx\":{\"count\":1,") != NULL);
+	ask("json show latency --window"); /* nothing since the last window */
+	CHECK(strstr(the_ask.ans, "\"rx_to_tx\":{\"count\":0,") != NULL);
+	ask("json show latency"); /* since start */
+	CHECK(strstr(the_ask.ans, "\"rx_to_tx\":{\"count\":1,") != NULL);
 	CHECK_ASK("show latency --all", "error\nunknown option '--all' (--window)\n");
 	ask("json show lcores");
 	CHECK(strncmp(the_ask.ans, "ok\n{\"lcores\":[{\"lcore\":0,\"socket\":", 34) == 0);
 	CHECK(strstr(the_ask.ans, "\"runs\":\"cluster stage, control requests\"") != NULL);
 	CHECK_ASK("journal compact", "error\nno journal configured (journal.path)\n");
+}
+
+/* A client that connects and says nothing is cut after 5 s, each slot
+ * watched (the first connection takes slot 0). */
+static void test_deadline(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	char buf[256];
+	ssize_t n = 0, r;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+	CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	struct timeval tv = { 8, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while ((r = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += r;
+	buf[n > 0 ? n : 0] = '\0';
+	CHECK(strcmp(buf, "error\ntimed out: no whole request line within 5 s\n") == 0);
+	close(fd);
+	struct spated_counters sum;
+	spated_counters_sum(&sum);
+	CHECK_EQ_INT(sum.ctl_timeouts, 1);
 }
 
 int main(void)
@@ -426,8 +494,17 @@ int main(void)
 	add_sub(1, 0, "a", 7);
 	add_sub(2, 0, "a", 7);
 	add_sub(3, 100, "b", 8);
+	/* a port to list (show config): two rings */
+	struct rte_ring *rr = rte_ring_create("app_ctl_r", 64, SOCKET_ID_ANY, 0);
+	snprintf(port_name, sizeof(port_name), "rctl%d", (int)getpid());
+	int port = rr ? rte_eth_from_rings(port_name, &rr, 1, &rr, 1, 0) : -1;
+	uint16_t ports[1] = { (uint16_t)port };
+	if (port != 0) {
+		fprintf(stderr, "no port\n");
+		return 2;
+	}
 	struct control_target t = { .conf = &conf, .matcher = matcher,
-				    .dp_lcore = rte_lcore_id() };
+				    .dp_lcore = rte_lcore_id(), .n_ports = 1, .ports = ports };
 	if (control_start(&t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "control_start: %s\n", err);
 		return 2;
@@ -438,7 +515,9 @@ int main(void)
 	test_categories();
 	test_debug();
 	test_show();
+	test_deadline();
 	control_stop();
+	rte_eth_dev_close(0);
 	CHECK(access(sock_path, F_OK) != 0); /* the socket is removed */
 	access_destroy(spated_access);
 	spate_matcher_destroy(matcher);

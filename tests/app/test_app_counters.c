@@ -171,10 +171,33 @@ static void test_ctl_out(void)
 	}
 }
 
+/* Deeper than CTL_OUT_DEPTH (8): the levels past it are not tracked,
+ * so nothing is written past the level arrays. */
+static void test_ctl_out_deep(void)
+{
+	struct ctl_out o;
+	FILE *f = open_out();
+
+	ctl_out_init(&o, f, true);
+	for (int i = 0; i < 10; i++)
+		ctl_out_obj(&o, "a");
+	ctl_out_u64(&o, "v", 1);
+	CHECK_EQ_INT(o.depth, CTL_OUT_DEPTH - 1);
+	for (int i = 0; i < 10; i++)
+		ctl_out_end(&o);
+	CHECK_EQ_INT(o.depth, 0);
+	ctl_out_u64(&o, "w", 2);
+	ctl_out_finish(&o);
+	fclose(f);
+	/* (the JSON is then unbalanced: no command nests that deep) */
+	CHECK(strncmp(out, "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":", 40) == 0);
+}
+
 int main(void)
 {
 	test_counters();
 	test_ctl_out();
+	test_ctl_out_deep();
 	free(out);
 	return check_summary("app_counters");
 }
