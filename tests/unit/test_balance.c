@@ -1,5 +1,7 @@
 /* test_balance.c - the DRt load-balancing plan (formulas 7-9) and the
  * parameter table's validation. */
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -107,8 +109,125 @@ static void test_params(void)
 		      drt_params_help(i) != NULL);
 }
 
+/* ---- the plan against a reference written from drt_balance.h ---- */
+
+static double cor_table[32][8];
+
+static double cor_lookup(size_t i, uint32_t w, void *ctx)
+{
+	(void)ctx;
+	return cor_table[i][w];
+}
+
+/* The header's rules, plainly: while a worker is over (1 + sigma) x
+ * mean, take the most loaded such worker not yet done; its categories
+ * with load > 0, by DiviPara descending (index ascending on ties), each
+ * to the most correlated worker that stays under the bound (ties: the
+ * less loaded, then the lower index) until the worker is under it. */
+static size_t ref_plan(struct drt_balance_cat *c, size_t n, uint32_t m, double sigma,
+		       struct drt_move *mv, size_t max)
+{
+	double load[8] = { 0 }, total = 0;
+	bool done[8] = { false };
+	size_t k = 0;
+
+	if (m < 2 || n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].worker < m)
+			load[c[i].worker] += c[i].load;
+	for (uint32_t w = 0; w < m; w++)
+		total += load[w];
+	double bound = (1 + sigma) * total / m;
+	for (;;) {
+		int w = -1;
+		for (uint32_t x = 0; x < m; x++)
+			if (!done[x] && load[x] > bound && (w < 0 || load[x] > load[w]))
+				w = (int)x;
+		if (w < 0 || k == max)
+			break;
+		done[w] = true;
+		bool used[32] = { false };
+		while (load[w] > bound && k < max) {
+			int best_i = -1;
+			double best_key = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (used[i] || c[i].worker != (uint32_t)w || !(c[i].load > 0))
+					continue;
+				double per = c[i].size ? c[i].load / c[i].size : c[i].load;
+				double key = per * (c[i].cd + 1e-9) / (c[i].cs + 1e-9);
+				if (best_i < 0 || key > best_key) {
+					best_i = (int)i;
+					best_key = key;
+				}
+			}
+			if (best_i < 0)
+				break;
+			used[best_i] = true;
+			int to = -1;
+			for (uint32_t t = 0; t < m; t++) {
+				if ((int)t == w || load[t] + c[best_i].load > bound)
+					continue;
+				double ct = cor_table[best_i][t];
+				if (to < 0 || ct > cor_table[best_i][to] ||
+				    (ct == cor_table[best_i][to] && load[t] < load[to]))
+					to = (int)t;
+			}
+			if (to < 0)
+				continue;
+			load[w] -= c[best_i].load;
+			load[to] += c[best_i].load;
+			c[best_i].worker = (uint32_t)to;
+			mv[k++] = (struct drt_move){ (uint32_t)best_i, (uint32_t)w, (uint32_t)to };
+		}
+	}
+	return k;
+}
+
+static void test_plan_reference(void)
+{
+	struct drt_balance_cat a[32], b[32];
+	struct drt_move ma[64], mb[64];
+	int bad = 0;
+	size_t total_moves = 0;
+
+	check_rng = 99;
+	for (int t = 0; t < 20000; t++) {
+		uint32_t m = 2 + check_below(6);
+		size_t n = 1 + check_below(24);
+		double sigma = check_below(4) ? 0.05 * check_below(8) : 0;
+		for (size_t i = 0; i < n; i++) {
+			/* small integers: equal loads, keys and ties are common */
+			a[i] = (struct drt_balance_cat){ (double)check_below(6), check_below(4),
+							 check_below(m), (double)check_below(3),
+							 (double)check_below(3) };
+			for (uint32_t w = 0; w < m; w++)
+				cor_table[i][w] = check_below(3) ? 0 : (double)check_below(4);
+		}
+		memcpy(b, a, n * sizeof(*a));
+		size_t max = check_below(5) ? 64 : check_below(3);
+		size_t na = drt_balance_plan(a, n, m, sigma, cor_lookup, NULL, ma, max);
+		size_t nb = ref_plan(b, n, m, sigma, mb, max);
+		bool same = na == nb && memcmp(ma, mb, na * sizeof(*ma)) == 0;
+		for (size_t i = 0; i < n; i++)
+			same &= a[i].worker == b[i].worker;
+		if (!same && bad++ < 3)
+			fprintf(stderr, "balance: case %d (n %zu, m %u): %zu moves, reference %zu\n", t,
+				n, m, na, nb);
+		total_moves += nb;
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK(total_moves > 20000); /* the cases do move things */
+	/* the worker loads: every slot written, whatever was there */
+	double load[4] = { -7, -7, -7, -7 };
+	struct drt_balance_cat c[3] = { { 2.5, 1, 1, 0, 0 }, { 4, 1, 3, 0, 0 }, { 9, 1, 7, 0, 0 } };
+	drt_balance_worker_load(c, 3, 4, load);
+	CHECK(load[0] == 0 && load[1] == 2.5 && load[2] == 0 && load[3] == 4);
+}
+
 int main(void)
 {
+	test_plan_reference();
 	test_plan();
 	test_most_loaded_first();
 	test_params();

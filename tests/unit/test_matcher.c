@@ -448,9 +448,46 @@ static void test_conf_engine(void)
 	spate_matcher_destroy(m);
 }
 
+/* The stored form keeps one attribute's constraints sorted by operator,
+ * then value (documented for spate_matcher_foreach_sub: the journal's
+ * snapshot is written from it). */
+static void visit_cons(void *ctx, const struct spate_raw_sub *rs, uint32_t owner)
+{
+	(void)owner;
+	*(struct spate_raw_sub *)ctx = *rs;
+}
+
+static void test_constraint_order(void)
+{
+	struct spate_matcher_conf conf;
+	struct spate_raw_sub s = { .id = 5, .rect = { -10, -10, 10, 10 }, .n_cons = 5 }, got;
+	static const uint8_t want_op[5] = { SPATE_OP_GE, SPATE_OP_GE, SPATE_OP_LE, SPATE_OP_LT,
+					    SPATE_OP_NE };
+	static const double want_v[5] = { 0, 1, 5, 9, 3 };
+
+	s.cons[0] = (struct spate_raw_constraint){ { "a", 1 }, SPATE_OP_NE, 3 };
+	s.cons[1] = (struct spate_raw_constraint){ { "a", 1 }, SPATE_OP_LT, 9 };
+	s.cons[2] = (struct spate_raw_constraint){ { "a", 1 }, SPATE_OP_LE, 5 };
+	s.cons[3] = (struct spate_raw_constraint){ { "a", 1 }, SPATE_OP_GE, 1 };
+	s.cons[4] = (struct spate_raw_constraint){ { "a", 1 }, SPATE_OP_GE, 0 };
+	spate_matcher_conf_default(&conf);
+	conf.engine = "brute";
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
+	memset(&got, 0, sizeof(got));
+	CHECK_EQ_INT(spate_matcher_foreach_sub(m, visit_cons, &got), 0);
+	CHECK_EQ_INT(got.n_cons, 5);
+	for (int i = 0; i < 5; i++) {
+		CHECK_EQ_INT(got.cons[i].op, want_op[i]);
+		CHECK(got.cons[i].value == want_v[i]);
+	}
+	spate_matcher_destroy(m);
+}
+
 int main(void)
 {
 	check_rng = 1;
+	test_constraint_order();
 	test_conf_engine();
 	test_attr_names();
 	test_rules();

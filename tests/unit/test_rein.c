@@ -166,20 +166,27 @@ static void trio_del(struct trio *t, uint64_t id)
 		}
 }
 
-/* The engine's cumulative "candidates" figure (-1: it has none). */
-static long long engine_candidates(struct spate_matcher *m)
+/* A figure of the engine's stats ("key":N), -1 if it has none. */
+static long long engine_stat(struct spate_matcher *m, const char *key)
 {
-	char *buf = NULL, *at;
+	char *buf = NULL, *at, want[64];
 	size_t len = 0;
 	long long n = -1;
 	FILE *f = open_memstream(&buf, &len);
 
 	spate_matcher_engine_stats(m, f);
 	fclose(f);
-	if ((at = strstr(buf, "\"candidates\":")) != NULL)
-		n = strtoll(at + 13, NULL, 10);
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	if ((at = strstr(buf, want)) != NULL)
+		n = strtoll(at + strlen(want), NULL, 10);
 	free(buf);
 	return n;
+}
+
+/* The engine's cumulative "candidates" figure (-1: it has none). */
+static long long engine_candidates(struct spate_matcher *m)
+{
+	return engine_stat(m, "candidates");
 }
 
 /* Does the event pass every indexed constraint of s (every one but !=
@@ -324,6 +331,46 @@ static void test_edges(void)
 	trio_event(&t, &e, "edges-none");
 	CHECK_EQ_INT(t.mv[1].n, 1);
 	CHECK(n_matches - before > 1000);
+	trio_fini(&t);
+}
+
+/* An attribute that holds one interval, then two, then one again: the
+ * engines must mark on it at every count (the candidate counts say so
+ * even where confirmation would hide a missed mark). */
+static void test_single_interval(void)
+{
+	struct trio t;
+	struct spate_raw_sub s;
+	struct spate_raw_event e;
+
+	trio_init(&t, 0);
+	whole_world(&s, 1);
+	s.n_cons = 1;
+	s.cons[0] = (struct spate_raw_constraint){ str_of("a11"), SPATE_OP_GE, 10 };
+	trio_add(&t, &s);
+	whole_world(&s, 2);
+	s.n_cons = 1;
+	s.cons[0] = (struct spate_raw_constraint){ str_of("a11"), SPATE_OP_LT, 3 };
+	for (int round = 0; round < 3; round++) {
+		if (round == 1)
+			trio_add(&t, &s);
+		if (round == 2)
+			trio_del(&t, 2);
+		/* one attribute in use (the matcher's first: id 0), 1 or 2 subs */
+		for (int i = 1; i < N_ENG; i++)
+			if (t.on[i] && strcmp(engine_names[i], "ivx") != 0) {
+				CHECK_EQ_INT(engine_stat(t.m[i], "attrs"), 1);
+				CHECK_EQ_INT(engine_stat(t.m[i], "subs"), round == 1 ? 2 : 1);
+			}
+		for (int v = 0; v < 4; v++) {
+			memset(&e, 0, sizeof(e));
+			e.id = (uint64_t)(round * 10 + v);
+			if (v < 3) /* 5: fails both; 20: passes the first; 1: the second */
+				e.attr[e.n_attr++] = (struct spate_raw_attr){
+					str_of("a11"), v == 0 ? 5.0 : v == 1 ? 20.0 : 1.0 };
+			trio_event(&t, &e, "single");
+		}
+	}
 	trio_fini(&t);
 }
 
@@ -717,6 +764,7 @@ int main(int argc, char **argv)
 	test_drt_ivx();
 	test_domain();
 	test_edges();
+	test_single_interval();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_random(seed, 300, false, 400);
 	if (quick) {
