@@ -58,7 +58,7 @@ for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 
            'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
-for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx', 'neigh']:
+for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx', 'neigh', 'ring']:
     FAST['app_' + _t] = ('tests/app/test_app_' + _t, ['tests/app/test_app_' + _t])
 # test_rein's category part alone (the whole of it takes a minute)
 FAST['rein-drt_ivx'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'drt_ivx'])
@@ -137,7 +137,7 @@ AREAS = {
         'app/counters.c': ['app_counters', 'app_rx'],
         'app/stage_rx.c': ['app_rx'],
         'app/net_rx.c': ['app_rx'],
-        'app/ring_out.c': ['app_rx'],
+        'app/ring_out.c': ['app_ring', 'app_rx'],
         'app/tx_out.c': ['app_rx', 'app_cluster'],
         'app/stage_cluster.c': ['app_cluster'],
         'app/notify.c': ['app_cluster', 'app_tx'],

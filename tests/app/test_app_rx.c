@@ -481,6 +481,69 @@ static void test_overload(void)
 	free_all(got, n);
 }
 
+/* The ring to TX full: a frame for it is dropped, counted; a lost
+ * neighbour notice is forgotten by RX too, so the next frame from that
+ * host tells TX again. An empty pool: the OVERLOADED notice is counted
+ * as no_mbuf. */
+static void test_tx_full(void)
+{
+	uint8_t buf[512];
+	struct rte_mbuf *got[64];
+	struct frame_opts o = defaults();
+	void *fill[64];
+	unsigned int k = 0;
+
+	o.src_ip = 0x0a000077; /* a host RX has not seen */
+	size_t len = dgram(buf, sizeof(buf), 0, 40, 1, 1, 1);
+	while (rte_ring_free_count(to_tx) > 0 && (fill[k] = rte_pktmbuf_alloc(pool)) != NULL)
+		CHECK_EQ_INT(rte_ring_enqueue(to_tx, fill[k++]), 0);
+	put(frame(&o, buf, len));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	struct spated_counters now;
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.ring_full_tx - before.ring_full_tx, 1);
+	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
+	free_all(got, drain(to_cluster, got, 64));
+	free_all(got, drain(to_tx, got, 64));
+	/* the same host again: news again */
+	put(frame(&o, buf, len));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	unsigned int n = drain(to_tx, got, 64);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_NEIGH);
+		CHECK_EQ_INT(pkt_meta(got[0])->peer.ipv4, 0x0a000077);
+	}
+	free_all(got, n);
+	/* and then not (known, and TX heard of it) */
+	put(frame(&o, buf, len));
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	CHECK_EQ_INT(drain(to_tx, got, 64), 0);
+	free_all(got, drain(to_cluster, got, 64));
+
+	/* no mbuf for the notice: the cluster ring full, the pool empty */
+	for (unsigned int i = 0; i < 3; i++)
+		fill[i] = rte_pktmbuf_alloc(pool);
+	CHECK_EQ_INT(rte_ring_enqueue_bulk(to_cluster, fill, 3, NULL), 3);
+	len = dgram(buf, sizeof(buf), 0, 41, 9, 2, 1);
+	put(frame(&o, buf, len));
+	static struct rte_mbuf *hoard[2048];
+	unsigned int h = 0;
+	while (h < 2048 && (hoard[h] = rte_pktmbuf_alloc(pool)) != NULL)
+		h++;
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 1);
+	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 1);
+	CHECK_EQ_INT(now.no_mbuf - before.no_mbuf, 1);
+	CHECK_EQ_INT(drain(to_tx, got, 64), 0);
+	free_all(hoard, h);
+	free_all(got, drain(to_cluster, got, 64));
+}
+
 int main(void)
 {
 	char name[64];
@@ -522,6 +585,7 @@ int main(void)
 	test_drops();
 	test_header();
 	test_overload();
+	test_tx_full();
 	stage_rx_destroy(rx);
 	rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);
