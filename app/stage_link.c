@@ -395,25 +395,38 @@ static void read_view(struct stage_link *s)
 	}
 }
 
-/* Heartbeats: a peer up and silent for dead_ms is dead, and ZooKeeper
- * is asked to fence it - if this host hears a majority of the cluster
- * (itself included): one that hears nobody, or too few, is more likely
- * cut off or starved itself (its link down, its CPU or the kernel's
- * networking stalled), and judging its peers then would fence healthy
- * hosts. It waits, counting (quorum_waits); the majority side decides.
- * One bound and not heard within dead_ms is not used meanwhile (what
- * waited for it goes elsewhere) but not fenced: it never had anything
- * of ours, and it may only be late to see us in ZooKeeper; it comes up
- * when it speaks. */
-static void check_alive(struct stage_link *s)
+/* Hosts this one heard after time t (itself included). */
+static uint32_t heard_after(const struct stage_link *s, uint64_t t)
 {
-	uint32_t heard = 1; /* this host */
+	uint32_t n = 1;
 
 	for (uint32_t i = 0; i < s->n_peers; i++) {
-		const struct link_peer *p = &s->peers[i];
-		heard += !p->down && s->now - p->heard <= s->dead_ns;
+		const struct link_peer *q = &s->peers[i];
+		n += !q->down && q->heard > t;
 	}
-	int quorum = 2 * heard > s->n_peers + 1;
+	return n;
+}
+
+/* Heartbeats: a peer up and silent for dead_ms is dead, and ZooKeeper
+ * is asked to fence it - if this host heard a majority of the cluster
+ * (itself included) *since* that peer's silence reached dead_ms. A host
+ * cut off (its link down, its CPU or the kernel's networking stalled)
+ * hears everyone fall silent within a heartbeat of each other: counting
+ * those still inside dead_ms as heard, as a plain "heard lately" would,
+ * gave it a majority for the first few it judged, and it fenced healthy
+ * hosts (seen: a match host whose data link went down fenced the two
+ * others 300 ms later, and the cluster lost every match host). Heard
+ * after the silence, none of them counts: it waits, counting
+ * (quorum_waits), and the majority side decides and fences. The cost
+ * on the majority side: the verdict waits for the next frame of a
+ * majority, at most a heartbeat period. One bound and not heard within
+ * dead_ms is not used meanwhile (what waited for it goes elsewhere) but
+ * not fenced: it never had anything of ours, and it may only be late to
+ * see us in ZooKeeper; it comes up when it speaks. */
+static void check_alive(struct stage_link *s)
+{
+	int waiting = 0;
+
 	for (uint32_t i = 0; i < s->n_peers; i++) {
 		struct link_peer *p = &s->peers[i];
 		if (p->pending && s->now - p->bound_at > s->dead_ns) {
@@ -425,12 +438,18 @@ static void check_alive(struct stage_link *s)
 		}
 		if (p->down || s->now - p->heard <= s->dead_ns)
 			continue;
-		if (!quorum && p->zk_epoch == p->epoch) {
+		uint32_t heard = heard_after(s, p->heard + s->dead_ns);
+		if (2 * heard <= s->n_peers + 1 && p->zk_epoch == p->epoch) {
+			/* told and counted once the majority's next heartbeats are
+			 * late: before that, waiting for them is the normal verdict */
+			if (s->now - p->heard <= s->dead_ns + 2 * s->hb_ns)
+				continue;
 			if (!s->quorum_lost)
-				fprintf(stderr, "spated: link: host %u silent, but this host hears %u of %u"
-					" hosts: not a majority, it does not judge\n", p->host, heard,
+				fprintf(stderr, "spated: link: host %u silent, but this host heard %u of %u"
+					" hosts since: not a majority, it does not judge\n", p->host, heard,
 					s->n_peers + 1);
 			s->quorum_lost = 1;
+			waiting = 1;
 			spated_cnt.quorum_waits++;
 			continue;
 		}
@@ -439,9 +458,9 @@ static void check_alive(struct stage_link *s)
 		spated_cnt.peer_hb_dead++;
 		peer_down(s, p, 1);
 	}
-	if (quorum && s->quorum_lost) {
-		fprintf(stderr, "spated: link: this host hears a majority again (%u of %u)\n", heard,
-			s->n_peers + 1);
+	if (!waiting && s->quorum_lost) {
+		fprintf(stderr, "spated: link: this host hears a majority again (%u of %u)\n",
+			heard_after(s, s->now - s->dead_ns), s->n_peers + 1);
 		s->quorum_lost = 0;
 	}
 }
