@@ -442,6 +442,7 @@ static const struct drt_key drt_keys[] = {
 	{ "c_del", 0, 1e9, 0, "0" },
 	{ "cat_cap", 0, 1, 0, "0.1" },
 	{ "place_slack", 0, 1e6, 0, "0.1" },
+	{ "rare_kw", 0, 1000000, 1, "8" },
 };
 #define N_DRT (sizeof(drt_keys) / sizeof(drt_keys[0]))
 
