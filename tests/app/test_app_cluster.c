@@ -326,6 +326,155 @@ static void test_nacks(void)
 	CHECK_EQ_INT(replies(rp, 16), 0);
 }
 
+/* An event in the subscriptions' category: one part to the worker,
+ * with its id, place, keywords and attributes. */
+static void test_event(void)
+{
+	struct dg d;
+	struct pl_msg *got[16];
+	struct spate_raw_event ev;
+
+	/* a subscription that names attribute p: events carry it from now */
+	struct spate_raw_sub rs;
+	sub_of(&rs, 600, "a", 0, 0);
+	rs.n_cons = 1;
+	rs.cons[0] = (struct spate_raw_constraint){ { "p", 1 }, SPATE_OP_GE, 0 };
+	dg_begin(&d, 7, 7999);
+	CHECK_EQ_INT(spate_put_sub_add(&d.w, &rs), 0);
+	dg_send(&d, SRC_IP);
+	poll_once();
+	put_all(got, to_worker(0, got, 16));
+	memset(&ev, 0, sizeof(ev));
+	ev.id = 777;
+	ev.lon = 5;
+	ev.lat = 6;
+	ev.n_kw = 1;
+	ev.kw[0] = (struct spate_str){ "a", 1 };
+	ev.n_attr = 2;
+	ev.attr[0] = (struct spate_raw_attr){ { "p", 1 }, 2.5 };
+	ev.attr[1] = (struct spate_raw_attr){ { "q", 1 }, -7 };
+	dg_begin(&d, 7, 8000);
+	CHECK_EQ_INT(spate_put_event(&d.w, &ev), 0);
+	dg_send(&d, SRC_IP);
+	poll_once();
+	struct spated_counters now;
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(messages), 1);
+	CHECK_EQ_INT(CNT(bad_messages), 0);
+	unsigned int n = to_worker(PL_EVENT, got, 16);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		const struct pl_event *pe = &got[0]->u.ev;
+		CHECK_EQ_INT(pe->id, 777);
+		CHECK_EQ_INT(pe->lon, 5);
+		CHECK_EQ_INT(pe->lat, 6);
+		CHECK_EQ_INT(pe->n_kw, 1);
+		CHECK_EQ_INT(pe->n_attr, 1); /* q: named by no subscription */
+		CHECK(pe->attr[0].value == 2.5);
+		CHECK_EQ_INT(pe->parts, 1);
+		CHECK_EQ_INT(pe->n_cat, 1);
+		CHECK(pe->cats[0] != 0);
+	}
+	put_all(got, n);
+	struct reply rp[4];
+	CHECK_EQ_INT(replies(rp, 4), 0); /* events are not answered */
+}
+
+/* Copies to the other fronts (a standby): everything this stage sends
+ * waits until they say the copy arrived. */
+static int repl_adds, repl_dels, repl_ok;
+
+static void repl_add(void *ctx, const struct spate_raw_sub *rs, uint32_t owner)
+{
+	(void)ctx;
+	CHECK_EQ_INT(rs->id, 400);
+	CHECK_EQ_INT(owner, 7);
+	repl_adds++;
+}
+
+static void repl_del(void *ctx, uint64_t id, uint32_t owner)
+{
+	(void)ctx;
+	CHECK_EQ_INT(id, 400);
+	CHECK_EQ_INT(owner, 7);
+	repl_dels++;
+}
+
+static int repl_done(void *ctx)
+{
+	(void)ctx;
+	return repl_ok;
+}
+
+static void test_held(void)
+{
+	struct dg d;
+	struct pl_msg *got[16];
+
+	stage_cluster_set_repl(cl, repl_add, repl_del, repl_done, NULL);
+	repl_ok = 0;
+	dg_begin(&d, 7, 9000);
+	dg_sub_add(&d, 400, "a", 0, 0);
+	dg_send(&d, SRC_IP);
+	poll_once();
+	CHECK_EQ_INT(repl_adds, 1);
+	CHECK_EQ_INT(to_worker(PL_SUB_ADD, got, 16), 0); /* held */
+	poll_once();
+	CHECK_EQ_INT(to_worker(PL_SUB_ADD, got, 16), 0);
+	repl_ok = 1;
+	poll_once();
+	unsigned int n = to_worker(PL_SUB_ADD, got, 16);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1)
+		CHECK_EQ_INT(got[0]->u.sub.sub.id, 400);
+	put_all(got, n);
+	dg_begin(&d, 7, 9001);
+	CHECK_EQ_INT(spate_put_sub_del(&d.w, 400), 0);
+	dg_send(&d, SRC_IP);
+	poll_once();
+	CHECK_EQ_INT(repl_dels, 1);
+	put_all(got, to_worker(0, got, 16));
+	stage_cluster_set_repl(cl, NULL, NULL, NULL, NULL);
+}
+
+/* access.rate: SUB_ADD and SUB_DEL are rate limited per client
+ * (RATE_LIMITED, 31); events are not. */
+static void test_rate(void)
+{
+	struct dg d;
+	struct reply rp[16];
+	struct pl_msg *got[16];
+	struct ops_conf oc;
+
+	access_destroy(spated_access);
+	ops_conf_default(&oc);
+	oc.rate = 0.001;
+	oc.burst = 2;
+	spated_access = access_create(&oc);
+	dg_begin(&d, 11, 10000);
+	dg_sub_add(&d, 500, "r", 0, 0);
+	dg_sub_add(&d, 501, "r", 0, 0);
+	dg_sub_add(&d, 502, "r", 0, 0);
+	CHECK_EQ_INT(spate_put_sub_del(&d.w, 500), 0);
+	struct spate_raw_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.id = 9;
+	ev.n_kw = 1;
+	ev.kw[0] = (struct spate_str){ "r", 1 };
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(spate_put_event(&d.w, &ev), 0);
+	dg_send(&d, SRC_IP);
+	poll_once();
+	CHECK_EQ_INT(replies(rp, 16), 2);
+	CHECK_NACK(rp[0], 31, SPATE_MSG_SUB_ADD, 10000, 502);
+	CHECK_NACK(rp[1], 31, SPATE_MSG_SUB_DEL, 10000, 500);
+	CHECK_EQ_INT(moved_err(SPATE_E_RATE_LIMITED), 2);
+	put_all(got, to_worker(0, got, 16));
+	oc.rate = 0;
+	access_destroy(spated_access);
+	spated_access = access_create(&oc);
+}
+
 int main(void)
 {
 	app_eal_start("app-cluster");
@@ -361,6 +510,9 @@ int main(void)
 	}
 	test_sub_add();
 	test_nacks();
+	test_event();
+	test_held();
+	test_rate();
 	stage_cluster_destroy(cl);
 	category_dir_destroy(dir);
 	access_destroy(spated_access);

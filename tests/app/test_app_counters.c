@@ -38,6 +38,7 @@ static void test_counters(void)
 	spated_cnt.tx = 9;
 	spated_cnt.msg_err[SPATE_E_UNKNOWN_ID] = 1;
 	spated_cnt.hdr_err[SPATE_E_BAD_MAGIC] = 4;
+	spated_cnt.hdr_err[SPATE_E_AUTH_FAILED] = 1;
 	spated_counters_bind(SPATED_COUNTER_SLOTS - 1);
 	spated_cnt.polls = 11;
 	/* past the slots: the shared spare of unbound threads (the control
@@ -73,9 +74,10 @@ static void test_counters(void)
 	CHECK(strncmp(out, head, strlen(head)) == 0);
 	CHECK(strstr(out, ",\"tx\":9,") != NULL);
 	char tail[400];
-	snprintf(tail, sizeof(tail), ",\"hdr_err\":{\"%s\":4},\"msg_err\":{\"%s\":3},"
+	snprintf(tail, sizeof(tail), ",\"hdr_err\":{\"%s\":4,\"%s\":1},\"msg_err\":{\"%s\":3},"
 		 "\"x\":1,\"lcores\":{\"3\":{\"rx\":5},\"7\":{\"rx\":2,\"tx\":9},\"%d\":{\"polls\":11}}}\n",
-		 spate_err_name(SPATE_E_BAD_MAGIC), spate_err_name(SPATE_E_UNKNOWN_ID),
+		 spate_err_name(SPATE_E_BAD_MAGIC), spate_err_name(SPATE_E_AUTH_FAILED),
+		 spate_err_name(SPATE_E_UNKNOWN_ID),
 		 SPATED_COUNTER_SLOTS - 1);
 	CHECK(out_len >= strlen(tail) && strcmp(out + out_len - strlen(tail), tail) == 0);
 	/* an lcore with only a per-code count is listed (it is not all zero) */

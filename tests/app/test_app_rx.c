@@ -544,6 +544,85 @@ static void test_tx_full(void)
 	free_all(got, drain(to_cluster, got, 64));
 }
 
+/* Sources: a unicast one is learned (TX hears of it), 0.0.0.0 and
+ * multicast ones are not. 112.0.0.1 (first octet 0x70) is unicast. */
+static void test_sources(void)
+{
+	uint8_t buf[512];
+	struct rte_mbuf *got[16];
+	struct frame_opts o = defaults();
+	size_t len = dgram(buf, sizeof(buf), 0, 5, 1, 1, 1);
+	static const struct { uint32_t ip; unsigned int told; } src[] = {
+		{ 0x70000001, 1 }, { 0xdf000001, 1 }, { 0xe0000001, 0 }, { 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		o.src_ip = src[i].ip;
+		put(frame(&o, buf, len));
+		CHECK_EQ_INT(stage_rx_poll(rx), 1);
+		unsigned int n = drain(to_tx, got, 16);
+		CHECK_EQ_INT(n, src[i].told);
+		free_all(got, n);
+		free_all(got, drain(to_cluster, got, 16));
+	}
+	/* exactly an Ethernet header: not a runt, an IPv4 packet too short */
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, 14);
+	eth->dst_addr = our_mac;
+	eth->src_addr = peer_mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	put(m);
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	MOVED("ip_bad_header", 1, 1);
+}
+
+/* A match host's RX (multihost): no cluster stage, so client datagrams
+ * are udp_other_port; inter-host frames (peer_port) go to the link
+ * stage's ring, trimmed, with their source; a full link ring drops and
+ * counts them (the channel resends). */
+static void test_match_host(void)
+{
+	struct rte_ring *to_link = rte_ring_create("app_to_link", 4, SOCKET_ID_ANY,
+						   RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct stage_rx_conf c = { .port_id = port_id, .queue_id = 0, .pool = pool, .mac = our_mac,
+				   .ipv4 = OUR_IP, .udp_port = OUR_PORT, .mtu = 1500, .lim = &lim,
+				   .to_cluster = NULL, .to_tx = to_tx, .to_link = to_link,
+				   .peer_port = 47110 };
+	struct stage_rx *mh = stage_rx_create(&c);
+	uint8_t buf[512];
+	struct rte_mbuf *got[16];
+	struct frame_opts o = defaults();
+	size_t len = dgram(buf, sizeof(buf), 0, 5, 1, 1, 1);
+
+	CHECK(mh != NULL && to_link != NULL);
+	put(frame(&o, buf, len));
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(mh), 1);
+	MOVED("udp_other_port", 1, 1);
+	o.dport = 47110;
+	for (int i = 0; i < 5; i++) {
+		buf[20] = (uint8_t)i;
+		put(frame(&o, buf, len));
+	}
+	mark();
+	CHECK_EQ_INT(stage_rx_poll(mh), 5);
+	MOVED("ring_full_rx", 2, 5);
+	unsigned int n = drain(to_link, got, 16);
+	CHECK_EQ_INT(n, 3);
+	for (unsigned int i = 0; i < n; i++) {
+		CHECK_EQ_INT(pkt_meta(got[i])->kind, PKT_PEER);
+		CHECK_EQ_INT(pkt_meta(got[i])->peer.ipv4, PEER_IP);
+		CHECK_EQ_INT(pkt_meta(got[i])->peer.port, SRC_PORT);
+		CHECK_EQ_INT(rte_pktmbuf_data_len(got[i]), len);
+		CHECK_EQ_INT(rte_pktmbuf_mtod(got[i], uint8_t *)[20], i);
+	}
+	free_all(got, n);
+	free_all(got, drain(to_tx, got, 16));
+	stage_rx_destroy(mh);
+	rte_ring_free(to_link);
+}
+
 int main(void)
 {
 	char name[64];
@@ -586,6 +665,8 @@ int main(void)
 	test_header();
 	test_overload();
 	test_tx_full();
+	test_sources();
+	test_match_host();
 	stage_rx_destroy(rx);
 	rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);
