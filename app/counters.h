@@ -163,6 +163,7 @@
 	X(adopted_subs)      /* (front) their subscriptions */\
 	X(adopt_refused)     /* (front) of which refused (an id taken here already) */\
 	X(garp_sent)         /* (front) gratuitous ARPs for service addresses */\
+	X(peer_handshakes)   /* static peers: epochs bound by the handshake */\
 	X(events_lost_host)  /* (front) events with a part in flight to a match host \
 				when it died: sent, never confirmed matched (DONE) */
 

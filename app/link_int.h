@@ -38,6 +38,10 @@ struct link_peer {
 	int pending;                /* bound to an epoch ZooKeeper lists, not heard yet:
 				     * what is for it waits (it has dead_ms to speak) */
 	int role_up;                /* the role counts it up (front: its workers) */
+	/* static peers (no ZooKeeper): the handshake that binds its epoch */
+	uint64_t hello_at;          /* ns: our last hello to it (epoch unknown) */
+	uint32_t hello_replies;     /* answers to its hellos in this heartbeat */
+	uint64_t hello_window;      /* ns: when that heartbeat began */
 	/* fronts (link_repl.c): its copy here; the last frame of ours with a
 	 * copy for it, and copies appended and not queued yet */
 	struct repl_copy *copy;

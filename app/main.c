@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -181,6 +182,21 @@ static int housekeeping(void *ctx)
 	return quit_flag || h->exit_code != 0;
 }
 
+/* Static peers (no ZooKeeper to hand out epochs): an incarnation's epoch
+ * is its boot time in quarter seconds since 2020, so a restarted host's
+ * is newer than any it had before (its peers take only newer ones:
+ * stage_link.c, static_epochs), and no frame recorded before it started
+ * names it. A clock set back makes a restarted host look older: its
+ * peers then refuse it until they restart too (logged there). */
+static uint32_t static_epoch(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t q = ((int64_t)ts.tv_sec - 1577836800) * 4 + ts.tv_nsec / 250000000;
+	return q > 1 && q < UINT32_MAX ? (uint32_t)q : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -329,6 +345,10 @@ int main(int argc, char **argv)
 	static struct host_view view;
 	struct zk_member *zk = NULL;
 	uint32_t epoch = 1;
+	if (conf.hosts.role != SPATED_ROLE_BOTH && conf.hosts.zookeeper[0] == '\0') {
+		epoch = static_epoch();
+		printf("spated: static peers: this incarnation is epoch %u (its boot time)\n", epoch);
+	}
 	if (conf.hosts.zookeeper[0] != '\0') {
 		host_view_init(&view);
 		zk = zk_member_start(&conf.hosts, conf.ipv4,

@@ -170,6 +170,67 @@ static void tell(uint64_t n, const char *what, size_t len, const uint8_t *buf,
 		what, n == 5 ? " (further ones only counted)" : "");
 }
 
+/* A frame with no message naming `dst_epoch` as p's incarnation (0: a
+ * hello, "who are you now?"), signed: the static peers' handshake. */
+static void send_pure(struct stage_link *s, struct link_peer *p, uint32_t dst_epoch)
+{
+	uint8_t frame[SPATE_PEER_OVERHEAD];
+	struct spate_peer_hdr h = { .length = sizeof(frame), .src_host = s->host_id,
+				    .src_epoch = s->epoch, .dst_host = p->host,
+				    .dst_epoch = dst_epoch };
+	struct spate_dest to = { p->ipv4, SPATED_PEER_PORT };
+
+	spate_peer_hdr_encode(frame, &h);
+	spate_peer_auth_sign(s->auth, frame, sizeof(frame));
+	if (!test_drop(s))
+		tx_out_peer(&s->to_tx, to, frame, sizeof(frame));
+	spated_cnt.peer_frames_out++;
+}
+
+/* Static peers (no ZooKeeper to name incarnations): each incarnation's
+ * epoch is its boot time (main.c), and a peer's epoch is learned only
+ * from a frame naming ours - made after the peer heard this incarnation,
+ * so never one recorded before this host started. A peer that does not
+ * know ours says hello (dst_epoch 0) and is answered with a frame naming
+ * its epoch; a newer epoch naming ours is the peer restarted; an older
+ * one, or one naming another epoch of ours, is a replay (peer_auth_epoch).
+ * 0: the frame goes on to the channel. */
+static int static_epochs(struct stage_link *s, struct link_peer *p, const struct spate_peer_hdr *h,
+			 const uint8_t *buf, size_t len, struct spate_dest src)
+{
+	if (h->dst_epoch == 0) {
+		/* a hello (a pure ack: the codec allows no more): answered, a few
+		 * a heartbeat at most (replayed hellos cost nothing more) */
+		if (s->now - p->hello_window >= s->hb_ns) {
+			p->hello_window = s->now;
+			p->hello_replies = 0;
+		}
+		if (p->hello_replies++ < 4)
+			send_pure(s, p, h->src_epoch);
+		return -1;
+	}
+	if (h->dst_epoch != s->epoch || (p->epoch != 0 && h->src_epoch < p->epoch)) {
+		tell(++spated_cnt.peer_auth_epoch, h->dst_epoch != s->epoch
+		     ? "made for another incarnation of this host (replayed from before it started?)"
+		     : "from an older incarnation of its host (replayed? or its clock went back)",
+		     len, buf, src);
+		return -1;
+	}
+	if (h->src_epoch == p->epoch)
+		return 0;
+	if (p->epoch != 0) {
+		fprintf(stderr, "spated: link: host %u restarted (epoch %u, was %u)\n", p->host,
+			h->src_epoch, p->epoch);
+		peer_down(s, p, 0); /* comes up again below, as a new incarnation */
+	}
+	spate_peer_chan_reset(p->ch, h->src_epoch);
+	p->epoch = h->src_epoch;
+	p->pending = 0;
+	spated_cnt.peer_handshakes++;
+	fprintf(stderr, "spated: link: host %u (epoch %u) bound\n", p->host, p->epoch);
+	return 0;
+}
+
 /* Who may change this host's state: in this order, each refusal counted
  * apart and nothing remembered of a refused frame.
  *  1. a well-formed header (peer_bad),
@@ -218,7 +279,10 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		tell(++spated_cnt.peer_bad, spate_err_name(rc), len, buf, src);
 		return;
 	}
-	if (p->epoch == 0 || p->epoch == p->dead_epoch || h.src_epoch != p->epoch ||
+	if (s->view == NULL) {
+		if (static_epochs(s, p, &h, buf, len, src) != 0)
+			return;
+	} else if (p->epoch == 0 || p->epoch == p->dead_epoch || h.src_epoch != p->epoch ||
 	    h.dst_epoch != s->epoch) {
 		/* an incarnation ZooKeeper has not (or no more) named; an old
 		 * incarnation's frame replayed, or one that does not know ours
@@ -261,6 +325,11 @@ static unsigned int frames_out(struct stage_link *s)
 
 	for (uint32_t i = 0; i < s->n_peers; i++) {
 		struct link_peer *p = &s->peers[i];
+		if (s->view == NULL && p->epoch == 0 && s->now - p->hello_at >= s->hb_ns) {
+			send_pure(s, p, 0); /* static peers: who are you now? */
+			p->hello_at = s->now;
+			n++;
+		}
 		if (p->epoch == 0 || p->epoch == p->dead_epoch)
 			continue;
 		if (s->now - p->sent >= s->hb_ns)
@@ -587,11 +656,12 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 		p->host = h->peer[i].host;
 		p->ipv4 = h->peer[i].ipv4;
 		p->lcores = h->peer[i].lcores;
-		/* static peers: every incarnation is epoch 1 (no ZooKeeper); with
-		 * it, each peer is down until the view names its epoch and it is
-		 * heard */
-		p->epoch = c->view != NULL ? 0 : 1;
+		/* with ZooKeeper each peer is down until the view names its epoch
+		 * and it is heard; static peers are up, what is for them held
+		 * until the handshake binds their epoch (static_epochs) */
+		p->epoch = 0;
 		p->down = c->view != NULL;
+		p->pending = c->view == NULL;
 		p->role_up = 1;
 		p->ch = spate_peer_chan_create(h->host_id, c->epoch, p->host, 1, PEER_WINDOW,
 					       (uint64_t)h->rto_ms * 1000000u);

@@ -302,7 +302,8 @@ int spate_peer_decode_hdr(const void *buf, size_t len, struct spate_peer_hdr *h)
 	if (h->length != len || len > SPATE_PEER_FRAME_MAX)
 		return -SPATE_E_BAD_LENGTH;
 	if (h->src_host == 0 || h->dst_host == 0 || h->src_host == h->dst_host ||
-	    h->src_epoch == 0 || h->dst_epoch == 0 || (h->count == 0 && h->seq != 0))
+	    h->src_epoch == 0 || (h->dst_epoch == 0 && h->count != 0) ||
+	    (h->count == 0 && h->seq != 0))
 		return -SPATE_E_BAD_ID;
 	/* A message is at least its header: a count that cannot fit lies. */
 	if ((size_t)h->count * SPATE_PEER_MSG_HDR_LEN > len - SPATE_PEER_OVERHEAD)

@@ -23,6 +23,8 @@
  *    12   4  src_epoch  sender's incarnation (!= 0)
  *    16   4  dst_host   receiver's host id (!= 0, != src_host)
  *    20   4  dst_epoch  receiver's incarnation as the sender knows it (!= 0)
+ *                        (0 only in a pure ack: a hello, "I do not know your
+ *                        incarnation yet": static peers' handshake)
  *    24   4  seq        this frame's sequence number; 0 when count is 0
  *    28   4  ack        every frame of dst's up to ack (serial order) arrived
  *    32   4  sack       bit i: dst's frame ack + 2 + i arrived too

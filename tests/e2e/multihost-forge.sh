@@ -16,9 +16,9 @@
 #  3. the same signed by someone else's key, or by the cluster's key
 #     under an id the key file does not have (peer_auth_fail), by the
 #     cluster's key from the front's IP but another port
-#     (peer_auth_addr), by the cluster's key naming the next epoch of
-#     the front or of host 2 (peer_auth_epoch: what a frame of another
-#     incarnation looks like);
+#     (peer_auth_addr), by the cluster's key naming an older epoch of
+#     the front or another epoch of host 2 (peer_auth_epoch: what a
+#     frame of another incarnation looks like);
 #  4. the front's own last frames replayed, twice each (peer_dup, none
 #     applied: the subscriber gets no second ACK);
 #  5. client datagrams to host 2 (its client port: udp_other_port; its
@@ -35,6 +35,12 @@
 # control: the "one" frame signed right by the cluster's key is applied
 # (the attacker hears its ACK), so each refusal above is its one wrong
 # field's.
+#  8. both hosts restart (static peers: each incarnation's epoch is its
+#     boot time, bound by a handshake) and the front's first and last
+#     frames recorded before are replayed to host 2: its fresh channel
+#     would take the first ones' sequence numbers, but every one names
+#     the old incarnation of host 2 and is refused (peer_auth_epoch),
+#     nothing delivered (peer_msgs_in unchanged).
 . "$(dirname "$0")/common.sh"
 . "$E2E_DIR/multihost-net.sh"
 mh_two_hosts 23 300 3000
@@ -153,7 +159,7 @@ for c in wrongkey unknownkey wrongport srcepoch dstepoch; do
 done
 wait_counter m1 peer_auth_fail 3 "a random tag, another key, an unknown key id"
 wait_counter m1 peer_auth_addr 2 "from the attacker's address, from the front's IP but port 47111"
-wait_counter m1 peer_auth_epoch 2 "the front's epoch + 1, host 2's epoch + 1"
+wait_counter m1 peer_auth_epoch 2 "the front's epoch - 1, host 2's epoch + 1"
 listen_end signed
 [ "$heard" = 0 ] ||
 	{ mh_dump; fail "a signed frame with a wrong key, port or epoch was applied: $heard datagrams to the attacker"; }
@@ -293,6 +299,35 @@ listen_end good
 [ "$heard" -ge 1 ] ||
 	{ cat "$E2E_TMP/sniff2.out"; mh_dump; fail "the control (signed right by the cluster's key) was not applied: the forged frames are wrong in more than the field each case changes"; }
 echo "ok: the control, signed right: applied ($heard datagrams to the attacker)"
+for h in m1 front; do
+	mh_stop "$h" || fail "$h did not exit cleanly"
+done
+
+# 8. a restart of both hosts, then the frames recorded before replayed
+mv "$E2E_TMP/m1.log" "$E2E_TMP/m1.log.1"
+mv "$SPATED_LOG" "$SPATED_LOG.1"
+mh_spated m1 "$E2E_TMP/m1.conf" "$E2E_TMP/m1.log" || fail "match host 2 did not start again"
+mh_spated front "$E2E_TMP/front.conf" "$SPATED_LOG" || fail "front did not start again"
+for i in $(seq 1 100); do
+	grep -q "host 1 (epoch [0-9]*) bound" "$E2E_TMP/m1.log" &&
+		grep -q "host 2 (epoch [0-9]*) bound" "$SPATED_LOG" && break
+	sleep 0.1
+done
+grep -h "static peers\|bound" "$E2E_TMP/m1.log" "$SPATED_LOG" | sed 's/^/  /'
+[ "$(counter m1 peer_auth_epoch)" = 0 ] || { mh_dump; fail "a clean restart refused frames for their epochs"; }
+msgs0=$(counter m1 peer_msgs_in)
+n=0
+for which in first last; do
+	r=$(forge replay "${MH_TAG}bm1" "$E2E_TMP/state.json" $([ $which = first ] && echo first)) ||
+		fail "forge replay $which"
+	n=$(( n + r ))
+done
+[ "$n" -ge 16 ] || fail "only $n frames to replay"
+wait_counter m1 peer_auth_epoch "$n" "frames of the previous incarnations replayed"
+[ "$(counter m1 peer_msgs_in)" = "$msgs0" ] || { mh_dump; fail "replayed frames were delivered"; }
+[ "$(counter m1 peer_dup)" = 0 ] || fail "replayed frames reached the channel (peer_dup)"
+grep -q "host 1 (epoch [0-9]*) bound" "$E2E_TMP/m1.log" || { mh_dump; fail "host 2 bound no epoch of the front"; }
+echo "ok: both hosts restarted, $n frames recorded before replayed: refused (peer_auth_epoch = $n), none delivered"
 for h in m1 front; do
 	mh_stop "$h" || fail "$h did not exit cleanly"
 done

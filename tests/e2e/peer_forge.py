@@ -26,16 +26,19 @@ directly):
       onwards, each a SUB_ADD as above, as fast as the socket takes them.
   peer_forge.py wrongaddr IFACE STATE
       the "one" frame from another IP address (the client's).
-  peer_forge.py replay IFACE STATE
+  peer_forge.py replay IFACE STATE [first]
       every authentic frame the sniffer kept (the front's own, tag and
-      all), twice each, from the front's addresses: each one's sequence
-      number was taken already.
+      all; its last ones, or with `first` its first ones), twice each,
+      from the front's addresses: each one's sequence number was taken
+      already - or, after both hosts restarted, their channel starts
+      again and the first ones' numbers are ahead.
   peer_forge.py signed IFACE STATE KEYFILE CASE REPLY_IP:PORT
       the "one" frame signed (an insider's forgery, or an old frame of
       the cluster replayed), CASE: wrongkey (a key not the cluster's,
       under the cluster key's id), unknownkey (the cluster's key, under
       an id the file does not have), srcepoch / dstepoch (the cluster's
-      key, the front's or the host's epoch + 1), wrongport (the
+      key, the front's epoch - 1: an older incarnation; the host's epoch
+      + 1: not this one), wrongport (the
       cluster's key, from the front's IP but not port 47110), good (the
       cluster's key, every field right: the control, it is applied).
   peer_forge.py client IP:PORT REPLY_PORT SECONDS
@@ -124,7 +127,7 @@ def sniff(iface, state, stop_file, seconds, src_host=1, dst_host=2):
     s.bind((iface, 0))
     s.settimeout(0.1)
     open(state + ".ready", "w").close()  # the caller may start the traffic
-    last, cat, frames, quiet_since, kept = None, None, 0, time.time(), []
+    last, cat, frames, quiet_since, kept, first = None, None, 0, time.time(), [], []
     seen = {"frames": 0, "peer": 0}
     until = time.time() + float(seconds)
     while time.time() < until:
@@ -152,6 +155,8 @@ def sniff(iface, state, stop_file, seconds, src_host=1, dst_host=2):
         frames += 1
         quiet_since = time.time()
         kept.append(p[6].hex())
+        if len(first) < KEEP and h[4]:
+            first.append(p[6].hex())
         del kept[:-KEEP]
         if last is not None and h[4] and ((h[9] - last["seq"]) & 0xFFFFFFFF) >= 1 << 31:
             continue  # a retransmission: the next number follows the highest
@@ -172,6 +177,7 @@ def sniff(iface, state, stop_file, seconds, src_host=1, dst_host=2):
     last["cat"] = cat
     last["frames"] = frames
     last["kept"] = kept
+    last["first"] = first
     json.dump(last, open(state, "w"))
     print("peer_forge: %d data frames of host %d to host %d seen; last seq %d, category %d" %
           (frames, last["src_host"], last["dst_host"], last["seq"], cat))
@@ -219,7 +225,8 @@ def signed(st, keyfile, case, reply_ip, reply_port):
     key_id, key, unknown_id = cluster_key(keyfile)
     s2 = dict(st)
     if case == "srcepoch":
-        s2["src_epoch"] += 1
+        # older (newer when there is none: static peers used to be epoch 1)
+        s2["src_epoch"] = s2["src_epoch"] - 1 or s2["src_epoch"] + 1
     elif case == "dstepoch":
         s2["dst_epoch"] += 1
     s2["version"] = max(st["version"], 2)
@@ -294,13 +301,14 @@ def main(argv):
         f, sport = signed(st, argv[4], argv[5], ip, int(port))
         send_as_front(sender(argv[2]), st, f, sport=sport)
         return 0
-    if cmd == "replay" and len(argv) == 4:
+    if cmd == "replay" and len(argv) in (4, 5):
         st = json.load(open(argv[3]))
         s = sender(argv[2])
+        kept = st["first"] if len(argv) == 5 and argv[4] == "first" else st["kept"]
         for _ in range(2):
-            for f in st["kept"]:
+            for f in kept:
                 send_as_front(s, st, bytes.fromhex(f))
-        print(2 * len(st["kept"]))
+        print(2 * len(kept))
         return 0
     if cmd in ("one", "sweep", "wrongaddr") and len(argv) >= 4:
         st = json.load(open(argv[3]))

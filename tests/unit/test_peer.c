@@ -248,7 +248,21 @@ static void test_malformed(void)
 	CHECK_EQ_INT(with_be32(8, 0), -SPATE_E_BAD_ID);   /* src_host */
 	CHECK_EQ_INT(with_be32(12, 0), -SPATE_E_BAD_ID);  /* src_epoch */
 	CHECK_EQ_INT(with_be32(16, 1), -SPATE_E_BAD_ID);  /* dst == src */
-	CHECK_EQ_INT(with_be32(20, 0), -SPATE_E_BAD_ID);  /* dst_epoch */
+	CHECK_EQ_INT(with_be32(20, 0), -SPATE_E_BAD_ID);  /* dst_epoch, with messages */
+	{
+		/* a hello (static peers' handshake): a pure ack may name no
+		 * incarnation of the receiver, and nothing else may */
+		struct spate_peer_writer none;
+		struct spate_peer_hdr hh;
+		static uint8_t nb[8];
+		spate_peer_writer_init(&none, nb, sizeof(nb));
+		size_t hn = wrap(&none, 0);
+		spate_put_be32(frame + 20, 0);
+		CHECK_EQ_INT(spate_peer_decode(frame, hn, &lim, &hh), 0);
+		CHECK(hh.dst_epoch == 0 && hh.count == 0);
+		spate_put_be32(frame + 24, 1); /* a seq: a data frame, refused */
+		CHECK_EQ_INT(spate_peer_decode(frame, hn, &lim, &hh), -SPATE_E_BAD_ID);
+	}
 	/* count: one too few (trailing data), one too many (truncated),
 	 * more than can fit */
 	CHECK_EQ_INT(with_byte(7, SPATE_PEER_TYPE_MAX - 1), -SPATE_E_TRAILING_DATA);
