@@ -190,7 +190,11 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 		carry_out(e);
 		return -SPATE_E_NO_MEMORY;
 	}
-	return carry_out(e);
+	/* q is stored: a merge that runs out of memory leaves an orphan,
+	 * still matched and deleted (carry_out), not a failed add - the
+	 * caller would free q while a category holds it. */
+	carry_out(e);
+	return 0;
 }
 
 static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
