@@ -56,8 +56,10 @@ int ctl_show_cluster(struct stage_link *link, struct category_dir *dir, struct c
 	if (in.role == SPATED_ROLE_MATCH)
 		ctl_out_u64(o, "categories", in.local_cats);
 	ctl_out_u64(o, "zk_map_version", sum.zk_map_version);
-	if (in.role == SPATED_ROLE_FRONT)
+	if (in.role == SPATED_ROLE_FRONT) {
 		ctl_out_u64(o, "events_lost_host", sum.events_lost_host);
+		ctl_out_u64(o, "service_addresses", in.serves);
+	}
 	ctl_out_end(o);
 	/* refusals, one counter per cause (docs/multihost.md, "Authentication") */
 	ctl_out_obj(o, "refused");
@@ -79,6 +81,11 @@ int ctl_show_cluster(struct stage_link *link, struct category_dir *dir, struct c
 		out_ipv4(o, "ipv4", p->ipv4);
 		ctl_out_str(o, "state", p->up ? "up" : "down");
 		ctl_out_u64(o, "epoch", p->epoch);
+		if (p->lcores == 0 && in.role == SPATED_ROLE_FRONT) {
+			/* a fellow front: ready to take over from it? */
+			ctl_out_str(o, "copy", p->copy ? "complete" : "incomplete");
+			ctl_out_u64(o, "copy_subs", p->copy_subs);
+		}
 		if (p->lcores) {
 			ctl_out_u64(o, "lcores", p->lcores);
 			if (dir != NULL) {

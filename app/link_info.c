@@ -16,6 +16,7 @@ void stage_link_info(struct stage_link *s, struct stage_link_info *out)
 	out->keys = spate_peer_auth_keys(s->auth);
 	if (s->role == SPATED_ROLE_MATCH && s->lcore_of != NULL)
 		out->local_cats = (uint32_t)spate_idmap_count(s->lcore_of);
+	out->serves = s->n_served;
 	for (uint32_t i = 0; i < s->n_peers && i < SPATED_PEERS_MAX; i++) {
 		const struct link_peer *p = &s->peers[i];
 		struct stage_link_peer_info *pi = &out->peer[out->n_peers++];
@@ -30,5 +31,7 @@ void stage_link_info(struct stage_link *s, struct stage_link_info *out)
 		for (const struct pend_body *b = p->ov_head; b != NULL; b = b->next)
 			pi->queued_bodies++;
 		pi->ch = *spate_peer_chan_stats(p->ch);
+		if (s->role == SPATED_ROLE_FRONT && p->lcores == 0)
+			pi->copy = link_repl_copy_state(p, &pi->copy_subs);
 	}
 }

@@ -166,6 +166,8 @@ void link_repl_deliver(struct stage_link *s, struct link_peer *p, const struct s
 void link_repl_flushed(struct link_peer *p);
 unsigned int link_repl_poll(struct stage_link *s);
 void link_repl_fini(struct stage_link *s);
+/* Is p's copy here complete (1) or not (0); its subscriptions in *subs. */
+int link_repl_copy_state(const struct link_peer *p, uint64_t *subs);
 
 void link_front_peer_down(struct stage_link *s, struct link_peer *p);
 void link_front_peer_up(struct stage_link *s, struct link_peer *p);

@@ -407,6 +407,12 @@ unsigned int link_repl_poll(struct stage_link *s)
 	return work;
 }
 
+int link_repl_copy_state(const struct link_peer *p, uint64_t *subs)
+{
+	*subs = p->copy != NULL ? spate_matcher_sub_count(p->copy->m) : 0;
+	return p->copy != NULL && p->copy->complete && p->copy->epoch == p->epoch;
+}
+
 void link_repl_fini(struct stage_link *s)
 {
 	for (uint32_t i = 0; s->peers != NULL && i < s->n_peers; i++) {

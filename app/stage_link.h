@@ -98,6 +98,8 @@ struct stage_link_peer_info {
 	uint8_t up;            /* a member, its channel bound */
 	uint32_t in_flight;    /* frames to it not yet acknowledged */
 	uint32_t queued_bodies; /* bodies waiting beyond the window */
+	int copy;              /* a front: its copy here is complete (1) or not (0) */
+	uint64_t copy_subs;    /*   and holds this many subscriptions */
 	struct spate_peer_chan_stats ch;
 };
 struct stage_link_info {
@@ -105,6 +107,7 @@ struct stage_link_info {
 	uint32_t host, epoch;
 	uint32_t keys;         /* cluster keys in force (0: unsigned frames) */
 	uint32_t local_cats;   /* match: categories routed here */
+	uint32_t serves;       /* front: service addresses answered for now */
 	uint32_t n_peers;
 	struct stage_link_peer_info peer[SPATED_PEERS_MAX];
 };

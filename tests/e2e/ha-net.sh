@@ -208,7 +208,7 @@ ha_sleep_into_stream() {
 	python3 -c "import time; time.sleep(max(0, ($t0 + $1 * 1e9 - $now) / 1e9))"
 }
 
-# ha_check FAULT_NS [WINDOW_MS]: wait for the clients, then conservation
+# ha_check FAULT_NS[,FAULT_NS...] [WINDOW_MS]: wait for the clients, then conservation
 # against spate-match --engine brute: outside a window of WINDOW_MS (at
 # most 1000) after FAULT_NS every match arrived exactly once; inside it
 # the missing ones are counted; never a duplicate. Events sent in the
@@ -230,7 +230,10 @@ ha_check() {
 		2>"$E2E_TMP/match.err" >"$E2E_TMP/want" || fail "spate-match"
 	python3 - "$E2E_TMP" "$1" "${2:-1000}" "${HA_INFLIGHT_MS:-100}" <<'PY' || { mh_dump; fail "conservation"; }
 import sys, collections
-d, fault, window_max, inflight = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+d, window_max, inflight = sys.argv[1], int(sys.argv[3]), int(sys.argv[4])
+# one fault, or several (a comma list, in time order: a rolling restart)
+faults = sorted(int(x) for x in sys.argv[2].split(","))
+fault = faults[0]
 sent = {}
 for line in open(d + "/pub.stamps"):
     e, t = line.split()
@@ -268,20 +271,31 @@ first = {}
 for e, t in arrived:
     if e in sent and (e not in first or t < first[e]):
         first[e] = t
-delays = [first[e] - sent[e] for e in first if fault - 1000000000 <= sent[e] < fault]
+delays = [first[e] - sent[e] for e in first
+          if any(f - 1000000000 <= sent[e] < f for f in faults)]
 observed = max(delays) // 1000000 if delays else 0
 if observed > inflight:
     print("  in flight at the fault: up to %d ms (the largest delay seen before it)" % observed)
     inflight = observed
-before = [t for t in late if t < fault - inflight * 1000000]
-flying = [t for t in late if fault - inflight * 1000000 <= t < fault]
+def fault_of(t):  # the last fault an event sent at t may have met
+    return max((f for f in faults if f - inflight * 1000000 <= t), default=None)
+before = [t for t in late if fault_of(t) is None]
+flying = [t for t in late if fault_of(t) is not None and t < fault_of(t)]
 if before:
     bad.append("%d matches missing of events sent more than %d ms before the fault"
                % (len(before), inflight))
-win = (max(late) - fault) / 1e6 if late else 0.0
+offsets = [(t - fault_of(t)) / 1e6 for t in late if fault_of(t) is not None]
+win = max(offsets) if offsets else 0.0
+if len(faults) > 1:
+    for i, f in enumerate(faults):
+        ts = [t for t in late if fault_of(t) == f]
+        print("  fault %d: %d matches missing (of %d events), window %.0f ms" % (
+            i + 1, len(ts), len(set(e for e, s in missing if fault_of(sent.get(e, 0)) == f)),
+            max((t - f) / 1e6 for t in ts) if ts else 0.0))
 # service restored: the first notification of an event sent after the
 # last one with a match missing (or after the fault, when none is)
-after = max(late) if late else fault
+after = max(late) if late else faults[-1]
+fault = fault_of(after) or fault
 first_after = min((t for e, t in arrived if sent.get(e, 0) > after), default=None)
 ev_missing = len(set(e for e, s in missing))
 print("  %d matches expected, %d delivered; %d missing (of %d events: %d matches in flight"
@@ -299,8 +313,13 @@ open(d + "/ev_missing_by", "w").write("sub-a %d\nsub-b %d\n" % (
 # events sent after the fault with a match missing, and all sent within
 # a second of it (for the clients' own counts of what they sent unheard)
 open(d + "/ev_missing_after", "w").write("%d %d\n" % (
-    len(set(e for e, s in missing if sent.get(e, 0) >= fault)),
-    len([e for e in sent if abs(sent[e] - fault) <= 1000000000])))
+    len(set(e for e, s in missing if e in sent and sent[e] >= (fault_of(sent[e]) or 0))),
+    len([e for e in sent if any(abs(sent[e] - f) <= 1000000000 for f in faults)])))
+# per fault (numbered from 1 in time order): events with a match missing
+with open(d + "/missing_by_fault", "w") as out:
+    for i, f in enumerate(faults):
+        out.write("%d %d\n" % (i + 1, len(set(e for e, s in missing
+                                             if e in sent and fault_of(sent[e]) == f))))
 if win > window_max:
     bad.append("matches missing %.0f ms after the fault (at most %d)" % (win, window_max))
 if bad:
