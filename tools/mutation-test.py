@@ -58,7 +58,7 @@ for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 
            'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
-for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx', 'neigh', 'ring']:
+for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx', 'neigh', 'ring', 'notify']:
     FAST['app_' + _t] = ('tests/app/test_app_' + _t, ['tests/app/test_app_' + _t])
 # test_rein's category part alone (the whole of it takes a minute)
 FAST['rein-drt_ivx'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'drt_ivx'])
@@ -140,7 +140,7 @@ AREAS = {
         'app/ring_out.c': ['app_ring', 'app_rx'],
         'app/tx_out.c': ['app_rx', 'app_cluster'],
         'app/stage_cluster.c': ['app_cluster'],
-        'app/notify.c': ['app_cluster', 'app_tx'],
+        'app/notify.c': ['app_notify', 'app_cluster', 'app_tx'],
         'app/stage_tx.c': ['app_tx'],
         'app/net_tx.c': ['app_tx'],
         'app/neigh.c': ['app_neigh', 'app_tx'],

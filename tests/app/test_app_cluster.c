@@ -475,6 +475,50 @@ static void test_rate(void)
 	spated_access = access_create(&oc);
 }
 
+/* Messages: from the pool while it has some; then NULL for what may be
+ * lost (the caller counts it), or the heap for control messages. */
+static void test_pl_msg(void)
+{
+	struct rte_mempool *mp = rte_mempool_create("app_cl_small", 2, sizeof(struct pl_msg), 0, 0,
+						    NULL, NULL, NULL, NULL, SOCKET_ID_ANY, 0);
+	struct spated_counters now;
+	struct pl_msg *a, *b, *c, *d;
+
+	CHECK(mp != NULL);
+	spated_counters_sum(&before);
+	a = pl_msg_get(mp, 0);
+	b = pl_msg_get(mp, 1);
+	CHECK(a != NULL && b != NULL);
+	CHECK_EQ_INT(a->heap, 0);
+	CHECK_EQ_INT(b->heap, 0);
+	CHECK_EQ_INT(rte_mempool_avail_count(mp), 0);
+	CHECK(pl_msg_get(mp, 0) == NULL);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(msg_heap), 0);
+	CHECK_EQ_INT(CNT(msg_no_memory), 0);
+	c = pl_msg_control(mp, PL_MOVE, 12, 34);
+	CHECK(c != NULL);
+	if (c != NULL) {
+		CHECK_EQ_INT(c->heap, 1);
+		CHECK_EQ_INT(c->type, PL_MOVE);
+		CHECK_EQ_INT(c->cat, 12);
+		CHECK_EQ_INT(c->other, 34);
+	}
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(msg_heap), 1);
+	pl_msg_put(mp, c);
+	pl_msg_put(mp, a);
+	CHECK_EQ_INT(rte_mempool_avail_count(mp), 1);
+	d = pl_msg_control(mp, PL_MERGE, 5, 6);
+	CHECK(d == a); /* back from the pool */
+	CHECK_EQ_INT(d->heap, 0);
+	CHECK_EQ_INT(d->type, PL_MERGE);
+	pl_msg_put(mp, d);
+	pl_msg_put(mp, b);
+	CHECK_EQ_INT(rte_mempool_avail_count(mp), 2);
+	rte_mempool_free(mp);
+}
+
 int main(void)
 {
 	app_eal_start("app-cluster");
@@ -513,6 +557,7 @@ int main(void)
 	test_event();
 	test_held();
 	test_rate();
+	test_pl_msg();
 	stage_cluster_destroy(cl);
 	category_dir_destroy(dir);
 	access_destroy(spated_access);

@@ -1,0 +1,283 @@
+/* test_app_notify.c - the notifier (app/notify.c), without DPDK: what is
+ * sent is captured from its send callback and decoded with the codec.
+ * NOTIFYs are packed per receiver until a flush, split over messages and
+ * datagrams within the payload and message limits with every id kept in
+ * order; replies share the open datagram; each receiver has its own
+ * sequence from 1; matches are grouped by destination, ids ascending; a
+ * receiver evicted from a full set has its open datagram sent first. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "counters.h"
+#include "notify.h"
+#include "spate_proto.h"
+
+#define MAXD 4096
+
+struct sent {
+	struct spate_dest to;
+	uint8_t buf[2048];
+	size_t len;
+};
+
+static struct sent *out;
+static unsigned int n_out;
+static struct spate_limits lim;
+
+static void capture(void *ctx, struct spate_dest to, const void *buf, size_t len)
+{
+	CHECK(ctx == &n_out);
+	CHECK(len <= sizeof(out[0].buf));
+	if (n_out < MAXD && len <= sizeof(out[0].buf)) {
+		out[n_out].to = to;
+		memcpy(out[n_out].buf, buf, len);
+		out[n_out].len = len;
+	}
+	n_out++;
+}
+
+static uint32_t seq_of(const struct sent *s)
+{
+	struct spate_hdr h;
+
+	CHECK_EQ_INT(spate_hdr_decode(s->buf, s->len, &lim, &h), 0);
+	CHECK_EQ_INT(h.flags, SPATE_FLAG_SERVER);
+	return h.seq;
+}
+
+/* Every message of datagram s, decoded (at most max). */
+static unsigned int msgs_of(const struct sent *s, struct spate_msg *m, unsigned int max)
+{
+	struct spate_hdr h;
+	struct spate_reader r;
+	unsigned int n = 0;
+
+	if (spate_hdr_decode(s->buf, s->len, &lim, &h) != 0)
+		return 0;
+	spate_reader_init(&r, s->buf, s->len, &h);
+	while (n < max && spate_reader_next(&r, &lim, &m[n]) == 1)
+		n++;
+	CHECK_EQ_INT(n, h.count);
+	return n;
+}
+
+static void test_pack(void)
+{
+	struct notifier *nt = notifier_create(1472, 64, capture, &n_out);
+	struct spate_dest a = { 0x0a000002, 5000 }, b = { 0x0a000003, 5000 };
+	uint64_t ids[3] = { 30, 10, 20 };
+	struct spate_msg m[64];
+	struct spated_counters before, now;
+
+	spated_counters_sum(&before);
+	n_out = 0;
+	notifier_add(nt, a, 1, ids, 3);
+	notifier_add(nt, b, 1, ids, 1);
+	notifier_add(nt, a, 2, ids + 1, 2);
+	notifier_reply(nt, a, SPATE_MSG_SUB_ADD, 0, 77, 9);
+	notifier_reply(nt, a, SPATE_MSG_SUB_DEL, SPATE_E_UNKNOWN_ID, 78, 10);
+	CHECK_EQ_INT(n_out, 0); /* nothing before the flush */
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 2);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.notify_msgs - before.notify_msgs, 3);
+	CHECK_EQ_INT(now.notifications - before.notifications, 6);
+	CHECK_EQ_INT(now.notify_dgrams - before.notify_dgrams, 2);
+	CHECK_EQ_INT(now.acks - before.acks, 1);
+	CHECK_EQ_INT(now.nacks - before.nacks, 1);
+	struct sent *sa = out[0].to.ipv4 == a.ipv4 ? &out[0] : &out[1];
+	struct sent *sb = sa == &out[0] ? &out[1] : &out[0];
+	CHECK_EQ_INT(sa->to.port, 5000);
+	CHECK_EQ_INT(seq_of(sa), 1);
+	CHECK_EQ_INT(seq_of(sb), 1);
+	unsigned int k = msgs_of(sa, m, 64);
+	CHECK_EQ_INT(k, 4);
+	if (k == 4) {
+		CHECK_EQ_INT(m[0].type, SPATE_MSG_NOTIFY);
+		CHECK_EQ_INT(m[0].u.notify.event_id, 1);
+		CHECK_EQ_INT(m[0].u.notify.n_subs, 3);
+		CHECK_EQ_INT(spate_notify_id(&m[0].u.notify, 0), 30);
+		CHECK_EQ_INT(spate_notify_id(&m[0].u.notify, 2), 20);
+		CHECK_EQ_INT(m[1].u.notify.event_id, 2);
+		CHECK_EQ_INT(m[1].u.notify.n_subs, 2);
+		CHECK_EQ_INT(m[2].type, SPATE_MSG_ACK);
+		CHECK_EQ_INT(m[2].u.ack.req_type, SPATE_MSG_SUB_ADD);
+		CHECK_EQ_INT(m[2].u.ack.req_seq, 77);
+		CHECK_EQ_INT(m[2].u.ack.id, 9);
+		CHECK_EQ_INT(m[3].type, SPATE_MSG_NACK);
+		CHECK_EQ_INT(m[3].u.ack.code, SPATE_E_UNKNOWN_ID);
+		CHECK_EQ_INT(m[3].u.ack.req_seq, 78);
+		CHECK_EQ_INT(m[3].u.ack.id, 10);
+	}
+	CHECK_EQ_INT(msgs_of(sb, m, 64), 1);
+	/* the next datagram to a: seq 2; to a new port of a's address: 1 */
+	n_out = 0;
+	notifier_add(nt, a, 3, ids, 1);
+	notifier_add(nt, (struct spate_dest){ a.ipv4, 5001 }, 3, ids, 1);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 2);
+	CHECK_EQ_INT(seq_of(&out[0]), out[0].to.port == 5000 ? 2 : 1);
+	CHECK_EQ_INT(seq_of(&out[1]), out[1].to.port == 5000 ? 2 : 1);
+	/* a flush with nothing open sends nothing */
+	n_out = 0;
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 0);
+	/* notifier_send stamps and sends at once */
+	uint8_t buf[64];
+	struct spate_writer w;
+	spate_writer_init(&w, buf, sizeof(buf), SPATE_FLAG_SERVER, 0, 0);
+	CHECK_EQ_INT(spate_put_ack(&w, SPATE_MSG_SUB_ADD, 5, 6), 0);
+	size_t len = spate_writer_finish(&w);
+	notifier_send(nt, b, buf, len);
+	CHECK_EQ_INT(n_out, 1);
+	CHECK_EQ_INT(seq_of(&out[0]), 2);
+	/* a stamp far along: the sequence's four bytes, big-endian */
+	for (int i = 0; i < 300; i++)
+		notifier_stamp(nt, b, buf);
+	CHECK_EQ_INT(buf[12], 0);
+	CHECK_EQ_INT(buf[13], 0);
+	CHECK_EQ_INT(buf[14], 1);
+	CHECK_EQ_INT(buf[15], 46); /* 302 = 0x12e */
+	notifier_destroy(nt);
+}
+
+/* Many ids, small datagrams: split over messages and datagrams, each
+ * within the limits, every id once and in order. */
+static void test_split(void)
+{
+	struct notifier *nt = notifier_create(200, 2, capture, &n_out);
+	struct spate_dest a = { 0x0a000002, 6000 };
+	uint64_t ids[500];
+	struct spate_msg m[8];
+
+	for (int i = 0; i < 500; i++)
+		ids[i] = 1000 + (uint64_t)i;
+	n_out = 0;
+	notifier_add(nt, a, 42, ids, 500);
+	notifier_flush(nt);
+	CHECK(n_out > 1);
+	uint64_t next = 1000;
+	for (unsigned int d = 0; d < n_out && d < MAXD; d++) {
+		CHECK(out[d].len <= 200);
+		CHECK_EQ_INT(seq_of(&out[d]), d + 1);
+		unsigned int k = msgs_of(&out[d], m, 8);
+		CHECK(k >= 1 && k <= 2);
+		for (unsigned int i = 0; i < k; i++) {
+			CHECK_EQ_INT(m[i].u.notify.event_id, 42);
+			for (uint16_t j = 0; j < m[i].u.notify.n_subs; j++)
+				if (spate_notify_id(&m[i].u.notify, j) == next)
+					next++;
+				else
+					check_failed();
+		}
+	}
+	CHECK_EQ_INT(next, 1500);
+	notifier_destroy(nt);
+}
+
+/* One event's matches: one NOTIFY run per destination, ids ascending. */
+static void test_matches(void)
+{
+	struct notifier *nt = notifier_create(1472, 64, capture, &n_out);
+	struct spate_sub subs[5];
+	static const struct { uint64_t id; uint32_t ip; uint16_t port; } def[] = {
+		{ 9, 0x0a000002, 7000 }, { 3, 0x0a000003, 7000 }, { 5, 0x0a000002, 7000 },
+		{ 1, 0x0a000002, 7001 }, { 4, 0x0a000002, 7000 },
+	};
+	struct spate_matchvec mv = { 0 };
+	struct spate_msg m[8];
+
+	for (int i = 0; i < 5; i++) {
+		memset(&subs[i], 0, sizeof(subs[i]));
+		subs[i].id = def[i].id;
+		subs[i].dest = (struct spate_dest){ def[i].ip, def[i].port };
+		CHECK_EQ_INT(spate_matchvec_push(&mv, &subs[i]), 0);
+	}
+	n_out = 0;
+	CHECK_EQ_INT(notifier_add_matches(nt, 77, &mv), 0);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 3);
+	for (unsigned int d = 0; d < n_out && d < 3; d++) {
+		unsigned int k = msgs_of(&out[d], m, 8);
+		CHECK_EQ_INT(k, 1);
+		const struct spate_notify *no = &m[0].u.notify;
+		CHECK_EQ_INT(no->event_id, 77);
+		if (out[d].to.ipv4 == 0x0a000002 && out[d].to.port == 7000) {
+			CHECK_EQ_INT(no->n_subs, 3);
+			CHECK_EQ_INT(spate_notify_id(no, 0), 4);
+			CHECK_EQ_INT(spate_notify_id(no, 1), 5);
+			CHECK_EQ_INT(spate_notify_id(no, 2), 9);
+		} else {
+			CHECK_EQ_INT(no->n_subs, 1);
+			CHECK_EQ_INT(spate_notify_id(no, 0), out[d].to.port == 7001 ? 1 : 3);
+		}
+	}
+	mv.n = 0;
+	n_out = 0;
+	CHECK_EQ_INT(notifier_add_matches(nt, 78, &mv), 0);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 0);
+	spate_matchvec_free(&mv);
+	notifier_destroy(nt);
+}
+
+/* More receivers than the table holds: evicted ones have their open
+ * datagram sent at once, nothing is lost, evictions are counted. */
+static void test_evict(void)
+{
+	struct notifier *nt = notifier_create(1472, 64, capture, &n_out);
+	uint64_t id = 5;
+	struct spated_counters before, now;
+
+	spated_counters_sum(&before);
+	n_out = 0;
+	for (uint32_t i = 0; i < 1000; i++)
+		notifier_add(nt, (struct spate_dest){ 0x0b000000 + i, 9000 }, i, &id, 1);
+	notifier_flush(nt);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(n_out, 1000);
+	CHECK(now.receiver_evicted - before.receiver_evicted >= 1000 - 64 * 4);
+	CHECK_EQ_INT(now.notify_dgrams - before.notify_dgrams, 1000);
+	/* every receiver got its own event once */
+	static unsigned char seen[1000];
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int d = 0; d < n_out && d < MAXD; d++) {
+		struct spate_msg m[2];
+		CHECK_EQ_INT(msgs_of(&out[d], m, 2), 1);
+		uint32_t i = out[d].to.ipv4 - 0x0b000000;
+		CHECK(i < 1000 && m[0].u.notify.event_id == i);
+		if (i < 1000)
+			seen[i]++;
+	}
+	for (int i = 0; i < 1000; i++)
+		CHECK_EQ_INT(seen[i], 1);
+	/* a receiver used recently is kept (LRU): its sequence goes on */
+	struct spate_dest hot = { 0x0c000001, 9000 };
+	n_out = 0;
+	notifier_add(nt, hot, 1, &id, 1);
+	notifier_flush(nt);
+	for (uint32_t i = 0; i < 200; i++) {
+		notifier_add(nt, hot, 1, &id, 1);
+		notifier_add(nt, (struct spate_dest){ 0x0d000000 + i, 9000 }, 1, &id, 1);
+		notifier_flush(nt);
+	}
+	uint32_t last = 0;
+	for (unsigned int d = 0; d < n_out && d < MAXD; d++)
+		if (out[d].to.ipv4 == hot.ipv4)
+			last = seq_of(&out[d]);
+	CHECK_EQ_INT(last, 201);
+	notifier_destroy(nt);
+}
+
+int main(void)
+{
+	out = calloc(MAXD, sizeof(*out));
+	spate_limits_default(&lim);
+	test_pack();
+	test_split();
+	test_matches();
+	test_evict();
+	free(out);
+	return check_summary("app_notify");
+}
