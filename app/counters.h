@@ -96,10 +96,15 @@
 	X(rehomes_in)        /* categories received from another lcore */ \
 	X(rehome_subs)       /* their subscriptions (DataTra, InNode) */  \
 	X(merges)            /* categories merged into another */         \
+	X(merges_between)    /* (cluster) merges decided across workers */ \
+	X(merge_subs_in_node) /* (cluster) their subscriptions: merged on their worker */\
+	X(merge_subs_between) /* (cluster) merged across: moved first (DataTra) */\
+	X(move_subs)         /* (cluster) subscriptions of categories moved (balancing) */\
 	X(cat_unknown)       /* message for a category not here: dropped */\
 	X(feedback_lost)     /* correlation feedback the ring did not take */\
 	X(event_parts)       /* event messages a matching stage took */  \
 	X(busy_cycles)       /* TSC cycles of polls that found work */      \
+	X(match_cpu_ns)      /* thread CPU time of matching polls with work, ns */\
 	X(cycles_rx)         /* of which in the RX stage */                 \
 	X(cycles_cluster)    /* in the cluster stage */                     \
 	X(cycles_match)      /* in matching stages */                       \

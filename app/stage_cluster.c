@@ -198,6 +198,7 @@ static void run_actions(struct stage_cluster *s)
 			}
 			if (a->kind == DRT_ACTION_MOVE) {
 				move(s, a->cat, a->from_worker, a->to_worker);
+				spated_cnt.move_subs += c->size;
 				c->came_from |= 1ull << (a->from_worker % 64);
 				c->worker = a->to_worker;
 				publish(s, a->cat);
@@ -212,6 +213,10 @@ static void run_actions(struct stage_cluster *s)
 			if (a->from_worker != a->to_worker) {
 				move(s, a->cat, a->from_worker, a->to_worker);
 				into->came_from |= 1ull << (a->from_worker % 64);
+				spated_cnt.merges_between++;
+				spated_cnt.merge_subs_between += c->size;
+			} else {
+				spated_cnt.merge_subs_in_node += c->size;
 			}
 			into->came_from |= c->came_from;
 			struct pl_msg *mg = control(s, PL_MERGE, a->into, a->cat);

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cat_index.h"
 #include "counters.h"
@@ -637,10 +638,26 @@ static void tell_done(struct stage_match *s)
 	}
 }
 
+/* This thread's CPU time, ns: the time it ran, not the wall time that
+ * passed while a shared core ran others too (TSC cycles count both). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 unsigned int stage_match_poll(struct stage_match *s)
 {
 	void *objs[PL_BURST];
 	unsigned int total = 0, nb;
+	/* CPU time of polls with messages waiting (match_cpu_ns): a system
+	 * call a poll with work, none for idle polls. On fewer cores than
+	 * lcores it is the matching work each lcore did, whoever shared its
+	 * core: Fig. 7's makespan (tools/pipeline-fig7.sh). */
+	uint64_t cpu0 = rte_ring_empty(s->in) ? 0 : thread_cpu_ns();
 
 	debug_stall_point(s->worker); /* test hook, spated.debug_hooks */
 	/* handoffs first: they release what is parked */
@@ -668,6 +685,8 @@ unsigned int stage_match_poll(struct stage_match *s)
 	notifier_flush(s->nt);
 	tx_out_flush(&s->to_tx);
 	s->to_tx.stamp = 0;
+	if (cpu0 != 0)
+		spated_cnt.match_cpu_ns += thread_cpu_ns() - cpu0;
 	return total;
 }
 

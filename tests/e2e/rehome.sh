@@ -24,7 +24,8 @@ python3 - "$stats" <<'PY' || fail "rehoming counters"
 import json, sys
 st = json.loads(sys.argv[1])
 c = {k: st[k] for k in ("rehomes_out", "rehomes_in", "merges", "parked", "cat_unknown",
-                         "msg_no_memory", "ring_full_rx", "ring_full_tx", "no_mbuf")}
+                         "msg_no_memory", "ring_full_rx", "ring_full_tx", "no_mbuf", "rehome_subs",
+                         "move_subs", "merge_subs_between", "merges_between")}
 print("  " + " ".join("%s=%d" % kv for kv in c.items()))
 bad = []
 if c["rehomes_out"] != c["rehomes_in"]:
@@ -37,6 +38,16 @@ if c["merges"] < 200:
     bad.append("fewer than 200 merges")
 if c["parked"] < 10:
     bad.append("fewer than 10 messages met a category in transit")
+# what the lcores handed over is what the cluster decided to move:
+# balancing moves and merges across lcores (Fig. 5's DataTra)
+if c["rehome_subs"] != c["move_subs"] + c["merge_subs_between"]:
+    bad.append("rehome_subs != move_subs + merge_subs_between")
+if c["merges_between"] > c["merges"]:
+    bad.append("more merges across lcores than merges")
+# each matching lcore's CPU time in matching (Fig. 7's makespan)
+for l, v in st["lcores"].items():
+    if v.get("event_parts") and not v.get("match_cpu_ns"):
+        bad.append("lcore %s matched with no match_cpu_ns" % l)
 for k in ("cat_unknown", "msg_no_memory", "ring_full_rx", "ring_full_tx", "no_mbuf"):
     if c[k]:
         bad.append(k)
