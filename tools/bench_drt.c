@@ -38,6 +38,7 @@
 #include "bench_common.h"
 #include "drt_ftab.h"
 #include "spate_engine.h"
+#include "spate_stream.h"
 
 #define VOCAB 20000
 #define EVENT_KW 10
@@ -609,6 +610,32 @@ static void raw_event_of(const struct spate_event *e, struct spate_raw_event *re
 		re->kw[k] = kw_str(e->kw[k]);
 }
 
+/* The paper's stream in the stream format, each subscription before the
+ * event it is due at (as run_fig5 feeds it): Fig. 5 through spated
+ * (tools/pipeline-fig5.sh). 0, or -1 with errno set. */
+static int write_paper_stream(const char *path, const struct workload *w)
+{
+	FILE *f = fopen(path, "w");
+	struct spate_stream_op op;
+	size_t next_sub = 0, te = w->train_events;
+
+	if (f == NULL)
+		return -1;
+	for (size_t i = 0; i < w->n_events; i++) {
+		size_t due = i < te ? (w->n_subs * (i + 1)) / te : w->n_subs;
+		for (; next_sub < due; next_sub++) {
+			op.kind = SPATE_LINE_SUB;
+			raw_sub_of(&w->subs[next_sub].s, &op.u.sub);
+			spate_stream_write(f, &op);
+		}
+		op.kind = SPATE_LINE_EVENT;
+		raw_event_of(&w->events[i], &op.u.ev);
+		spate_stream_write(f, &op);
+	}
+	int err = ferror(f);
+	return fclose(f) == 0 && !err ? 0 : -1;
+}
+
 /* Raw forms are built a batch at a time, outside the clock. */
 #define RAW_BATCH 256
 
@@ -1153,6 +1180,9 @@ static void usage(FILE *f)
 		"    --ratio R         subscriptions per event (default 0.01)\n"
 		"    --max-extent D    largest half-side of a rectangle, degrees (default 1)\n"
 		"    --paper-engines S specs (default " PAPER_SPECS ")\n"
+		"    --stream-out FILE write the paper's stream (subscriptions interleaved as\n"
+		"                      Fig. 5 feeds them) to FILE in the stream format and\n"
+		"                      stop (spated's Fig. 5: tools/pipeline-fig5.sh)\n"
 		"  scale: FAST-style workload\n"
 		"    --sizes N,N,...   subscriptions (default 100000,1000000)\n"
 		"    --scale-events N  events per size (default 20000)\n"
@@ -1201,6 +1231,7 @@ int bench_drt_main(int argc, char **argv)
 		{ "skew", required_argument, NULL, 'w' },
 		{ "lambda", required_argument, NULL, 'l' },
 		{ "path", required_argument, NULL, 'P' },
+		{ "stream-out", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1210,6 +1241,7 @@ int bench_drt_main(int argc, char **argv)
 	double ratio = 0.01, max_extent = 1, side = 0.01;
 	const char *paper_engines = PAPER_SPECS;
 	const char *engines = "drt,grid,kdtree,brute", *sizes = "100000,1000000", *out = NULL;
+	const char *stream_out = NULL;
 	uint64_t seed = 1;
 	int c, status = 0, repeat = 1;
 	bool do_paper = true, do_scale = true, do_balance = false;
@@ -1246,6 +1278,7 @@ int bench_drt_main(int argc, char **argv)
 		case 'k': kdtree_max = strtoull(optarg, NULL, 10); break;
 		case 's': seed = strtoull(optarg, NULL, 10); break;
 		case 'o': out = optarg; break;
+		case 'O': stream_out = optarg; break;
 		case 'R': repeat = atoi(optarg); break;
 		case 'B': balance_spec = optarg; break;
 		case 'u': bal_subs = strtoull(optarg, NULL, 10); break;
@@ -1291,6 +1324,13 @@ int bench_drt_main(int argc, char **argv)
 		if (gen_paper(&w, paper_events, ratio, max_extent) != 0) {
 			fprintf(stderr, "spate-bench drt: out of memory\n");
 			return 1;
+		}
+		if (stream_out) {
+			int rc = write_paper_stream(stream_out, &w);
+			if (rc != 0)
+				perror(stream_out);
+			workload_free(&w);
+			return rc ? 1 : 0;
 		}
 		for (size_t i = 0; i < n_sp; i++) {
 			if (run_paper(&sp[i], &w, &t, &rows[i]) != 0)
