@@ -1009,7 +1009,8 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 	double least = INFINITY;
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
 		struct cat *x = cl->cats[i];
-		if (x->cs + x->cd > 0 && merge_judge(x) > best)
+		if (x->cs + x->cd > 0 && merge_judge(x) > best &&
+		    !(cl->p.merge_finite && x->cd == 0))
 			best = merge_judge(x);
 		if (x->cd > 0 && merge_judge(x) < least)
 			least = merge_judge(x);
@@ -1045,6 +1046,7 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 		}
 		free(b.v);
 	}
+	bool no_corr = partner == NULL;
 	if (partner == NULL) {
 		c = newest ? newest : cl->cats[cl->n_cats - 1];
 		partner = nearest_fit(cl, c, cap);
@@ -1057,7 +1059,10 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 			return 1;
 	}
 	struct cat *into = partner->size >= c->size ? partner : c;
-	return merge_pair(cl, into, into == partner ? c : partner);
+	int rc = merge_pair(cl, into, into == partner ? c : partner);
+	if (rc == 0 && no_corr)
+		cl->st.merges_no_corr++;
+	return rc;
 }
 
 /* ---- the interface ---- */

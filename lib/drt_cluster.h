@@ -182,6 +182,8 @@ struct drt_cluster_stats {
 	uint64_t events, routed;      /* routed = category visits, summed */
 	uint64_t created, merges_in_node, merges_between_nodes, data_moved;
 	uint64_t merged_in_node_subs; /* subscriptions the in-node merges moved */
+	uint64_t merges_no_corr;      /* of all merges, made with no correlated
+				       * pair that fits (nearest by space) */
 	uint64_t periods, moves;
 	uint64_t moved_subs;          /* subscriptions the balancing moves moved */
 	size_t corr_pairs;

@@ -28,6 +28,7 @@ static const struct param params[] = {
 	{ "cmax", P_U32, 1, 1000000, 256, OFF(cmax), "CMaxNumTh: more categories than this triggers a merge" },
 	{ "merge_th", P_DOUBLE, 0, 1e9, 1, OFF(merge_th), "'merge': MergeJudgePara below it makes a cross-worker merge (paper: 1)" },
 	{ "merge_each", P_U32, 0, 1, 0, OFF(merge_each), "1: any category whose MergeJudgePara is below merge_th merges across workers, the least first; 0: only when the largest is (the paper's text)" },
+	{ "merge_finite", P_U32, 0, 1, 0, OFF(merge_finite), "1: the largest finite MergeJudgePara decides (categories with CD = 0 left out); 0: CD = 0 counts as infinite" },
 	{ "lambda", P_U32, 1, 1000000000, 50000, OFF(lambda), "events per load period (paper: 50000)" },
 	{ "sigma", P_DOUBLE, 0, 10, 0.2, OFF(sigma), "overload tolerance of formula (8)" },
 	{ "route_cell", P_DOUBLE, 0.01, 90, 0.5, OFF(route_cell), "routing grid interval, degrees (paper: 5; 0.5 measured faster)" },

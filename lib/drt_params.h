@@ -32,6 +32,10 @@ struct drt_params {
 			     * merge_th merges across workers even when the
 			     * largest is not below it (a reading of the
 			     * paper; 0: its text, the largest decides) */
+	uint32_t merge_finite;/* 1: categories with CD = 0 (no co-match on
+			     * another worker) are left out when the largest
+			     * MergeJudgePara is sought (another reading of
+			     * the text: their value is not a ratio) */
 	/* Size awareness (not in the paper, docs/algorithms.md): */
 	double cat_cap;     /* no merge or insert grows a category past this
 			     * fraction of a worker's share of the

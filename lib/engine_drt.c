@@ -295,13 +295,14 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 		   ",\"candidates\":%" PRIu64 ",\"routed_per_event\":%.3f,"
 		   "\"candidates_per_event\":%.3f,\"created\":%" PRIu64 ",\"merges_in_node\":%" PRIu64
 		   ",\"merges_between_nodes\":%" PRIu64 ",\"data_moved\":%" PRIu64
-		   ",\"merged_in_node_subs\":%" PRIu64 ",\"moved_subs\":%" PRIu64
+		   ",\"merged_in_node_subs\":%" PRIu64 ",\"merges_no_corr\":%" PRIu64
+		   ",\"moved_subs\":%" PRIu64
 		   ",\"periods\":%" PRIu64 ",\"rebalance_moves\":%" PRIu64 ",\"corr_pairs\":%zu"
 		   ",\"cluster_bytes\":%zu,\"category_bytes\":%zu"
 		   ",\"route_keys\":%" PRIu64 ",\"route_entries\":%" PRIu64,
 		cs.categories, cs.events, cs.routed, x.sum.candidates, (double)cs.routed / ev, (double)x.sum.candidates / ev,
 		cs.created, cs.merges_in_node, cs.merges_between_nodes, cs.data_moved,
-		cs.merged_in_node_subs, cs.moved_subs, cs.periods,
+		cs.merged_in_node_subs, cs.merges_no_corr, cs.moved_subs, cs.periods,
 		cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes, cs.route_keys, cs.route_entries);
 	if (e->worker_ns) {
 		fprintf(f, ",\"worker_match_ns\":[");

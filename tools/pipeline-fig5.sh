@@ -59,7 +59,7 @@ for w in $(seq 1 "$workers"); do
 done
 NETNS_EAL_LCORES="--lcores=$map"
 # the in-process Fig. 5's parameters (tools/bench_drt.c FIG5_SPEC)
-common="place_slack = 0.0; alpha = 0.5; route_cell = 5.0; cat_cell = 2.0;"
+common="place_slack = 0.0; cat_cap = 0.0; alpha = 0.5; route_cell = 5.0; cat_cell = 2.0;"
 : >"$tmp/all.jsonl"
 echo "policy,events,in_node_subs,between_subs,total_subs" >"$tmp/fig5.csv"
 netns_create
