@@ -25,7 +25,12 @@
 #    matching workers. On a shared CPU these include time the lcore was
 #    preempted;
 #  - lcores: per lcore, the busy share of the wall time and busy cycles
-#    per event;
+#    per event, and match_cpu_s: the thread CPU time its matching took
+#    (counter match_cpu_ns: time the core ran others not included);
+#  - makespan_events_per_s: events / the largest match_cpu_s, the rate
+#    the matching lcores bound with a core each (Fig. 7 on 2 cores);
+#    lcores.N.cpu_s: each lcore thread's whole CPU time (/proc
+#    schedstat; idle polls too: the share of a core it got);
 #  - the in-process figure: spate-bench with the drt engine on the same
 #    stream, in the same run (ratios hold on a noisy machine).
 # --series S also prints {"bench":"pipeline-series","t":T,"events_per_s":X}
@@ -141,7 +146,26 @@ stats() {
 		[ "$(grep -c '"spated":"counters"' "$tmp/spated.log")" -gt "$before" ] && break
 		sleep 0.05
 	done
-	grep '"spated":"counters"' "$tmp/spated.log" | tail -n 1
+	# with each lcore thread's CPU time (schedstat: ns it ran), as
+	# "lcore_cpu_s": {"0": s, "1": s, ...}: the main thread is lcore 0
+	python3 - "$pid" "$(grep '"spated":"counters"' "$tmp/spated.log" | tail -n 1)" <<'PY'
+import json, os, re, sys
+pid, c = sys.argv[1], json.loads(sys.argv[2])
+cpu = {}
+for t in os.listdir("/proc/%s/task" % pid):
+    try:
+        name = open("/proc/%s/task/%s/comm" % (pid, t)).read().strip()
+        ns = int(open("/proc/%s/task/%s/schedstat" % (pid, t)).read().split()[0])
+    except (OSError, ValueError, IndexError):
+        continue
+    m = re.fullmatch(r"(?:lcore|rte)-worker-(\d+)", name)
+    if t == pid:
+        cpu["0"] = ns / 1e9
+    elif m:
+        cpu[m.group(1)] = ns / 1e9
+c["lcore_cpu_s"] = cpu
+print(json.dumps(c))
+PY
 }
 # warm-up: until the subscriptions are in, then measure
 for i in $(seq 1 1200); do
@@ -166,11 +190,17 @@ if [ -n "$series" ]; then
 import json, sys
 a, p, c = (json.loads(x) for x in sys.argv[1:4])
 dt = c["uptime_s"] - p["uptime_s"]
+cpu = {l: v.get("match_cpu_ns", 0) - p["lcores"].get(l, {}).get("match_cpu_ns", 0)
+       for l, v in c["lcores"].items() if v.get("match_cpu_ns")}
+ev = c["events"] - p["events"]
 print(json.dumps({"bench": "pipeline-series", "t": round(c["uptime_s"] - a["uptime_s"], 3),
-                  "events_per_s": round((c["events"] - p["events"]) / dt) if dt > 0 else 0,
+                  "events": ev, "events_per_s": round(ev / dt) if dt > 0 else 0,
                   "rehomes": c["rehomes_out"] - p["rehomes_out"],
                   "workers_parts": {l: v.get("event_parts", 0) - p["lcores"].get(l, {}).get("event_parts", 0)
-                                    for l, v in c["lcores"].items() if v.get("event_parts")}}))
+                                    for l, v in c["lcores"].items() if v.get("event_parts")},
+                  "match_cpu_s": {l: round(n / 1e9, 4) for l, n in cpu.items()},
+                  "makespan_events_per_s": round(ev / (max(cpu.values()) / 1e9)) if cpu and max(cpu.values()) else None,
+                  "lcore_cpu_s": {l: round(s - p["lcore_cpu_s"].get(l, 0), 4) for l, s in c["lcore_cpu_s"].items()}}))
 PY
 		prev=$cur
 	done
@@ -217,7 +247,19 @@ for l, c in b["lcores"].items():
     parts = c.get("event_parts", 0) - ca.get("event_parts", 0)
     if parts:
         lc[l]["event_parts"] = parts
+    cpu = c.get("match_cpu_ns", 0) - ca.get("match_cpu_ns", 0)
+    if cpu:
+        lc[l]["match_cpu_s"] = round(cpu / 1e9, 4)
 out["lcores"] = lc
+# the busiest matching lcore's CPU time bounds the rate with a core per
+# lcore (Fig. 7's makespan; on fewer cores the wall rate measures sharing)
+cpus = [v["match_cpu_s"] for v in lc.values() if v.get("match_cpu_s")]
+out["makespan_events_per_s"] = round(ev / max(cpus)) if cpus else None
+# each lcore thread's whole CPU time (its stages and its idle polls:
+# the share of a core it got, not its work)
+for l, s in b.get("lcore_cpu_s", {}).items():
+    if l in lc:
+        lc[l]["cpu_s"] = round(s - a["lcore_cpu_s"].get(l, 0), 4)
 out["cpu_mhz"] = mhz
 if placement:
     out["placement"] = placement.get("workers")
