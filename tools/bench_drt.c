@@ -534,9 +534,9 @@ static void write_fig5_files(const char *dir, const char *name, const struct fig
 	}
 	fclose(f);
 	snprintf(gp, sizeof(gp), "%s", name);
-	if ((g = bench_gp_open(dir, gp, 800, 500, true)) == NULL)
+	if ((g = bench_gp_open(dir, gp, 800, 640, true)) == NULL)
 		return;
-	fprintf(g, "set datafile separator ','\nset key bottom right\nset grid\n"
+	fprintf(g, "set datafile separator ','\nset key below\nset grid\n"
 		   "set title 'Fig. 5: subscriptions moved by merging (4 workers)'\n"
 		   "set xlabel 'events processed'\nset ylabel 'subscriptions moved (cumulative)'\n"
 		   "plot ");
