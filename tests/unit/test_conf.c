@@ -432,6 +432,7 @@ static const struct drt_key drt_keys[] = {
 	{ "cmax", 1, 1000000, 1, "256" },
 	{ "merge_th", 0, 1e9, 0, "1" },
 	{ "merge_each", 0, 1, 1, "0" },
+	{ "merge_finite", 0, 1, 1, "0" },
 	{ "lambda", 1, 1000000000, 1, "50000" },
 	{ "sigma", 0, 10, 0, "0.2" },
 	{ "route_cell", 0.01, 90, 0, "0.5" },
