@@ -831,11 +831,15 @@ static void test_merge_most_correlated(void)
 	drt_cluster_destroy(cl);
 }
 
-/* Two workers; a and b share one and are co-matched 5 times, b and c
- * (other worker) once: MergeJudgePara a = inf, b = 5, c = 0. The paper's
- * text (the largest decides, merge_th 1): a merges with b inside their
- * worker. merge_each: c, below merge_th, merges with b across. */
-static void test_merge_each(uint32_t each)
+/* Two workers; a and b share one and are co-matched n_ab times, b and c
+ * (other worker) n_bc times. With 5 and 1: MergeJudgePara a = inf,
+ * b = 5, c = 0; the paper's text (the largest decides, merge_th 1): a
+ * merges with b inside their worker; merge_each: c, below merge_th,
+ * merges with b across. With 1 and 5: a = inf, b = 0.2, c = 0; the text
+ * still merges a and b; merge_finite leaves a (CD = 0) out, b's 0.2 is
+ * below merge_th and b merges with c across. None is the spatial
+ * fallback (merges_no_corr). */
+static void test_merge_rule(uint32_t each, uint32_t finite, int n_ab, int n_bc)
 {
 	struct drt_params p;
 	struct spate_sub q[5];
@@ -848,6 +852,7 @@ static void test_merge_each(uint32_t each)
 	p.workers = 2;
 	p.cmax = 4;
 	p.merge_each = each;
+	p.merge_finite = finite;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	for (uint32_t i = 0; i < 5; i++) {
 		if (i == 4) {
@@ -862,9 +867,10 @@ static void test_merge_each(uint32_t each)
 			if (c < 0)
 				break;
 			uint32_t ab[2] = { cat[a], cat[b] }, bc[2] = { cat[b], cat[c] };
-			for (int t = 0; t < 5; t++)
+			for (int t = 0; t < n_ab; t++)
 				drt_cluster_feedback(cl, ab, 2);
-			drt_cluster_feedback(cl, bc, 2);
+			for (int t = 0; t < n_bc; t++)
+				drt_cluster_feedback(cl, bc, 2);
 		}
 		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
 		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
@@ -873,7 +879,8 @@ static void test_merge_each(uint32_t each)
 		wk[i] = pl.worker;
 	}
 	size_t n = drt_cluster_take_actions(cl, act, 8), merges = 0;
-	int other = each ? c : a;
+	bool across = (each && n_ab > n_bc) || (finite && n_bc > n_ab);
+	int other = across ? c : a;
 	for (size_t i = 0; c >= 0 && i < n; i++) {
 		if (act[i].kind != DRT_ACTION_MERGE)
 			continue;
@@ -884,7 +891,8 @@ static void test_merge_each(uint32_t each)
 	CHECK_EQ_INT(merges, 1);
 	struct drt_cluster_stats st;
 	drt_cluster_stats(cl, &st);
-	CHECK_EQ_INT(st.merges_between_nodes, each ? 1 : 0);
+	CHECK_EQ_INT(st.merges_between_nodes, across ? 1 : 0);
+	CHECK_EQ_INT(st.merges_no_corr, 0);
 	drt_cluster_destroy(cl);
 }
 
@@ -962,6 +970,9 @@ static uint64_t between_merges(double merge_th, uint32_t merge_each, uint64_t *i
 	drt_cluster_destroy(cl);
 	*in_node = st.merges_in_node;
 	CHECK(st.merges_between_nodes > 0 || st.data_moved == 0);
+	/* the first merges come before any co-match: the fallback */
+	CHECK(st.merges_no_corr > 0);
+	CHECK(st.merges_no_corr <= st.merges_in_node + st.merges_between_nodes);
 	return st.merges_between_nodes;
 }
 
@@ -986,8 +997,10 @@ static void test_in_node(void)
 int main(void)
 {
 	test_merge_most_correlated();
-	test_merge_each(0);
-	test_merge_each(1);
+	test_merge_rule(0, 0, 5, 1);
+	test_merge_rule(1, 0, 5, 1);
+	test_merge_rule(0, 0, 1, 5);
+	test_merge_rule(0, 1, 1, 5);
 	test_new_cat_worker();
 	test_only_worker();
 	test_in_node();
