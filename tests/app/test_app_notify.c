@@ -139,6 +139,13 @@ static void test_pack(void)
 	CHECK_EQ_INT(buf[13], 0);
 	CHECK_EQ_INT(buf[14], 1);
 	CHECK_EQ_INT(buf[15], 46); /* 302 = 0x12e */
+	/* every byte of the sequence in its place: 0x01020304 */
+	for (uint32_t i = 302; i < 0x01020304; i++)
+		notifier_stamp(nt, b, buf);
+	CHECK_EQ_INT(buf[12], 1);
+	CHECK_EQ_INT(buf[13], 2);
+	CHECK_EQ_INT(buf[14], 3);
+	CHECK_EQ_INT(buf[15], 4);
 	notifier_destroy(nt);
 }
 
