@@ -193,28 +193,31 @@ static void keepalive(struct client *c, double now)
 	       sizeof(c->server)); /* an error comes back through read_errors */
 }
 
-/* With a list: is the server in use still there? Judged only when
- * `drained` (nothing left to read): its answer may wait in our receive
- * queue behind a flood of notifications from the match hosts. */
+/* With a list: is the server in use still there? Judged up to the
+ * arrival of what was read last (`drained`: up to now): its answer may
+ * wait in our receive queue behind a flood of notifications from the
+ * match hosts, and nothing that arrived later than what was read is
+ * known yet. */
 static void watch_server(struct client *c, bool drained)
 {
 	if (c->n_servers < 2 || c->fd < 0)
 		return;
 	double now = client_now(), ka = c->failover_ms / 4000.0;
+	double upto = drained || c->rx_at == 0 || c->rx_at > now ? now : c->rx_at;
 	char why[96];
 
 	if (c->heard == 0)
 		c->heard = now;
 	/* silence is judged only over probes sent: a client busy elsewhere
 	 * (reading a flood of notifications) sent none meanwhile */
-	if (drained && now - c->heard >= c->failover_ms / 1000.0 && c->ka_first != 0 &&
-	    now - c->ka_first >= 3 * ka) {
-		snprintf(why, sizeof(why), "silent for %.0f ms", (now - c->heard) * 1000);
+	if (upto - c->heard >= c->failover_ms / 1000.0 && c->ka_first != 0 &&
+	    upto - c->ka_first >= 3 * ka) {
+		snprintf(why, sizeof(why), "silent for %.0f ms", (upto - c->heard) * 1000);
 		failover(c, why);
-	} else if (drained && c->overload_since != 0 &&
-		   now - c->overload_since >= 2 * c->failover_ms / 1000.0) {
+	} else if (c->overload_since != 0 &&
+		   upto - c->overload_since >= 2 * c->failover_ms / 1000.0) {
 		snprintf(why, sizeof(why), "shed everything (OVERLOADED) for %.0f ms",
-			 (now - c->overload_since) * 1000);
+			 (upto - c->overload_since) * 1000);
 		failover(c, why);
 	} else if (now - c->heard >= ka && now - c->ka_sent >= ka) {
 		keepalive(c, now);
@@ -271,8 +274,11 @@ int client_open(struct client *c, const char *server, const char *local)
 	setsockopt(c->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	/* with a list: ICMP errors for the server in use are read (and move
 	 * to the next) instead of being lost on an unconnected socket */
-	if (c->n_servers > 1)
+	if (c->n_servers > 1) {
 		setsockopt(c->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
+		/* arrival stamps: silence is judged up to what was read */
+		setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	}
 	if (local != NULL && bind(c->fd, (struct sockaddr *)&me, sizeof(me)) != 0) {
 		fprintf(stderr, "%s: bind %s: %s\n", c->prog, local, strerror(errno));
 		close(c->fd);
@@ -398,7 +404,7 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 	c->last_rx = client_now();
 	bool from_server = is_server(c, from_ip, from_port);
 	if (from_server) {
-		c->heard = c->last_rx;
+		c->heard = c->rx_at != 0 ? c->rx_at : c->last_rx;
 		c->ka_first = 0;
 	}
 	spate_reader_init(&rd, buf, len, &h);
@@ -423,7 +429,7 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 				c->cnt.overloaded++;
 				pace_backoff(c, client_now());
 				if (from_server && c->overload_since == 0)
-					c->overload_since = c->last_rx;
+					c->overload_since = c->heard;
 				break;
 			}
 			if (from_server)
@@ -462,11 +468,15 @@ void client_pump(struct client *c, int timeout_ms)
 	uint8_t buf[65536];
 	union {
 		struct cmsghdr h;
-		char room[CMSG_SPACE(sizeof(uint32_t))];
+		char room[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct timespec))];
 	} ctl;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	int errs = 0;
 	unsigned int got = 0;
+	/* the kernel's arrival stamps (CLOCK_REALTIME) on client_now()'s clock */
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	double rt_to_mono = client_now() - ((double)rt.tv_sec + rt.tv_nsec * 1e-9);
 
 	bool drained = false;
 	for (;;) {
@@ -495,12 +505,17 @@ void client_pump(struct client *c, int timeout_ms)
 		}
 		if (n < 0)
 			break;
+		c->rx_at = 0;
 		for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h))
 			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SO_RXQ_OVFL) {
 				uint32_t drops;
 				memcpy(&drops, CMSG_DATA(h), sizeof(drops));
 				if (drops > c->kernel_drops)
 					c->kernel_drops = drops;
+			} else if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+				memcpy(&ts, CMSG_DATA(h), sizeof(ts));
+				c->rx_at = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + rt_to_mono;
 			}
 		handle_dgram(c, buf, (size_t)n, ntohl(from.sin_addr.s_addr), ntohs(from.sin_port));
 		if ((++got & 63) == 0)
@@ -510,6 +525,7 @@ void client_pump(struct client *c, int timeout_ms)
 			break;
 	}
 	watch_server(c, drained);
+	c->rx_at = 0;
 }
 
 void client_drain(struct client *c, int idle_ms, volatile int *stop)

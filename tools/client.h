@@ -93,6 +93,7 @@ struct client {
 	double heard;               /* client_now() of the last datagram from it */
 	double ka_sent;             /* of the last keepalive probe to it */
 	double ka_first;            /* of the first one since it was heard (0: none) */
+	double rx_at;               /* arrival of the datagram being read (0: unknown) */
 	uint32_t ka_seq;
 	double overload_since;      /* it sheds everything since (0: it does not) */
 	uint64_t failovers;         /* moves to the next server */
