@@ -324,10 +324,12 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 				return spate_conf_error(err, errlen, path, s, "spated.rcu_cpu must be -1 (not pinned) or a CPU in [0, 1023]");
 			c->rcu_cpu = config_setting_get_int(s);
 			rc = 0;
-		} else if (strcmp(name, "debug_hooks") == 0) {
+		} else if (strcmp(name, "debug_hooks") == 0 || strcmp(name, "cpu_accounting") == 0) {
+			bool *flag = name[0] == 'd' ? &c->debug_hooks : &c->cpu_accounting;
+
 			if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-				return spate_conf_error(err, errlen, path, s, "spated.debug_hooks must be true or false");
-			c->debug_hooks = config_setting_get_bool(s);
+				return spate_conf_error(err, errlen, path, s, "spated.%s must be true or false", name);
+			*flag = config_setting_get_bool(s);
 			rc = 0;
 		}
 		if (rc > 0)
@@ -340,7 +342,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 					"spated: unknown setting '%s' (known: eal, port, ipv4, gateway, udp_port, "
 					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_spin_us, idle_sleep_us, lcores, "
 					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, rcu_warn_ms, "
-					"debug_hooks, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm, "
+					"debug_hooks, cpu_accounting, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm, "
 					"peer_key_file, peer_auth, zookeeper, zk_root, zk_session_ms, zk_wait_ms)", name);
 		if (rc < 0)
 			return -1;

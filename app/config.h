@@ -17,6 +17,8 @@
  *     category_engine = "drt";  rcu_cpu = -1;
  *     rcu_warn_ms = 1000;   # warn about RCU grace periods longer, 0 = off
  *     debug_hooks = false;  # allow `spatectl debug ...` (tests only)
+ *     cpu_accounting = false; # match_cpu_ns: two system calls a busy
+ *                           # poll on every matching lcore (benchmarks)
  *     role = "both";  # and host_id, peers, peer_rto_ms: host_conf.h
  *   };
  *
@@ -77,6 +79,7 @@ struct spated_conf {
 	int rcu_cpu;                    /* CPU of the call_rcu thread; -1 = not pinned */
 	uint32_t rcu_warn_ms;           /* grace-period watchdog threshold, 0 = off */
 	bool debug_hooks;               /* fault-injection commands allowed */
+	bool cpu_accounting;            /* matching lcores count match_cpu_ns */
 	char preload[256];              /* stream file of subscriptions applied at start */
 	struct ops_conf ops;            /* journal, control, access groups */
 	struct host_conf hosts;         /* role, host_id, peers (host_conf.h) */

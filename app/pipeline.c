@@ -297,6 +297,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
 			.max_payload = max_payload, .max_messages = max_messages,
+			.cpu_accounting = conf->cpu_accounting,
 		};
 		p->match[w] = stage_match_create(&mc);
 		if (p->match[w] == NULL)

@@ -51,6 +51,7 @@ struct stage_match {
 	struct rte_mempool *msg_pool;
 	const char *cat_engine;
 	double cat_cell;
+	bool cpu_accounting;       /* match_cpu_ns (spated.cpu_accounting) */
 	struct notifier *nt;
 	struct spate_idmap *cats;  /* category id -> struct mcat */
 	struct spate_matchvec mv;
@@ -588,6 +589,7 @@ struct stage_match *stage_match_create(const struct stage_match_conf *c)
 	s->msg_pool = c->msg_pool;
 	s->cat_engine = c->cat_engine;
 	s->cat_cell = c->cat_cell;
+	s->cpu_accounting = c->cpu_accounting;
 	s->cats = spate_idmap_create();
 	s->peer_in = calloc(c->n_workers, sizeof(*s->peer_in));
 	s->peer_out = calloc(c->n_workers, sizeof(*s->peer_out));
@@ -656,8 +658,10 @@ unsigned int stage_match_poll(struct stage_match *s)
 	/* CPU time of polls with messages waiting (match_cpu_ns): a system
 	 * call a poll with work, none for idle polls. On fewer cores than
 	 * lcores it is the matching work each lcore did, whoever shared its
-	 * core: Fig. 7's makespan (tools/pipeline-fig7.sh). */
-	uint64_t cpu0 = rte_ring_empty(s->in) ? 0 : thread_cpu_ns();
+	 * core: Fig. 7's makespan (tools/pipeline-fig7.sh). Off unless
+	 * spated.cpu_accounting: two calls of a few hundred ns a poll would
+	 * cost more than matching an event at low rates. */
+	uint64_t cpu0 = !s->cpu_accounting || rte_ring_empty(s->in) ? 0 : thread_cpu_ns();
 
 	debug_stall_point(s->worker); /* test hook, spated.debug_hooks */
 	/* handoffs first: they release what is parked */

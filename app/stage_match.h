@@ -39,6 +39,7 @@ struct stage_match_conf {
 	double cat_cell;            /* DRt's second-level cell, degrees */
 	size_t max_payload;
 	uint32_t max_messages;
+	bool cpu_accounting;        /* count match_cpu_ns (spated.cpu_accounting) */
 };
 
 struct stage_match;

@@ -120,7 +120,7 @@ python3 - "$top/conf/demo.conf" "$tmp/bench.conf" "$layout" "$mbufs" "$tmp/subs.
 import re, sys
 src, out, layout, mbufs, subs, sleep_us, drt, workers = sys.argv[1:9]
 t = open(src).read()
-t = t.replace("spated: {", "spated: {\n  lcores: { %s };\n  preload = \"%s\";" % (layout, subs), 1)
+t = t.replace("spated: {", "spated: {\n  lcores: { %s };\n  preload = \"%s\";\n  cpu_accounting = true;" % (layout, subs), 1)
 if drt:
     t = t.replace("spate: {", "spate: {\n  drt: { %s };" % drt, 1)
 t = re.sub(r"\n  mbufs = \d+;", "\n  mbufs = %s;" % mbufs, t)

@@ -17,6 +17,12 @@ e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 1, 2, 3 ];" \
 	"lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1; alpha = 0.5; cat_cell = 2;"
 e2e_start
 e2e_replay_check "$E2E_DIR/data/interleaved.tsv" rehome-interleaved
+# off by default (two system calls a busy poll): nothing counted
+stats=$(netns_spated_stats) || fail "no counters"
+python3 -c 'import json,sys; st=json.loads(sys.argv[1]); sys.exit(any(v.get("match_cpu_ns") for v in st["lcores"].values()))' "$stats" ||
+	fail "match_cpu_ns counted with spated.cpu_accounting off"
+sed -i 's/^spated: {/spated: {\n  cpu_accounting = true;/' "$SPATE_CONF"
+grep -q 'cpu_accounting = true' "$SPATE_CONF" || fail "cpu_accounting not set"
 e2e_restart
 e2e_replay_check "$E2E_TMP/gen.tsv" rehome-generated
 stats=$(netns_spated_stats) || fail "no counters"
