@@ -82,6 +82,7 @@ struct cat {
 	struct cat *root;          /* NULL when live, else what it merged into */
 	struct cat *prev, *next;   /* a live category's parts, a ring through it */
 	struct spate_rect mbr;
+	double area, area_sim;     /* A(mbr), and floored for SpatialSim (set_mbr) */
 	struct drt_ftab kw;        /* kw + 1 -> count (live only) */
 	uint64_t kw_total;
 	uint32_t n_nokw;
@@ -297,18 +298,27 @@ static double key_sim(const struct drt_cluster *cl, const struct cat *c, const s
 	return sum / q->n_kw;
 }
 
-/* SpatialSim = A(c) / (A(c) + ex); ex = how much c's MBR grows to cover r. */
-static double spatial_sim(const struct drt_cluster *cl, const struct spate_rect *cm,
-			  const struct spate_rect *r)
+/* c's MBR and its areas: A(c) in SpatialSim is floored at MIN_AREA_CELLS
+ * routing cells. Kept beside the MBR, not recomputed per comparison:
+ * placement compares up to 32 categories an insert, and at cmax all 256
+ * on one cities insert in ten. */
+static void set_mbr(const struct drt_cluster *cl, struct cat *c, const struct spate_rect *m)
 {
-	struct spate_rect u = rect_union(cm, r);
-	double a = area_units(cm), ex = area_units(&u) - a;
 	double cell = cl->p.route_cell * SPATE_COORD_SCALE;
 	double min_a = MIN_AREA_CELLS * cell * cell;
 
-	if (a < min_a)
-		a = min_a;
-	return a / (a + ex);
+	c->mbr = *m;
+	c->area = area_units(m);
+	c->area_sim = c->area < min_a ? min_a : c->area;
+}
+
+/* SpatialSim = A(c) / (A(c) + ex); ex = how much c's MBR grows to cover r. */
+static double spatial_sim(const struct cat *c, const struct spate_rect *r)
+{
+	struct spate_rect u = rect_union(&c->mbr, r);
+	double ex = area_units(&u) - c->area;
+
+	return c->area_sim / (c->area_sim + ex);
 }
 
 /* ---- routing index ---- */
@@ -702,7 +712,7 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 	c->num = cl->n_free ? cl->free_nums[--cl->n_free] : cl->n_pool++;
 	cl->pool[c->num] = c;
 	c->worker = worker;
-	c->mbr = *r;
+	set_mbr(cl, c, r);
 	c->prev = c->next = c;
 	c->slot = cl->n_cats;
 	c->live = true;
@@ -777,7 +787,8 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 	*spate_sub_engine_word(q) = home_word(c, kwkey, coarse);
 	cl->last_kwkey = kwkey;
 	cl->last_coarse = coarse;
-	c->mbr = rect_union(&c->mbr, &q->rect);
+	struct spate_rect m = rect_union(&c->mbr, &q->rect);
+	set_mbr(cl, c, &m);
 	c->size++;
 	c->reg++;
 	c->n_ins++;
@@ -889,7 +900,8 @@ static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from
 	into->kw_total += from->kw_total;
 	into->n_nokw += from->n_nokw;
 	into->size += from->size;
-	into->mbr = rect_union(&into->mbr, &from->mbr);
+	struct spate_rect m = rect_union(&into->mbr, &from->mbr);
+	set_mbr(cl, into, &m);
 	into->t_num += from->t_num;
 	into->n_ins += from->n_ins;
 	into->n_del += from->n_del;
@@ -950,7 +962,7 @@ static struct cat *nearest_to(struct drt_cluster *cl, const struct spate_rect *r
 		if (x == except || (uint64_t)x->size + size > cap ||
 		    (worker != UINT32_MAX && x->worker != worker))
 			continue;
-		double s = spatial_sim(cl, &x->mbr, r);
+		double s = spatial_sim(x, r);
 		if (s > best_s) {
 			best_s = s;
 			partner = x;
@@ -1194,7 +1206,7 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q,
 			spat[i] = -1; /* full: q goes elsewhere */
 			continue;
 		}
-		spat[i] = (1 - a) * spatial_sim(cl, &cand[i]->mbr, &q->rect);
+		spat[i] = (1 - a) * spatial_sim(cand[i], &q->rect);
 		if (spat[i] > top)
 			top = spat[i];
 	}
@@ -1238,7 +1250,7 @@ static struct cat *best_anywhere(struct drt_cluster *cl, const struct spate_sub 
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
 		struct cat *c = cl->cats[i];
 		double s = cl->p.alpha * key_sim(cl, c, q) +
-			   (1 - cl->p.alpha) * spatial_sim(cl, &c->mbr, &q->rect);
+			   (1 - cl->p.alpha) * spatial_sim(c, &q->rect);
 		if (s > best_sim) {
 			best_sim = s;
 			best = c;

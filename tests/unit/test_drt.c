@@ -994,8 +994,39 @@ static void test_in_node(void)
 	CHECK_EQ_INT(in0_each, in0);
 }
 
+/* SpatialSim uses the category's area as its MBR grows (the cluster
+ * keeps it beside the MBR): with alpha 0 and NewTh 0.5, a category of
+ * [0,1.5]x[0,1] (area 1.5, grown by its second insert) takes
+ * [1.5,2.4]x[0,1] (1.5 / 2.4 = 0.625); with the area of its first
+ * rectangle (1 / 2.4 = 0.42) a new category would be made. */
+static void test_spatial_area(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	static const double box[3][2] = { { 0, 1 }, { 0, 1.5 }, { 1.5, 2.4 } };
+	struct spate_sub q[3];
+
+	drt_params_default(&p);
+	p.alpha = 0;
+	p.new_th = 0.5;
+	p.route_cell = 1;
+	p.cmax = 1000;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (int i = 0; i < 3; i++) {
+		q[i] = (struct spate_sub){ .id = (uint64_t)i + 1 };
+		q[i].rect = (struct spate_rect){ (int32_t)(box[i][0] * SPATE_COORD_SCALE), 0,
+						 (int32_t)(box[i][1] * SPATE_COORD_SCALE), SPATE_COORD_SCALE };
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i == 0));
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 1);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_spatial_area();
 	test_merge_most_correlated();
 	test_merge_rule(0, 0, 5, 1);
 	test_merge_rule(1, 0, 5, 1);
