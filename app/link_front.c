@@ -343,7 +343,7 @@ static void count_lost(struct stage_link *s, const struct link_peer *p, const ui
 
 	for (uint32_t i = 0; i < n; i++)
 		cap += s->inflight[dead[i]].n + 1 + rte_ring_count(s->from_stage[dead[i]]);
-	uint32_t *seq = malloc(cap * sizeof(*seq));
+	uint32_t *seq = malloc((cap ? cap : 1) * sizeof(*seq));
 	if (seq == NULL) {
 		spated_cnt.msg_no_memory++;
 		return;
