@@ -27,8 +27,23 @@ static void drop_feedback(void *ctx, void *obj)
 	pl_msg_put(s->msg_pool, obj);
 }
 
+/* Event numbers kept per remote worker at most (4 MB): a match host that
+ * never says DONE (an older version during a rolling upgrade) must not
+ * grow the front without end; past it the oldest are forgotten, and
+ * that host's losses are undercounted (said once). */
+#define EV_FIFO_MAX (1u << 20)
+
 static void fifo_push(struct ev_fifo *f, uint32_t seq)
 {
+	if (f->n == EV_FIFO_MAX) {
+		if (!f->capped)
+			fprintf(stderr, "spated: link: %u events sent to a match host and never"
+				" confirmed matched (DONE): an older version there? Its losses are"
+				" no longer all counted\n", f->n);
+		f->capped = 1;
+		f->head = (f->head + 1) % f->cap;
+		f->n--;
+	}
 	if (f->n == f->cap) {
 		uint32_t cap = f->cap ? 2 * f->cap : 1024;
 		uint32_t *v = malloc(cap * sizeof(*v));
@@ -49,6 +64,7 @@ static void fifo_push(struct ev_fifo *f, uint32_t seq)
 /* Every event up to seq (serial order: numbers wrap) is matched. */
 static void fifo_done(struct ev_fifo *f, uint32_t seq)
 {
+	f->capped = 0;
 	while (f->n > 0 && (int32_t)(f->v[f->head] - seq) <= 0) {
 		f->head = (f->head + 1) % f->cap;
 		f->n--;

@@ -59,6 +59,7 @@ struct spate_engine {
 struct ev_fifo {
 	uint32_t *v;
 	uint32_t head, n, cap;
+	int capped; /* full: the oldest forgotten (said once) */
 };
 
 struct stage_link {
