@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -18,6 +17,7 @@
 #include <rte_udp.h>
 
 #include "app_eal.h"
+#include "app_port.h"
 #include "check.h"
 #include "counters.h"
 #include "pl_msg.h"
@@ -179,21 +179,8 @@ static void moved(const char *field, uint64_t by, unsigned int n_frames, int whi
 }
 #define MOVED(field, by, frames) moved(field, by, frames, 0, 0, __LINE__)
 
-static unsigned int drain(struct rte_ring *r, struct rte_mbuf **out, unsigned int max)
-{
-	unsigned int n = 0;
-	void *obj = NULL;
-
-	while (n < max && rte_ring_dequeue(r, &obj) == 0)
-		out[n++] = obj;
-	return n;
-}
-
-static void free_all(struct rte_mbuf **v, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		rte_pktmbuf_free(v[i]);
-}
+#define drain app_drain
+#define free_all app_free_all
 
 /* ---- cases ---- */
 
@@ -625,8 +612,6 @@ static void test_match_host(void)
 
 int main(void)
 {
-	char name[64];
-
 	app_eal_start("app-rx");
 	spated_counters_bind(rte_lcore_id());
 	spate_limits_default(&lim);
@@ -640,15 +625,9 @@ int main(void)
 		fprintf(stderr, "no pool or rings\n");
 		return 2;
 	}
-	snprintf(name, sizeof(name), "net_ring_apprx%d", (int)getpid());
-	int p = rte_eth_from_rings(name, &port_rx, 1, &port_tx, 1, (unsigned int)rte_socket_id());
-	struct rte_eth_conf ec;
-	memset(&ec, 0, sizeof(ec));
-	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &ec) != 0 ||
-	    rte_eth_rx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start((uint16_t)p) != 0) {
-		fprintf(stderr, "net_ring port: %d\n", p);
+	int p = app_ring_port("rx", pool, &port_rx, &port_tx);
+	if (p < 0) {
+		fprintf(stderr, "net_ring port\n");
 		return 2;
 	}
 	port_id = (uint16_t)p;

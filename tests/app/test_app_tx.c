@@ -11,8 +11,6 @@
 #include <string.h>
 
 #include <rte_arp.h>
-#include <rte_errno.h>
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -20,6 +18,7 @@
 #include <rte_udp.h>
 
 #include "app_eal.h"
+#include "app_port.h"
 #include "check.h"
 #include "counters.h"
 #include "latency.h"
@@ -125,19 +124,10 @@ static void neigh(uint32_t ip, const struct rte_ether_addr *mac)
 
 static unsigned int sent(struct rte_mbuf **out, unsigned int max)
 {
-	unsigned int n = 0;
-	void *obj = NULL;
-
-	while (n < max && rte_ring_dequeue(port_tx, &obj) == 0)
-		out[n++] = obj;
-	return n;
+	return app_drain(port_tx, out, max);
 }
 
-static void free_all(struct rte_mbuf **v, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		rte_pktmbuf_free(v[i]);
-}
+#define free_all app_free_all
 
 /* The frame must be our UDP datagram to ip:port via `mac`, its payload
  * `len` bytes of `fill` after the header; returns the stamped seq. */
@@ -422,23 +412,6 @@ static void test_second_port(void)
 	}
 }
 
-/* A port of two rings, started. */
-static int ring_port(const char *tag, struct rte_ring **rx_ring, struct rte_ring **tx_ring)
-{
-	char name[64];
-	struct rte_eth_conf ec;
-
-	snprintf(name, sizeof(name), "r%s%d", tag, (int)getpid()); /* short: ring names */
-	int p = rte_eth_from_rings(name, rx_ring, 1, tx_ring, 1, (unsigned int)rte_socket_id());
-	memset(&ec, 0, sizeof(ec));
-	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &ec) != 0 ||
-	    rte_eth_rx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)p, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start((uint16_t)p) != 0)
-		return -1;
-	return p;
-}
-
 int main(void)
 {
 
@@ -455,8 +428,8 @@ int main(void)
 	}
 	port1_rx = rte_ring_create("app_tx_port1_rx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	port1_tx = rte_ring_create("app_tx_port1_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	int p0 = ring_port("tx0_", &port_rx, &port_tx);
-	int p1 = port1_rx && port1_tx ? ring_port("tx1_", &port1_rx, &port1_tx) : -1;
+	int p0 = app_ring_port("tx0_", pool, &port_rx, &port_tx);
+	int p1 = port1_rx && port1_tx ? app_ring_port("tx1_", pool, &port1_rx, &port1_tx) : -1;
 	if (p0 != 0 || p1 != 1) {
 		fprintf(stderr, "net_ring ports: %d %d\n", p0, p1);
 		return 2;
