@@ -90,6 +90,15 @@ static void test_requests(void)
 	/* after expiry the next frame asks again at once */
 	CHECK(neigh_want_request(t, 7, 1502, 100));
 	CHECK_EQ_INT(neigh_expire(t, 1502 + 1000, 500), 0); /* nothing held: nothing */
+	/* asked for, nothing held: the sweep leaves its pacing alone (a
+	 * frame held for another host makes the sweep run) */
+	CHECK(neigh_want_request(t, 20, 5000, 100));
+	int f4 = 4;
+	CHECK(neigh_hold(t, 21, &f4));
+	CHECK_EQ_INT(neigh_expire(t, 9000, 500), 0);
+	CHECK(!neigh_want_request(t, 20, 5050, 100));
+	void *o4[NEIGH_HOLD];
+	CHECK_EQ_INT(neigh_take_held(t, 21, o4), 1);
 	/* a host never asked for is never expired */
 	int f2 = 2;
 	CHECK(neigh_hold(t, 9, &f2));
