@@ -107,6 +107,7 @@ static unsigned int replies(struct reply *out, unsigned int max)
 		struct spate_reader r;
 		struct spate_msg msg;
 		CHECK_EQ_INT(pkt_meta(m)->kind, PKT_PAYLOAD);
+		CHECK_EQ_INT(pkt_meta(m)->rx_tsc, 0); /* replies are not timed */
 		CHECK_EQ_INT(spate_hdr_decode(p, len, &lim, &h), 0);
 		CHECK_EQ_INT(h.flags, SPATE_FLAG_SERVER);
 		spate_reader_init(&r, p, len, &h);
@@ -475,6 +476,39 @@ static void test_rate(void)
 	spated_access = access_create(&oc);
 }
 
+/* The ring to TX full: a reply is dropped and counted (ring_full_tx),
+ * nothing else happens (no neighbour to forget on this stage). */
+static void test_tx_full(void)
+{
+	struct dg d;
+	struct reply rp[80];
+	void *fill[80];
+	unsigned int k = 0;
+
+	while (rte_ring_free_count(to_tx) > 0 && (fill[k] = rte_pktmbuf_alloc(pkt_pool)) != NULL) {
+		pkt_meta((struct rte_mbuf *)fill[k])->kind = PKT_PAYLOAD;
+		CHECK_EQ_INT(rte_ring_enqueue(to_tx, fill[k]), 0);
+		k++;
+	}
+	dg_begin(&d, 7, 11000);
+	CHECK_EQ_INT(spate_put_sub_del(&d.w, 12345), 0);
+	dg_send(&d, SRC_IP);
+	poll_once();
+	struct spated_counters now;
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(ring_full_tx), 1);
+	CHECK_EQ_INT(moved_err(SPATE_E_UNKNOWN_ID), 1);
+	void *o = NULL;
+	while (rte_ring_dequeue(to_tx, &o) == 0)
+		rte_pktmbuf_free(o);
+	dg_begin(&d, 7, 11001);
+	CHECK_EQ_INT(spate_put_sub_del(&d.w, 12345), 0);
+	dg_send(&d, SRC_IP);
+	poll_once();
+	CHECK_EQ_INT(replies(rp, 80), 1);
+	CHECK_NACK(rp[0], 17, SPATE_MSG_SUB_DEL, 11001, 12345);
+}
+
 /* Messages: from the pool while it has some; then NULL for what may be
  * lost (the caller counts it), or the heap for control messages. */
 static void test_pl_msg(void)
@@ -558,6 +592,7 @@ int main(void)
 	test_held();
 	test_rate();
 	test_pl_msg();
+	test_tx_full();
 	stage_cluster_destroy(cl);
 	category_dir_destroy(dir);
 	access_destroy(spated_access);

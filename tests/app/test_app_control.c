@@ -388,8 +388,8 @@ static void test_show(void)
 	a = the_ask.ans;
 	static const char head[] = "ok\nfile: (defaults)\nrole: both\nengine: drt\nspated: \n"
 				   "  ipv4: 10.9.8.7/24\n  gateway: 10.9.8.1\n  udp_port: 47100\n"
-				   "  mtu: 1500\n  mbufs: 0\n  rx_desc: 512\n  tx_desc: 512\n"
-				   "  devices: \n  ports: \n";
+				   "  mtu: 1500\n";
+	CHECK(strstr(a, "\n  rx_desc: 512\n  tx_desc: 512\n") != NULL);
 	CHECK(strncmp(a, head, sizeof(head) - 1) == 0);
 	CHECK(strstr(a, "\n  drt.alpha: 0.2\n") != NULL); /* the first setting too */
 	char port_line[160];

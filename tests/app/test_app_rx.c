@@ -515,6 +515,7 @@ static void test_tx_full(void)
 		fill[i] = rte_pktmbuf_alloc(pool);
 	CHECK_EQ_INT(rte_ring_enqueue_bulk(to_cluster, fill, 3, NULL), 3);
 	len = dgram(buf, sizeof(buf), 0, 41, 9, 2, 1);
+	o.src_ip = 0x0a000078; /* new: its neighbour notice needs an mbuf too */
 	put(frame(&o, buf, len));
 	static struct rte_mbuf *hoard[2048];
 	unsigned int h = 0;
@@ -525,9 +526,15 @@ static void test_tx_full(void)
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 1);
 	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 1);
-	CHECK_EQ_INT(now.no_mbuf - before.no_mbuf, 1);
+	CHECK_EQ_INT(now.no_mbuf - before.no_mbuf, 2);
 	CHECK_EQ_INT(drain(to_tx, got, 64), 0);
 	free_all(hoard, h);
+	/* the notice was lost: RX forgot the host, its next frame tells TX */
+	put(frame(&o, buf, len));
+	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	unsigned int nn = drain(to_tx, got, 64);
+	CHECK(nn >= 1 && pkt_meta(got[0])->kind == PKT_NEIGH);
+	free_all(got, nn);
 	free_all(got, drain(to_cluster, got, 64));
 }
 
