@@ -133,18 +133,28 @@ void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f)
  * moves (they were a tenth of spated's per-event cost). */
 uint16_t spate_matcher_sort_unique(uint32_t *v, uint16_t n)
 {
-	uint16_t k = 0;
+	uint16_t k = 0; /* v[0..k): known ids, ascending, no repeats */
 
-	for (uint16_t i = 1; i < n; i++) {
+	/* One pass: each id is placed in the sorted prefix or dropped there
+	 * (an event's separate drop-unknown pass and sort-then-unique cost
+	 * about 120 instructions an event on the cities stream). v[i] is read
+	 * before v[k], k <= i, is written. */
+	for (uint16_t i = 0; i < n; i++) {
 		uint32_t x = v[i];
-		uint16_t j = i;
+		uint16_t j = k;
+
+		if (x == SPATE_DICT_NONE)
+			continue;
 		for (; j > 0 && v[j - 1] > x; j--)
 			v[j] = v[j - 1];
+		if (j > 0 && v[j - 1] == x) { /* a repeat (rare): close the gap */
+			for (; j < k; j++)
+				v[j] = v[j + 1];
+			continue;
+		}
 		v[j] = x;
+		k++;
 	}
-	for (uint16_t i = 0; i < n; i++)
-		if (k == 0 || v[k - 1] != v[i])
-			v[k++] = v[i];
 	return k;
 }
 
@@ -558,10 +568,7 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 	} else {
 		spate_dict_lookup_many(m->keywords, re->kw, n_kw, m->ev_kw);
 	}
-	for (uint32_t i = 0; i < n_kw; i++)
-		if (m->ev_kw[i] != SPATE_DICT_NONE)
-			m->ev_kw[nk++] = m->ev_kw[i];
-	nk = spate_matcher_sort_unique(m->ev_kw, nk);
+	nk = spate_matcher_sort_unique(m->ev_kw, (uint16_t)n_kw);
 	for (uint32_t i = 0; i < n_attr; i++) {
 		uint32_t id = attr_id(m, i, &re->attr[i].name);
 		if (id == SPATE_DICT_NONE)

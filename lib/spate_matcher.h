@@ -43,8 +43,9 @@ struct spate_matcher *spate_matcher_create_engine(const struct spate_matcher_con
 						  const struct spate_engine_ops *ops,
 						  struct spate_engine *engine);
 void spate_matcher_destroy(struct spate_matcher *m);
-/* Sort keyword ids ascending and drop repeats (what interning does to a
- * subscription's or an event's keywords); returns the new count. */
+/* Sort keyword ids ascending, drop repeats and UINT32_MAX (SPATE_DICT_NONE,
+ * an event's keyword no subscription uses): what interning does to a
+ * subscription's or an event's keywords; returns the new count. */
 uint16_t spate_matcher_sort_unique(uint32_t *v, uint16_t n);
 const char *spate_matcher_engine_name(const struct spate_matcher *m);
 /* The engine's own figures as one JSON object ("{}" if it has none). */

@@ -377,6 +377,42 @@ static void test_event_interning(void)
 	}
 }
 
+/* An event's keywords reach the engine as the subscriptions' ids,
+ * ascending, each once, the unknown ones dropped, whatever their order
+ * and repeats (one pass does all three: spate_matcher_sort_unique). */
+static void test_event_keywords(void)
+{
+	static const char *const order[][7] = {
+		{ "c", "zz", "a", "c", "b", "a", "b" }, { "zz", "zz", "b", "a", "c", "c", "y" },
+		{ "a", "b", "c", "a", "b", "c", "zz" }, { "c", "b", "a", "c", "b", "a", "a" },
+	};
+	struct spate_engine rec = { 0 };
+	struct spate_matcher_conf conf;
+	spate_matcher_conf_default(&conf);
+	struct spate_matcher *m = spate_matcher_create_engine(&conf, &rec_ops, &rec);
+	struct spate_matchvec mv = { 0 };
+	struct spate_raw_sub sub = { .id = 1, .n_kw = 3 };
+	sub.rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX, SPATE_LAT_MAX };
+	sub.kw[0] = str_of("b"); /* interned first: ids not in name order */
+	sub.kw[1] = str_of("c");
+	sub.kw[2] = str_of("a");
+	CHECK(m != NULL);
+	CHECK(spate_matcher_sub_add(m, &sub, 1) == 0);
+	uint32_t want[3] = { rec.sub_kw[0], rec.sub_kw[1], rec.sub_kw[2] };
+	CHECK(want[0] < want[1] && want[1] < want[2]);
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		struct spate_raw_event ev = { .id = o, .n_kw = 7 };
+		for (uint32_t i = 0; i < 7; i++)
+			ev.kw[i] = str_of(order[o][i]);
+		CHECK(spate_matcher_event(m, &ev, &mv) == 0);
+		CHECK_EQ_INT(rec.ev_nkw, 3);
+		for (uint32_t i = 0; i < 3; i++)
+			CHECK_EQ_INT(rec.ev_kw[i], want[i]);
+	}
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
+}
+
 /* Attribute names of 8 to 16 bytes that share their first 8 bytes or
  * their last 8, or differ in length only, at the same place of
  * consecutive events: each event finds its own name's subscription (the
@@ -493,6 +529,7 @@ int main(void)
 	test_rules();
 	test_delete_memory();
 	test_event_interning();
+	test_event_keywords();
 	/* interning every event string changes no result */
 	intern_events = true;
 	for (const struct spate_engine_ops *const *e = spate_engine_list(); *e; e++)
