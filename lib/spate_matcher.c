@@ -131,7 +131,9 @@ void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f)
 /* Insertion sort: n is at most SPATE_KW_MAX_HARD and usually a handful,
  * where qsort's calls through a comparison pointer cost more than the
  * moves (they were a tenth of spated's per-event cost). */
-uint16_t spate_matcher_sort_unique(uint32_t *v, uint16_t n)
+/* Inlined on the event path (once an event): the call cost 10 of its
+ * 90 instructions there (callgrind, cities). */
+static inline uint16_t sort_unique_known(uint32_t *v, uint16_t n)
 {
 	uint16_t k = 0; /* v[0..k): known ids, ascending, no repeats */
 
@@ -156,6 +158,11 @@ uint16_t spate_matcher_sort_unique(uint32_t *v, uint16_t n)
 		k++;
 	}
 	return k;
+}
+
+uint16_t spate_matcher_sort_unique(uint32_t *v, uint16_t n)
+{
+	return sort_unique_known(v, n);
 }
 
 static int cmp_constraint(const void *a, const void *b)
@@ -568,7 +575,7 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 	} else {
 		spate_dict_lookup_many(m->keywords, re->kw, n_kw, m->ev_kw);
 	}
-	nk = spate_matcher_sort_unique(m->ev_kw, (uint16_t)n_kw);
+	nk = sort_unique_known(m->ev_kw, (uint16_t)n_kw);
 	for (uint32_t i = 0; i < n_attr; i++) {
 		uint32_t id = attr_id(m, i, &re->attr[i].name);
 		if (id == SPATE_DICT_NONE)
