@@ -62,6 +62,7 @@ for t in $targets; do
 		>/dev/null
 	rm -f "$d/seeds.profraw"
 	dict=$top/tests/fuzz/$t.dict
+	[ -f "$dict" ] || dict=""
 	srcs=""
 	for f in $(files_of "$t"); do srcs="$srcs $top/lib/$f"; done
 	for stage in seeds fuzzed; do

@@ -520,8 +520,58 @@ static void test_constraint_order(void)
 	spate_matcher_destroy(m);
 }
 
+/* A figure of the engine's stats ("key":N). */
+static long long stat_of(struct spate_matcher *m, const char *key)
+{
+	char *buf = NULL, want[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	long long v = -1;
+
+	spate_matcher_engine_stats(m, f);
+	fclose(f);
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	const char *at = strstr(buf, want);
+	if (at)
+		v = strtoll(at + strlen(want), NULL, 10);
+	free(buf);
+	return v;
+}
+
+/* The kd-tree's partitions after its rebuilds (at 64, 128, ..., 4096
+ * subs): median splits over 4096 small rectangles spread at random fill
+ * its 64 partitions evenly (a rectangle across a split is listed twice). */
+static void test_kdtree_balance(void)
+{
+	struct spate_matcher_conf conf;
+	struct spate_raw_sub s;
+
+	spate_matcher_conf_default(&conf);
+	conf.engine = "kdtree";
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	check_rng = 77;
+	for (uint64_t id = 1; id <= 4096; id++) {
+		memset(&s, 0, sizeof(s));
+		s.id = id;
+		int32_t x = (int32_t)check_below(350u * SPATE_COORD_SCALE) - 175 * SPATE_COORD_SCALE;
+		int32_t y = (int32_t)check_below(170u * SPATE_COORD_SCALE) - 85 * SPATE_COORD_SCALE;
+		s.rect = (struct spate_rect){ x, y, x + SPATE_COORD_SCALE / 100, y + SPATE_COORD_SCALE / 100 };
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
+	}
+	long long parts = stat_of(m, "partitions"), listed = stat_of(m, "listed");
+	long long largest = stat_of(m, "largest_partition");
+	CHECK_EQ_INT(parts, 64);
+	CHECK_EQ_INT(stat_of(m, "rebuilds"), 7);
+	CHECK(listed >= 4096 && listed < 4096 + 4096 / 8);
+	CHECK(largest >= (listed + parts - 1) / parts); /* some partition holds its share */
+	CHECK(largest <= 2 * 4096 / 64);                /* and none twice of it */
+	spate_matcher_destroy(m);
+}
+
 int main(void)
 {
+	check_rng = 1;
+	test_kdtree_balance();
 	check_rng = 1;
 	test_constraint_order();
 	test_conf_engine();

@@ -374,6 +374,24 @@ static void test_single_interval(void)
 	trio_fini(&t);
 }
 
+/* ivx made without parameters: the default groups, and its stats are
+ * its index's. */
+static void test_ivx_defaults(void)
+{
+	const struct spate_engine_ops *ops = spate_engine_find("ivx");
+	struct spate_engine *e = ops->create(NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(e != NULL);
+	ops->stats(e, f);
+	fclose(f);
+	CHECK(strstr(buf, "{\"subs\":0,\"slots\":0,\"attrs\":0,\"groups\":16,") == buf);
+	free(buf);
+	ops->destroy(e);
+}
+
 /* A constraint value: inside the declared domain when there is one. */
 static double cons_value(double v)
 {
@@ -765,6 +783,7 @@ int main(int argc, char **argv)
 	test_domain();
 	test_edges();
 	test_single_interval();
+	test_ivx_defaults();
 	for (uint64_t seed = 1; seed <= 6; seed++)
 		test_random(seed, 300, false, 400);
 	if (quick) {
