@@ -96,8 +96,8 @@ AREAS = {
         'lib/engine_grid.c': ['tables', 'matcher'],
         'lib/engine_kdtree.c': ['tables', 'matcher'],
         'lib/engine_brute.c': ['tables', 'matcher', 'rein-quick'],
-        'lib/spate_engine.c': ['tables', 'matcher', 'rein-quick'],
-        'lib/spate_schema.c': ['category', 'rein-quick', 'matcher'],
+        'lib/spate_engine.c': ['tables', 'conf', 'matcher', 'rein-quick'],
+        'lib/spate_schema.c': ['conf', 'category', 'rein-quick', 'matcher'],
     },
     'ivx': {
         'lib/engine_ivx.c': ['rein-quick', 'tables', 'rein'],

@@ -16,6 +16,7 @@
 #include "ivx_index.h"
 #include "spate_conf.h"
 #include "spate_engine.h"
+#include "spate_schema.h"
 
 #define CHECK_STR(a, b)                                                            \
 	do {                                                                       \
@@ -542,8 +543,62 @@ static void test_drt_params(void)
 	CHECK_STR(buf, "x");
 }
 
+/* The schema's own checks (what read_schema relies on): name lengths at
+ * 0, 1, 63 and 64 bytes, its characters, the count of declared
+ * attributes at 64 and 65; the engine parameters' defaults. */
+static void test_schema_direct(void)
+{
+	struct spate_schema sc;
+	char name[80], why[160], want[200];
+
+	spate_schema_default(&sc);
+	CHECK_EQ_INT(spate_schema_check_domain(0, 1, 0, why, sizeof(why)), -1);
+	CHECK_EQ_INT(spate_schema_check_domain(NAN, 1, 1, why, sizeof(why)), -1);
+	CHECK_EQ_INT(spate_schema_check_domain(-1e308, 1e308, 1, why, sizeof(why)), -1); /* max - min overflows */
+	CHECK_EQ_INT(spate_schema_check_domain(0, 1, 65536, why, sizeof(why)), 0);
+	for (size_t len = 0; len <= 64; len++) {
+		memset(name, 'n', len);
+		name[len] = '\0';
+		if (len)
+			name[0] = 'a' + (char)(len % 26);
+		int rc = spate_schema_add(&sc, name, 0, 1, 1, why, sizeof(why));
+		if (len >= 1 && len <= 63) {
+			CHECK_EQ_INT(rc, 0);
+		} else {
+			CHECK_EQ_INT(rc, -1);
+			snprintf(want, sizeof(want), "name '%s': want 1..63 bytes of [A-Za-z0-9_.:-]", name);
+			CHECK_STR(why, want);
+		}
+		if (len == 2)
+			len = 61;
+	}
+	CHECK_EQ_INT(sc.n, 4);
+	CHECK_EQ_INT(spate_schema_add(&sc, "a b", 0, 1, 1, why, sizeof(why)), -1);
+	CHECK_EQ_INT(spate_schema_add(&sc, "A_z.0:-", 0, 1, 1, why, sizeof(why)), 0);
+	for (uint32_t i = sc.n; i < SPATE_SCHEMA_MAX; i++) {
+		snprintf(name, sizeof(name), "x%u", i);
+		CHECK_EQ_INT(spate_schema_add(&sc, name, 0, 1, 1, why, sizeof(why)), 0);
+	}
+	CHECK_EQ_INT(spate_schema_add(&sc, "one_more", 0, 1, 1, why, sizeof(why)), -1);
+	CHECK_STR(why, "more than 64 attributes declared");
+	CHECK_EQ_INT(sc.n, SPATE_SCHEMA_MAX);
+
+	struct spate_engine_params ep;
+	memset(&ep, 0x55, sizeof(ep));
+	spate_engine_params_default(&ep);
+	CHECK_EQ_INT(ep.ivx_groups, 0);
+	CHECK_EQ_INT(ep.mprein_workers, -1);
+	CHECK_EQ_INT(ep.mprein_par_min, 0);
+	CHECK_EQ_INT(ep.drt_time_workers, 0);
+	CHECK_EQ_INT(ep.drt_only_worker, 0);
+	CHECK_EQ_INT(ep.schema.n, 0);
+	CHECK_EQ_INT(ep.schema.dflt.cells, 1000);
+	CHECK_EQ_INT(ep.drt.cmax, 256);
+}
+
 int main(void)
 {
+	test_schema_direct();
 	test_defaults();
 	test_int_table();
 	test_keys();
