@@ -140,8 +140,28 @@ static void test_idmap(void)
 	spate_idmap_destroy(m);
 }
 
+/* The id map's byte figure: its slots (16 bytes each, load at most 1/2,
+ * so at least 32 bytes per entry) plus its header (three words): exact
+ * lower and upper bounds as it grows. */
+static void test_idmap_bytes(void)
+{
+	struct spate_idmap *m = spate_idmap_create();
+	int bad = 0;
+
+	for (uint64_t k = 1; k <= 5000; k++) {
+		CHECK_EQ_INT(spate_idmap_put(m, k * 7919, (void *)(uintptr_t)k), 0);
+		size_t b = spate_idmap_bytes(m), n = spate_idmap_count(m);
+		/* at least 2 slots per entry and the header; at most 4 per entry
+		 * (or the first table) and the header */
+		bad += b < 24 + 32 * n || (n > 64 && b > 24 + 64 * n);
+	}
+	CHECK_EQ_INT(bad, 0);
+	spate_idmap_destroy(m);
+}
+
 int main(void)
 {
+	test_idmap_bytes();
 	check_rng = 88172645463325252ull;
 	test_dict();
 	test_dict_collisions();
