@@ -3,6 +3,7 @@
 #ifndef SPATE_CHECK_H
 #define SPATE_CHECK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,17 @@ static inline uint64_t check_rand(void)
 static inline uint32_t check_below(uint32_t n)
 {
 	return (uint32_t)(check_rand() % n);
+}
+
+/* Fill the stack below the caller with non-zero bytes, so that a buffer
+ * or a field the code under test forgets to set shows garbage instead
+ * of the zeros a fresh stack happens to hold. Call it right before the
+ * call under test, from the same function. */
+static __attribute__((noinline, unused)) void check_dirty_stack(void)
+{
+	volatile unsigned char junk[16384];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
 }
 
 static inline int check_summary(const char *name)

@@ -30,15 +30,6 @@
 
 static char err[512];
 
-/* Fill the stack below the caller with non-zero bytes: a buffer the
- * code forgets to start empty then holds garbage, not the zeros a fresh
- * stack happens to give. */
-static __attribute__((noinline)) void dirty_stack(void)
-{
-	volatile char junk[16384];
-	for (size_t i = 0; i < sizeof(junk); i++)
-		junk[i] = 'Z';
-}
 
 
 /* Read `text` as a whole file into c (defaults first); the return of
@@ -55,7 +46,7 @@ static int read_text(struct spate_conf *c, const char *text)
 		config_destroy(&cfg);
 		return -2;
 	}
-	dirty_stack(); /* libconfig's parse may have left zeros there */
+	check_dirty_stack(); /* libconfig's parse may have left zeros there */
 	rc = spate_conf_read(c, &cfg, "t.conf", err, sizeof(err));
 	config_destroy(&cfg);
 	return rc;

@@ -855,14 +855,6 @@ static void count_deliver(void *ctx, const uint8_t *body, size_t len, uint16_t c
 	n_delivered++;
 }
 
-/* Fill the stack below the caller with non-zero bytes (a field the
- * encoder forgets to write then shows, instead of a fresh stack's 0). */
-static __attribute__((noinline)) void dirty_stack(void)
-{
-	volatile uint8_t junk[8192];
-	for (size_t i = 0; i < sizeof(junk); i++)
-		junk[i] = 0xa5;
-}
 
 /* CREATE byte for byte: its reserved half-word is 0 whatever was on
  * the stack. */
@@ -874,7 +866,7 @@ static void test_create_bytes(void)
 					  0x00, 0x07, 0, 0 };
 
 	spate_peer_writer_init(&w, body, sizeof(body));
-	dirty_stack();
+	check_dirty_stack();
 	CHECK_EQ_INT(spate_peer_put_create(&w, 0x01020304, 7), 0);
 	CHECK_EQ_INT(w.len, sizeof(want));
 	CHECK_EQ_INT(w.count, 1);
