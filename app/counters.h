@@ -144,6 +144,7 @@
 	X(failover_subs)     /* (front) subscriptions sent for those rebuilds */\
 	X(failover_us)       /* (front) time the last rebuild took, us */    \
 	X(handoffs_abandoned) /* categories whose dead sender never finished */\
+	X(rebuilt_after_move) /* categories rebuilt here after their MOVE to a host that died */\
 	X(peer_relayed_out)  /* (front) client events relayed to the other fronts */\
 	X(peer_relayed_in)   /* (front) events other fronts relayed here */\
 	X(peer_backpressure) /* frames left unacknowledged: no room (resent later) */\

@@ -292,6 +292,25 @@ static void execute(struct stage_match *s, struct mcat *e, struct pl_msg *m, uin
 	}
 }
 
+/* After e left (a MOVE ran), what waits in its queue came after the
+ * MOVE. The cluster stage sends a category's messages to a worker it
+ * left only after an EXPECT (it comes back), except in a failover: the
+ * host it was moving to died, and the front rebuilt it here, sending its
+ * subscriptions again with nothing before them. Those start it anew,
+ * from an empty index; left waiting for a handoff that never comes,
+ * they and every later message for it were lost (seen in
+ * multihost-failover-rehome under load: 134-1,999 matches missing). */
+static void restart_if_rebuilt(struct stage_match *s, struct mcat *e)
+{
+	if (e->idx != NULL || e->head == NULL || e->expecting || e->blocked != 0 ||
+	    e->head->msg->type == PL_EXPECT)
+		return;
+	if ((e->idx = cat_index_create(s->cat_engine, s->cat_cell)) == NULL)
+		spated_cnt.msg_no_memory++;
+	else
+		spated_cnt.rebuilt_after_move++;
+}
+
 /* Run e's parked messages while it is runnable. */
 static void drain(struct stage_match *s, uint32_t id)
 {
@@ -307,9 +326,12 @@ static void drain(struct stage_match *s, uint32_t id)
 		p->next = s->free_parks;
 		s->free_parks = p;
 		s->parked_events -= m->type == PL_EVENT;
+		uint8_t type = m->type;
 		execute(s, e, m, pull);
 		release(s, m);
 		e = cat_get(s, id); /* a merge may have settled it */
+		if (e != NULL && type == PL_MOVE)
+			restart_if_rebuilt(s, e);
 	}
 	if (e != NULL)
 		settle(s, e);
