@@ -58,8 +58,15 @@ static void check_channel(const uint8_t *data, const struct spate_peer_hdr *h)
 {
 	static uint8_t out[SPATE_PEER_FRAME_MAX];
 	static const uint8_t merge[] = { SPATE_PEER_MERGE, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 2 };
-	struct spate_peer_chan *ch = spate_peer_chan_create(h->dst_host, h->dst_epoch, h->src_host,
-							    h->src_epoch, SPATE_PEER_WINDOW_MAX, 10);
+	/* dst_epoch 0 is a static peer's hello: the codec takes it in a pure
+	 * ack only, and a channel (which always knows its own epoch) refuses
+	 * it, delivering nothing; the link stage answers hellos itself. */
+	int hello = h->dst_epoch == 0;
+	if (hello && h->count != 0)
+		abort();
+	struct spate_peer_chan *ch = spate_peer_chan_create(h->dst_host, hello ? 1 : h->dst_epoch,
+							    h->src_host, h->src_epoch,
+							    SPATE_PEER_WINDOW_MAX, 10);
 	if (!ch)
 		abort(); /* a decoded header always names a valid pair */
 	for (int i = 0; i < 5; i++)
@@ -69,6 +76,12 @@ static void check_channel(const uint8_t *data, const struct spate_peer_hdr *h)
 			;
 	deliveries = 0;
 	int rc = spate_peer_chan_receive(ch, data, h, on_deliver, NULL);
+	if (hello) {
+		if (rc >= 0 || deliveries != 0)
+			abort();
+		spate_peer_chan_destroy(ch);
+		return;
+	}
 	if (rc != deliveries || rc > 1 || (rc == 1 && h->count == 0))
 		abort();
 	/* the same frame again is a duplicate */
@@ -110,11 +123,11 @@ static void run(const uint8_t *data, size_t size, const struct spate_limits *lim
 static uint8_t body[SPATE_PEER_BODY_MAX], frame[SPATE_PEER_FRAME_MAX];
 
 static int write_frame(const char *dir, const char *name, const struct spate_peer_writer *w,
-		       uint32_t seq)
+		       uint32_t seq, uint32_t dst_epoch)
 {
 	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_OVERHEAD + w->len),
 				    .count = w->count, .src_host = 1, .src_epoch = 3,
-				    .dst_host = 2, .dst_epoch = 4, .seq = w->count ? seq : 0,
+				    .dst_host = 2, .dst_epoch = dst_epoch, .seq = w->count ? seq : 0,
 				    .ack = 2, .sack = 5 };
 	spate_peer_hdr_encode(frame, &h);
 	memcpy(frame + SPATE_PEER_HDR_LEN, w->buf, w->len);
@@ -176,19 +189,21 @@ int main(int argc, char **argv)
 	spate_peer_put_handoff_sub(&w, 5, 0, &sub);
 	spate_peer_put_handoff_end(&w, 5, 1, 10);
 	spate_peer_put_feedback(&w, 1, 2, cats, 2);
-	bad |= write_frame(argv[1], "all-types", &w, 3);
+	bad |= write_frame(argv[1], "all-types", &w, 3, 4);
 
 	spate_peer_writer_init(&w, body, sizeof(body));
-	bad |= write_frame(argv[1], "pure-ack", &w, 0);
+	bad |= write_frame(argv[1], "pure-ack", &w, 0, 4);
+	/* a static peer's hello: a pure ack naming no epoch of the receiver */
+	bad |= write_frame(argv[1], "hello", &w, 0, 0);
 
 	spate_peer_writer_init(&w, body, sizeof(body));
 	spate_peer_put_event(&w, 7, 1, cats, SPATE_PEER_CATS_MAX, &ev);
-	bad |= write_frame(argv[1], "event-all-cats", &w, 1);
+	bad |= write_frame(argv[1], "event-all-cats", &w, 1, 4);
 
 	spate_peer_writer_init(&w, body, sizeof(body));
 	while (spate_peer_put_merge(&w, 1, 2) == 0)
 		;
-	bad |= write_frame(argv[1], "full-of-merges", &w, 2);
+	bad |= write_frame(argv[1], "full-of-merges", &w, 2, 4);
 	return bad ? 1 : 0;
 }
 #endif
