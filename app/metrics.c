@@ -88,9 +88,11 @@ static const struct counter counters[] = {
 };
 #define N_COUNTERS (sizeof(counters) / sizeof(counters[0]))
 
-/* Counters with a name of their own (the rest: spate_<name>_total). */
+/* Counters with a name of their own (the rest: spate_<name>_total);
+ * scale 0: the count as it is, else times scale (ns to seconds). */
 static const struct {
 	const char *counter, *metric, *help;
+	double scale;
 } renamed[] = {
 	{ "rx", "spate_rx_frames_total", "Frames received from the ports." },
 	{ "rx_bytes", "spate_rx_bytes_total", "Bytes of the frames received (Ethernet header included)." },
@@ -105,6 +107,7 @@ static const struct {
 	{ "sub_dels", "spate_subscriptions_deleted_total", "SUB_DEL requests accepted." },
 	{ "busy_cycles", "spate_busy_cycles_total", "TSC cycles of polls that found work." },
 	{ "polls", "spate_polls_total", "Iterations of the lcores' poll loops." },
+	{ "match_cpu_ns", "spate_match_cpu_seconds_total", "Thread CPU time of matching polls with work (spated.cpu_accounting).", 1e-9 },
 };
 
 /* Counters of things dropped: spate_drops_total{cause="<counter>"}. */
@@ -192,20 +195,37 @@ static void read_blocks(struct blocks *b)
 
 /* One sample per lcore (and lcore="control" when the control threads
  * counted some): labels, then `extra` ("cause=...") after lcore. */
-static void per_lcore(struct mw *w, const struct blocks *b, const char *metric,
-		      const struct counter *k, const char *extra)
+static void sample_scaled(struct mw *w, const char *metric, const char *labels, uint64_t v,
+			  double scale)
+{
+	if (scale == 0)
+		sample_u64(w, metric, labels, v);
+	else
+		sample_dbl(w, metric, labels, (double)v * scale);
+}
+
+/* scale 0: the count as it is; else the count times scale (a counter
+ * kept in ns exported in the base unit, seconds). */
+static void per_lcore_scaled(struct mw *w, const struct blocks *b, const char *metric,
+			     const struct counter *k, const char *extra, double scale)
 {
 	char labels[160];
 	unsigned int l;
 
 	RTE_LCORE_FOREACH(l) {
 		snprintf(labels, sizeof(labels), "lcore=\"%u\"%s%s", l, *extra ? "," : "", extra);
-		sample_u64(w, metric, labels, at(&spated_cnt_slots[l].c, k));
+		sample_scaled(w, metric, labels, at(&spated_cnt_slots[l].c, k), scale);
 	}
 	if (at(&b->rest, k) != 0) {
 		snprintf(labels, sizeof(labels), "lcore=\"control\"%s%s", *extra ? "," : "", extra);
-		sample_u64(w, metric, labels, at(&b->rest, k));
+		sample_scaled(w, metric, labels, at(&b->rest, k), scale);
 	}
+}
+
+static void per_lcore(struct mw *w, const struct blocks *b, const char *metric,
+		      const struct counter *k, const char *extra)
+{
+	per_lcore_scaled(w, b, metric, k, extra, 0);
 }
 
 static void render_counters(struct mw *w, const struct blocks *b)
@@ -214,7 +234,8 @@ static void render_counters(struct mw *w, const struct blocks *b)
 
 	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
 		family(w, renamed[i].metric, "counter", renamed[i].help);
-		per_lcore(w, b, renamed[i].metric, counter_named(renamed[i].counter), "");
+		per_lcore_scaled(w, b, renamed[i].metric, counter_named(renamed[i].counter), "",
+				 renamed[i].scale);
 	}
 	family(w, "spate_drops_total", "counter",
 	       "Frames, datagrams and messages dropped, by cause (the counter of app/counters.h).");
