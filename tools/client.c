@@ -401,6 +401,12 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 			"missing (%" PRIu64 " lost; this host's kernel dropped %" PRIu64 " so far)\n",
 			c->prog, before + 1, h.seq - 1, from_ip >> 24, (from_ip >> 16) & 0xff,
 			(from_ip >> 8) & 0xff, from_ip & 0xff, from_port, gap, c->kernel_drops);
+	/* last_rx is when the server last said something (client_drain's
+	 * idle clock): a keepalive's answer alone is not, or a list's probes
+	 * (every failover_ms / 4) would keep a drain shorter than that
+	 * waiting for ever */
+	double prev_rx = c->last_rx;
+	bool said = false;
 	c->last_rx = client_now();
 	bool from_server = is_server(c, from_ip, from_port);
 	if (from_server) {
@@ -413,6 +419,8 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 			c->cnt.bad_dgrams++;
 			continue;
 		}
+		said |= !(msg.type == SPATE_MSG_NACK && msg.u.ack.req_seq >= CLIENT_KA_SEQ &&
+			  msg.u.ack.code == SPATE_E_UNKNOWN_TYPE);
 		switch (msg.type) {
 		case SPATE_MSG_NOTIFY:
 			had_notify = true;
@@ -461,6 +469,8 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 	}
 	if (had_notify)
 		c->cnt.notify_dgrams++;
+	if (!said)
+		c->last_rx = prev_rx;
 }
 
 void client_pump(struct client *c, int timeout_ms)

@@ -105,6 +105,19 @@ if 1000 not in got or len(lost) > unconf:
     sys.exit("lost %d, unconfirmed %d, last event %s" % (len(lost), unconf, 1000 in got))
 PY
 ok "spate-pub: a list of servers, moved on ICMP unreachable and on silence"
+# With a list, probes go out every failover_ms / 4 (50 ms here) and are
+# answered: the linger after the last event (300 ms) must still end, as
+# answers to our own probes are not the server speaking (it waited for
+# ever: e2e-multihost-client-list's publisher, --failover-ms 500, hung).
+python3 "$FAKE" --sink "$TMP/port8" "$TMP/count8" & FAKE_PID=$!
+p8=$(wait_port "$TMP/port8")
+timeout 20 "$T/spate-pub" --server "127.0.0.1:$p8,127.0.0.1:$p7" --failover-ms 200 \
+	--rate 1000 --count 300 --linger-ms 300 "$TMP/pub.tsv" 2>"$TMP/pub4.err" ||
+	{ cat "$TMP/pub4.err"; fail "spate-pub list with a linger: failed or did not end in 20 s"; }
+wait "$FAKE_PID"; FAKE_PID=""
+grep -q " events=300 .*servers=1$" "$TMP/pub4.err" && grep -q "failovers=0 " "$TMP/pub4.err" ||
+	{ cat "$TMP/pub4.err"; fail "spate-pub list with a linger: summary"; }
+ok "spate-pub: a list of servers, its linger ends though probes are answered"
 
 # 3. Failures.
 out=$TMP/never.out
