@@ -553,8 +553,11 @@ static void test_kdtree_balance(void)
 	for (uint64_t id = 1; id <= 4096; id++) {
 		memset(&s, 0, sizeof(s));
 		s.id = id;
-		int32_t x = (int32_t)check_below(350u * SPATE_COORD_SCALE) - 175 * SPATE_COORD_SCALE;
-		int32_t y = (int32_t)check_below(170u * SPATE_COORD_SCALE) - 85 * SPATE_COORD_SCALE;
+		/* in 64 bits: 350 degrees of fixed point exceed an int32 */
+		int32_t x = (int32_t)((int64_t)check_below(350u * SPATE_COORD_SCALE) -
+				      175LL * SPATE_COORD_SCALE);
+		int32_t y = (int32_t)((int64_t)check_below(170u * SPATE_COORD_SCALE) -
+				      85LL * SPATE_COORD_SCALE);
 		s.rect = (struct spate_rect){ x, y, x + SPATE_COORD_SCALE / 100, y + SPATE_COORD_SCALE / 100 };
 		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
 	}
