@@ -144,10 +144,14 @@ static void read_errors(struct client *c)
 {
 	for (int k = 0; k < 64; k++) {
 		uint8_t data[64];
+		/* room for the error and the arrival stamp the socket also asks
+		 * for (SO_TIMESTAMPNS): a control buffer too small truncates a
+		 * message, whose length then says so (checked below) */
 		union {
 			struct cmsghdr h;
 			char room[CMSG_SPACE(sizeof(struct sock_extended_err) +
-					    sizeof(struct sockaddr_in))];
+					    sizeof(struct sockaddr_in)) +
+				  CMSG_SPACE(sizeof(struct timespec)) + 64];
 		} ctl;
 		struct sockaddr_in to = { 0 };
 		struct iovec iov = { data, sizeof(data) };
@@ -157,7 +161,8 @@ static void read_errors(struct client *c)
 		if (recvmsg(c->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
 			return;
 		for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h)) {
-			if (h->cmsg_level != IPPROTO_IP || h->cmsg_type != IP_RECVERR)
+			if (h->cmsg_level != IPPROTO_IP || h->cmsg_type != IP_RECVERR ||
+			    h->cmsg_len < CMSG_LEN(sizeof(struct sock_extended_err)))
 				continue;
 			const struct sock_extended_err *ee = (const void *)CMSG_DATA(h);
 			if ((ee->ee_origin == SO_EE_ORIGIN_ICMP || ee->ee_origin == SO_EE_ORIGIN_LOCAL) &&
