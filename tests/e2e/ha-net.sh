@@ -162,7 +162,7 @@ PY
 # ha_check stops it; notifications with their arrival time in NAME.raw.
 declare -A HA_SUBPID
 ha_sub() {
-	ip netns exec "$(mh_ns cli)" timeout 900 "$SPATE_BUILD/tools/spate-sub" \
+	ip netns exec "$(mh_ns cli)" env ASAN_OPTIONS="$HA_CLIENT_ASAN" timeout 900 "$SPATE_BUILD/tools/spate-sub" \
 		--conf "$SPATE_CONF" --server "$2" ${HA_CLIENT_OPTS:-} ${HA_SUB_OPTS:-} --listen "198.18.0.2:$3" --client-id "$4" \
 		--retries 100 --times --out "$E2E_TMP/$1.raw" "$5" 2>"$E2E_TMP/$1.err" &
 	HA_SUBPID[$1]=$!
@@ -187,8 +187,12 @@ ha_subscribe() {
 
 # ha_publish: the events at HA_RATE/s to front 1's service address, in
 # the background (pid HA_PUBPID), send times in pub.stamps.
+# Under the sanitizers, the clients of these tests run without LeakSanitizer:
+# its exit-time stop-the-world hung (a spinning client, a forked tracer
+# asleep) after a failover, seen twice in the ASan build; not understood.
+HA_CLIENT_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 ha_publish() {
-	ip netns exec "$(mh_ns cli)" timeout 300 "$SPATE_BUILD/tools/spate-pub" --conf "$SPATE_CONF" \
+	ip netns exec "$(mh_ns cli)" env ASAN_OPTIONS="$HA_CLIENT_ASAN" timeout 300 "$SPATE_BUILD/tools/spate-pub" --conf "$SPATE_CONF" \
 		--server "${HA_PUB_SERVERS:-$HA_SVC1:$HA_PORT}" ${HA_CLIENT_OPTS:-} --rate "$HA_RATE" --quiet --stamps "$E2E_TMP/pub.stamps" \
 		"$E2E_TMP/events.tsv" 2>"$E2E_TMP/pub.err" &
 	HA_PUBPID=$!
