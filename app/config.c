@@ -325,7 +325,7 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 			c->rcu_cpu = config_setting_get_int(s);
 			rc = 0;
 		} else if (strcmp(name, "debug_hooks") == 0 || strcmp(name, "cpu_accounting") == 0) {
-			bool *flag = name[0] == 'd' ? &c->debug_hooks : &c->cpu_accounting;
+			bool *flag = strcmp(name, "debug_hooks") == 0 ? &c->debug_hooks : &c->cpu_accounting;
 
 			if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 				return spate_conf_error(err, errlen, path, s, "spated.%s must be true or false", name);

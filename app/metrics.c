@@ -193,8 +193,6 @@ static void read_blocks(struct blocks *b)
 	}
 }
 
-/* One sample per lcore (and lcore="control" when the control threads
- * counted some): labels, then `extra` ("cause=...") after lcore. */
 static void sample_scaled(struct mw *w, const char *metric, const char *labels, uint64_t v,
 			  double scale)
 {
@@ -204,8 +202,10 @@ static void sample_scaled(struct mw *w, const char *metric, const char *labels, 
 		sample_dbl(w, metric, labels, (double)v * scale);
 }
 
-/* scale 0: the count as it is; else the count times scale (a counter
- * kept in ns exported in the base unit, seconds). */
+/* One sample per lcore (and lcore="control" when the control threads
+ * counted some): labels, then `extra` ("cause=...") after lcore. scale
+ * 0: the count as it is; else the count times scale (a counter kept in
+ * ns exported in the base unit, seconds). */
 static void per_lcore_scaled(struct mw *w, const struct blocks *b, const char *metric,
 			     const struct counter *k, const char *extra, double scale)
 {
