@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "spate_matcher.h"
+#include "matcher/spate_matcher.h"
 
 /* An engine spec is NAME[:param=value[:param=value...]], e.g.
  * "drt:variant=fre:cmax=64": the paper's variants side by side. Sets

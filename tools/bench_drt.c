@@ -36,9 +36,9 @@
 #include <unistd.h>
 
 #include "bench_common.h"
-#include "drt_ftab.h"
-#include "spate_engine.h"
-#include "spate_stream.h"
+#include "engines/drt/drt_ftab.h"
+#include "matcher/spate_engine.h"
+#include "stream/spate_stream.h"
 
 #define VOCAB 20000
 #define EVENT_KW 10

@@ -34,7 +34,7 @@
 #include <time.h>
 
 #include "bench_common.h"
-#include "spate_engine.h"
+#include "matcher/spate_engine.h"
 
 struct workload {
 	uint32_t attrs, sub_size, event_size, cells;

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "spate_conf.h"
-#include "spate_err.h"
+#include "conf/spate_conf.h"
+#include "proto/spate_err.h"
 
 double client_now(void)
 {

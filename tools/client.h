@@ -25,8 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "spate_proto.h"
-#include "spate_stream.h"
+#include "proto/spate_proto.h"
+#include "stream/spate_stream.h"
 
 /* Called for every sub id of every NOTIFY received. */
 typedef void (*client_notify_fn)(void *ctx, uint64_t event_id, uint64_t sub_id);

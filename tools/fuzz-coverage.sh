@@ -23,11 +23,11 @@ mkdir -p "$work"
 # the lib/ files a target is for (what its score is over)
 files_of() {
 	case $1 in
-	decode) echo spate_proto.c ;;
-	peer) echo spate_peer.c spate_peer_chan.c ;;
-	stream) echo spate_stream.c ;;
-	conf) echo spate_conf.c drt_params.c spate_schema.c ;;
-	journal) echo spate_journal.c ;;
+	decode) echo proto/spate_proto.c ;;
+	peer) echo peer/spate_peer.c peer/spate_peer_chan.c ;;
+	stream) echo stream/spate_stream.c ;;
+	conf) echo conf/spate_conf.c engines/drt/drt_params.c matcher/spate_schema.c ;;
+	journal) echo store/spate_journal.c ;;
 	esac
 }
 
@@ -36,7 +36,7 @@ flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -I$top/lib -I$top/tests/proto -I$top/test
 covf="-fprofile-instr-generate -fcoverage-mapping"
 objs=$work/lib
 mkdir -p "$objs"
-for f in "$top"/lib/*.c; do
+for f in $(find "$top/lib" -name "*.c"); do
 	o=$objs/$(basename "$f" .c).o
 	[ -f "$o" ] && [ "$o" -nt "$f" ] && continue
 	# shellcheck disable=SC2086

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "gen_places.h"
-#include "spate_err.h"
-#include "spate_stream.h"
+#include "proto/spate_err.h"
+#include "stream/spate_stream.h"
 
 void gen_places_init(struct gen_places *g, const struct spate_limits *lim)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spate_types.h"
+#include "proto/spate_types.h"
 
 struct gen_attr {
 	uint32_t name; /* offset of a NUL-terminated string in the pool */

@@ -18,7 +18,7 @@ score = (killed + timeout) / (killed + timeout + survived).
 
 Usage:
   tools/mutation-test.py [options] [FILE...]      # default: the core areas
-  tools/mutation-test.py --list lib/spate_proto.c # mutants only, no build
+  tools/mutation-test.py --list lib/proto/spate_proto.c # mutants only, no build
   tools/mutation-test.py --changed main           # files changed since main
 
 Options: --seed N (sample order), --per-file N (sample size, 0 = all),
@@ -28,7 +28,8 @@ reused between runs), --tests a,b (override the mapped tests), --report F
 (append the survivors' diffs and the table as Markdown), --json F (every
 mutant's result), --nice N (default 10), --sanitize (ASan + UBSan build).
 Mutant ids hash the file, the operator and the original line's text (not
-its number), so they survive edits elsewhere; the equivalent list uses them.
+its number) and leave out the module folder, so they survive edits elsewhere
+and moves between folders; the equivalent list uses them.
 """
 
 import argparse
@@ -70,81 +71,81 @@ FAST['rein-quick'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'quick'])
 # (a run stops at the first red one). Areas group files in the report.
 AREAS = {
     'codec': {
-        'lib/spate_proto.c': ['codec', 'proto', 'protocol-doc', 'peer'],
-        'lib/spate_types.c': ['codec', 'proto', 'stream', 'keyword', 'tables', 'matcher'],
+        'lib/proto/spate_proto.c': ['codec', 'proto', 'protocol-doc', 'peer'],
+        'lib/proto/spate_types.c': ['codec', 'proto', 'stream', 'keyword', 'tables', 'matcher'],
     },
     'journal': {
-        'lib/spate_journal.c': ['journal', 'journal_io'],
+        'lib/store/spate_journal.c': ['journal', 'journal_io'],
     },
     'categories': {
-        'lib/drt_category.c': ['category', 'drt', 'rein-drt_ivx', 'tables'],
-        'lib/drt_ftab.c': ['category', 'drt', 'tables'],
+        'lib/engines/drt/drt_category.c': ['category', 'drt', 'rein-drt_ivx', 'tables'],
+        'lib/engines/drt/drt_ftab.c': ['category', 'drt', 'tables'],
     },
     'engine drt': {
-        'lib/engine_drt.c': ['category', 'drt', 'tables', 'matcher'],
-        'lib/drt_cluster.c': ['drt', 'category', 'balance', 'matcher'],
-        'lib/drt_balance.c': ['balance', 'drt'],
+        'lib/engines/drt/engine_drt.c': ['category', 'drt', 'tables', 'matcher'],
+        'lib/engines/drt/drt_cluster.c': ['drt', 'category', 'balance', 'matcher'],
+        'lib/engines/drt/drt_balance.c': ['balance', 'drt'],
     },
     'engines rein': {
-        'lib/engine_rein.c': ['rein-quick', 'tables', 'rein'],
-        'lib/rein_core.c': ['rein-quick', 'tables', 'rein'],
-        'lib/engine_mprein.c': ['rein-quick', 'rein'],
-        'lib/rein_skiplist.c': ['rein-quick', 'rein'],
-        'lib/rein_sortlist.c': ['rein-quick', 'rein'],
+        'lib/engines/rein/engine_rein.c': ['rein-quick', 'tables', 'rein'],
+        'lib/engines/rein/rein_core.c': ['rein-quick', 'tables', 'rein'],
+        'lib/engines/rein/engine_mprein.c': ['rein-quick', 'rein'],
+        'lib/engines/rein/rein_skiplist.c': ['rein-quick', 'rein'],
+        'lib/engines/rein/rein_sortlist.c': ['rein-quick', 'rein'],
     },
     'engines grid, kdtree, brute': {
-        'lib/engine_grid.c': ['tables', 'matcher'],
-        'lib/engine_kdtree.c': ['tables', 'matcher'],
-        'lib/engine_brute.c': ['tables', 'matcher', 'rein-quick'],
-        'lib/spate_engine.c': ['tables', 'conf', 'matcher', 'rein-quick'],
-        'lib/spate_schema.c': ['conf', 'category', 'rein-quick', 'matcher'],
+        'lib/engines/grid/engine_grid.c': ['tables', 'matcher'],
+        'lib/engines/kdtree/engine_kdtree.c': ['tables', 'matcher'],
+        'lib/engines/brute/engine_brute.c': ['tables', 'matcher', 'rein-quick'],
+        'lib/matcher/spate_engine.c': ['tables', 'conf', 'matcher', 'rein-quick'],
+        'lib/matcher/spate_schema.c': ['conf', 'category', 'rein-quick', 'matcher'],
     },
     'ivx': {
-        'lib/engine_ivx.c': ['rein-quick', 'tables', 'rein'],
-        'lib/ivx_index.c': ['rein-drt_ivx', 'rein-quick', 'tables', 'rein'],
+        'lib/engines/ivx/engine_ivx.c': ['rein-quick', 'tables', 'rein'],
+        'lib/engines/ivx/ivx_index.c': ['rein-drt_ivx', 'rein-quick', 'tables', 'rein'],
     },
     'matching': {
-        'lib/spate_matcher.c': ['matcher', 'tables', 'keyword', 'rein-quick'],
-        'lib/spate_dict.c': ['tables', 'matcher', 'keyword'],
-        'lib/spate_idmap.c': ['tables', 'drt', 'matcher'],
+        'lib/matcher/spate_matcher.c': ['matcher', 'tables', 'keyword', 'rein-quick'],
+        'lib/matcher/spate_dict.c': ['tables', 'matcher', 'keyword'],
+        'lib/matcher/spate_idmap.c': ['tables', 'drt', 'matcher'],
     },
     'streams': {
-        'lib/spate_stream.c': ['stream', 'tables'],
+        'lib/stream/spate_stream.c': ['stream', 'tables'],
     },
     'access': {
-        'lib/spate_auth.c': ['access', 'protocol-doc'],
-        'lib/spate_ratelimit.c': ['access'],
+        'lib/auth/spate_auth.c': ['access', 'protocol-doc'],
+        'lib/auth/spate_ratelimit.c': ['access'],
     },
     'peer': {
-        'lib/spate_peer.c': ['peer', 'peer_auth', 'proto'],
-        'lib/spate_peer_chan.c': ['peer'],
-        'lib/spate_peer_map.c': ['peer'],
-        'lib/spate_peer_auth.c': ['peer_auth', 'peer'],
+        'lib/peer/spate_peer.c': ['peer', 'peer_auth', 'proto'],
+        'lib/peer/spate_peer_chan.c': ['peer'],
+        'lib/peer/spate_peer_map.c': ['peer'],
+        'lib/auth/spate_peer_auth.c': ['peer_auth', 'peer'],
     },
     'config': {
-        'lib/spate_conf.c': ['conf'],
-        'lib/drt_params.c': ['category', 'drt', 'balance', 'tables', 'conf'],
+        'lib/conf/spate_conf.c': ['conf'],
+        'lib/engines/drt/drt_params.c': ['category', 'drt', 'balance', 'tables', 'conf'],
     },
     'stats': {
-        'lib/spate_hist.c': ['hist'],
+        'lib/util/spate_hist.c': ['hist'],
     },
     # app/: built with the daemon (DPDK); the tests start no port
     'app': {
-        'app/config.c': ['app_config'],
-        'app/ops_conf.c': ['app_config', 'app_control'],
-        'app/control.c': ['app_control'],
-        'app/ctl_out.c': ['app_counters', 'app_control'],
-        'app/counters.c': ['app_counters', 'app_rx'],
-        'app/stage_rx.c': ['app_rx'],
-        'app/net_rx.c': ['app_rx'],
-        'app/ring_out.c': ['app_ring', 'app_rx'],
-        'app/tx_out.c': ['app_rx', 'app_cluster'],
-        'app/stage_cluster.c': ['app_cluster'],
-        'app/notify.c': ['app_notify', 'app_cluster', 'app_tx'],
-        'app/stage_tx.c': ['app_tx'],
-        'app/net_tx.c': ['app_tx'],
-        'app/neigh.c': ['app_neigh', 'app_tx'],
-        'app/pl_msg.c': ['app_cluster'],
+        'app/config/config.c': ['app_config'],
+        'app/config/ops_conf.c': ['app_config', 'app_control'],
+        'app/control/control.c': ['app_control'],
+        'app/control/ctl_out.c': ['app_counters', 'app_control'],
+        'app/infra/counters.c': ['app_counters', 'app_rx'],
+        'app/net/stage_rx.c': ['app_rx'],
+        'app/net/net_rx.c': ['app_rx'],
+        'app/infra/ring_out.c': ['app_ring', 'app_rx'],
+        'app/net/tx_out.c': ['app_rx', 'app_cluster'],
+        'app/cluster/stage_cluster.c': ['app_cluster'],
+        'app/net/notify.c': ['app_notify', 'app_cluster', 'app_tx'],
+        'app/net/stage_tx.c': ['app_tx'],
+        'app/net/net_tx.c': ['app_tx'],
+        'app/net/neigh.c': ['app_neigh', 'app_tx'],
+        'app/infra/pl_msg.c': ['app_cluster'],
     },
 }
 FILE_TESTS = {f: t for a in AREAS.values() for f, t in a.items()}
@@ -236,7 +237,10 @@ class Mutant:
         self.before = src[ls:le]
         self.after = src[ls:start] + new + src[end:le]
         col = start - ls - (len(self.before) - len(self.before.lstrip()))
-        key = '%s|%s|%s|%d|%s' % (path, op, self.before.strip(), col, new)
+        # the id names the file as top folder + file name ("lib/x.c"):
+        # ids made before the files moved into module folders still hold
+        name = path.split('/')[0] + '/' + os.path.basename(path)
+        key = '%s|%s|%s|%d|%s' % (name, op, self.before.strip(), col, new)
         self.id = hashlib.sha1(key.encode()).hexdigest()[:10]
 
     def apply(self, src):

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "spate_peer.h"
-#include "spate_peer_auth.h"
+#include "peer/spate_peer.h"
+#include "auth/spate_peer_auth.h"
 
 static double now_s(void)
 {

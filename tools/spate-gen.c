@@ -27,10 +27,10 @@
 #include "gen_rng.h"
 #include "opt.h"
 #include "outfile.h"
-#include "spate_conf.h"
-#include "spate_err.h"
-#include "spate_stream.h"
-#include "spate_release.h"
+#include "conf/spate_conf.h"
+#include "proto/spate_err.h"
+#include "stream/spate_stream.h"
+#include "util/spate_release.h"
 
 #define PROG "spate-gen"
 

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "spate_conf.h"
-#include "spate_err.h"
-#include "spate_matcher.h"
-#include "spate_stream.h"
-#include "spate_release.h"
+#include "conf/spate_conf.h"
+#include "proto/spate_err.h"
+#include "matcher/spate_matcher.h"
+#include "stream/spate_stream.h"
+#include "util/spate_release.h"
 
 static void usage(FILE *f)
 {

@@ -19,12 +19,12 @@
 #include "client.h"
 #include "opt.h"
 #include "outfile.h"
-#include "spate_conf.h"
-#include "spate_err.h"
-#include "spate_proto.h"
-#include "spate_stream.h"
+#include "conf/spate_conf.h"
+#include "proto/spate_err.h"
+#include "proto/spate_proto.h"
+#include "stream/spate_stream.h"
 #include "udp_frame.h"
-#include "spate_release.h"
+#include "util/spate_release.h"
 
 #define PROG "spate-pcap"
 

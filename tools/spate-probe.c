@@ -24,8 +24,8 @@
 #include "client.h"
 #include "opt.h"
 #include "outfile.h"
-#include "spate_conf.h"
-#include "spate_release.h"
+#include "conf/spate_conf.h"
+#include "util/spate_release.h"
 
 #define PROG "spate-probe"
 

@@ -12,9 +12,9 @@
 
 #include "client.h"
 #include "opt.h"
-#include "spate_err.h"
-#include "spate_stream.h"
-#include "spate_release.h"
+#include "proto/spate_err.h"
+#include "stream/spate_stream.h"
+#include "util/spate_release.h"
 
 #define PROG "spate-pub"
 

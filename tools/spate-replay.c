@@ -15,11 +15,11 @@
 #include "client.h"
 #include "opt.h"
 #include "outfile.h"
-#include "spate_err.h"
-#include "spate_idmap.h"
-#include "spate_proto.h"
-#include "spate_stream.h"
-#include "spate_release.h"
+#include "proto/spate_err.h"
+#include "matcher/spate_idmap.h"
+#include "proto/spate_proto.h"
+#include "stream/spate_stream.h"
+#include "util/spate_release.h"
 
 #define PROG "spate-replay"
 

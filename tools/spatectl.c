@@ -1,5 +1,5 @@
 /* spatectl - the operator's command line for a running spated, over its
- * control socket (app/control.h):
+ * control socket (app/control/control.h):
  *
  *   spatectl [-s SOCKET | -p FILE_PREFIX] [--json] COMMAND [ARGS...]
  *   spatectl [-s SOCKET | -p FILE_PREFIX] [--json]      interactive
@@ -42,7 +42,7 @@
 
 #include <editline/readline.h>
 
-#include "spate_release.h"
+#include "util/spate_release.h"
 
 #define LINE_MAX_BYTES 1024 /* spated's request line limit */
 

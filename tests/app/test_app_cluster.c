@@ -1,4 +1,4 @@
-/* test_app_cluster.c - the cluster stage (app/stage_cluster.c) on rings,
+/* test_app_cluster.c - the cluster stage (app/cluster/stage_cluster.c) on rings,
  * without a port: client datagrams go into its RX ring as the RX stage
  * leaves them (payload, source in the meta), one poll handles them, and
  * the rings to the matching worker and to TX are read back. Checked
@@ -16,15 +16,15 @@
 #include <rte_ring.h>
 #include <urcu/urcu-qsbr.h>
 
-#include "access.h"
+#include "cluster/access.h"
 #include "app_eal.h"
-#include "category_dir.h"
+#include "cluster/category_dir.h"
 #include "check.h"
-#include "counters.h"
-#include "pl_msg.h"
-#include "spate_conf.h"
-#include "spate_proto.h"
-#include "stage_cluster.h"
+#include "infra/counters.h"
+#include "infra/pl_msg.h"
+#include "conf/spate_conf.h"
+#include "proto/spate_proto.h"
+#include "cluster/stage_cluster.h"
 
 #define SRC_IP 0x0a000002u
 #define SRC_PORT 40000

@@ -1,5 +1,5 @@
-/* test_app_config.c - spated's own configuration keys (app/config.c) and
- * the operator's groups (app/ops_conf.c), without DPDK: every limit at its
+/* test_app_config.c - spated's own configuration keys (app/config/config.c) and
+ * the operator's groups (app/config/ops_conf.c), without DPDK: every limit at its
  * minimum, maximum and one past each, unknown keys and groups named with
  * their file and line, the run-time keys `spatectl set` changes (trailing
  * garbage, signs, empty values), and what a value reads back as. */
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "config.h"
-#include "ops_conf.h"
+#include "config/config.h"
+#include "config/ops_conf.h"
 
 static char conf_path[64];
 static char err[1024];

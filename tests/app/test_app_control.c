@@ -1,4 +1,4 @@
-/* test_app_control.c - spated's control socket (app/control.c) as spatectl
+/* test_app_control.c - spated's control socket (app/control/control.c) as spatectl
  * sees it, without a port: the EAL without hugepages, a matcher with a few
  * subscriptions, control_start on a socket in /tmp, and this thread as the
  * data plane (control_poll) while a client thread asks. Every answer is
@@ -19,15 +19,15 @@
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
-#include "access.h"
+#include "cluster/access.h"
 #include "app_eal.h"
 #include "check.h"
-#include "config.h"
-#include "control.h"
-#include "counters.h"
-#include "debug_stall.h"
-#include "latency.h"
-#include "spate_matcher.h"
+#include "config/config.h"
+#include "control/control.h"
+#include "infra/counters.h"
+#include "infra/debug_stall.h"
+#include "infra/latency.h"
+#include "matcher/spate_matcher.h"
 
 static char sock_path[108];
 static char port_name[64];

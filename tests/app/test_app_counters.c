@@ -1,14 +1,14 @@
 /* test_app_counters.c - per-lcore counters summed and printed
- * (app/counters.c), and the control output's two renderings (app/ctl_out.c),
+ * (app/infra/counters.c), and the control output's two renderings (app/control/ctl_out.c),
  * without DPDK. Outputs are compared whole. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "counters.h"
-#include "ctl_out.h"
-#include "spate_release.h"
+#include "infra/counters.h"
+#include "control/ctl_out.h"
+#include "util/spate_release.h"
 
 static char *out;
 static size_t out_len;

@@ -1,4 +1,4 @@
-/* test_app_neigh.c - the neighbour table (app/neigh.c), without DPDK's
+/* test_app_neigh.c - the neighbour table (app/net/neigh.c), without DPDK's
  * EAL: what is news, lookups and their port, ARP request pacing, frames
  * held per host and in all, released oldest first, expired strictly
  * after max_age, and the LRU victim of a full set giving its frames
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "neigh.h"
+#include "net/neigh.h"
 
 static struct neigh_table *t;
 static unsigned int dropped;

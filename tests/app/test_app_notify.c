@@ -1,4 +1,4 @@
-/* test_app_notify.c - the notifier (app/notify.c), without DPDK: what is
+/* test_app_notify.c - the notifier (app/net/notify.c), without DPDK: what is
  * sent is captured from its send callback and decoded with the codec.
  * NOTIFYs are packed per receiver until a flush, split over messages and
  * datagrams within the payload and message limits with every id kept in
@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "counters.h"
-#include "notify.h"
-#include "spate_proto.h"
+#include "infra/counters.h"
+#include "net/notify.h"
+#include "proto/spate_proto.h"
 
 #define MAXD 4096
 

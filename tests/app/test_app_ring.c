@@ -1,4 +1,4 @@
-/* test_app_ring.c - the stages' ring ends (app/ring_out.c) on rte_rings
+/* test_app_ring.c - the stages' ring ends (app/infra/ring_out.c) on rte_rings
  * made in plain memory (rte_ring_init: no EAL): bursts of 32, what a
  * lossy end drops (in order, through its drop function) and a lossless
  * one keeps (in order, retried), holding, growth and sliding of the
@@ -11,8 +11,8 @@
 #include <rte_ring.h>
 
 #include "check.h"
-#include "counters.h"
-#include "ring_out.h"
+#include "infra/counters.h"
+#include "infra/ring_out.h"
 
 /* ---- realloc that fails on demand (-Wl,--wrap=realloc) ---- */
 void *__real_realloc(void *p, size_t n);

@@ -1,4 +1,4 @@
-/* test_app_rx.c - the RX stage (app/stage_rx.c, app/net_rx.c) on a
+/* test_app_rx.c - the RX stage (app/net/stage_rx.c, app/net/net_rx.c) on a
  * net_ring port, without a NIC: frames built here go into the port's RX
  * ring, one stage_rx_poll steers them, and the rings to the cluster and
  * TX stages are read back. Every frame ends in exactly one counter: each
@@ -19,10 +19,10 @@
 #include "app_eal.h"
 #include "app_port.h"
 #include "check.h"
-#include "counters.h"
-#include "pl_msg.h"
-#include "spate_proto.h"
-#include "stage_rx.h"
+#include "infra/counters.h"
+#include "infra/pl_msg.h"
+#include "proto/spate_proto.h"
+#include "net/stage_rx.h"
 
 #define OUR_IP 0x0a000001u   /* 10.0.0.1 */
 #define PEER_IP 0x0a000002u  /* 10.0.0.2 */

@@ -1,4 +1,4 @@
-/* test_app_tx.c - the TX stage (app/stage_tx.c, app/net_tx.c) on a
+/* test_app_tx.c - the TX stage (app/net/stage_tx.c, app/net/net_tx.c) on a
  * net_ring port: payloads queued as the other stages queue them come out
  * of the port's TX ring as frames, checked byte by byte (MACs, IPv4 and
  * UDP headers, both checksums, the receiver's sequence number stamped);
@@ -20,11 +20,11 @@
 #include "app_eal.h"
 #include "app_port.h"
 #include "check.h"
-#include "counters.h"
-#include "latency.h"
-#include "pl_msg.h"
-#include "spate_proto.h"
-#include "stage_tx.h"
+#include "infra/counters.h"
+#include "infra/latency.h"
+#include "infra/pl_msg.h"
+#include "proto/spate_proto.h"
+#include "net/stage_tx.h"
 
 #define OUR_IP 0x0a000001u  /* 10.0.0.1/24 */
 #define PEER_IP 0x0a000002u

@@ -28,7 +28,7 @@ def codes(replies):
     return [("ACK" if k == "ACK" else E_NAME.get(c, c)) for k, c, _i in replies]
 
 
-# NACK codes (lib/spate_err.h) this test expects by name.
+# NACK codes (lib/proto/spate_err.h) this test expects by name.
 E_NAME = {16: "DUPLICATE_ID", 17: "UNKNOWN_ID", 18: "NOT_OWNER", 19: "OVER_QUOTA",
           31: "RATE_LIMITED"}
 

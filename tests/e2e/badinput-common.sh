@@ -23,7 +23,7 @@ PY
 
 # badinput_py PART... [options]: badinput.py in the client namespace.
 badinput_py() {
-	netns_cli timeout 120 python3 "$E2E_DIR/badinput.py" --err-h "$SPATE_SRC/lib/spate_err.h" \
+	netns_cli timeout 120 python3 "$E2E_DIR/badinput.py" --err-h "$SPATE_SRC/lib/proto/spate_err.h" \
 		--out "$E2E_TMP/expect.json" "$@" || fail "badinput.py $1"
 }
 

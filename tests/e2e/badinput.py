@@ -4,7 +4,7 @@ and inputs at the limits through a running spated, each case checked on
 the server's exact reply, with a known set of subscriptions that must
 come out unchanged.
 
-  badinput.py --err-h lib/spate_err.h --out EXPECT.json PART...
+  badinput.py --err-h lib/proto/spate_err.h --out EXPECT.json PART...
 
 PART is one of
   setup     store the known set: 120 subscriptions of client 1, 30 of

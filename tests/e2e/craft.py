@@ -26,7 +26,7 @@ EVENT, SUB_ADD, SUB_DEL, ACK, NACK, NOTIFY = 1, 2, 3, 4, 5, 6
 E = {"INVERTED_RECT": 6, "UNKNOWN_TYPE": 15, "UNKNOWN_ID": 17, "NOT_ALLOWED": 26}
 
 
-# --- Spate codec, written from the byte layout in lib/spate_proto.h ---
+# --- Spate codec, written from the byte layout in lib/proto/spate_proto.h ---
 def hdr(length, count, client_id=4242, seq=1, flags=0, magic=MAGIC, version=VERSION):
     return struct.pack(">HBBHHII", magic, version, flags, length, count, client_id, seq)
 

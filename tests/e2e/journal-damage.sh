@@ -52,7 +52,7 @@ netns_spated_stop || fail "spated did not exit cleanly"
 cp "$jnl" "$E2E_TMP/good.journal"
 echo "ok: journal of $(stat -c %s "$jnl") bytes written by spated"
 
-# The journal read here, record by record (lib/spate_journal.h): the
+# The journal read here, record by record (lib/store/spate_journal.h): the
 # live subscriptions of all of it, and without the record holding the
 # byte at 40 % or without the last record, with where those start:
 # "LIVE AT40 REC40 START40 LIVE_WITHOUT40 LAST_START LIVE_WITHOUT_LAST".

@@ -24,7 +24,7 @@ ctl set quotas.max_subs 100 >/dev/null || fail "set quotas.max_subs 100"
 [ "$(ctl show subs --count | awk '/^count/ { print $2 }')" = 150 ] || fail "lowering the quota removed subscriptions"
 netns_spated_stop || fail "spated did not exit cleanly"
 
-# Configured limits above the hard maxima (lib/spate_types.h): file:line.
+# Configured limits above the hard maxima (lib/proto/spate_types.h): file:line.
 for kv in "max_keywords = 65" "max_keyword_len = 256" "max_constraints = 33" "max_attrs = 33" \
 	"max_name_len = 256" "max_messages = 1025" "max_keywords = 0"; do
 	key=${kv%% *}

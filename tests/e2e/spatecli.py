@@ -55,7 +55,7 @@ def event(eid, lon, lat, kws=()):
     return msg(EVENT, body + b"".join(kw(k) for k in kws))
 
 
-DGRAM_MAX = 1472  # SPATE_DGRAM_MAX, lib/spate_proto.h
+DGRAM_MAX = 1472  # SPATE_DGRAM_MAX, lib/proto/spate_proto.h
 
 
 def datagram(msgs, client_id, seq, key=None, nonce=0, oversize=False):

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spate_conf.h"
-#include "spate_engine.h"
+#include "conf/spate_conf.h"
+#include "matcher/spate_engine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "proto_cmp.h"
-#include "spate_proto.h"
+#include "proto/spate_proto.h"
 
 
 static uint8_t enc[65535];

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spate_journal.h"
-#include "spate_matcher.h"
+#include "store/spate_journal.h"
+#include "matcher/spate_matcher.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spate_types.h"
+#include "proto/spate_types.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "peer_cmp.h"
-#include "spate_peer_chan.h"
+#include "peer/spate_peer_chan.h"
 
 
 static uint8_t enc[SPATE_PEER_BODY_MAX];

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "proto_cmp.h"
-#include "spate_err.h"
-#include "spate_stream.h"
+#include "proto/spate_err.h"
+#include "stream/spate_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

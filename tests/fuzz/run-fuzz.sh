@@ -52,7 +52,7 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$dir/probe.c" -o "$dir/probe" \
 	skip "$cc cannot link -fsanitize=fuzzer (libFuzzer runtime missing)"
 fi
 
-lib_srcs=$(ls "$src"/lib/*.c)
+lib_srcs=$(find "$src/lib" -name "*.c" | sort)
 libs="-lm -lpthread $(pkg-config --libs libconfig)"
 # Libraries lib/ may use (CRCs, authenticated frames): link those present.
 for pc in zlib libcrypto; do

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "proto_cmp.h"
-#include "spate_peer.h"
+#include "peer/spate_peer.h"
 
 static inline bool cmp_reply(const struct spate_peer_reply *a, const struct spate_peer_reply *b)
 {

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "spate_proto.h"
+#include "proto/spate_proto.h"
 
 static inline bool cmp_str(const struct spate_str *a, const struct spate_str *b)
 {

@@ -1,4 +1,4 @@
-/* test_proto.c - exhaustive tests of the wire codec (lib/spate_proto.c):
+/* test_proto.c - exhaustive tests of the wire codec (lib/proto/spate_proto.c):
  * golden bytes, round trips of every message type, every truncation of
  * valid datagrams, a table of malformed inputs with their exact codes, a
  * writer out of room, spate_notify_room, and a seeded random round trip.
@@ -15,7 +15,7 @@
 
 #include "check.h"
 #include "proto_cmp.h"
-#include "spate_proto.h"
+#include "proto/spate_proto.h"
 
 static struct spate_limits lim;
 static struct spate_msg msg;     /* a few KB: not on the stack */

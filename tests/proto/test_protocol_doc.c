@@ -5,7 +5,7 @@
  * format; the ```decoded block right after it must be exactly that text.
  * Fewer than 4 examples, or a message type the document promises an
  * example for but does not have, is a failure too. The "NACK codes" table
- * must list every code of lib/spate_err.h once, in order, with its name
+ * must list every code of lib/proto/spate_err.h once, in order, with its name
  * and reason as the X-macro has them (the one source of the codes).
  *
  * usage: test_protocol_doc docs/protocol.md */
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spate_auth.h"
-#include "spate_err.h"
-#include "spate_proto.h"
+#include "auth/spate_auth.h"
+#include "proto/spate_err.h"
+#include "proto/spate_proto.h"
 
 #define MAX_EXAMPLE 4096
 

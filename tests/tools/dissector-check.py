@@ -4,7 +4,7 @@ and compare every field with what the bytes are known to hold.
 
   dissector-check.py doc PROTOCOL.md SPATE.lua WORKDIR
       the worked examples of docs/protocol.md (hex payload + decoded
-      lines, themselves checked against lib/spate_proto.c by
+      lines, themselves checked against lib/proto/spate_proto.c by
       tests/proto/test_protocol_doc.c) are written into a pcap, one UDP
       datagram each, and tshark's fields must equal the decoded lines.
   dissector-check.py stream STREAM.tsv FILE.pcap SPATE.lua
@@ -36,7 +36,7 @@ SEP = "\x1f"  # between occurrences of one field (keywords may hold commas? no, 
 
 
 def err_codes(header):
-    """NAME -> value, from the X-macro of lib/spate_err.h."""
+    """NAME -> value, from the X-macro of lib/proto/spate_err.h."""
     codes = {}
     for line in open(header, encoding="utf-8"):
         line = line.strip()
@@ -161,7 +161,7 @@ def doc_expect(decoded, codes, payload):
 
 
 def cmd_doc(doc, lua, work):
-    codes = err_codes(os.path.join(os.path.dirname(doc), "..", "lib", "spate_err.h"))
+    codes = err_codes(os.path.join(os.path.dirname(doc), "..", "lib", "proto", "spate_err.h"))
     examples, block, kind = [], [], None
     for line in open(doc, encoding="utf-8"):
         s = line.rstrip("\n")

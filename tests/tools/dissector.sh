@@ -1,6 +1,6 @@
 #!/bin/bash
 # dissector.sh - tools/wireshark/spate.lua under tshark: its NACK codes
-# are lib/spate_err.h's; the worked examples of docs/protocol.md (every
+# are lib/proto/spate_err.h's; the worked examples of docs/protocol.md (every
 # message type) and spate-pcap captures of generated streams decode field
 # by field to what the bytes hold; display filters select what they say;
 # spate-pcap's IPv4 and UDP checksums are good by Wireshark's own check.
@@ -11,12 +11,12 @@ TS() { tshark -n -X "lua_script:$LUA" "$@" 2>"$TMP/tshark.err"; }
 
 # 1. The code table.
 sed -n '/^local err_codes/,/^}/p' "$LUA" | grep -o '\[[0-9]*\] = "[A-Z_]*"' | sed 's/\[\([0-9]*\)\] = "\(.*\)"/\1 \2/' | sort -n >"$TMP/lua.codes"
-sed -n 's/^[[:space:]]*X(\([A-Z_]*\),[[:space:]]*\([0-9]*\),.*/\2 \1/p' "$SPATE_SRC/lib/spate_err.h" |
+sed -n 's/^[[:space:]]*X(\([A-Z_]*\),[[:space:]]*\([0-9]*\),.*/\2 \1/p' "$SPATE_SRC/lib/proto/spate_err.h" |
 	sort -n >"$TMP/c.codes"
-[ -s "$TMP/c.codes" ] || fail "no codes found in lib/spate_err.h"
+[ -s "$TMP/c.codes" ] || fail "no codes found in lib/proto/spate_err.h"
 cmp -s "$TMP/c.codes" "$TMP/lua.codes" ||
-	{ diff "$TMP/c.codes" "$TMP/lua.codes"; fail "spate.lua's NACK codes differ from lib/spate_err.h"; }
-ok "dissector: $(wc -l <"$TMP/c.codes") NACK codes as in lib/spate_err.h"
+	{ diff "$TMP/c.codes" "$TMP/lua.codes"; fail "spate.lua's NACK codes differ from lib/proto/spate_err.h"; }
+ok "dissector: $(wc -l <"$TMP/c.codes") NACK codes as in lib/proto/spate_err.h"
 
 # 2. docs/protocol.md examples: EVENT, SUB_ADD, ACK, NOTIFY, SUB_DEL, NACK,
 # two messages in one datagram.

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "spate_auth.h"
-#include "spate_err.h"
-#include "spate_proto.h"
-#include "spate_ratelimit.h"
+#include "auth/spate_auth.h"
+#include "proto/spate_err.h"
+#include "proto/spate_proto.h"
+#include "auth/spate_ratelimit.h"
 
 static const struct spate_limits *lim(void)
 {

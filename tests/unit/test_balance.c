@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "drt_balance.h"
-#include "drt_params.h"
+#include "engines/drt/drt_balance.h"
+#include "engines/drt/drt_params.h"
 
 /* Category 0 is correlated with worker 2 only. */
 static double cor(size_t i, uint32_t w, void *ctx)

@@ -1,5 +1,5 @@
 /* test_category.c - a DRT category's filing and routed matching, by exact
- * counts (issue 24: mutants of lib/drt_category.c that test_drt's
+ * counts (issue 24: mutants of lib/engines/drt/drt_category.c that test_drt's
  * brute-force comparisons cannot see, because the matches stay right):
  *   - a subscription is filed under its keyword with the smallest bucket
  *     at its first cell, so an event with a frequent keyword looks at
@@ -28,12 +28,12 @@
 #include <time.h>
 
 #include "check.h"
-#include "drt_category.h"
-#include "drt_ftab.h"
-#include "drt_params.h"
-#include "spate_err.h"
-#include "spate_matcher.h"
-#include "spate_schema.h"
+#include "engines/drt/drt_category.h"
+#include "engines/drt/drt_ftab.h"
+#include "engines/drt/drt_params.h"
+#include "proto/spate_err.h"
+#include "matcher/spate_matcher.h"
+#include "matcher/spate_schema.h"
 
 /* Allocation failure on demand: the fail_at-th allocation from now fails
  * (0 = none). */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "spate_proto.h"
+#include "proto/spate_proto.h"
 
 static struct spate_limits lim;
 

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "drt_params.h"
-#include "ivx_index.h"
-#include "spate_conf.h"
-#include "spate_engine.h"
-#include "spate_schema.h"
+#include "engines/drt/drt_params.h"
+#include "engines/ivx/ivx_index.h"
+#include "conf/spate_conf.h"
+#include "matcher/spate_engine.h"
+#include "matcher/spate_schema.h"
 
 #define CHECK_STR(a, b)                                                            \
 	do {                                                                       \

@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "drt_category.h"
-#include "drt_cluster.h"
-#include "drt_ftab.h"
-#include "spate_err.h"
-#include "spate_idmap.h"
+#include "engines/drt/drt_category.h"
+#include "engines/drt/drt_cluster.h"
+#include "engines/drt/drt_ftab.h"
+#include "proto/spate_err.h"
+#include "matcher/spate_idmap.h"
 
 #define N_SUBS 600
 #define VOCAB 40

@@ -1,4 +1,4 @@
-/* test_hist.c - log-linear histograms (lib/spate_hist.h) against the
+/* test_hist.c - log-linear histograms (lib/util/spate_hist.h) against the
  * sorted values themselves: bucket bounds, quantiles, cumulative counts,
  * sums and windows. */
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "spate_hist.h"
+#include "util/spate_hist.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "spate_err.h"
-#include "spate_journal.h"
-#include "spate_matcher.h"
+#include "proto/spate_err.h"
+#include "store/spate_journal.h"
+#include "matcher/spate_matcher.h"
 
 static const char *const words[] = { "bus", "rain", "caf\xc3\xa9", "x:y", "jam", "fire" };
 static const char *const attrs[] = { "speed", "temp", "pop" };

@@ -1,6 +1,6 @@
 /* test_journal_io.c - the journal when the system calls fail, and the
  * record boundaries test_journal does not reach (issue 24: mutants that
- * survived the suite). The I/O calls of lib/spate_journal.c are wrapped
+ * survived the suite). The I/O calls of lib/store/spate_journal.c are wrapped
  * (-Wl,--wrap, see meson.build) so a test can make one fail, write short
  * or be interrupted, and then check exact values: the return code, the
  * counters, the file's size and bytes, what a reopen replays.
@@ -28,9 +28,9 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "spate_err.h"
-#include "spate_journal.h"
-#include "spate_proto.h"
+#include "proto/spate_err.h"
+#include "store/spate_journal.h"
+#include "proto/spate_proto.h"
 
 /* ------------------------------------------------------------ faults */
 ssize_t __wrap_write(int fd, const void *p, size_t n);

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "spate_err.h"
-#include "spate_types.h"
+#include "proto/spate_err.h"
+#include "proto/spate_types.h"
 
 static bool oracle_utf8(const unsigned char *s, size_t len, size_t *i)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "spate_err.h"
-#include "spate_matcher.h"
+#include "proto/spate_err.h"
+#include "matcher/spate_matcher.h"
 
 
 static const char *const vocab[] = { "a", "b", "c", "d", "e", "f", "g", "h",

@@ -17,9 +17,9 @@
 
 #include "../proto/peer_cmp.h"
 #include "check.h"
-#include "spate_be.h"
-#include "spate_peer_chan.h"
-#include "spate_peer_map.h"
+#include "proto/spate_be.h"
+#include "peer/spate_peer_chan.h"
+#include "peer/spate_peer_map.h"
 
 static struct spate_limits lim;
 

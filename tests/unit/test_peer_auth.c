@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "spate_be.h"
-#include "spate_err.h"
-#include "spate_peer.h"
-#include "spate_peer_auth.h"
+#include "proto/spate_be.h"
+#include "proto/spate_err.h"
+#include "peer/spate_peer.h"
+#include "auth/spate_peer_auth.h"
 
 static struct spate_peer_key key_of(uint8_t id, uint8_t fill, uint8_t len)
 {

@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "drt_category.h"
-#include "rein_bucket.h"
-#include "rein_core.h"
-#include "spate_err.h"
-#include "spate_matcher.h"
+#include "engines/drt/drt_category.h"
+#include "engines/rein/rein_bucket.h"
+#include "engines/rein/rein_core.h"
+#include "proto/spate_err.h"
+#include "matcher/spate_matcher.h"
 
 
 static double unit(void)
@@ -769,7 +769,7 @@ static void init_many_names(void)
 int main(int argc, char **argv)
 {
 	/* "drt_ivx": only the category part (tools/mutation-test.py runs it
-	 * for lib/drt_category.c; the whole test takes a minute). */
+	 * for lib/engines/drt/drt_category.c; the whole test takes a minute). */
 	if (argc > 1 && strcmp(argv[1], "drt_ivx") == 0) {
 		test_drt_ivx();
 		return check_summary("rein drt_ivx");

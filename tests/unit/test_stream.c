@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "spate_err.h"
-#include "spate_stream.h"
+#include "proto/spate_err.h"
+#include "stream/spate_stream.h"
 
 static struct spate_limits lim;
 

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "spate_dict.h"
-#include "spate_hash.h"
-#include "spate_idmap.h"
+#include "matcher/spate_dict.h"
+#include "util/spate_hash.h"
+#include "matcher/spate_idmap.h"
 
 
 static void test_dict(void)

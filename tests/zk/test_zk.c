@@ -36,7 +36,7 @@
 #include <zookeeper/zookeeper.h>
 
 #include "../unit/check.h"
-#include "spate_peer_map.h"
+#include "peer/spate_peer_map.h"
 #include "spate_zk.h"
 
 static const char *servers;

@@ -18,7 +18,7 @@
 -- or copy it into ~/.local/lib/wireshark/plugins/. UDP port 47100 is
 -- registered, and a heuristic finds Spate datagrams on any other port
 -- (magic 0x5350, version 1, length = UDP payload).
--- Lengths are checked as the decoder in lib/spate_proto.c does; what is
+-- Lengths are checked as the decoder in lib/proto/spate_proto.c does; what is
 -- wrong is flagged with expert info instead of being guessed at.
 
 local spate = Proto("spate", "Spate publish/subscribe")
@@ -26,7 +26,7 @@ local spate = Proto("spate", "Spate publish/subscribe")
 local msg_types = { [1] = "EVENT", [2] = "SUB_ADD", [3] = "SUB_DEL", [4] = "ACK",
                     [5] = "NACK", [6] = "NOTIFY" }
 local ops = { [1] = ">=", [2] = "<=", [3] = ">", [4] = "<", [5] = "=", [6] = "!=" }
--- The codes of lib/spate_err.h (tests/tools/dissector.sh keeps them equal).
+-- The codes of lib/proto/spate_err.h (tests/tools/dissector.sh keeps them equal).
 local err_codes = {
 	[0] = "OK", [1] = "BAD_LENGTH", [2] = "BAD_MAGIC", [3] = "BAD_VERSION",
 	[4] = "TRUNCATED", [5] = "BAD_COORD", [6] = "INVERTED_RECT",

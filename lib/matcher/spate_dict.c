@@ -1,0 +1,201 @@
+/* spate_dict.c - open-addressing string interning (see spate_dict.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matcher/spate_dict.h"
+#include "util/spate_hash.h"
+
+/* A slot carries the string's length and first 8 bytes: a string of up
+ * to 8 bytes (FAST-style keywords, most attribute names) is compared
+ * without reading its entry or calling memcmp, and a longer one reads
+ * its entry only when hash, length and prefix agree. */
+struct dict_slot {
+	uint64_t prefix; /* the first min(len, 8) bytes, zero-padded */
+	uint32_t hash;
+	uint32_t id;     /* SPATE_DICT_NONE = empty */
+	uint32_t len;
+};
+
+struct dict_entry {
+	char *str;
+	uint32_t len;
+};
+
+struct spate_dict {
+	struct dict_slot *slots;
+	uint32_t mask;          /* slot count - 1, a power of two minus one */
+	struct dict_entry *entries;
+	uint32_t count, cap;
+};
+
+struct spate_dict *spate_dict_create(void)
+{
+	struct spate_dict *d = calloc(1, sizeof(*d));
+
+	if (d == NULL)
+		return NULL;
+	d->mask = 63;
+	d->slots = malloc(sizeof(*d->slots) * (d->mask + 1));
+	if (d->slots == NULL) {
+		free(d);
+		return NULL;
+	}
+	for (uint32_t i = 0; i <= d->mask; i++)
+		d->slots[i].id = SPATE_DICT_NONE;
+	return d;
+}
+
+void spate_dict_destroy(struct spate_dict *d)
+{
+	if (d == NULL)
+		return;
+	for (uint32_t i = 0; i < d->count; i++)
+		free(d->entries[i].str);
+	free(d->entries);
+	free(d->slots);
+	free(d);
+}
+
+/* The first min(len, 8) bytes of p, zero-padded: whole loads that
+ * overlap where len is short (the bytes they share are the same). */
+static inline uint64_t prefix_of(const char *p, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	uint64_t w = 0;
+	uint32_t a, b;
+
+	if (len >= 8) {
+		memcpy(&w, s, 8);
+	} else if (len >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		w = (uint64_t)a | (uint64_t)b << (8 * (len - 4));
+	} else if (len > 0) {
+		w = (uint64_t)s[0] | (uint64_t)s[len / 2] << (8 * (len / 2)) |
+		    (uint64_t)s[len - 1] << (8 * (len - 1));
+	}
+	return w;
+}
+
+/* Do the bytes of an entry and of p past the first 8 agree (len > 8, the
+ * prefixes equal)? Up to 16 bytes by one overlapping 8-byte load each
+ * (names like "population", cities' "n:" and "adm:" keywords), no call. */
+static inline bool tail_equal(const char *e, const char *p, size_t len)
+{
+	uint64_t a, b;
+
+	if (len > 16)
+		return memcmp(e + 8, p + 8, len - 8) == 0;
+	memcpy(&a, e + len - 8, 8);
+	memcpy(&b, p + len - 8, 8);
+	return a == b;
+}
+
+static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len,
+				 uint32_t h)
+{
+	uint64_t pre = prefix_of(p, len);
+
+	for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
+		const struct dict_slot *s = &d->slots[i];
+		if (s->id == SPATE_DICT_NONE)
+			return i;
+		if (s->hash == h && s->len == len && s->prefix == pre &&
+		    (len <= 8 || tail_equal(d->entries[s->id].str, p, len)))
+			return i;
+	}
+}
+
+uint32_t spate_dict_lookup(const struct spate_dict *d, const char *p, size_t len)
+{
+	uint32_t h = spate_hash_bytes(p, len);
+	return d->slots[find_slot(d, p, len, h)].id;
+}
+
+void spate_dict_lookup_many(const struct spate_dict *d, const struct spate_str *s, size_t n,
+			    uint32_t *ids)
+{
+	/* the hashes parked in ids[] until each is replaced by its id */
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = spate_hash_bytes(s[i].p, s[i].len);
+		__builtin_prefetch(&d->slots[ids[i] & d->mask]);
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = d->slots[find_slot(d, s[i].p, s[i].len, ids[i])].id;
+}
+
+static int grow(struct spate_dict *d)
+{
+	uint32_t nmask = d->mask * 2 + 1;
+	struct dict_slot *ns = malloc(sizeof(*ns) * ((size_t)nmask + 1));
+
+	if (ns == NULL)
+		return -1;
+	for (uint32_t i = 0; i <= nmask; i++)
+		ns[i].id = SPATE_DICT_NONE;
+	for (uint32_t i = 0; i <= d->mask; i++) {
+		struct dict_slot s = d->slots[i];
+		if (s.id == SPATE_DICT_NONE)
+			continue;
+		uint32_t j = s.hash & nmask;
+		while (ns[j].id != SPATE_DICT_NONE)
+			j = (j + 1) & nmask;
+		ns[j] = s;
+	}
+	free(d->slots);
+	d->slots = ns;
+	d->mask = nmask;
+	return 0;
+}
+
+uint32_t spate_dict_intern(struct spate_dict *d, const char *p, size_t len)
+{
+	uint32_t h = spate_hash_bytes(p, len);
+	uint32_t i = find_slot(d, p, len, h);
+
+	if (d->slots[i].id != SPATE_DICT_NONE)
+		return d->slots[i].id;
+	if (d->count == SPATE_DICT_NONE - 1)
+		return SPATE_DICT_NONE;
+	if (d->count == d->cap) {
+		uint32_t ncap = d->cap ? d->cap * 2 : 64;
+		struct dict_entry *ne = realloc(d->entries, sizeof(*ne) * ncap);
+		if (ne == NULL)
+			return SPATE_DICT_NONE;
+		d->entries = ne;
+		d->cap = ncap;
+	}
+	char *copy = malloc(len + 1);
+	if (copy == NULL)
+		return SPATE_DICT_NONE;
+	memcpy(copy, p, len);
+	copy[len] = '\0';
+	/* Keep the load under 1/2 so probe chains stay short. */
+	if ((d->count + 1) * 2 > d->mask + 1) {
+		if (grow(d) != 0) {
+			free(copy);
+			return SPATE_DICT_NONE;
+		}
+		i = find_slot(d, p, len, h);
+	}
+	uint32_t id = d->count++;
+	d->entries[id].str = copy;
+	d->entries[id].len = (uint32_t)len;
+	d->slots[i] = (struct dict_slot){ prefix_of(p, len), h, id, (uint32_t)len };
+	return id;
+}
+
+const char *spate_dict_str(const struct spate_dict *d, uint32_t id, size_t *len)
+{
+	if (id >= d->count)
+		return NULL;
+	if (len)
+		*len = d->entries[id].len;
+	return d->entries[id].str;
+}
+
+uint32_t spate_dict_count(const struct spate_dict *d)
+{
+	return d->count;
+}

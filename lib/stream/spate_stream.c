@@ -1,0 +1,593 @@
+/* spate_stream.c - parser and writer of the text stream format (see
+ * spate_stream.h). Every field is checked; a bad line gets a reason. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/spate_err.h"
+#include "stream/spate_stream.h"
+
+#define MAX_FIELDS 9
+
+struct field {
+	const char *p;
+	size_t len;
+};
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -code;
+}
+
+static bool field_is(const struct field *f, const char *s)
+{
+	return f->len == strlen(s) && memcmp(f->p, s, f->len) == 0;
+}
+
+/* Shown in messages: at most 40 bytes of the field. */
+#define SHOW(f) (int)((f)->len > 40 ? 40 : (f)->len), (f)->p
+
+static int parse_u64(const struct field *f, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (f->len == 0 || f->len > 20)
+		return -1;
+	for (size_t i = 0; i < f->len; i++) {
+		unsigned d = (unsigned char)f->p[i] - '0';
+		if (d > 9)
+			return -1;
+		/* 19 digits cannot overflow; only a 20th needs the check */
+		if (i == 19 && v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The value of the 8 ASCII digits at p (first digit in the lowest byte),
+ * or -1 when one of them is not a digit: a few multiplies instead of a
+ * loop of 8 (each pair, then each quad, then the two quads). */
+static int64_t eight_digits(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	w ^= 0x3030303030303030ull; /* '0'..'9' -> 0..9, anything else above 9 */
+	if (((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull)
+		return -1;
+	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffull;          /* pairs */
+	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffull;        /* quads */
+	return (int64_t)((w * 10000 + (w >> 32)) & 0xffffffffull); /* all 8 */
+}
+
+/* The usual coordinate, 1-3 integer digits and exactly 7 decimals (what
+ * spate_format_coord writes, and every stream tool): its value, or -1
+ * for anything else (the general parser decides). */
+static int64_t coord_7_decimals(const char *p, size_t len)
+{
+	size_t dot = len - 8;
+
+	if (len < 9 || len > 11 || p[dot] != '.')
+		return -1;
+	int64_t ip = 0;
+	for (size_t i = 0; i < dot; i++) {
+		unsigned d = (unsigned char)p[i] - '0';
+		if (d > 9)
+			return -1;
+		ip = ip * 10 + d;
+	}
+	/* the 8 bytes from the dot, the dot read as a leading 0 */
+	char b[8];
+	memcpy(b, p + dot, 8);
+	b[0] = '0';
+	int64_t frac = eight_digits(b);
+	return frac < 0 ? -1 : ip * SPATE_COORD_SCALE + frac;
+}
+
+int spate_parse_coord(const char *p, size_t len, int32_t max, int32_t *out)
+{
+	size_t i = 0;
+
+	/* the common form first (a third of a stream line's parsing went
+	 * here, a byte a step) */
+	bool sign = len > 0 && (p[0] == '-' || p[0] == '+');
+	int64_t fast = coord_7_decimals(p + sign, len - sign);
+	if (fast >= 0) {
+		if (sign && p[0] == '-')
+			fast = -fast;
+		if (fast < -(int64_t)max || fast > (int64_t)max)
+			return -SPATE_E_BAD_COORD;
+		*out = (int32_t)fast;
+		return 0;
+	}
+	bool neg = false, digits = false;
+	int64_t ip = 0, frac = 0;
+	int fdigits = 0;
+	bool round_up = false;
+
+	if (len > 0 && (p[0] == '-' || p[0] == '+')) {
+		neg = p[0] == '-';
+		i++;
+	}
+	for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+		digits = true;
+		ip = ip * 10 + (p[i] - '0');
+		if (ip > 1000)
+			return -SPATE_E_BAD_COORD;
+	}
+	if (i < len && p[i] == '.') {
+		i++;
+		for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+			digits = true;
+			if (fdigits < 7) {
+				frac = frac * 10 + (p[i] - '0');
+				fdigits++;
+			} else if (fdigits == 7) {
+				/* The 8th decimal decides the rounding; ties go
+				 * away from zero, whatever follows. */
+				round_up = p[i] >= '5';
+				fdigits++;
+			}
+		}
+	}
+	if (!digits || i != len)
+		return -SPATE_E_BAD_SYNTAX;
+	if (fdigits > 7)
+		fdigits = 7;
+	while (fdigits < 7) {
+		frac *= 10;
+		fdigits++;
+	}
+	int64_t v = ip * SPATE_COORD_SCALE + frac + (round_up ? 1 : 0);
+	if (neg)
+		v = -v;
+	if (v < -(int64_t)max || v > (int64_t)max)
+		return -SPATE_E_BAD_COORD;
+	*out = (int32_t)v;
+	return 0;
+}
+
+void spate_format_coord(int32_t v, char *buf, size_t len)
+{
+	int64_t a = v < 0 ? -(int64_t)v : v;
+
+	snprintf(buf, len, "%s%" PRId64 ".%07" PRId64, v < 0 ? "-" : "",
+		 a / SPATE_COORD_SCALE, a % SPATE_COORD_SCALE);
+}
+
+static int parse_coord_field(const struct field *f, int32_t max, const char *what,
+			     int32_t *out, char *err, size_t errlen)
+{
+	int rc = spate_parse_coord(f->p, f->len, max, out);
+
+	if (rc == -SPATE_E_BAD_SYNTAX)
+		return fail(err, errlen, SPATE_E_BAD_COORD, "%s '%.*s' is not a decimal number",
+			    what, SHOW(f));
+	if (rc != 0)
+		return fail(err, errlen, SPATE_E_BAD_COORD, "%s '%.*s' out of range [-%d, %d]",
+			    what, SHOW(f), max / SPATE_COORD_SCALE, max / SPATE_COORD_SCALE);
+	return 0;
+}
+
+/* 10^k, k <= 22: every one an exact double. */
+static const double pow10_exact[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* The plain decimals of stream files ([+-]digits[.digits], at most 2^53
+ * as an integer of all the digits, at most 22 after the point) without
+ * strtod: the digits as an integer m and the point's place k are exact
+ * doubles, so m / 10^k is one correctly rounded IEEE division, which is
+ * what strtod returns (Clinger's fast path). 0 with *out, or -1 for
+ * anything else (exponents, long mantissas, junk: strtod decides). */
+static int parse_decimal_fast(const char *p, size_t len, double *out)
+{
+	size_t i = 0;
+	bool neg = false, digits = false;
+	uint64_t m = 0;
+	int k = 0;
+
+	if (i < len && (p[i] == '-' || p[i] == '+'))
+		neg = p[i++] == '-';
+	for (; i < len && (unsigned)(p[i] - '0') <= 9; i++) {
+		if (m >= (1ull << 53) / 10)
+			return -1;
+		m = m * 10 + (unsigned)(p[i] - '0');
+		digits = true;
+	}
+	if (i < len && p[i] == '.')
+		for (i++; i < len && (unsigned)(p[i] - '0') <= 9; i++) {
+			if (m >= (1ull << 53) / 10 || k == 22)
+				return -1;
+			m = m * 10 + (unsigned)(p[i] - '0');
+			k++;
+			digits = true;
+		}
+	if (!digits || i != len)
+		return -1;
+	double v = (double)m / pow10_exact[k];
+	*out = neg ? -v : v;
+	return 0;
+}
+
+/* A finite double from a field (strtod needs a NUL-terminated copy). */
+static int parse_double(const char *p, size_t len, double *out)
+{
+	char tmp[64];
+	char *end;
+
+	if (len == 0 || len >= sizeof(tmp))
+		return -1;
+	if (parse_decimal_fast(p, len, out) == 0)
+		return 0;
+	memcpy(tmp, p, len);
+	tmp[len] = '\0';
+	/* strtod would skip leading blanks; the format has none. */
+	if (tmp[0] == ' ' || tmp[0] == '\t')
+		return -1;
+	errno = 0;
+	double v = strtod(tmp, &end);
+	if (end != tmp + len || !isfinite(v) || errno == ERANGE)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Split a comma list; calls fn for each item. '-' alone means empty. */
+static int parse_keywords(const struct field *f, const struct spate_limits *lim,
+			  struct spate_str *kw, uint32_t *n, char *err, size_t errlen)
+{
+	*n = 0;
+	if (f->len == 1 && f->p[0] == '-')
+		return 0;
+	const char *p = f->p, *end = f->p + f->len;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *k = p;
+		size_t klen = (size_t)((comma ? comma : end) - p);
+		if (*n >= lim->max_keywords || *n >= SPATE_KW_MAX_HARD)
+			return fail(err, errlen, SPATE_E_TOO_MANY_KEYWORDS,
+				    "more than %u keywords", lim->max_keywords);
+		int rc = spate_check_keyword(lim, k, klen);
+		if (rc != 0)
+			return fail(err, errlen, -rc, "keyword '%.*s': %s",
+				    (int)(klen > 40 ? 40 : klen), k, spate_err_reason(rc));
+		kw[*n].p = k;
+		kw[*n].len = (uint32_t)klen;
+		(*n)++;
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int find_op(const char *p, size_t len, size_t *name_len, int *op, size_t *op_len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = p[i];
+		if (c != '<' && c != '>' && c != '=' && c != '!')
+			continue;
+		*name_len = i;
+		char n = i + 1 < len ? p[i + 1] : '\0';
+		*op_len = 1;
+		switch (c) {
+		case '<': *op = SPATE_OP_LT; if (n == '=') { *op = SPATE_OP_LE; *op_len = 2; } break;
+		case '>': *op = SPATE_OP_GT; if (n == '=') { *op = SPATE_OP_GE; *op_len = 2; } break;
+		case '=': *op = SPATE_OP_EQ; break;
+		case '!':
+			if (n != '=')
+				return -1;
+			*op = SPATE_OP_NE;
+			*op_len = 2;
+			break;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* Constraints (`allow_ops`) or attributes (only '='). */
+static int parse_pairs(const struct field *f, const struct spate_limits *lim,
+		       bool allow_ops, struct spate_raw_constraint *cons,
+		       struct spate_raw_attr *attrs, uint32_t *n, char *err, size_t errlen)
+{
+	uint32_t max = allow_ops ? lim->max_constraints : lim->max_attrs;
+	uint32_t hard = allow_ops ? SPATE_CONS_MAX_HARD : SPATE_ATTR_MAX_HARD;
+	const char *what = allow_ops ? "constraint" : "attribute";
+
+	*n = 0;
+	if (f->len == 1 && f->p[0] == '-')
+		return 0;
+	const char *p = f->p, *end = f->p + f->len;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *item = p;
+		size_t ilen = (size_t)((comma ? comma : end) - p);
+		int ilen_show = (int)(ilen > 40 ? 40 : ilen);
+		size_t name_len = 0, op_len;
+		int op;
+		double v;
+
+		if (*n >= max || *n >= hard)
+			return fail(err, errlen,
+				    allow_ops ? SPATE_E_TOO_MANY_CONSTRAINTS : SPATE_E_TOO_MANY_ATTRS,
+				    "more than %u %ss", max, what);
+		/* The name's bytes, then the operator: one pass when the name
+		 * is good (an operator byte is never a name byte, so this stops
+		 * where find_op would); otherwise find_op and spate_check_name
+		 * say what is wrong. */
+		while (name_len < ilen && spate_name_ok[(unsigned char)item[name_len]])
+			name_len++;
+		char c = name_len < ilen ? item[name_len] : '\0';
+		size_t at;
+		bool quick = name_len > 0 && name_len <= lim->max_name_len &&
+			     name_len <= SPATE_NAME_LEN_MAX_HARD &&
+			     (c == '<' || c == '>' || c == '=' || c == '!') &&
+			     find_op(item + name_len, ilen - name_len, &at, &op, &op_len) == 0;
+		if (!quick) {
+			if (find_op(item, ilen, &name_len, &op, &op_len) != 0 ||
+			    (!allow_ops && op != SPATE_OP_EQ))
+				return fail(err, errlen, allow_ops ? SPATE_E_BAD_OP : SPATE_E_BAD_SYNTAX,
+					    "%s '%.*s': expected name%svalue", what, ilen_show, item,
+					    allow_ops ? " OP " : "=");
+			int rc = spate_check_name(lim, item, name_len);
+			if (rc != 0)
+				return fail(err, errlen, -rc, "%s '%.*s': bad name: %s", what,
+					    ilen_show, item, spate_err_reason(rc));
+		} else if (!allow_ops && op != SPATE_OP_EQ) {
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "%s '%.*s': expected name=value",
+				    what, ilen_show, item);
+		}
+		if (parse_double(item + name_len + op_len, ilen - name_len - op_len, &v) != 0)
+			return fail(err, errlen, SPATE_E_BAD_VALUE,
+				    "%s '%.*s': value is not a finite number", what, ilen_show, item);
+		if (allow_ops) {
+			cons[*n] = (struct spate_raw_constraint){
+				{ item, (uint32_t)name_len }, (uint8_t)op, v };
+		} else {
+			attrs[*n] = (struct spate_raw_attr){ { item, (uint32_t)name_len }, v };
+		}
+		(*n)++;
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int parse_id(const struct field *f, uint64_t *id, char *err, size_t errlen)
+{
+	if (parse_u64(f, id) != 0)
+		return fail(err, errlen, SPATE_E_BAD_ID, "id '%.*s' is not a decimal u64",
+			    SHOW(f));
+	return 0;
+}
+
+static int parse_sub(const struct field *fl, size_t nf, const struct spate_limits *lim,
+		     struct spate_raw_sub *s, char *err, size_t errlen)
+{
+	int rc;
+
+	if (nf != 7 && nf != 8)
+		return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+			    "sub takes 6 or 7 fields (id minlon minlat maxlon maxlat keywords [constraints]), got %zu",
+			    nf - 1);
+	memset(&s->dest, 0, sizeof(s->dest));
+	if ((rc = parse_id(&fl[1], &s->id, err, errlen)) ||
+	    (rc = parse_coord_field(&fl[2], SPATE_LON_MAX, "minlon", &s->rect.min_lon, err, errlen)) ||
+	    (rc = parse_coord_field(&fl[3], SPATE_LAT_MAX, "minlat", &s->rect.min_lat, err, errlen)) ||
+	    (rc = parse_coord_field(&fl[4], SPATE_LON_MAX, "maxlon", &s->rect.max_lon, err, errlen)) ||
+	    (rc = parse_coord_field(&fl[5], SPATE_LAT_MAX, "maxlat", &s->rect.max_lat, err, errlen)))
+		return rc;
+	if (spate_check_rect(&s->rect) != 0)
+		return fail(err, errlen, SPATE_E_INVERTED_RECT,
+			    "rectangle min greater than max (%.*s > %.*s or %.*s > %.*s)",
+			    SHOW(&fl[2]), SHOW(&fl[4]), SHOW(&fl[3]), SHOW(&fl[5]));
+	if ((rc = parse_keywords(&fl[6], lim, s->kw, &s->n_kw, err, errlen)))
+		return rc;
+	s->n_cons = 0;
+	if (nf == 8)
+		return parse_pairs(&fl[7], lim, true, s->cons, NULL, &s->n_cons, err, errlen);
+	return 0;
+}
+
+static int parse_event(const struct field *fl, size_t nf, const struct spate_limits *lim,
+		       struct spate_raw_event *e, char *err, size_t errlen)
+{
+	int rc;
+
+	if (nf != 5 && nf != 6)
+		return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+			    "event takes 4 or 5 fields (id lon lat keywords [attributes]), got %zu",
+			    nf - 1);
+	if ((rc = parse_id(&fl[1], &e->id, err, errlen)) ||
+	    (rc = parse_coord_field(&fl[2], SPATE_LON_MAX, "lon", &e->lon, err, errlen)) ||
+	    (rc = parse_coord_field(&fl[3], SPATE_LAT_MAX, "lat", &e->lat, err, errlen)) ||
+	    (rc = parse_keywords(&fl[4], lim, e->kw, &e->n_kw, err, errlen)))
+		return rc;
+	e->n_attr = 0;
+	if (nf == 6)
+		return parse_pairs(&fl[5], lim, false, NULL, e->attr, &e->n_attr, err, errlen);
+	return 0;
+}
+
+int spate_stream_parse_line(const char *line, size_t len,
+			    const struct spate_limits *lim,
+			    struct spate_stream_op *op, char *err, size_t errlen)
+{
+	struct field fl[MAX_FIELDS];
+	size_t nf = 0, start = 0;
+
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	op->kind = SPATE_LINE_NONE;
+	if (len == 0 || line[0] == '#')
+		return 0;
+	for (;;) {
+		const char *tab = memchr(line + start, '\t', len - start);
+		size_t i = tab ? (size_t)(tab - line) : len;
+		if (nf == MAX_FIELDS)
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "too many fields");
+		if (i == start)
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+				    "field %zu is empty (fields are separated by one tab)", nf + 1);
+		fl[nf].p = line + start;
+		fl[nf].len = i - start;
+		nf++;
+		if (tab == NULL)
+			break;
+		start = i + 1;
+	}
+	if (field_is(&fl[0], "sub")) {
+		op->kind = SPATE_LINE_SUB;
+		return parse_sub(fl, nf, lim, &op->u.sub, err, errlen);
+	}
+	if (field_is(&fl[0], "unsub")) {
+		op->kind = SPATE_LINE_UNSUB;
+		if (nf != 2)
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "unsub takes 1 field (id), got %zu",
+				    nf - 1);
+		return parse_id(&fl[1], &op->u.unsub_id, err, errlen);
+	}
+	if (field_is(&fl[0], "event")) {
+		op->kind = SPATE_LINE_EVENT;
+		return parse_event(fl, nf, lim, &op->u.ev, err, errlen);
+	}
+	op->kind = SPATE_LINE_NONE;
+	return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+		    "unknown operation '%.*s' (expected sub, unsub or event)", SHOW(&fl[0]));
+}
+
+int spate_stream_open(struct spate_stream_reader *r, const char *path,
+		      const struct spate_limits *lim)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->lim = lim;
+	if (strcmp(path, "-") == 0) {
+		r->f = stdin;
+		r->path = "<stdin>";
+		return 0;
+	}
+	r->f = fopen(path, "r");
+	return r->f ? 0 : -1;
+}
+
+void spate_stream_close(struct spate_stream_reader *r)
+{
+	if (r->f && r->f != stdin)
+		fclose(r->f);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
+		      char *err, size_t errlen)
+{
+	char why[256];
+
+	for (;;) {
+		ssize_t n = getline(&r->buf, &r->cap, r->f);
+		if (n < 0)
+			return 0;
+		r->line_no++;
+		if (memchr(r->buf, '\0', (size_t)n) != NULL) {
+			snprintf(err, errlen, "%s:%lu: NUL byte in line", r->path, r->line_no);
+			return -SPATE_E_BAD_SYNTAX;
+		}
+		int rc = spate_stream_parse_line(r->buf, (size_t)n, r->lim, op, why,
+						 sizeof(why));
+		if (rc != 0) {
+			snprintf(err, errlen, "%s:%lu: %s", r->path, r->line_no, why);
+			return rc;
+		}
+		if (op->kind != SPATE_LINE_NONE)
+			return 1;
+	}
+}
+
+int spate_stream_next_reported(struct spate_stream_reader *r, struct spate_stream_op *op,
+			       const char *prog, bool skip_bad, uint64_t *n_bad)
+{
+	char err[512];
+	int rc;
+
+	while ((rc = spate_stream_next(r, op, err, sizeof(err))) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		(*n_bad)++;
+		if (!skip_bad)
+			return -1;
+	}
+	return rc;
+}
+
+static void write_strs(FILE *f, const struct spate_str *s, uint32_t n)
+{
+	if (n == 0) {
+		fputc('-', f);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%.*s", i ? "," : "", (int)s[i].len, s[i].p);
+}
+
+void spate_stream_write(FILE *f, const struct spate_stream_op *op)
+{
+	char a[24], b[24], c[24], d[24];
+
+	switch (op->kind) {
+	case SPATE_LINE_SUB: {
+		const struct spate_raw_sub *s = &op->u.sub;
+		spate_format_coord(s->rect.min_lon, a, sizeof(a));
+		spate_format_coord(s->rect.min_lat, b, sizeof(b));
+		spate_format_coord(s->rect.max_lon, c, sizeof(c));
+		spate_format_coord(s->rect.max_lat, d, sizeof(d));
+		fprintf(f, "sub\t%" PRIu64 "\t%s\t%s\t%s\t%s\t", s->id, a, b, c, d);
+		write_strs(f, s->kw, s->n_kw);
+		if (s->n_cons > 0) {
+			fputc('\t', f);
+			for (uint32_t i = 0; i < s->n_cons; i++)
+				fprintf(f, "%s%.*s%s%.17g", i ? "," : "",
+					(int)s->cons[i].name.len, s->cons[i].name.p,
+					spate_op_str(s->cons[i].op), s->cons[i].value);
+		}
+		break;
+	}
+	case SPATE_LINE_UNSUB:
+		fprintf(f, "unsub\t%" PRIu64, op->u.unsub_id);
+		break;
+	case SPATE_LINE_EVENT: {
+		const struct spate_raw_event *e = &op->u.ev;
+		spate_format_coord(e->lon, a, sizeof(a));
+		spate_format_coord(e->lat, b, sizeof(b));
+		fprintf(f, "event\t%" PRIu64 "\t%s\t%s\t", e->id, a, b);
+		write_strs(f, e->kw, e->n_kw);
+		if (e->n_attr > 0) {
+			fputc('\t', f);
+			for (uint32_t i = 0; i < e->n_attr; i++)
+				fprintf(f, "%s%.*s=%.17g", i ? "," : "",
+					(int)e->attr[i].name.len, e->attr[i].name.p,
+					e->attr[i].value);
+		}
+		break;
+	}
+	default:
+		return;
+	}
+	fputc('\n', f);
+}
