@@ -55,11 +55,13 @@ static void print_lcore(FILE *f, const struct spated_counters *c)
 	const char *sep = "";
 
 	fputc('{', f);
+/* clang-format off */
 #define SPATED_COUNTER_NZ(name)                                              \
 	if (c->name != 0) {                                                  \
 		fprintf(f, "%s\"" #name "\":%" PRIu64, sep, c->name);        \
 		sep = ",";                                                   \
 	}
+/* clang-format on */
 	SPATED_FOREACH_COUNTER(SPATED_COUNTER_NZ)
 #undef SPATED_COUNTER_NZ
 	fputc('}', f);

@@ -16,6 +16,7 @@
 /* The ports' own figures (rte_eth_stats summed over the ports) and the
  * af_packet kernel ring's: set, not counted, by the main lcore's
  * housekeeping (port_stats.h), so they sit in its block only. */
+/* clang-format off */
 #define SPATED_FOREACH_PORT_COUNTER(X)                                       \
 	X(port_ipackets)     \
 	X(port_imissed)      \
@@ -27,7 +28,9 @@
 	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
 	X(port_kernel_reasm_ok) /* af_packet: datagrams the kernel reassembled */\
 	X(port_kernel_reasm_fails) /* af_packet: fragments it gave up on */
+/* clang-format on */
 
+/* clang-format off */
 #define SPATED_FOREACH_COUNTER(X)                                            \
 	X(polls)             /* iterations of the poll loop */               \
 	X(busy_polls)        /* of which found frames */                     \
@@ -172,6 +175,7 @@
 	X(peer_handshakes)   /* static peers: epochs bound by the handshake */\
 	X(events_lost_host)  /* (front) events with a part in flight to a match host \
 				when it died: sent, never confirmed matched (DONE) */
+/* clang-format on */
 
 struct spated_counters {
 #define SPATED_COUNTER_FIELD(name) uint64_t name;

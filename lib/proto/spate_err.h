@@ -10,6 +10,7 @@
 #define SPATE_ERR_H
 
 /*        name                 value  reason */
+/* clang-format off */
 #define SPATE_FOREACH_ERR(X)                                                   \
 	X(OK,                    0, "ok")                                     \
 	X(BAD_LENGTH,            1, "length field disagrees with the data")   \
@@ -45,6 +46,7 @@
 	X(RATE_LIMITED,         31, "client over its subscription operation rate") \
 	X(RESERVED_CLIENT,      32, "client id 0 is reserved for the server") \
 	X(OVERLOADED,           33, "server overloaded: datagram dropped unread")
+/* clang-format on */
 
 enum spate_err {
 #define SPATE_ERR_ENUM(name, val, str) SPATE_E_##name = val,

@@ -151,6 +151,7 @@ static void moved(const char *field, uint64_t by, unsigned int n_frames, int whi
 
 	spated_counters_sum(&now);
 	check_count++;
+/* clang-format off */
 #define DIFF(name)                                                                            \
 	{                                                                                     \
 		uint64_t d = now.name - before.name, want = 0;                                \
@@ -165,6 +166,7 @@ static void moved(const char *field, uint64_t by, unsigned int n_frames, int whi
 			check_failed();                                                       \
 		}                                                                             \
 	}
+/* clang-format on */
 	SPATED_FOREACH_COUNTER(DIFF)
 #undef DIFF
 	for (int i = 0; i < SPATE_E__COUNT; i++) {

@@ -9,6 +9,7 @@
 
 static int failures;
 
+/* clang-format off */
 #define EXPECT(cond)                                                                  \
 	do {                                                                          \
 		if (!(cond)) {                                                        \
@@ -16,6 +17,7 @@ static int failures;
 			failures++;                                                   \
 		}                                                                     \
 	} while (0)
+/* clang-format on */
 
 int main(void)
 {

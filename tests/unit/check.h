@@ -19,6 +19,7 @@ static inline void check_failed(void)
 		exit(1);
 }
 
+/* clang-format off */
 #define CHECK(cond)                                                           \
 	do {                                                                  \
 		check_count++;                                                \
@@ -28,6 +29,7 @@ static inline void check_failed(void)
 			check_failed();                                       \
 		}                                                             \
 	} while (0)
+/* clang-format on */
 
 #define CHECK_EQ_INT(a, b)                                                    \
 	do {                                                                  \
