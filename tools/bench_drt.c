@@ -49,7 +49,8 @@
 /* the paper has no size cap on merges (cat_cap 0): with Spate's, the
  * correlated pairs rarely fit and merges fall back to the nearest in node */
 #define FIG5_SPEC "drt:workers=4:place_slack=0:cat_cap=0" PAPER_PARAMS
-#define PAPER_SPECS "drt:variant=nonfre" PAPER_PARAMS ",drt:variant=fre" PAPER_PARAMS \
+#define PAPER_SPECS                                                       \
+	"drt:variant=nonfre" PAPER_PARAMS ",drt:variant=fre" PAPER_PARAMS \
 	",drt:variant=freco" PAPER_PARAMS ",drt,kdtree,grid,brute"
 
 /* ---- seeded generation ---- */
@@ -128,10 +129,10 @@ struct bench_sub {
 struct workload {
 	struct bench_sub *subs;
 	struct spate_event *events;
-	uint32_t *ev_kw;          /* the keyword pool events point into */
+	uint32_t *ev_kw; /* the keyword pool events point into */
 	size_t n_subs, n_events;
-	size_t train_events;      /* paper: events of the training phase */
-	const char *name;         /* paper, airports, ... */
+	size_t train_events; /* paper: events of the training phase */
+	const char *name;    /* paper, airports, ... */
 };
 
 static void workload_free(struct workload *w)
@@ -253,9 +254,10 @@ static int gen_paper(struct workload *w, size_t n_events, double ratio, double m
 			kw[n++] = e->kw[below(e->n_kw)];
 		double hx = unif(0, max_extent), hy = unif(0, max_extent);
 		s->id = i + 1;
-		s->rect = (struct spate_rect){
-			clampi(e->lon - fix(hx), SPATE_LON_MAX), clampi(e->lat - fix(hy), SPATE_LAT_MAX),
-			clampi(e->lon + fix(hx), SPATE_LON_MAX), clampi(e->lat + fix(hy), SPATE_LAT_MAX) };
+		s->rect = (struct spate_rect){ clampi(e->lon - fix(hx), SPATE_LON_MAX),
+					       clampi(e->lat - fix(hy), SPATE_LAT_MAX),
+					       clampi(e->lon + fix(hx), SPATE_LON_MAX),
+					       clampi(e->lat + fix(hy), SPATE_LAT_MAX) };
 		s->kw = kw;
 		s->n_kw = spate_matcher_sort_unique(kw, n);
 	}
@@ -359,7 +361,8 @@ static int match_one(const struct spec *sp, struct spate_engine *e, const struct
 		return -1;
 	t->matches += mv->n;
 	for (size_t j = 0; j < mv->n; j++) /* order-free: a sum */
-		t->hash += (ev->id * 0x9e3779b97f4a7c15ull) ^ (mv->v[j]->id * 0xbf58476d1ce4e5b9ull);
+		t->hash +=
+			(ev->id * 0x9e3779b97f4a7c15ull) ^ (mv->v[j]->id * 0xbf58476d1ce4e5b9ull);
 	return 0;
 }
 
@@ -374,7 +377,8 @@ static size_t heap_bytes(void)
 static void print_fig(const struct figures *a, const struct figures *b, double events)
 {
 	if (a->have && b->have && events > 0)
-		printf(",\"categories_per_event\":%.3f,\"candidates_per_event\":%.3f,\"categories\":%.0f",
+		printf(",\"categories_per_event\":%.3f,\"candidates_per_event\":%.3f,"
+		       "\"categories\":%.0f",
 		       (b->routed - a->routed) / events, (b->candidates - a->candidates) / events,
 		       b->categories);
 	else
@@ -500,7 +504,8 @@ static int run_fig5(const struct spec *sp, const struct workload *w, struct tall
 	       "\"in_node_subs\":%.0f,\"between_node_subs\":%.0f,\"balancing_moved_subs\":%.0f,"
 	       "\"merges_no_corr\":%.0f,\"categories\":%.0f,\"matches\":%" PRIu64 "}\n",
 	       w->name, sp->text, w->n_subs, w->n_events, f.merges_in, f.merges_between,
-	       f.in_node_subs, f.data_moved, f.moved_subs, f.merges_no_corr, f.categories, t->matches);
+	       f.in_node_subs, f.data_moved, f.moved_subs, f.merges_no_corr, f.categories,
+	       t->matches);
 	fflush(stdout);
 	return finish(sp, e, &mv, 0);
 }
@@ -813,7 +818,8 @@ static int run_scale(void *vctx, void *vout)
 	double t_re = t_del < 0 ? -1 : driver_insert(&d, w->subs, 0, step, dels, &k_re);
 	if (t_re < 0)
 		goto out;
-	printf("{\"bench\":\"scale\",\"workload\":\"fast\",\"path\":\"%s\",\"engine\":\"%s\",\"spec\":\"%s\","
+	printf("{\"bench\":\"scale\",\"workload\":\"fast\",\"path\":\"%s\",\"engine\":\"%s\","
+	       "\"spec\":\"%s\","
 	       "\"subs\":%zu,\"events\":%zu,\"events_per_s\":%.0f,\"insert_us\":%.3f,"
 	       "\"insert_kernel_us\":%.3f,\"delete_us\":%.3f,\"reinsert_us\":%.3f,"
 	       "\"bytes_per_sub\":%.1f,\"sub_record_bytes\":%.1f",
@@ -827,10 +833,13 @@ static int run_scale(void *vctx, void *vout)
 	print_fig(&f0, &f1, (double)w->n_events * x->repeat);
 	printf(",\"matches\":%" PRIu64 "}\n", t->matches);
 	fflush(stdout);
-	o->row = (struct scale_row){ "", w->n_subs, t_ev > 0 ? w->n_events / t_ev : 0,
+	o->row = (struct scale_row){ "",
+				     w->n_subs,
+				     t_ev > 0 ? w->n_events / t_ev : 0,
 				     t_ins * 1e6 / (double)w->n_subs,
 				     dels ? t_del * 1e6 / (double)dels : 0,
-				     (double)bytes / (double)w->n_subs, f1.have ? f1.categories : NAN };
+				     (double)bytes / (double)w->n_subs,
+				     f1.have ? f1.categories : NAN };
 	snprintf(o->row.spec, sizeof(o->row.spec), "%.127s", sp->text);
 	rc = 0;
 out:
@@ -865,8 +874,8 @@ static void write_paper_files(const char *dir, const struct paper_row *r, size_t
 	fprintf(f, "spec,training,after\n");
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(r[i].cat_train))
-			fprintf(f, "%s,%.4f,%.4f\n", label(r[i].spec, lb, sizeof(lb)), r[i].cat_train,
-				r[i].cat_after);
+			fprintf(f, "%s,%.4f,%.4f\n", label(r[i].spec, lb, sizeof(lb)),
+				r[i].cat_train, r[i].cat_after);
 	fclose(f);
 	if ((f = bench_open_out(dir, "fig6.csv")) == NULL)
 		return;
@@ -901,15 +910,16 @@ static void write_scale_files(const char *dir, const struct scale_row *r, size_t
 		return;
 	fprintf(f, "spec,subs,events_per_s,insert_us,delete_us,bytes_per_sub\n");
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s,%zu,%.0f,%.3f,%.3f,%.1f\n", r[i].spec, r[i].subs, r[i].eps, r[i].ins_us,
-			r[i].del_us, r[i].bytes);
+		fprintf(f, "%s,%zu,%.0f,%.3f,%.3f,%.1f\n", r[i].spec, r[i].subs, r[i].eps,
+			r[i].ins_us, r[i].del_us, r[i].bytes);
 	fclose(f);
 	if ((g = bench_gp_open(dir, "scale", 800, 500, true)) == NULL)
 		return;
 	fprintf(g, "set logscale xy\nset key top right\n"
 		   "set title 'FAST-style workload: events/s against subscriptions (one core)'\n"
 		   "set xlabel 'subscriptions'\nset ylabel 'events/s'\n"
-		   "specs = system(\"tail -n +2 scale.csv | cut -d, -f1 | sort -u | tr '\\\\n' ' '\")\n"
+		   "specs = system(\"tail -n +2 scale.csv | cut -d, -f1 | sort -u | tr '\\\\n' ' "
+		   "'\")\n"
 		   "plot for [s in specs] sprintf(\"< grep '^%%s,' scale.csv\", s) "
 		   "using 2:3 with linespoints title s\n");
 	bench_gp_run(g, dir, "scale");
@@ -937,7 +947,9 @@ static int same(const char *what, const struct tally *first, const struct tally 
 {
 	if (first->matches == t->matches && first->hash == t->hash)
 		return 0;
-	fprintf(stderr, "spate-bench drt: %s: %s gives different matches (%" PRIu64 " against %" PRIu64 ")\n",
+	fprintf(stderr,
+		"spate-bench drt: %s: %s gives different matches (%" PRIu64 " against %" PRIu64
+		")\n",
 		what, spec, t->matches, first->matches);
 	return 1;
 }
@@ -1074,8 +1086,8 @@ static int run_balance(const char *mode, const struct spec *sp, const struct wor
 	printf("{\"bench\":\"balance\",\"workload\":\"fast\",\"balancing\":\"%s\",\"spec\":\"%s\","
 	       "\"subs\":%zu,\"events\":%zu,\"workers\":%u,\"events_per_s\":%.0f,"
 	       "\"categories\":%zu,\"largest_category\":%" PRIu64 ",\"per_worker\":[",
-	       mode, sp->text, w->n_subs, w->n_events, workers, dt > 0 ? w->n_events / dt : 0,
-	       s1.n, biggest);
+	       mode, sp->text, w->n_subs, w->n_events, workers, dt > 0 ? w->n_events / dt : 0, s1.n,
+	       biggest);
 	for (uint32_t k = 0; k < workers && k < BAL_MAX_WORKERS; k++) {
 		printf("%s{\"subs\":%" PRIu64 ",\"categories\":%" PRIu64 ",\"load_share\":%.3f}",
 		       k ? "," : "", subs[k], cats[k], total > 0 ? load[k] / total : 0);
@@ -1087,8 +1099,8 @@ static int run_balance(const char *mode, const struct spec *sp, const struct wor
 	for (uint32_t k = 0; k < workers && k < BAL_MAX_WORKERS; k++)
 		printf("%s%.4f", k ? "," : "", wt[k]);
 	printf("],\"route_s\":%.4f,\"measured_speedup\":%.2f,\"parallel_events_per_s\":%.0f,"
-	       "\"matches\":%" PRIu64 "}\n", *route_s, makespan > 0 ? wsum / makespan : 0,
-	       *parallel_eps, t->matches);
+	       "\"matches\":%" PRIu64 "}\n",
+	       *route_s, makespan > 0 ? wsum / makespan : 0, *parallel_eps, t->matches);
 	fflush(stdout);
 	free(s0.v);
 	free(s1.v);
@@ -1124,12 +1136,13 @@ static int run_balance_pair(const char *base, size_t n_subs, size_t n_events, do
 	}
 	skew_events(&w, skew);
 	snprintf(text, sizeof(text), "%s:lambda=1000000000", base);
-	if (parse_spec(text, &sp) != 0 ||
-	    run_balance("off", &sp, &w, sp.params.drt.workers, &off, &eps_off, ws[0], &route[0]) != 0)
+	if (parse_spec(text, &sp) != 0 || run_balance("off", &sp, &w, sp.params.drt.workers, &off,
+						      &eps_off, ws[0], &route[0]) != 0)
 		rc = 1;
 	snprintf(text, sizeof(text), "%s:lambda=%u", base, lambda);
-	if (rc == 0 && (parse_spec(text, &sp) != 0 ||
-			run_balance("on", &sp, &w, sp.params.drt.workers, &on, &eps_on, ws[1], &route[1]) != 0))
+	if (rc == 0 &&
+	    (parse_spec(text, &sp) != 0 || run_balance("on", &sp, &w, sp.params.drt.workers, &on,
+						       &eps_on, ws[1], &route[1]) != 0))
 		rc = 1;
 	if (rc == 0)
 		rc = same("balance", &off, &on, text);
@@ -1138,12 +1151,13 @@ static int run_balance_pair(const char *base, size_t n_subs, size_t n_events, do
 		printf("{\"bench\":\"fig7\",\"spec\":\"%s\",\"subs\":%zu,\"events\":%zu,"
 		       "\"skew\":%.2f,\"parallel_events_per_s_off\":%.0f,"
 		       "\"parallel_events_per_s_on\":%.0f,\"gain\":%.2f}\n",
-		       base, n_subs, n_events, skew, eps_off, eps_on, eps_off > 0 ? eps_on / eps_off : 0);
+		       base, n_subs, n_events, skew, eps_off, eps_on,
+		       eps_off > 0 ? eps_on / eps_off : 0);
 		fflush(stdout);
 		FILE *f = out ? bench_open_out(out, "fig7.csv") : NULL, *g;
 		if (f != NULL) {
 			uint32_t m = sp.params.drt.workers < BAL_MAX_WORKERS ? sp.params.drt.workers
-									: BAL_MAX_WORKERS;
+									     : BAL_MAX_WORKERS;
 			fprintf(f, "balancing,parallel_events_per_s");
 			for (uint32_t k = 0; k < m; k++)
 				fprintf(f, ",worker%u_s", k);
@@ -1157,14 +1171,17 @@ static int run_balance_pair(const char *base, size_t n_subs, size_t n_events, do
 			fprintf(f, "\n");
 			fclose(f);
 			if ((g = bench_gp_open(out, "fig7", 800, 500, true)) != NULL) {
-				fprintf(g, "set datafile separator ','\nset style data histograms\n"
-					   "set style fill solid 0.8 border -1\nset key top right\n"
-					   "set ylabel 'matching time per worker, s'\n"
-					   "set title 'Fig. 7: %zu subs, skew %.2f; events/s with the workers "
-					   "in parallel: off %.0f, on %.0f (x%.2f)'\n"
-					   "plot for [k=3:%u] 'fig7.csv' using k:xtic(1) title columnheader(k)\n",
-					n_subs, skew, eps_off, eps_on, eps_off > 0 ? eps_on / eps_off : 0,
-					2 + m);
+				fprintf(g,
+					"set datafile separator ','\nset style data histograms\n"
+					"set style fill solid 0.8 border -1\nset key top right\n"
+					"set ylabel 'matching time per worker, s'\n"
+					"set title 'Fig. 7: %zu subs, skew %.2f; events/s with the "
+					"workers "
+					"in parallel: off %.0f, on %.0f (x%.2f)'\n"
+					"plot for [k=3:%u] 'fig7.csv' using k:xtic(1) title "
+					"columnheader(k)\n",
+					n_subs, skew, eps_off, eps_on,
+					eps_off > 0 ? eps_on / eps_off : 0, 2 + m);
 				bench_gp_run(g, out, "fig7");
 			}
 		}
@@ -1269,26 +1286,66 @@ int bench_drt_main(int argc, char **argv)
 	}
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': paper_events = strtoull(optarg, NULL, 10); break;
-		case 'r': ratio = strtod(optarg, NULL); break;
-		case 'x': max_extent = strtod(optarg, NULL); break;
-		case 'p': paper_engines = optarg; break;
-		case 'z': sizes = optarg; break;
-		case 'E': scale_events = strtoull(optarg, NULL, 10); break;
-		case 'd': n_del = strtoull(optarg, NULL, 10); break;
-		case 'S': side = strtod(optarg, NULL); break;
-		case 'g': engines = optarg; break;
-		case 'b': brute_max = strtoull(optarg, NULL, 10); break;
-		case 'k': kdtree_max = strtoull(optarg, NULL, 10); break;
-		case 's': seed = strtoull(optarg, NULL, 10); break;
-		case 'o': out = optarg; break;
-		case 'O': stream_out = optarg; break;
-		case 'R': repeat = atoi(optarg); break;
-		case 'B': balance_spec = optarg; break;
-		case 'u': bal_subs = strtoull(optarg, NULL, 10); break;
-		case 'V': bal_events = strtoull(optarg, NULL, 10); break;
-		case 'w': skew = strtod(optarg, NULL); break;
-		case 'l': lambda = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'e':
+			paper_events = strtoull(optarg, NULL, 10);
+			break;
+		case 'r':
+			ratio = strtod(optarg, NULL);
+			break;
+		case 'x':
+			max_extent = strtod(optarg, NULL);
+			break;
+		case 'p':
+			paper_engines = optarg;
+			break;
+		case 'z':
+			sizes = optarg;
+			break;
+		case 'E':
+			scale_events = strtoull(optarg, NULL, 10);
+			break;
+		case 'd':
+			n_del = strtoull(optarg, NULL, 10);
+			break;
+		case 'S':
+			side = strtod(optarg, NULL);
+			break;
+		case 'g':
+			engines = optarg;
+			break;
+		case 'b':
+			brute_max = strtoull(optarg, NULL, 10);
+			break;
+		case 'k':
+			kdtree_max = strtoull(optarg, NULL, 10);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 10);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'O':
+			stream_out = optarg;
+			break;
+		case 'R':
+			repeat = atoi(optarg);
+			break;
+		case 'B':
+			balance_spec = optarg;
+			break;
+		case 'u':
+			bal_subs = strtoull(optarg, NULL, 10);
+			break;
+		case 'V':
+			bal_events = strtoull(optarg, NULL, 10);
+			break;
+		case 'w':
+			skew = strtod(optarg, NULL);
+			break;
+		case 'l':
+			lambda = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
 		case 'P':
 			if (strcmp(optarg, "matcher") != 0 && strcmp(optarg, "engine") != 0) {
 				usage(stderr);
@@ -1296,16 +1353,21 @@ int bench_drt_main(int argc, char **argv)
 			}
 			path = strcmp(optarg, "engine") == 0 ? PATH_ENGINE : PATH_MATCHER;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (kw_text_init(VOCAB + PLACES) != 0) {
 		fprintf(stderr, "spate-bench drt: out of memory\n");
 		return 1;
 	}
-	if (optind != argc || repeat < 1 || paper_events < 2 || !(ratio > 0) || !(side > 0 && side <= 1) ||
-	    !(max_extent >= 0) || !(skew >= 0 && skew <= 1) || bal_subs == 0 || lambda == 0) {
+	if (optind != argc || repeat < 1 || paper_events < 2 || !(ratio > 0) ||
+	    !(side > 0 && side <= 1) || !(max_extent >= 0) || !(skew >= 0 && skew <= 1) ||
+	    bal_subs == 0 || lambda == 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -1314,8 +1376,8 @@ int bench_drt_main(int argc, char **argv)
 		return 2;
 	}
 	if (do_balance)
-		return run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda, seed,
-					out);
+		return run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda,
+					seed, out);
 	struct spec sp[MAX_SPECS];
 	size_t n_sp;
 	if (do_paper) {
@@ -1370,8 +1432,8 @@ int bench_drt_main(int argc, char **argv)
 			write_fig5_files(out, "fig5", fs, f5_label, N_F5);
 		workload_free(&w);
 		/* Fig. 7 in one process (the balance mode's options) */
-		status |= run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda, seed,
-					   out);
+		status |= run_balance_pair(balance_spec, bal_subs, bal_events, side, skew, lambda,
+					   seed, out);
 	}
 	if (do_scale) {
 		struct scale_row rows[64];
@@ -1387,7 +1449,8 @@ int bench_drt_main(int argc, char **argv)
 			bool have_first = false;
 			rng_state = seed * 0x9e3779b97f4a7c15ull + n;
 			if (n == 0 || gen_fast(&w, n, scale_events, side) != 0) {
-				fprintf(stderr, "spate-bench drt: cannot make %s subscriptions\n", s);
+				fprintf(stderr, "spate-bench drt: cannot make %s subscriptions\n",
+					s);
 				return 1;
 			}
 			for (size_t i = 0; i < n_sp; i++) {

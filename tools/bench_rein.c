@@ -51,9 +51,9 @@ struct gen {
 };
 
 static uint64_t rng;
-static uint32_t ivx_groups; /* --ivx-groups, 0 = the engine's default */
-static uint32_t par_min;    /* --par-min: mprein's pool threshold, 0 = default */
-static uint32_t rounds = 1; /* --rounds */
+static uint32_t ivx_groups;   /* --ivx-groups, 0 = the engine's default */
+static uint32_t par_min;      /* --par-min: mprein's pool threshold, 0 = default */
+static uint32_t rounds = 1;   /* --rounds */
 static size_t n_paper_points; /* paper sizes run (--quick: the first 3) */
 
 static uint64_t next_rand(void)
@@ -119,15 +119,17 @@ static int generate(const struct workload *w, uint32_t n_subs, uint32_t n_evs, s
 			c[2 * k + 1] = (struct spate_constraint){ at[k], SPATE_OP_LE,
 								  lo + w->width * w->range };
 		}
-		g->subs[i] = (struct spate_sub){ .id = i + 1, .rect = world,
-						 .n_cons = (uint16_t)(2 * w->sub_size), .cons = c };
+		g->subs[i] = (struct spate_sub){
+			.id = i + 1, .rect = world, .n_cons = (uint16_t)(2 * w->sub_size), .cons = c
+		};
 	}
 	for (uint32_t i = 0; i < n_evs; i++) {
 		struct spate_attr *v = g->vals + (size_t)i * w->event_size;
 		pick_attrs(w->attrs, w->event_size, at);
 		for (uint32_t k = 0; k < w->event_size; k++)
 			v[k] = (struct spate_attr){ at[k], unit() * w->range };
-		g->evs[i] = (struct spate_event){ .id = i + 1, .n_attr = (uint16_t)w->event_size,
+		g->evs[i] = (struct spate_event){ .id = i + 1,
+						  .n_attr = (uint16_t)w->event_size,
 						  .attr = v };
 	}
 	g->n_subs = n_subs;
@@ -167,9 +169,9 @@ struct measure {
 	double delete_us_min, delete_us_max;
 	/* Process CPU time (all threads), per event / insert / delete. */
 	double match_cpu_us, insert_cpu_us, delete_cpu_us;
-	uint32_t events;         /* matched */
-	uint64_t matches, hash;  /* over the first `check` events */
-	char stats[512];         /* the engine's own figures, JSON */
+	uint32_t events;        /* matched */
+	uint64_t matches, hash; /* over the first `check` events */
+	char stats[512];        /* the engine's own figures, JSON */
 };
 
 static uint64_t mix(uint64_t x)
@@ -200,7 +202,8 @@ static int measure(const char *engine, const struct workload *w, const struct ge
 		p.mprein_workers = 0;
 	for (uint32_t a = 0; a < w->attrs; a++) {
 		snprintf(name, sizeof(name), "a%u", a);
-		if (spate_schema_add(&p.schema, name, 0, w->range, w->cells, why, sizeof(why)) != 0) {
+		if (spate_schema_add(&p.schema, name, 0, w->range, w->cells, why, sizeof(why)) !=
+		    0) {
 			fprintf(stderr, "spate-bench: %s\n", why);
 			return -1;
 		}
@@ -389,9 +392,10 @@ static int run_point(const char *exp, const struct workload *w, uint32_t n_subs,
 		if (first < 0)
 			first = i;
 		for (uint32_t r = 0; r < rounds; r++)
-			if (per[i][r].matches != out[first].matches || per[i][r].hash != out[first].hash) {
-				fprintf(stderr, "spate-bench: %s, %u subs: %s and %s disagree\n", exp,
-					n_subs, engines[i], engines[first]);
+			if (per[i][r].matches != out[first].matches ||
+			    per[i][r].hash != out[first].hash) {
+				fprintf(stderr, "spate-bench: %s, %u subs: %s and %s disagree\n",
+					exp, n_subs, engines[i], engines[first]);
 				status = 1;
 			}
 	}
@@ -430,8 +434,13 @@ static const uint32_t paper_subs[] = { 100, 1000, 10000, 20000, 40000, 60000, 80
 
 static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 {
-	const struct workload w = { .attrs = 10, .sub_size = 5, .event_size = 10, .cells = 15,
-				    .range = 1.0, .width = 0.3, .seed = seed };
+	const struct workload w = { .attrs = 10,
+				    .sub_size = 5,
+				    .event_size = 10,
+				    .cells = 15,
+				    .range = 1.0,
+				    .width = 0.3,
+				    .seed = seed };
 	struct measure r[N_PAPER][N_ENGINES];
 	int status = 0;
 
@@ -475,13 +484,15 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 	fprintf(f, "set logscale xy\nset key top left\nset grid\n"
 		   "set xlabel 'subscriptions'\nset ylabel 'microseconds'\n");
 	for (size_t m = 0; m < N_METRICS; m++) {
-		fprintf(f, "set output 'rein-paper-%s.png'\n"
-			   "set title 'MP-REIN paper setup (m=10, c=15, k=10, width 0.3): %s'\n"
-			   "plot ",
+		fprintf(f,
+			"set output 'rein-paper-%s.png'\n"
+			"set title 'MP-REIN paper setup (m=10, c=15, k=10, width 0.3): %s'\n"
+			"plot ",
 			metrics[m].name, metrics[m].title);
 		for (int k = 0, any = 0; k < N_ENGINES; k++)
 			if (!skip[k])
-				fprintf(f, "%s'rein-paper.csv' using 1:%d with linespoints title '%s'",
+				fprintf(f,
+					"%s'rein-paper.csv' using 1:%d with linespoints title '%s'",
 					any++ ? ", " : "", 2 + (int)m * N_ENGINES + k, engines[k]);
 		fprintf(f, "\n");
 	}
@@ -491,8 +502,13 @@ static int exp_paper(uint64_t seed, uint32_t events, const char *dir)
 
 static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char *dir)
 {
-	const struct workload w = { .attrs = 20, .sub_size = 10, .event_size = 20,
-				    .cells = 1000, .range = 1e6, .width = 0.3, .seed = seed };
+	const struct workload w = { .attrs = 20,
+				    .sub_size = 10,
+				    .event_size = 20,
+				    .cells = 1000,
+				    .range = 1e6,
+				    .width = 0.3,
+				    .seed = seed };
 	/* REIN-style engines take ~20 ms an event at 1M: fewer events. */
 	uint32_t slow = events / 10 ? events / 10 : 1;
 	const uint32_t evs[N_ENGINES] = { slow, slow, slow, slow, events };
@@ -501,7 +517,7 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 	bool list_skipped = skip[1];
 
 	memset(r, 0, sizeof(r)); /* engines left out show 0 */
-	skip[1] |= !chosen; /* rein-list: O(n) inserts at 1M, only when asked */
+	skip[1] |= !chosen;      /* rein-list: O(n) inserts at 1M, only when asked */
 	int status = run_point("scale", &w, n_subs, evs, brute, brute, 10000, r);
 	skip[1] = list_skipped;
 	if (status < 0 || dir == NULL)
@@ -523,14 +539,15 @@ static int exp_scale(uint64_t seed, uint32_t n_subs, uint32_t events, const char
 	f = bench_gp_open(dir, "rein-scale", 800, 500, true);
 	if (f == NULL)
 		return -1;
-	fprintf(f, "set style data histograms\n"
-		   "set datafile columnheaders\n"
-		   "set style fill solid 0.8 border -1\nset logscale y\nset grid ytics\n"
-		   "set key top right\nset ylabel 'microseconds (log)'\n"
-		   "set title 'Scale: %u subs, 20 attributes, 10 constrained, width 0.3'\n"
-		   "plot 'rein-scale.csv' using 2:xtic(1) title 'match per event (wall)', "
-		   "'' using 3 title 'match per event (CPU)', '' using 5 title 'insert (CPU)', "
-		   "'' using 7 title 'delete (CPU)'\n",
+	fprintf(f,
+		"set style data histograms\n"
+		"set datafile columnheaders\n"
+		"set style fill solid 0.8 border -1\nset logscale y\nset grid ytics\n"
+		"set key top right\nset ylabel 'microseconds (log)'\n"
+		"set title 'Scale: %u subs, 20 attributes, 10 constrained, width 0.3'\n"
+		"plot 'rein-scale.csv' using 2:xtic(1) title 'match per event (wall)', "
+		"'' using 3 title 'match per event (CPU)', '' using 5 title 'insert (CPU)', "
+		"'' using 7 title 'delete (CPU)'\n",
 		n_subs);
 	bench_gp_run(f, dir, "rein-scale");
 	return status;
@@ -549,8 +566,10 @@ static int select_engines(const char *list)
 		while (k < N_ENGINES && strcmp(engines[k], n) != 0)
 			k++;
 		if (k == N_ENGINES) {
-			fprintf(stderr, "spate-bench rein: unknown engine '%s' (rein, rein-list, "
-					"mprein, mprein-serial, ivx)\n", n);
+			fprintf(stderr,
+				"spate-bench rein: unknown engine '%s' (rein, rein-list, "
+				"mprein, mprein-serial, ivx)\n",
+				n);
 			return -1;
 		}
 		skip[k] = false;
@@ -583,40 +602,64 @@ int bench_rein_main(int argc, char **argv)
 	n_paper_points = N_PAPER;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': dir = optarg; break;
-		case 's': seed = strtoull(optarg, NULL, 10); break;
-		case 'x': only = optarg; break;
-		case 'n': scale_subs = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'e': events = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'o':
+			dir = optarg;
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 10);
+			break;
+		case 'x':
+			only = optarg;
+			break;
+		case 'n':
+			scale_subs = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'e':
+			events = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
 		case 'q': /* a smoke run: small sizes, few events */
 			n_paper_points = 3;
 			scale_subs = 20000;
 			events = 20;
 			break;
-		case 'g': ivx_groups = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'r': rounds = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'P': par_min = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'g':
+			ivx_groups = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			rounds = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'P':
+			par_min = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
 		case 'E':
 			if (select_engines(optarg) != 0)
 				return 2;
 			break;
 		case 'h':
-			printf("usage: spate-bench rein [--out DIR] [--seed N] [--only paper|scale]\n"
-			       "                        [--scale-subs N] [--events N] [--engines a,b]\n"
-			       "                        [--ivx-groups N] [--rounds R] [--par-min N] [--quick]\n"
-			       "The MP-REIN paper's experiment and the 1M-subscription scale run for\n"
-			       "rein, rein-list (paper only), mprein, mprein-serial and ivx: JSON lines;\n"
+			printf("usage: spate-bench rein [--out DIR] [--seed N] [--only "
+			       "paper|scale]\n"
+			       "                        [--scale-subs N] [--events N] [--engines "
+			       "a,b]\n"
+			       "                        [--ivx-groups N] [--rounds R] [--par-min "
+			       "N] [--quick]\n"
+			       "The MP-REIN paper's experiment and the 1M-subscription scale run "
+			       "for\n"
+			       "rein, rein-list (paper only), mprein, mprein-serial and ivx: JSON "
+			       "lines;\n"
 			       "CSV and PNG plots into DIR. --rounds: each point R times, engines\n"
-			       "alternating, medians and wall-time ranges; --par-min: mprein's pool\n"
+			       "alternating, medians and wall-time ranges; --par-min: mprein's "
+			       "pool\n"
 			       "from N slots.\n");
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (optind != argc || scale_subs < 100 || events < 1 || rounds < 1 || rounds > 64 ||
 	    (only && strcmp(only, "paper") && strcmp(only, "scale"))) {
-		fprintf(stderr, "usage: spate-bench rein [--out DIR] [--seed N] [--only paper|scale]"
-				" [--scale-subs N] [--events N]\n");
+		fprintf(stderr,
+			"usage: spate-bench rein [--out DIR] [--seed N] [--only paper|scale]"
+			" [--scale-subs N] [--events N]\n");
 		return 2;
 	}
 	if (dir && mkdir(dir, 0755) != 0) {

@@ -82,7 +82,9 @@ static int parse_servers(struct client *c, const char *list)
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		char one[sizeof(c->server_name[0])], why[320];
 		if (len == 0 || len >= sizeof(one)) {
-			fprintf(stderr, "%s: --server: bad address in '%s' (want HOST:PORT[,HOST:PORT...])\n",
+			fprintf(stderr,
+				"%s: --server: bad address in '%s' (want "
+				"HOST:PORT[,HOST:PORT...])\n",
 				c->prog, list);
 			return -1;
 		}
@@ -126,13 +128,14 @@ static void failover(struct client *c, const char *why)
 	c->cur = (c->cur + 1) % c->n_servers;
 	c->server = c->servers[c->cur];
 	uint64_t unconfirmed = c->cnt.events - c->confirmed;
-	fprintf(stderr, "%s: server %s %s: now %s (%" PRIu64 " events sent after its last"
-		" answer)\n", c->prog, c->server_name[from], why, c->server_name[c->cur],
-		unconfirmed);
+	fprintf(stderr,
+		"%s: server %s %s: now %s (%" PRIu64 " events sent after its last"
+		" answer)\n",
+		c->prog, c->server_name[from], why, c->server_name[c->cur], unconfirmed);
 	c->failovers++;
 	c->unconfirmed += unconfirmed;
 	c->confirmed = c->cnt.events; /* the new server's count starts here */
-	c->heard = now; /* the new one gets a whole failover_ms to answer */
+	c->heard = now;               /* the new one gets a whole failover_ms to answer */
 	c->ka_sent = 0;
 	c->ka_first = 0;
 	c->overload_since = 0;
@@ -150,13 +153,16 @@ static void read_errors(struct client *c)
 		union {
 			struct cmsghdr h;
 			char room[CMSG_SPACE(sizeof(struct sock_extended_err) +
-					    sizeof(struct sockaddr_in)) +
+					     sizeof(struct sockaddr_in)) +
 				  CMSG_SPACE(sizeof(struct timespec)) + 64];
 		} ctl;
 		struct sockaddr_in to = { 0 };
 		struct iovec iov = { data, sizeof(data) };
-		struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov,
-				     .msg_iovlen = 1, .msg_control = &ctl,
+		struct msghdr mh = { .msg_name = &to,
+				     .msg_namelen = sizeof(to),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = &ctl,
 				     .msg_controllen = sizeof(ctl) };
 		if (recvmsg(c->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
 			return;
@@ -165,7 +171,8 @@ static void read_errors(struct client *c)
 			    h->cmsg_len < CMSG_LEN(sizeof(struct sock_extended_err)))
 				continue;
 			const struct sock_extended_err *ee = (const void *)CMSG_DATA(h);
-			if ((ee->ee_origin == SO_EE_ORIGIN_ICMP || ee->ee_origin == SO_EE_ORIGIN_LOCAL) &&
+			if ((ee->ee_origin == SO_EE_ORIGIN_ICMP ||
+			     ee->ee_origin == SO_EE_ORIGIN_LOCAL) &&
 			    c->n_servers > 1 &&
 			    is_server(c, ntohl(to.sin_addr.s_addr), ntohs(to.sin_port))) {
 				char why[96];
@@ -270,9 +277,10 @@ int client_open(struct client *c, const char *server, const char *local)
 	if (getsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &c->rcvbuf_got, &ol) == 0)
 		c->rcvbuf_got /= 2; /* the kernel reports twice what it counts as data */
 	if (c->rcvbuf_got < c->rcvbuf)
-		fprintf(stderr, "%s: receive buffer %d bytes, not %d (net.core.rmem_max caps it: "
-			"sysctl -w net.core.rmem_max=%d, or run as root)\n", c->prog, c->rcvbuf_got,
-			c->rcvbuf, c->rcvbuf);
+		fprintf(stderr,
+			"%s: receive buffer %d bytes, not %d (net.core.rmem_max caps it: "
+			"sysctl -w net.core.rmem_max=%d, or run as root)\n",
+			c->prog, c->rcvbuf_got, c->rcvbuf, c->rcvbuf);
 	/* The kernel's count of datagrams it dropped for this socket comes
 	 * with each one received. */
 	int one = 1;
@@ -402,8 +410,10 @@ static void handle_dgram(struct client *c, const uint8_t *buf, size_t len, uint3
 	uint32_t before = rx->last;
 	uint64_t gap = client_seq_see(rx, h.seq);
 	if (gap > 0 && c->report_gaps)
-		fprintf(stderr, "%s: gap: datagrams %" PRIu32 "..%" PRIu32 " of server %u.%u.%u.%u:%u "
-			"missing (%" PRIu64 " lost; this host's kernel dropped %" PRIu64 " so far)\n",
+		fprintf(stderr,
+			"%s: gap: datagrams %" PRIu32 "..%" PRIu32 " of server %u.%u.%u.%u:%u "
+			"missing (%" PRIu64 " lost; this host's kernel dropped %" PRIu64
+			" so far)\n",
 			c->prog, before + 1, h.seq - 1, from_ip >> 24, (from_ip >> 16) & 0xff,
 			(from_ip >> 8) & 0xff, from_ip & 0xff, from_port, gap, c->kernel_drops);
 	/* last_rx is when the server last said something (client_drain's
@@ -510,9 +520,12 @@ void client_pump(struct client *c, int timeout_ms)
 		}
 		struct iovec iov = { buf, sizeof(buf) };
 		struct sockaddr_in from = { 0 };
-		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from),
-				     .msg_iov = &iov, .msg_iovlen = 1,
-				     .msg_control = &ctl, .msg_controllen = sizeof(ctl) };
+		struct msghdr mh = { .msg_name = &from,
+				     .msg_namelen = sizeof(from),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = &ctl,
+				     .msg_controllen = sizeof(ctl) };
 		ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT);
 		if (n < 0 && errno != EAGAIN && c->n_servers > 1 && ++errs < 64) {
 			read_errors(c); /* an ICMP error reported here once */
@@ -617,10 +630,11 @@ int client_probe(struct client *c, const char *server)
 			err && err != ECONNREFUSED ? ": " : "",
 			err && err != ECONNREFUSED ? strerror(err) : "");
 	else
-		fprintf(stderr, "%s: no Spate server at %s: no answer within %d ms (%d tries); is "
+		fprintf(stderr,
+			"%s: no Spate server at %s: no answer within %d ms (%d tries); is "
 			"spated running there, on that port? (a server requiring authentication "
-			"drops unsigned datagrams)\n", c->prog, server,
-			c->timeout_ms * (c->retries + 1), c->retries + 1);
+			"drops unsigned datagrams)\n",
+			c->prog, server, c->timeout_ms * (c->retries + 1), c->retries + 1);
 	return -1;
 }
 
@@ -647,8 +661,8 @@ void client_progress_start(struct client_progress *p, bool on)
 	p->next = p->t0; /* the first line at once, then twice a second */
 }
 
-void client_progress(struct client_progress *p, const struct client *c, bool final,
-		     const char *fmt, ...)
+void client_progress(struct client_progress *p, const struct client *c, bool final, const char *fmt,
+		     ...)
 {
 	double now = client_now();
 	va_list ap;
@@ -692,7 +706,8 @@ static int send_buf(struct client *c, const void *buf, size_t len)
 			}
 			continue;
 		}
-		fprintf(stderr, "%s: send: %s\n", c->prog, n < 0 ? strerror(errno) : "short datagram");
+		fprintf(stderr, "%s: send: %s\n", c->prog,
+			n < 0 ? strerror(errno) : "short datagram");
 		return -1;
 	}
 }
@@ -843,8 +858,8 @@ int client_sub_op(struct client *c, const struct spate_stream_op *op)
 		}
 		if (!c->wait_done)
 			continue;
-		if (c->wait_code == 0 ||
-		    (attempt > 0 && op->kind == SPATE_LINE_UNSUB && c->wait_code == SPATE_E_UNKNOWN_ID)) {
+		if (c->wait_code == 0 || (attempt > 0 && op->kind == SPATE_LINE_UNSUB &&
+					  c->wait_code == SPATE_E_UNKNOWN_ID)) {
 			c->cnt.acks++;
 			return 0;
 		}
@@ -877,25 +892,30 @@ void client_print_summary(struct client *c, const char *extra)
 		" seq_lost=%" PRIu64 " seq_late=%" PRIu64 " seq_restarts=%" PRIu64
 		" kernel_drops=%" PRIu64 " rcvbuf=%d overloaded=%" PRIu64 " backoffs=%" PRIu64
 		" bad_replies=%" PRIu64 " servers=%" PRIu32 "\n",
-		c->prog, extra ? extra : "", c->cnt.events, c->cnt.dgrams, c->cnt.acks, c->cnt.nacks,
-		c->cnt.retransmits, c->cnt.notifications, c->cnt.notify_dgrams, rx.lost,
-		rx.late, rx.restarts, kdrops, c->rcvbuf_got, c->cnt.overloaded, c->pace.backoffs,
-		c->cnt.bad_dgrams, c->n_src);
+		c->prog, extra ? extra : "", c->cnt.events, c->cnt.dgrams, c->cnt.acks,
+		c->cnt.nacks, c->cnt.retransmits, c->cnt.notifications, c->cnt.notify_dgrams,
+		rx.lost, rx.late, rx.restarts, kdrops, c->rcvbuf_got, c->cnt.overloaded,
+		c->pace.backoffs, c->cnt.bad_dgrams, c->n_src);
 	if (c->n_servers > 1)
-		fprintf(stderr, "%s: failovers=%" PRIu64 " unconfirmed_events=%" PRIu64
-			" server=%s\n", c->prog, c->failovers, c->unconfirmed,
-			c->server_name[c->cur]);
+		fprintf(stderr,
+			"%s: failovers=%" PRIu64 " unconfirmed_events=%" PRIu64 " server=%s\n",
+			c->prog, c->failovers, c->unconfirmed, c->server_name[c->cur]);
 	if (rx.lost > 0)
 		fprintf(stderr, "%s: warning: %" PRIu64 " server datagrams lost (sequence gaps)\n",
 			c->prog, rx.lost);
 	if (c->sources_over > 0)
-		fprintf(stderr, "%s: warning: %" PRIu64 " datagrams from more than %d server addresses "
-			"(their gaps are not told apart)\n", c->prog, c->sources_over, CLIENT_SOURCES_MAX);
+		fprintf(stderr,
+			"%s: warning: %" PRIu64 " datagrams from more than %d server addresses "
+			"(their gaps are not told apart)\n",
+			c->prog, c->sources_over, CLIENT_SOURCES_MAX);
 	if (kdrops > 0)
-		fprintf(stderr, "%s: warning: %" PRIu64 " datagrams dropped by this host's kernel "
-			"before we read them (receive buffer full: raise --rcvbuf)\n", c->prog, kdrops);
+		fprintf(stderr,
+			"%s: warning: %" PRIu64 " datagrams dropped by this host's kernel "
+			"before we read them (receive buffer full: raise --rcvbuf)\n",
+			c->prog, kdrops);
 	if (c->cnt.overloaded > 0)
-		fprintf(stderr, "%s: warning: the server was overloaded: %" PRIu64
+		fprintf(stderr,
+			"%s: warning: the server was overloaded: %" PRIu64
 			" OVERLOADED notices (datagrams of ours dropped unread)\n",
 			c->prog, c->cnt.overloaded);
 }

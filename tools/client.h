@@ -37,10 +37,10 @@ typedef void (*client_nack_fn)(void *ctx, const struct spate_ack *nack);
 /* Losses seen through the server's per-receiver sequence numbers. */
 struct client_seq_track {
 	bool started;
-	uint32_t last;       /* highest seq seen */
-	uint64_t lost;       /* datagrams skipped over (gaps), not yet filled */
-	uint64_t late;       /* datagrams older than the highest seen */
-	uint64_t restarts;   /* seq back to 1: the server forgot this receiver */
+	uint32_t last;     /* highest seq seen */
+	uint64_t lost;     /* datagrams skipped over (gaps), not yet filled */
+	uint64_t late;     /* datagrams older than the highest seen */
+	uint64_t restarts; /* seq back to 1: the server forgot this receiver */
 };
 
 /* One tracker per server address that sent us datagrams; past the table
@@ -56,7 +56,7 @@ struct client_seq_source {
 struct client_counters {
 	uint64_t events, dgrams, acks, nacks, retransmits;
 	uint64_t notify_dgrams, notifications, bad_dgrams, other_nacks;
-	uint64_t overloaded;       /* NACKs OVERLOADED: the server shed our datagrams */
+	uint64_t overloaded; /* NACKs OVERLOADED: the server shed our datagrams */
 };
 
 /* Pacing of events (client_pace): at most `rate` a second, never made up
@@ -67,14 +67,14 @@ struct client_counters {
 #define CLIENT_PACE_RECOVER_S 2.0
 #define CLIENT_PACE_MIN_RATE 100.0
 struct client_pace {
-	double rate;               /* asked for, events/s; 0 = as fast as possible */
-	double cur;                /* in force (0 = unpaced) */
-	double top;                /* what cur climbs back to after a backoff */
+	double rate; /* asked for, events/s; 0 = as fast as possible */
+	double cur;  /* in force (0 = unpaced) */
+	double top;  /* what cur climbs back to after a backoff */
 	bool adaptive;
-	double next;               /* client_now() when the next event is due */
-	double last;               /* when cur last changed */
-	double win_t0;             /* unpaced: the events sent since win_t0 */
-	uint64_t win_events;       /*   give the rate to halve on a backoff */
+	double next;         /* client_now() when the next event is due */
+	double last;         /* when cur last changed */
+	double win_t0;       /* unpaced: the events sent since win_t0 */
+	uint64_t win_events; /*   give the rate to halve on a backoff */
 	uint64_t backoffs;
 };
 
@@ -85,46 +85,46 @@ struct client_pace {
 
 struct client {
 	int fd;
-	struct sockaddr_in server;  /* the one in use: servers[cur] */
+	struct sockaddr_in server; /* the one in use: servers[cur] */
 	struct sockaddr_in servers[CLIENT_SERVERS_MAX];
 	char server_name[CLIENT_SERVERS_MAX][64];
 	uint32_t n_servers, cur;
-	int failover_ms;            /* silence that moves to the next server */
-	double heard;               /* client_now() of the last datagram from it */
-	double ka_sent;             /* of the last keepalive probe to it */
-	double ka_first;            /* of the first one since it was heard (0: none) */
-	double rx_at;               /* arrival of the datagram being read (0: unknown) */
+	int failover_ms; /* silence that moves to the next server */
+	double heard;    /* client_now() of the last datagram from it */
+	double ka_sent;  /* of the last keepalive probe to it */
+	double ka_first; /* of the first one since it was heard (0: none) */
+	double rx_at;    /* arrival of the datagram being read (0: unknown) */
 	uint32_t ka_seq;
-	double overload_since;      /* it sheds everything since (0: it does not) */
-	uint64_t failovers;         /* moves to the next server */
-	uint64_t confirmed;         /* events sent before its last answered probe */
+	double overload_since;             /* it sheds everything since (0: it does not) */
+	uint64_t failovers;                /* moves to the next server */
+	uint64_t confirmed;                /* events sent before its last answered probe */
 	uint64_t ka_mark[CLIENT_KA_MARKS]; /* events sent before each recent probe */
-	uint64_t unconfirmed;       /* events sent to servers after their last
+	uint64_t unconfirmed;              /* events sent to servers after their last
 				     * answer (lost, or not: counted at each move) */
 	uint32_t client_id, seq;
-	struct spate_limits lim;   /* for decoding replies */
+	struct spate_limits lim; /* for decoding replies */
 	int timeout_ms, retries, batch;
-	int rcvbuf;                /* SO_RCVBUF asked for, bytes (client_open) */
-	int rcvbuf_got;            /* what the kernel gave */
-	uint64_t kernel_drops;     /* datagrams this host's kernel dropped for
+	int rcvbuf;            /* SO_RCVBUF asked for, bytes (client_open) */
+	int rcvbuf_got;        /* what the kernel gave */
+	uint64_t kernel_drops; /* datagrams this host's kernel dropped for
 				    * us (SO_RXQ_OVFL, then SO_MEMINFO) */
 	struct client_pace pace;
-	bool report_gaps;          /* print each gap to stderr as it is seen */
-	const char *prog;          /* for messages */
+	bool report_gaps; /* print each gap to stderr as it is seen */
+	const char *prog; /* for messages */
 	client_notify_fn on_notify;
 	client_nack_fn on_nack;
 	void *ctx;
 	struct client_seq_source src[CLIENT_SOURCES_MAX];
 	uint32_t n_src;
-	uint64_t sources_over;     /* datagrams from addresses beyond the table */
+	uint64_t sources_over; /* datagrams from addresses beyond the table */
 	struct client_counters cnt;
-	double last_rx;            /* client_now() of the last server datagram */
+	double last_rx; /* client_now() of the last server datagram */
 	/* the events datagram being filled */
 	uint8_t ev_buf[SPATE_DGRAM_MAX];
 	struct spate_writer ev_w;
 	/* the answer being waited for */
 	uint32_t wait_seq;
-	uint32_t probe_seq;        /* client_probe's: late answers to a resent probe are not refusals */
+	uint32_t probe_seq; /* client_probe's: late answers to a resent probe are not refusals */
 	uint64_t wait_id;
 	bool wait_done;
 	int wait_code;
@@ -164,8 +164,8 @@ struct client_progress {
 	double t0, next;
 };
 void client_progress_start(struct client_progress *p, bool on);
-void client_progress(struct client_progress *p, const struct client *c, bool final,
-		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void client_progress(struct client_progress *p, const struct client *c, bool final, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
 
 /* Defaults: timeout 200 ms, 10 retries, batch 16, client id = pid,
  * receive buffer CLIENT_RCVBUF_DEFAULT, unpaced, adaptive. */

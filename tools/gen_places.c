@@ -61,8 +61,7 @@ int gen_places_begin(struct gen_places *g, int32_t lon, int32_t lat)
 {
 	if (grow((void **)&g->p, &g->cap, g->n, sizeof(*g->p)) != 0)
 		return -1;
-	g->p[g->n++] = (struct gen_place){ lon, lat, (uint32_t)g->n_kw, 0,
-					   (uint32_t)g->n_attr, 0 };
+	g->p[g->n++] = (struct gen_place){ lon, lat, (uint32_t)g->n_kw, 0, (uint32_t)g->n_attr, 0 };
 	return 0;
 }
 
@@ -116,8 +115,7 @@ int gen_places_add_attr(struct gen_places *g, const char *name, size_t len, doub
 	return 0;
 }
 
-void gen_places_event(const struct gen_places *g, size_t i, uint64_t id,
-		      struct spate_raw_event *ev)
+void gen_places_event(const struct gen_places *g, size_t i, uint64_t id, struct spate_raw_event *ev)
 {
 	const struct gen_place *pl = &g->p[i];
 
@@ -210,9 +208,26 @@ static int add_token_kw(struct gen_places *g, const char *prefix, const char *p,
 /* GeoNames "geoname" table: 19 tab-separated columns (readme.txt of
  * download.geonames.org/export/dump). */
 enum {
-	GN_ID, GN_NAME, GN_ASCIINAME, GN_ALTNAMES, GN_LAT, GN_LON, GN_FCLASS, GN_FCODE,
-	GN_COUNTRY, GN_CC2, GN_ADMIN1, GN_ADMIN2, GN_ADMIN3, GN_ADMIN4, GN_POPULATION,
-	GN_ELEVATION, GN_DEM, GN_TZ, GN_MODIFIED, GN_FIELDS
+	GN_ID,
+	GN_NAME,
+	GN_ASCIINAME,
+	GN_ALTNAMES,
+	GN_LAT,
+	GN_LON,
+	GN_FCLASS,
+	GN_FCODE,
+	GN_COUNTRY,
+	GN_CC2,
+	GN_ADMIN1,
+	GN_ADMIN2,
+	GN_ADMIN3,
+	GN_ADMIN4,
+	GN_POPULATION,
+	GN_ELEVATION,
+	GN_DEM,
+	GN_TZ,
+	GN_MODIFIED,
+	GN_FIELDS
 };
 
 static int geonames_row(struct gen_places *g, const struct line_ctx *lc, char **f, int nf)
@@ -241,15 +256,25 @@ static int geonames_row(struct gen_places *g, const struct line_ctx *lc, char **
 		while (*p && !isalnum((unsigned char)*p))
 			p++;
 	}
-	static const struct { int col; const char *prefix; } kws[] = {
-		{ GN_COUNTRY, "ctry:" }, { GN_FCODE, "fc:" }, { GN_TZ, "tz:" },
+	static const struct {
+		int col;
+		const char *prefix;
+	} kws[] = {
+		{ GN_COUNTRY, "ctry:" },
+		{ GN_FCODE, "fc:" },
+		{ GN_TZ, "tz:" },
 	};
 	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
 		if (f[kws[i].col][0] != '\0' &&
 		    add_token_kw(g, kws[i].prefix, f[kws[i].col], strlen(f[kws[i].col])) != 0)
 			return oom(lc);
-	static const struct { int col; const char *name; } attrs[] = {
-		{ GN_POPULATION, "population" }, { GN_ELEVATION, "elevation" }, { GN_DEM, "dem" },
+	static const struct {
+		int col;
+		const char *name;
+	} attrs[] = {
+		{ GN_POPULATION, "population" },
+		{ GN_ELEVATION, "elevation" },
+		{ GN_DEM, "dem" },
 	};
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		if (f[attrs[i].col][0] == '\0')
@@ -265,8 +290,7 @@ static int geonames_row(struct gen_places *g, const struct line_ctx *lc, char **
 	return 0;
 }
 
-static int report_rc(const struct line_ctx *lc, int rc, const char *what, const char *p,
-		     size_t len)
+static int report_rc(const struct line_ctx *lc, int rc, const char *what, const char *p, size_t len)
 {
 	char msg[200];
 
@@ -316,7 +340,8 @@ static int tsv_row(struct gen_places *g, const struct line_ctx *lc, char **f, in
 		}
 		if (strchr(f[c], '=') == NULL) {
 			if (parse_number(f[c], &v) != 0) {
-				snprintf(msg, sizeof(msg), "column %d: not a number or name=value list: '%.40s'",
+				snprintf(msg, sizeof(msg),
+					 "column %d: not a number or name=value list: '%.40s'",
 					 c + 1, f[c]);
 				return bad_line(lc, msg);
 			}
@@ -329,14 +354,15 @@ static int tsv_row(struct gen_places *g, const struct line_ctx *lc, char **f, in
 			size_t n = strcspn(p, ","), eq = strcspn(p, "=");
 			char val[64];
 			if (eq >= n || n - eq - 1 >= sizeof(val)) {
-				snprintf(msg, sizeof(msg), "column %d: want name=value: '%.*s'", c + 1,
-					 (int)(n > 40 ? 40 : n), p);
+				snprintf(msg, sizeof(msg), "column %d: want name=value: '%.*s'",
+					 c + 1, (int)(n > 40 ? 40 : n), p);
 				return bad_line(lc, msg);
 			}
 			memcpy(val, p + eq + 1, n - eq - 1);
 			val[n - eq - 1] = '\0';
 			if (parse_number(val, &v) != 0) {
-				snprintf(msg, sizeof(msg), "column %d: not a number: '%s'", c + 1, val);
+				snprintf(msg, sizeof(msg), "column %d: not a number: '%s'", c + 1,
+					 val);
 				return bad_line(lc, msg);
 			}
 			rc = gen_places_add_attr(g, p, eq, v);

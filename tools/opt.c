@@ -16,8 +16,10 @@ int opt_u64(const char *prog, const char *name, const char *s, uint64_t min, uin
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
 	if (*s == '\0' || *s == '-' || *end != '\0' || errno || v < min || v > max) {
-		fprintf(stderr, "%s: --%s: bad value '%s' (want an integer in [%" PRIu64 ", %" PRIu64
-			"])\n", prog, name, s, min, max);
+		fprintf(stderr,
+			"%s: --%s: bad value '%s' (want an integer in [%" PRIu64 ", %" PRIu64
+			"])\n",
+			prog, name, s, min, max);
 		return -1;
 	}
 	*out = v;
@@ -54,8 +56,8 @@ int opt_double(const char *prog, const char *name, const char *s, double min, do
 	errno = 0;
 	double v = strtod(s, &end);
 	if (*s == '\0' || *end != '\0' || errno || !isfinite(v) || v < min || v > max) {
-		fprintf(stderr, "%s: --%s: bad value '%s' (want a number in [%g, %g])\n", prog, name,
-			s, min, max);
+		fprintf(stderr, "%s: --%s: bad value '%s' (want a number in [%g, %g])\n", prog,
+			name, s, min, max);
 		return -1;
 	}
 	*out = v;

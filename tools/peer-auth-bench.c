@@ -32,8 +32,8 @@ static double now_s(void)
 
 /* Best ns per frame over rounds of n: sign (verify == 0) or verify, with
  * the frame's tag right (forge == 0) or one byte of it wrong. */
-static double time_op(struct spate_peer_auth *a, uint8_t *frame, size_t len, int verify,
-		      int forge, uint32_t n, uint32_t rounds, uint32_t *bad)
+static double time_op(struct spate_peer_auth *a, uint8_t *frame, size_t len, int verify, int forge,
+		      uint32_t n, uint32_t rounds, uint32_t *bad)
 {
 	double best = 1e30;
 	uint32_t slot;
@@ -90,7 +90,8 @@ int main(int argc, char **argv)
 		double forged = time_op(signed_, frame, len, 1, 1, n, rounds, &bad);
 		double sign0 = time_op(none, frame, len, 0, 0, n, rounds, &bad);
 		double verify0 = time_op(none, frame, len, 1, 0, n, rounds, &bad);
-		printf("{\"frame_bytes\":%zu,\"sign_ns\":%.0f,\"verify_ns\":%.0f,\"verify_forged_ns\":%.0f,"
+		printf("{\"frame_bytes\":%zu,\"sign_ns\":%.0f,\"verify_ns\":%.0f,\"verify_forged_"
+		       "ns\":%.0f,"
 		       "\"unsigned_sign_ns\":%.1f,\"unsigned_verify_ns\":%.1f,"
 		       "\"verify_frames_per_s\":%.0f,\"verify_gbit_per_s\":%.2f}\n",
 		       len, sign, verify, forged, sign0, verify0, 1e9 / verify,

@@ -57,7 +57,8 @@ static int load(const char *path, const struct spate_limits *lim, struct loaded 
 							sizeof(err))
 			      : -1;
 		if (rc != 0) {
-			fprintf(stderr, "spate-bench: %s:%lu: %s\n", path, no, copy ? err : "no memory");
+			fprintf(stderr, "spate-bench: %s:%lu: %s\n", path, no,
+				copy ? err : "no memory");
 			free(copy);
 			return -1;
 		}
@@ -155,7 +156,8 @@ static int run(void *vctx, void *vout)
 			r->deletes++;
 		}
 		if (rc != 0) {
-			fprintf(stderr, "spate-bench: %s: op %zu: %s\n", engine, i, spate_err_reason(rc));
+			fprintf(stderr, "spate-bench: %s: op %zu: %s\n", engine, i,
+				spate_err_reason(rc));
 			spate_matcher_destroy(m);
 			spate_matchvec_free(&mv);
 			return -1;
@@ -219,16 +221,27 @@ int main(int argc, char **argv)
 			 engines[0] ? "," : "", (*e)->name);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': snprintf(engines, sizeof(engines), "%s", optarg); break;
-		case 'r': rounds = atoi(optarg); break;
-		case 'c': conf_path = optarg; break;
-		case 'V': return spate_release_print("spate-bench");
+		case 'e':
+			snprintf(engines, sizeof(engines), "%s", optarg);
+			break;
+		case 'r':
+			rounds = atoi(optarg);
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'V':
+			return spate_release_print("spate-bench");
 		case 'h':
-			printf("usage: spate-bench [--engines a,b,...] [--rounds N] [--conf FILE] STREAM.tsv\n"
-			       "Runs every engine (default: all) on the stream, one JSON line each.\n"
-			       "An engine is NAME[:param=value...], e.g. drt:variant=fre:cmax=64.\n");
+			printf("usage: spate-bench [--engines a,b,...] [--rounds N] [--conf FILE] "
+			       "STREAM.tsv\n"
+			       "Runs every engine (default: all) on the stream, one JSON line "
+			       "each.\n"
+			       "An engine is NAME[:param=value...], e.g. "
+			       "drt:variant=fre:cmax=64.\n");
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (optind != argc - 1 || rounds < 1) {
@@ -248,7 +261,8 @@ int main(int argc, char **argv)
 	for (int round = 0; round < rounds; round++) {
 		char list[256], *save = NULL;
 		snprintf(list, sizeof(list), "%s", engines);
-		for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		for (char *name = strtok_r(list, ",", &save); name;
+		     name = strtok_r(NULL, ",", &save)) {
 			struct result r;
 			struct run_ctx x = { name, &conf.matcher, &L };
 			if (bench_in_child(run, &x, &r, sizeof(r)) != 0)
@@ -257,7 +271,8 @@ int main(int argc, char **argv)
 				first = r;
 				have_first = 1;
 			} else if (r.matches != first.matches || r.hash != first.hash) {
-				fprintf(stderr, "spate-bench: engine %s gives different matches\n", name);
+				fprintf(stderr, "spate-bench: engine %s gives different matches\n",
+					name);
 				status = 1;
 			}
 		}

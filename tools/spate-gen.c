@@ -69,7 +69,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " [--workload drt|fast|rein|places] [options] [--out FILE]\n"
-		"Writes a Spate stream file (sub/unsub/event lines) to FILE (default '-': stdout).\n"
+		"Writes a Spate stream file (sub/unsub/event lines) to FILE (default '-': "
+		"stdout).\n"
 		"Same arguments and --seed, same bytes.\n"
 		"Workloads:\n"
 		"  drt      (default) subscriptions from random events: a random subset of\n"
@@ -87,11 +88,14 @@ static void usage(FILE *f)
 		"  --subs N            subscriptions (default: drt 0.01 x events, else = events)\n"
 		"  --sub-ratio R       subscriptions per event instead of --subs\n"
 		"  --order interleaved|subs-first   (default: drt interleaved, else subs-first)\n"
-		"  --deletes F         this fraction of subscriptions is removed later (default 0)\n"
-		"  --extent W,S,E,N    area in degrees (default: fast -125,24,-66,50, else the world)\n"
+		"  --deletes F         this fraction of subscriptions is removed later (default "
+		"0)\n"
+		"  --extent W,S,E,N    area in degrees (default: fast -125,24,-66,50, else the "
+		"world)\n"
 		"  --space uniform|skewed  where points fall (default uniform)\n"
 		"  --hotspots K        skewed: K Gaussian hotspots, Zipf-weighted (default 10)\n"
-		"  --spread F          skewed: std deviation, fraction of the extent (default 0.02)\n"
+		"  --spread F          skewed: std deviation, fraction of the extent (default "
+		"0.02)\n"
 		"  --vocab N           synthetic vocabulary size (default 1000)\n"
 		"  --zipf S            Zipf exponent of the vocabulary (default 1.0)\n"
 		"  --event-kw MIN[,MAX] keywords per synthetic event (default drt 1,5; fast 10)\n"
@@ -121,7 +125,9 @@ static int parse_range(const char *name, const char *s, int *lo, int *hi)
 
 	if (comma == NULL)
 		return opt_int(PROG, name, s, 0, SPATE_KW_MAX_HARD, lo) ||
-		       opt_int(PROG, name, s, 0, SPATE_KW_MAX_HARD, hi) ? -1 : 0;
+				       opt_int(PROG, name, s, 0, SPATE_KW_MAX_HARD, hi)
+			       ? -1
+			       : 0;
 	snprintf(a, sizeof(a), "%.*s", (int)(comma - s), s);
 	if (opt_int(PROG, name, a, 0, SPATE_KW_MAX_HARD, lo) != 0 ||
 	    opt_int(PROG, name, comma + 1, 0, SPATE_KW_MAX_HARD, hi) != 0)
@@ -140,7 +146,8 @@ static int parse_extent(const char *s, double ext[4])
 	if (sscanf(s, "%lf,%lf,%lf,%lf%c", &ext[0], &ext[1], &ext[2], &ext[3], &extra) != 4 ||
 	    ext[0] < -180 || ext[2] > 180 || ext[1] < -90 || ext[3] > 90 || ext[0] >= ext[2] ||
 	    ext[1] >= ext[3]) {
-		fprintf(stderr, PROG ": --extent: bad value '%s' (want W,S,E,N degrees, W<E, S<N)\n", s);
+		fprintf(stderr,
+			PROG ": --extent: bad value '%s' (want W,S,E,N degrees, W<E, S<N)\n", s);
 		return -1;
 	}
 	return 0;
@@ -152,18 +159,23 @@ static int check_conf(struct gen *g)
 	const struct spate_limits *l = &g->lim;
 
 	if (g->ekw_max > (int)l->max_keywords || g->skw_max > (int)l->max_keywords) {
-		fprintf(stderr, PROG ": at most %u keywords per event or subscription (max_keywords)\n",
+		fprintf(stderr,
+			PROG ": at most %u keywords per event or subscription (max_keywords)\n",
 			l->max_keywords);
 		return -1;
 	}
 	if (g->wl == WL_REIN) {
 		if (g->sub_attrs > g->attrs || g->event_attrs > g->attrs || g->sub_attrs < 1) {
-			fprintf(stderr, PROG ": need 1 <= --sub-attrs <= --attrs and --event-attrs <= --attrs\n");
+			fprintf(stderr, PROG ": need 1 <= --sub-attrs <= --attrs and --event-attrs "
+					     "<= --attrs\n");
 			return -1;
 		}
-		if (2 * g->sub_attrs > (int)l->max_constraints || g->event_attrs > (int)l->max_attrs) {
-			fprintf(stderr, PROG ": --sub-attrs %d needs %d constraints and --event-attrs %d "
-				"attributes; the limits allow %u and %u (max_constraints, max_attrs; see --conf)\n",
+		if (2 * g->sub_attrs > (int)l->max_constraints ||
+		    g->event_attrs > (int)l->max_attrs) {
+			fprintf(stderr,
+				PROG ": --sub-attrs %d needs %d constraints and --event-attrs %d "
+				     "attributes; the limits allow %u and %u (max_constraints, "
+				     "max_attrs; see --conf)\n",
 				g->sub_attrs, 2 * g->sub_attrs, g->event_attrs, l->max_constraints,
 				l->max_attrs);
 			return -1;
@@ -212,7 +224,8 @@ static void draw_point(struct gen *g, double *lon, double *lat)
 		*lon = g->hs[k][0] + gen_rng_normal(&g->rng) * g->spread * w;
 		*lat = g->hs[k][1] + gen_rng_normal(&g->rng) * g->spread * h;
 		if ((*lon >= g->ext[0] && *lon <= g->ext[2] && *lat >= g->ext[1] &&
-		     *lat <= g->ext[3]) || tries == 100)
+		     *lat <= g->ext[3]) ||
+		    tries == 100)
 			break;
 	}
 	*lon = fmin(fmax(*lon, g->ext[0]), g->ext[2]);
@@ -269,7 +282,8 @@ static int synth_events(struct gen *g)
 			}
 			continue;
 		}
-		int n = g->ekw_min + (int)gen_rng_below(&g->rng, (uint64_t)(g->ekw_max - g->ekw_min + 1));
+		int n = g->ekw_min +
+			(int)gen_rng_below(&g->rng, (uint64_t)(g->ekw_max - g->ekw_min + 1));
 		if (add_zipf_words(g, n) != 0)
 			return -1;
 	}
@@ -283,8 +297,7 @@ struct sub_buf {
 	char words[SPATE_KW_MAX_HARD][24];
 };
 
-static void rect_around(struct spate_raw_sub *s, double lon0, double lat0, double lon1,
-			double lat1)
+static void rect_around(struct spate_raw_sub *s, double lon0, double lat0, double lon1, double lat1)
 {
 	s->rect.min_lon = to_fixed(fmax(lon0, -180), SPATE_LON_MAX);
 	s->rect.min_lat = to_fixed(fmax(lat0, -90), SPATE_LAT_MAX);
@@ -318,12 +331,13 @@ static void make_sub_drt(struct gen *g, struct spate_raw_sub *s)
 	rect_around(s, lon - dx, lat - dy, lon + dx, lat + dy);
 	s->n_cons = 0;
 	if (e->n_attr > 0 && g->cons_ratio > 0 && gen_rng_unit(&g->rng) < g->cons_ratio) {
-		const struct gen_attr *a = &g->places.attr[e->attr_first +
-							   gen_rng_below(&g->rng, e->n_attr)];
+		const struct gen_attr *a =
+			&g->places.attr[e->attr_first + gen_rng_below(&g->rng, e->n_attr)];
 		const char *nm = gen_places_str(&g->places, a->name);
-		s->cons[0] = (struct spate_raw_constraint){
-			{ nm, (uint32_t)strlen(nm) },
-			gen_rng_below(&g->rng, 2) ? SPATE_OP_GE : SPATE_OP_LE, a->value };
+		s->cons[0] = (struct spate_raw_constraint){ { nm, (uint32_t)strlen(nm) },
+							    gen_rng_below(&g->rng, 2) ? SPATE_OP_GE
+										      : SPATE_OP_LE,
+							    a->value };
 		s->n_cons = 1;
 	}
 }
@@ -331,7 +345,8 @@ static void make_sub_drt(struct gen *g, struct spate_raw_sub *s)
 static void make_sub_fast(struct gen *g, struct sub_buf *b)
 {
 	struct spate_raw_sub *s = &b->op.u.sub;
-	int want = g->skw_min + (int)gen_rng_below(&g->rng, (uint64_t)(g->skw_max - g->skw_min + 1));
+	int want =
+		g->skw_min + (int)gen_rng_below(&g->rng, (uint64_t)(g->skw_max - g->skw_min + 1));
 
 	s->n_kw = 0;
 	for (int i = 0; i < want; i++) {
@@ -531,10 +546,24 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct gen g = {
-		.n_events = 10000, .sub_ratio = 0.01, .hotspots = 10, .spread = 0.02,
-		.vocab = 1000, .zipf = 1.0, .ekw_min = 1, .ekw_max = 5, .skw_min = 1,
-		.skw_max = 3, .max_extent = 5, .side = 0.01, .attrs = 10, .sub_attrs = 5,
-		.event_attrs = 10, .width = 0.5, .domain = 1000000, .input_fmt = "tsv",
+		.n_events = 10000,
+		.sub_ratio = 0.01,
+		.hotspots = 10,
+		.spread = 0.02,
+		.vocab = 1000,
+		.zipf = 1.0,
+		.ekw_min = 1,
+		.ekw_max = 5,
+		.skw_min = 1,
+		.skw_max = 3,
+		.max_extent = 5,
+		.side = 0.01,
+		.attrs = 10,
+		.sub_attrs = 5,
+		.event_attrs = 10,
+		.width = 0.5,
+		.domain = 1000000,
+		.input_fmt = "tsv",
 	};
 	const char *out = "-", *conf_path = NULL;
 	uint64_t seed = 1, v;
@@ -551,62 +580,134 @@ int main(int argc, char **argv)
 			for (i = 0; i < 4 && strcmp(optarg, workload_names[i]) != 0; i++)
 				;
 			if (i == 4) {
-				fprintf(stderr, PROG ": --workload: unknown '%s' (drt, fast, rein, places)\n", optarg);
+				fprintf(stderr,
+					PROG
+					": --workload: unknown '%s' (drt, fast, rein, places)\n",
+					optarg);
 				bad = 1;
 			}
 			g.wl = (enum workload)i;
 			break;
 		}
-		case 's': bad |= opt_u64(PROG, "seed", optarg, 0, UINT64_MAX, &seed); break;
-		case 'e': bad |= opt_u64(PROG, "events", optarg, 0, 100000000, &g.n_events); g.events_set = true; break;
-		case 'u': bad |= opt_u64(PROG, "subs", optarg, 0, 100000000, &g.n_subs); g.subs_set = true; break;
-		case 'U': bad |= opt_double(PROG, "sub-ratio", optarg, 0, 10000, &g.sub_ratio); ratio_set = true; break;
+		case 's':
+			bad |= opt_u64(PROG, "seed", optarg, 0, UINT64_MAX, &seed);
+			break;
+		case 'e':
+			bad |= opt_u64(PROG, "events", optarg, 0, 100000000, &g.n_events);
+			g.events_set = true;
+			break;
+		case 'u':
+			bad |= opt_u64(PROG, "subs", optarg, 0, 100000000, &g.n_subs);
+			g.subs_set = true;
+			break;
+		case 'U':
+			bad |= opt_double(PROG, "sub-ratio", optarg, 0, 10000, &g.sub_ratio);
+			ratio_set = true;
+			break;
 		case 'O':
-			if (strcmp(optarg, "interleaved") != 0 && strcmp(optarg, "subs-first") != 0) {
-				fprintf(stderr, PROG ": --order: unknown '%s' (interleaved, subs-first)\n", optarg);
+			if (strcmp(optarg, "interleaved") != 0 &&
+			    strcmp(optarg, "subs-first") != 0) {
+				fprintf(stderr,
+					PROG ": --order: unknown '%s' (interleaved, subs-first)\n",
+					optarg);
 				bad = 1;
 			}
 			g.interleaved = strcmp(optarg, "interleaved") == 0;
 			g.order_set = true;
 			break;
-		case 'D': bad |= opt_double(PROG, "deletes", optarg, 0, 1, &g.del_frac); break;
-		case 'x': bad |= parse_extent(optarg, g.ext); g.ext_set = true; break;
+		case 'D':
+			bad |= opt_double(PROG, "deletes", optarg, 0, 1, &g.del_frac);
+			break;
+		case 'x':
+			bad |= parse_extent(optarg, g.ext);
+			g.ext_set = true;
+			break;
 		case 'p':
 			if (strcmp(optarg, "uniform") != 0 && strcmp(optarg, "skewed") != 0) {
-				fprintf(stderr, PROG ": --space: unknown '%s' (uniform, skewed)\n", optarg);
+				fprintf(stderr, PROG ": --space: unknown '%s' (uniform, skewed)\n",
+					optarg);
 				bad = 1;
 			}
 			g.skewed = strcmp(optarg, "skewed") == 0;
 			break;
-		case 'H': bad |= opt_int(PROG, "hotspots", optarg, 1, 100000, &g.hotspots); break;
-		case 'r': bad |= opt_double(PROG, "spread", optarg, 0, 10, &g.spread); break;
-		case 'v': bad |= opt_u64(PROG, "vocab", optarg, 1, 100000000, &v); g.vocab = (size_t)v; break;
-		case 'z': bad |= opt_double(PROG, "zipf", optarg, 0, 10, &g.zipf); break;
-		case 'k': bad |= parse_range("event-kw", optarg, &g.ekw_min, &g.ekw_max); g.ekw_set = true; break;
-		case 'K': bad |= parse_range("sub-kw", optarg, &g.skw_min, &g.skw_max); break;
-		case 'm': bad |= opt_double(PROG, "max-extent", optarg, 0, 360, &g.max_extent); break;
-		case 'C': bad |= opt_double(PROG, "cons-ratio", optarg, 0, 1, &g.cons_ratio); break;
-		case 'S': bad |= opt_double(PROG, "side", optarg, 0, 1, &g.side); break;
-		case 'a': bad |= opt_int(PROG, "attrs", optarg, 1, SPATE_ATTR_MAX_HARD * 8, &g.attrs); break;
-		case 'A': bad |= opt_int(PROG, "sub-attrs", optarg, 1, SPATE_CONS_MAX_HARD, &g.sub_attrs); break;
-		case 'E': bad |= opt_int(PROG, "event-attrs", optarg, 0, SPATE_ATTR_MAX_HARD, &g.event_attrs); break;
-		case 'W': bad |= opt_double(PROG, "width", optarg, 0, 1, &g.width); break;
-		case 'R': bad |= opt_double(PROG, "domain", optarg, 1, 1e15, &g.domain); break;
-		case 'i': g.input = optarg; break;
+		case 'H':
+			bad |= opt_int(PROG, "hotspots", optarg, 1, 100000, &g.hotspots);
+			break;
+		case 'r':
+			bad |= opt_double(PROG, "spread", optarg, 0, 10, &g.spread);
+			break;
+		case 'v':
+			bad |= opt_u64(PROG, "vocab", optarg, 1, 100000000, &v);
+			g.vocab = (size_t)v;
+			break;
+		case 'z':
+			bad |= opt_double(PROG, "zipf", optarg, 0, 10, &g.zipf);
+			break;
+		case 'k':
+			bad |= parse_range("event-kw", optarg, &g.ekw_min, &g.ekw_max);
+			g.ekw_set = true;
+			break;
+		case 'K':
+			bad |= parse_range("sub-kw", optarg, &g.skw_min, &g.skw_max);
+			break;
+		case 'm':
+			bad |= opt_double(PROG, "max-extent", optarg, 0, 360, &g.max_extent);
+			break;
+		case 'C':
+			bad |= opt_double(PROG, "cons-ratio", optarg, 0, 1, &g.cons_ratio);
+			break;
+		case 'S':
+			bad |= opt_double(PROG, "side", optarg, 0, 1, &g.side);
+			break;
+		case 'a':
+			bad |= opt_int(PROG, "attrs", optarg, 1, SPATE_ATTR_MAX_HARD * 8, &g.attrs);
+			break;
+		case 'A':
+			bad |= opt_int(PROG, "sub-attrs", optarg, 1, SPATE_CONS_MAX_HARD,
+				       &g.sub_attrs);
+			break;
+		case 'E':
+			bad |= opt_int(PROG, "event-attrs", optarg, 0, SPATE_ATTR_MAX_HARD,
+				       &g.event_attrs);
+			break;
+		case 'W':
+			bad |= opt_double(PROG, "width", optarg, 0, 1, &g.width);
+			break;
+		case 'R':
+			bad |= opt_double(PROG, "domain", optarg, 1, 1e15, &g.domain);
+			break;
+		case 'i':
+			g.input = optarg;
+			break;
 		case 'f':
 			if (strcmp(optarg, "geonames") != 0 && strcmp(optarg, "tsv") != 0) {
-				fprintf(stderr, PROG ": --input-format: unknown '%s' (geonames, tsv)\n", optarg);
+				fprintf(stderr,
+					PROG ": --input-format: unknown '%s' (geonames, tsv)\n",
+					optarg);
 				bad = 1;
 			}
 			g.input_fmt = optarg;
 			break;
-		case 'N': g.attr_names = optarg; break;
-		case 'X': g.shuffle = true; break;
-		case 'c': conf_path = optarg; break;
-		case 'o': out = optarg; break;
-		case 'V': return spate_release_print(PROG);
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'N':
+			g.attr_names = optarg;
+			break;
+		case 'X':
+			g.shuffle = true;
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'V':
+			return spate_release_print(PROG);
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (bad)
@@ -625,7 +726,8 @@ int main(int argc, char **argv)
 	if (!g.order_set)
 		g.interleaved = g.wl == WL_DRT;
 	if (!g.ext_set) {
-		static const double us[4] = { -125, 24, -66, 50 }, world[4] = { -180, -90, 180, 90 };
+		static const double us[4] = { -125, 24, -66, 50 },
+				    world[4] = { -180, -90, 180, 90 };
 		memcpy(g.ext, g.wl == WL_FAST ? us : world, sizeof(g.ext));
 	}
 	if (g.wl == WL_FAST && !g.ekw_set)
@@ -650,10 +752,12 @@ int main(int argc, char **argv)
 		shuffle_places(&g);
 	g.n_events = g.places.n;
 	if (!g.subs_set)
-		g.n_subs = g.wl == WL_DRT || ratio_set ? (uint64_t)llround(g.sub_ratio * (double)g.n_events)
-						       : g.n_events;
+		g.n_subs = g.wl == WL_DRT || ratio_set
+				   ? (uint64_t)llround(g.sub_ratio * (double)g.n_events)
+				   : g.n_events;
 	if (g.wl == WL_DRT && g.n_events == 0 && g.n_subs > 0) {
-		fprintf(stderr, PROG ": drt derives subscriptions from events: need --events > 0\n");
+		fprintf(stderr,
+			PROG ": drt derives subscriptions from events: need --events > 0\n");
 		return 2;
 	}
 

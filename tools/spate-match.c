@@ -17,17 +17,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: spate-match [--engine NAME] [--conf FILE] [--skip-bad] [--quiet] STREAM.tsv\n"
-		"       spate-match --list-engines\n"
-		"Applies the stream (sub/unsub/event lines; '-' = stdin) in order and writes\n"
-		"one 'event_id<TAB>sub_id' line per match to stdout, a summary to stderr.\n"
-		"  --engine NAME   matching engine (default: the fastest exact one)\n"
-		"  --conf FILE     libconfig file; its 'spate' group sets limits and engine\n"
-		"  --param N=V     set an engine parameter (drt: alpha, new_th, cmax, ...)\n"
-		"  --stats         print the engine's own figures (JSON) to stderr\n"
-		"  --skip-bad      report bad lines and go on (default: stop, exit 1)\n"
-		"  --quiet         no summary on stderr\n");
+	fprintf(f, "usage: spate-match [--engine NAME] [--conf FILE] [--skip-bad] [--quiet] "
+		   "STREAM.tsv\n"
+		   "       spate-match --list-engines\n"
+		   "Applies the stream (sub/unsub/event lines; '-' = stdin) in order and writes\n"
+		   "one 'event_id<TAB>sub_id' line per match to stdout, a summary to stderr.\n"
+		   "  --engine NAME   matching engine (default: the fastest exact one)\n"
+		   "  --conf FILE     libconfig file; its 'spate' group sets limits and engine\n"
+		   "  --param N=V     set an engine parameter (drt: alpha, new_th, cmax, ...)\n"
+		   "  --stats         print the engine's own figures (JSON) to stderr\n"
+		   "  --skip-bad      report bad lines and go on (default: stop, exit 1)\n"
+		   "  --quiet         no summary on stderr\n");
 }
 
 /* v in decimal at p; returns the end. printf's formatting was a quarter
@@ -93,11 +93,21 @@ int main(int argc, char **argv)
 	spate_conf_default(&conf);
 	while ((c = getopt_long(argc, argv, "e:c:sqlh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'e': engine = optarg; break;
-		case 'c': conf_path = optarg; break;
-		case 's': skip_bad = true; break;
-		case 'q': quiet = true; break;
-		case 'S': stats = true; break;
+		case 'e':
+			engine = optarg;
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 's':
+			skip_bad = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'S':
+			stats = true;
+			break;
 		case 'p':
 			if (n_params == 32) {
 				fprintf(stderr, "spate-match: too many --param\n");
@@ -110,9 +120,14 @@ int main(int argc, char **argv)
 				printf("%-10s %s%s\n", (*e)->name, (*e)->help,
 				       *e == spate_engine_find(NULL) ? " [default]" : "");
 			return 0;
-		case 'V': return spate_release_print("spate-match");
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'V':
+			return spate_release_print("spate-match");
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc - 1) {
@@ -136,7 +151,8 @@ int main(int argc, char **argv)
 		char name[64];
 		const char *eq = strchr(params[i], '=');
 		if (eq == NULL || (size_t)(eq - params[i]) >= sizeof(name)) {
-			fprintf(stderr, "spate-match: --param wants NAME=VALUE, got '%s'\n", params[i]);
+			fprintf(stderr, "spate-match: --param wants NAME=VALUE, got '%s'\n",
+				params[i]);
 			return 2;
 		}
 		memcpy(name, params[i], eq - params[i]);
@@ -210,11 +226,11 @@ int main(int argc, char **argv)
 	}
 	if (!quiet)
 		fprintf(stderr,
-			"spate-match: engine=%s ops=%" PRIu64 " events=%" PRIu64
-			" subs=%" PRIu64 " matches=%" PRIu64 " bad=%" PRIu64
+			"spate-match: engine=%s ops=%" PRIu64 " events=%" PRIu64 " subs=%" PRIu64
+			" matches=%" PRIu64 " bad=%" PRIu64
 			" time=%.3fs match_time=%.3fs events/s=%.0f\n",
-			spate_matcher_engine_name(m), n_ops, n_events,
-			spate_matcher_sub_count(m), n_matches, n_bad, total, match_time,
+			spate_matcher_engine_name(m), n_ops, n_events, spate_matcher_sub_count(m),
+			n_matches, n_bad, total, match_time,
 			match_time > 0 ? n_events / match_time : 0.0);
 	if (stats) {
 		fputs("spate-match: engine stats ", stderr);

@@ -30,29 +30,28 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: " PROG " [options] --out FILE.pcap STREAM.tsv   (write)\n"
-		"       " PROG " --read FILE.pcap [--messages] [--out FILE]   (read)\n"
-		"Write: the stream's operations ('-' = stdin) as Ethernet/IPv4/UDP frames\n"
-		"carrying Spate datagrams, in stream order: SUB_ADD, SUB_DEL, EVENT.\n"
-		"  --only all|events|subs  which lines (subs = sub and unsub; default all)\n"
-		"  --batch N         messages per datagram, at most (default 1)\n"
-		"  --src IP:PORT     sender (default 198.18.0.2:47101; notifications for\n"
-		"                    subscriptions go back there)\n"
-		"  --dst IP:PORT     the server (default 198.18.0.1:47100)\n"
-		"  --src-mac MAC     default 02:00:00:00:00:02\n"
-		"  --dst-mac MAC     default ff:ff:ff:ff:ff:ff (spated takes broadcast frames\n"
-		"                    whatever its own MAC; give the server's for tcpreplay)\n"
-		"  --client-id N     client id in the headers (default 1)\n"
-		"  --rate N          frames per second, for the timestamps (default 10000)\n"
-		"  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
-		"  --skip-bad        report bad lines and go on (default: stop, exit 1)\n"
-		"Read: every IPv4/UDP frame whose payload is a Spate datagram; NOTIFY pairs\n"
-		"are written as 'event_id<TAB>sub_id' to --out (default '-': stdout), in\n"
-		"capture order; a summary goes to stderr.\n"
-		"  --messages        write every message instead, one line each\n"
-		"  --port N          only frames to or from this UDP port (default: all)\n"
-		"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n");
+	fprintf(f, "usage: " PROG " [options] --out FILE.pcap STREAM.tsv   (write)\n"
+		   "       " PROG " --read FILE.pcap [--messages] [--out FILE]   (read)\n"
+		   "Write: the stream's operations ('-' = stdin) as Ethernet/IPv4/UDP frames\n"
+		   "carrying Spate datagrams, in stream order: SUB_ADD, SUB_DEL, EVENT.\n"
+		   "  --only all|events|subs  which lines (subs = sub and unsub; default all)\n"
+		   "  --batch N         messages per datagram, at most (default 1)\n"
+		   "  --src IP:PORT     sender (default 198.18.0.2:47101; notifications for\n"
+		   "                    subscriptions go back there)\n"
+		   "  --dst IP:PORT     the server (default 198.18.0.1:47100)\n"
+		   "  --src-mac MAC     default 02:00:00:00:00:02\n"
+		   "  --dst-mac MAC     default ff:ff:ff:ff:ff:ff (spated takes broadcast frames\n"
+		   "                    whatever its own MAC; give the server's for tcpreplay)\n"
+		   "  --client-id N     client id in the headers (default 1)\n"
+		   "  --rate N          frames per second, for the timestamps (default 10000)\n"
+		   "  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
+		   "  --skip-bad        report bad lines and go on (default: stop, exit 1)\n"
+		   "Read: every IPv4/UDP frame whose payload is a Spate datagram; NOTIFY pairs\n"
+		   "are written as 'event_id<TAB>sub_id' to --out (default '-': stdout), in\n"
+		   "capture order; a summary goes to stderr.\n"
+		   "  --messages        write every message instead, one line each\n"
+		   "  --port N          only frames to or from this UDP port (default: all)\n"
+		   "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n");
 }
 
 /* ---- write ------------------------------------------------------------- */
@@ -213,10 +212,12 @@ static void print_message(struct reader *r, const struct spate_hdr *h, const str
 			m->u.ev.id, m->u.ev.lon, m->u.ev.lat, m->u.ev.n_kw, m->u.ev.n_attr);
 		break;
 	case SPATE_MSG_SUB_ADD:
-		fprintf(f, "id=%" PRIu64 " rect=%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32
-			" n_kw=%u n_cons=%u\n", m->u.sub.id, m->u.sub.rect.min_lon,
-			m->u.sub.rect.min_lat, m->u.sub.rect.max_lon, m->u.sub.rect.max_lat,
-			m->u.sub.n_kw, m->u.sub.n_cons);
+		fprintf(f,
+			"id=%" PRIu64 " rect=%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32
+			" n_kw=%u n_cons=%u\n",
+			m->u.sub.id, m->u.sub.rect.min_lon, m->u.sub.rect.min_lat,
+			m->u.sub.rect.max_lon, m->u.sub.rect.max_lat, m->u.sub.n_kw,
+			m->u.sub.n_cons);
 		break;
 	case SPATE_MSG_SUB_DEL:
 		fprintf(f, "id=%" PRIu64 "\n", m->id);
@@ -311,9 +312,11 @@ static int do_read(struct reader *r, const char *path, const char *out)
 	pcap_close(p);
 	if (outfile_commit(&of) != 0)
 		return 1;
-	fprintf(stderr, PROG ": %s: frames=%" PRIu64 " other=%" PRIu64 " datagrams=%" PRIu64
-		" bad_datagrams=%" PRIu64 " bad_ip_csum=%" PRIu64 " bad_udp_csum=%" PRIu64, path,
-		r->frames, r->other, r->dgrams, r->bad_dgrams, r->bad_ip_csum, r->bad_udp_csum);
+	fprintf(stderr,
+		PROG ": %s: frames=%" PRIu64 " other=%" PRIu64 " datagrams=%" PRIu64
+		     " bad_datagrams=%" PRIu64 " bad_ip_csum=%" PRIu64 " bad_udp_csum=%" PRIu64,
+		path, r->frames, r->other, r->dgrams, r->bad_dgrams, r->bad_ip_csum,
+		r->bad_udp_csum);
 	for (int t = 1; t <= SPATE_MSG_TYPE_MAX; t++)
 		fprintf(stderr, " %s=%" PRIu64, spate_msg_type_name(t), r->by_type[t]);
 	fprintf(stderr, " notifications=%" PRIu64 "\n", r->pairs);
@@ -344,7 +347,9 @@ int main(int argc, char **argv)
 	static struct writer wr = {
 		.src = { { 0x02, 0, 0, 0, 0, 0x02 }, 0xc6120002, 47101 },
 		.dst = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 0xc6120001, 47100 },
-		.client_id = 1, .batch = 1, .rate = 10000,
+		.client_id = 1,
+		.batch = 1,
+		.rate = 10000,
 	};
 	struct reader rdr = { .port = -1 };
 	const char *out = NULL, *only = "all", *conf_path = NULL, *read_path = NULL;
@@ -357,21 +362,32 @@ int main(int argc, char **argv)
 	spate_conf_default(&conf);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
+		case 'o':
+			out = optarg;
+			break;
 		case 'O':
-			if (strcmp(optarg, "all") && strcmp(optarg, "events") && strcmp(optarg, "subs")) {
-				fprintf(stderr, PROG ": --only: unknown '%s' (all, events, subs)\n", optarg);
+			if (strcmp(optarg, "all") && strcmp(optarg, "events") &&
+			    strcmp(optarg, "subs")) {
+				fprintf(stderr, PROG ": --only: unknown '%s' (all, events, subs)\n",
+					optarg);
 				bad = 1;
 			}
 			only = optarg;
 			break;
-		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &wr.batch); break;
-		case 's': bad |= parse_ep("src", optarg, &wr.src); break;
-		case 'd': bad |= parse_ep("dst", optarg, &wr.dst); break;
+		case 'b':
+			bad |= opt_int(PROG, "batch", optarg, 1, 1024, &wr.batch);
+			break;
+		case 's':
+			bad |= parse_ep("src", optarg, &wr.src);
+			break;
+		case 'd':
+			bad |= parse_ep("dst", optarg, &wr.dst);
+			break;
 		case 'S':
 		case 'D':
 			if (udp_parse_mac(optarg, c == 'S' ? wr.src.mac : wr.dst.mac) != 0) {
-				fprintf(stderr, PROG ": --%s: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)\n",
+				fprintf(stderr,
+					PROG ": --%s: bad MAC '%s' (want xx:xx:xx:xx:xx:xx)\n",
 					c == 'S' ? "src-mac" : "dst-mac", optarg);
 				bad = 1;
 			}
@@ -380,15 +396,32 @@ int main(int argc, char **argv)
 			bad |= opt_u64(PROG, "client-id", optarg, 0, UINT32_MAX, &v);
 			wr.client_id = (uint32_t)v;
 			break;
-		case 'R': bad |= opt_double(PROG, "rate", optarg, 1e-3, 1e9, &wr.rate); break;
-		case 'c': conf_path = optarg; break;
-		case 'k': skip_bad = true; break;
-		case 'r': read_path = optarg; break;
-		case 'm': rdr.messages = true; break;
-		case 'p': bad |= opt_int(PROG, "port", optarg, 0, 65535, &rdr.port); break;
-		case 'V': return spate_release_print(PROG);
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'R':
+			bad |= opt_double(PROG, "rate", optarg, 1e-3, 1e9, &wr.rate);
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'k':
+			skip_bad = true;
+			break;
+		case 'r':
+			read_path = optarg;
+			break;
+		case 'm':
+			rdr.messages = true;
+			break;
+		case 'p':
+			bad |= opt_int(PROG, "port", optarg, 0, 65535, &rdr.port);
+			break;
+		case 'V':
+			return spate_release_print(PROG);
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (bad)

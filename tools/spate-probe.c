@@ -97,9 +97,9 @@ static int echo_server(const char *addr)
 }
 
 struct probe {
-	uint64_t want;   /* the event whose NOTIFY is awaited */
+	uint64_t want; /* the event whose NOTIFY is awaited */
 	uint64_t sub_id;
-	double got_at;   /* client_now() when it came; 0 = not yet */
+	double got_at; /* client_now() when it came; 0 = not yet */
 };
 
 static void on_notify(void *ctx, uint64_t event_id, uint64_t sub_id)
@@ -213,22 +213,53 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': server = optarg; break;
-		case 'E': echo = optarg; break;
-		case 'e': serve = optarg; break;
-		case 'n': bad |= opt_u64(PROG, "count", optarg, 1, 100000000, &count); break;
-		case 'w': bad |= opt_u64(PROG, "warmup", optarg, 0, 100000000, &warmup); break;
-		case 't': bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &timeout_ms); break;
-		case 'p': bad |= parse_point(optarg, &lon, &lat); break;
-		case 'k': keyword = optarg; break;
-		case 'i': bad |= opt_u64(PROG, "sub-id", optarg, 1, UINT64_MAX, &sub_id); break;
-		case 'L': label = optarg; break;
-		case 's': samples_path = optarg; break;
-		case 'j': json = 1; break;
-		case 'c': conf_path = optarg; break;
-		case 'V': return spate_release_print(PROG);
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'S':
+			server = optarg;
+			break;
+		case 'E':
+			echo = optarg;
+			break;
+		case 'e':
+			serve = optarg;
+			break;
+		case 'n':
+			bad |= opt_u64(PROG, "count", optarg, 1, 100000000, &count);
+			break;
+		case 'w':
+			bad |= opt_u64(PROG, "warmup", optarg, 0, 100000000, &warmup);
+			break;
+		case 't':
+			bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &timeout_ms);
+			break;
+		case 'p':
+			bad |= parse_point(optarg, &lon, &lat);
+			break;
+		case 'k':
+			keyword = optarg;
+			break;
+		case 'i':
+			bad |= opt_u64(PROG, "sub-id", optarg, 1, UINT64_MAX, &sub_id);
+			break;
+		case 'L':
+			label = optarg;
+			break;
+		case 's':
+			samples_path = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'V':
+			return spate_release_print(PROG);
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (bad)
@@ -264,14 +295,18 @@ int main(int argc, char **argv)
 	struct probe p = { .sub_id = sub_id };
 	cl.on_notify = on_notify;
 	cl.ctx = &p;
-	int32_t x = (int32_t)lround(lon * SPATE_COORD_SCALE), y = (int32_t)lround(lat * SPATE_COORD_SCALE);
+	int32_t x = (int32_t)lround(lon * SPATE_COORD_SCALE),
+		y = (int32_t)lround(lat * SPATE_COORD_SCALE);
 	struct spate_str kw = spate_str_of(keyword);
 	struct spate_stream_op sub = { .kind = SPATE_LINE_SUB };
 	if (server != NULL) {
 		/* a 0.002 degree square: the events are at its centre */
-		sub.u.sub = (struct spate_raw_sub){ .id = sub_id, .n_kw = 1,
+		sub.u.sub = (struct spate_raw_sub){
+			.id = sub_id,
+			.n_kw = 1,
 			.rect = { x - SPATE_COORD_SCALE / 1000, y - SPATE_COORD_SCALE / 1000,
-				  x + SPATE_COORD_SCALE / 1000, y + SPATE_COORD_SCALE / 1000 } };
+				  x + SPATE_COORD_SCALE / 1000, y + SPATE_COORD_SCALE / 1000 }
+		};
 		sub.u.sub.kw[0] = kw;
 		int rc = client_sub_op(&cl, &sub);
 		if (rc != 0) {
@@ -295,7 +330,8 @@ int main(int argc, char **argv)
 	int status = 0;
 	for (uint64_t i = 0; i < warmup + count && !stop_flag; i++) {
 		ev.id = base + i;
-		double rt = server ? rt_spated(&cl, &p, &ev, timeout_ms) : rt_echo(&cl, &ev, timeout_ms);
+		double rt = server ? rt_spated(&cl, &p, &ev, timeout_ms)
+				   : rt_echo(&cl, &ev, timeout_ms);
 		if (rt == -2) {
 			fprintf(stderr, PROG ": send: %s\n", strerror(errno));
 			status = 1;

@@ -72,7 +72,8 @@ static void progress(struct client_progress *pg, const struct client *c, bool fi
 {
 	double el = client_now() - pg->t0;
 
-	client_progress(pg, c, final, "sent %" PRIu64 " events in %" PRIu64 " datagrams, %.0f events/s",
+	client_progress(pg, c, final,
+			"sent %" PRIu64 " events in %" PRIu64 " datagrams, %.0f events/s",
 			c->cnt.events, c->cnt.dgrams, el > 0 ? c->cnt.events / el : 0.0);
 }
 
@@ -110,25 +111,54 @@ int main(int argc, char **argv)
 	cl.batch = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0; break;
-		case 'F': bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms); break;
-		case 'c': conf_path = optarg; break;
-		case 'R': bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate); break;
-		case 'A': bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive); break;
-		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch); break;
-		case 'n': bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count); break;
+		case 'S':
+			bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0;
+			break;
+		case 'F':
+			bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms);
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'R':
+			bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate);
+			break;
+		case 'A':
+			bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive);
+			break;
+		case 'b':
+			bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch);
+			break;
+		case 'n':
+			bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count);
+			break;
 		case 'i':
 			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &v);
 			cl.client_id = (uint32_t)v;
 			break;
-		case 'l': bad |= opt_int(PROG, "linger-ms", optarg, 0, 600000, &linger_ms); break;
-		case 'P': show = 1; break;
-		case 'q': show = 0; break;
-		case 'k': skip_bad = true; break;
-		case 'V': return spate_release_print(PROG);
-		case 's': stamps_path = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'l':
+			bad |= opt_int(PROG, "linger-ms", optarg, 0, 600000, &linger_ms);
+			break;
+		case 'P':
+			show = 1;
+			break;
+		case 'q':
+			show = 0;
+			break;
+		case 'k':
+			skip_bad = true;
+			break;
+		case 'V':
+			return spate_release_print(PROG);
+		case 's':
+			stamps_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (bad)
@@ -203,9 +233,10 @@ int main(int argc, char **argv)
 		status = 1; /* refused, or shed by an overloaded server */
 	char extra[160];
 	double el = sent_at - t0;
-	snprintf(extra, sizeof(extra), "elapsed=%.3fs rate=%.0f/s refused=%" PRIu64
-		 " bad_lines=%" PRIu64 " skipped_sub_lines=%" PRIu64 "%s ", el,
-		 el > 0 ? cl.cnt.events / el : 0.0, p.nacks, n_bad, n_skipped,
+	snprintf(extra, sizeof(extra),
+		 "elapsed=%.3fs rate=%.0f/s refused=%" PRIu64 " bad_lines=%" PRIu64
+		 " skipped_sub_lines=%" PRIu64 "%s ",
+		 el, el > 0 ? cl.cnt.events / el : 0.0, p.nacks, n_bad, n_skipped,
 		 stop_flag ? " interrupted" : "");
 	client_print_summary(&cl, extra);
 	if (stamps != NULL && fclose(stamps) != 0)

@@ -38,7 +38,8 @@ struct replay {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] --stream FILE --out FILE [options]\n"
+		"usage: " PROG
+		" --server HOST:PORT[,HOST:PORT...] --stream FILE --out FILE [options]\n"
 		"Replays a stream in order to a Spate server and writes the notifications\n"
 		"received as 'event_id<TAB>sub_id' lines to FILE ('-' = stdout).\n"
 		"  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
@@ -59,7 +60,8 @@ static void usage(FILE *f)
 		"                    our datagrams), climb back over 2 s (default on)\n"
 		"  --rcvbuf BYTES    socket receive buffer for the notifications (default 8 MB;\n"
 		"                    the kernel's drops beyond it are reported)\n"
-		"  --skip-bad        report NACKed and bad lines and go on (default: exit 1 at end)\n"
+		"  --skip-bad        report NACKed and bad lines and go on (default: exit 1 at "
+		"end)\n"
 		"  --progress        progress line even when stderr is not a terminal\n"
 		"  --quiet           no progress line\n");
 }
@@ -130,29 +132,66 @@ int main(int argc, char **argv)
 	client_init(&cl, PROG);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0; break;
-		case 'F': bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms); break;
-		case 's': stream = optarg; break;
-		case 'o': out = optarg; break;
-		case 'l': local = optarg; break;
-		case 'c': conf_path = optarg; break;
+		case 'S':
+			bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0;
+			break;
+		case 'F':
+			bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms);
+			break;
+		case 's':
+			stream = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'l':
+			local = optarg;
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
 		case 'i':
 			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &id);
 			cl.client_id = (uint32_t)id;
 			break;
-		case 't': bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms); break;
-		case 'r': bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries); break;
-		case 'd': bad |= opt_int(PROG, "idle-ms", optarg, 1, 3600000, &idle_ms); break;
-		case 'b': bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch); break;
-		case 'R': bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate); break;
-		case 'A': bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive); break;
-		case 'B': bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf); break;
-		case 'k': skip_bad = true; break;
-		case 'P': show = 1; break;
-		case 'q': show = 0; break;
-		case 'V': return spate_release_print(PROG);
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 't':
+			bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms);
+			break;
+		case 'r':
+			bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries);
+			break;
+		case 'd':
+			bad |= opt_int(PROG, "idle-ms", optarg, 1, 3600000, &idle_ms);
+			break;
+		case 'b':
+			bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch);
+			break;
+		case 'R':
+			bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate);
+			break;
+		case 'A':
+			bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive);
+			break;
+		case 'B':
+			bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf);
+			break;
+		case 'k':
+			skip_bad = true;
+			break;
+		case 'P':
+			show = 1;
+			break;
+		case 'q':
+			show = 0;
+			break;
+		case 'V':
+			return spate_release_print(PROG);
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (bad)
@@ -186,8 +225,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		n_ops++;
-		client_progress(&pg, &cl, false, "%" PRIu64 " lines sent, %" PRIu64 " notifications",
-				n_ops, cl.cnt.notifications);
+		client_progress(&pg, &cl, false,
+				"%" PRIu64 " lines sent, %" PRIu64 " notifications", n_ops,
+				cl.cnt.notifications);
 		if (op.kind == SPATE_LINE_EVENT) {
 			if (spate_idmap_get(r.event_order, op.u.ev.id) == NULL &&
 			    spate_idmap_put(r.event_order, op.u.ev.id,

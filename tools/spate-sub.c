@@ -31,36 +31,35 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] [options] STREAM.tsv\n"
-		"Applies the 'sub' and 'unsub' lines of STREAM.tsv ('-' = stdin) in order,\n"
-		"each ACKed by the server, then listens: every notification is written as\n"
-		"'event_id<TAB>sub_id' to --out. Event lines are skipped. Stops on SIGINT or\n"
-		"SIGTERM, or as --duration/--idle-ms/--count say; gaps in the server's\n"
-		"sequence numbers (lost datagrams) are reported on stderr.\n"
-		"  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
-		"                    the first that answers; the next when it falls silent,\n"
-		"                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
-		"  --failover-ms N   silence that moves to the next server (default 1000)\n"
-		"  --out FILE        notifications ('-' = stdout, the default, line by line;\n"
-		"                    a file appears, complete, when spate-sub ends)\n"
-		"  --listen HOST:PORT  local address to bind (default: any, ephemeral port)\n"
-		"  --duration S      stop S seconds after listening began (default: never)\n"
-		"  --idle-ms N       stop when nothing came for N ms after a first\n"
-		"                    notification (default: never)\n"
-		"  --count N         stop after N notifications (sub ids)\n"
-		"  --cleanup         remove the subscriptions still active before exiting\n"
-		"  --client-id N     client id (default: the process id)\n"
-		"  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
-		"  --timeout-ms N    wait for an ACK before retransmitting (default 200)\n"
-		"  --retries N       retransmissions before giving up (default 10)\n"
-		"  --rcvbuf BYTES    socket receive buffer (default 8 MB); the datagrams this\n"
-		"                    host's kernel dropped when it was full are reported\n"
-		"  --skip-bad        report bad and NACKed lines and go on (default: exit 1)\n"
-		"  --progress        progress line even when stderr is not a terminal\n"
-		"  --quiet           no progress line\n"
-		"  --times           a third column: when it came (ns, CLOCK_REALTIME)\n"
-		"Exit status: 0 done, 1 a bad or refused line or no answer, 2 usage.\n");
+	fprintf(f, "usage: " PROG " --server HOST:PORT[,HOST:PORT...] [options] STREAM.tsv\n"
+		   "Applies the 'sub' and 'unsub' lines of STREAM.tsv ('-' = stdin) in order,\n"
+		   "each ACKed by the server, then listens: every notification is written as\n"
+		   "'event_id<TAB>sub_id' to --out. Event lines are skipped. Stops on SIGINT or\n"
+		   "SIGTERM, or as --duration/--idle-ms/--count say; gaps in the server's\n"
+		   "sequence numbers (lost datagrams) are reported on stderr.\n"
+		   "  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
+		   "                    the first that answers; the next when it falls silent,\n"
+		   "                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
+		   "  --failover-ms N   silence that moves to the next server (default 1000)\n"
+		   "  --out FILE        notifications ('-' = stdout, the default, line by line;\n"
+		   "                    a file appears, complete, when spate-sub ends)\n"
+		   "  --listen HOST:PORT  local address to bind (default: any, ephemeral port)\n"
+		   "  --duration S      stop S seconds after listening began (default: never)\n"
+		   "  --idle-ms N       stop when nothing came for N ms after a first\n"
+		   "                    notification (default: never)\n"
+		   "  --count N         stop after N notifications (sub ids)\n"
+		   "  --cleanup         remove the subscriptions still active before exiting\n"
+		   "  --client-id N     client id (default: the process id)\n"
+		   "  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
+		   "  --timeout-ms N    wait for an ACK before retransmitting (default 200)\n"
+		   "  --retries N       retransmissions before giving up (default 10)\n"
+		   "  --rcvbuf BYTES    socket receive buffer (default 8 MB); the datagrams this\n"
+		   "                    host's kernel dropped when it was full are reported\n"
+		   "  --skip-bad        report bad and NACKed lines and go on (default: exit 1)\n"
+		   "  --progress        progress line even when stderr is not a terminal\n"
+		   "  --quiet           no progress line\n"
+		   "  --times           a third column: when it came (ns, CLOCK_REALTIME)\n"
+		   "Exit status: 0 done, 1 a bad or refused line or no answer, 2 usage.\n");
 }
 
 struct sub_state {
@@ -143,29 +142,66 @@ int main(int argc, char **argv)
 	cl.report_gaps = true;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0; break;
-		case 'F': bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms); break;
-		case 'o': out = optarg; break;
-		case 'L': listen_on = optarg; break;
-		case 'c': conf_path = optarg; break;
-		case 'D': bad |= opt_double(PROG, "duration", optarg, 0, 1e7, &duration); break;
-		case 'd': bad |= opt_int(PROG, "idle-ms", optarg, 0, 86400000, &idle_ms); break;
-		case 'n': bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count); break;
-		case 'C': cleanup = true; break;
+		case 'S':
+			bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0;
+			break;
+		case 'F':
+			bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'L':
+			listen_on = optarg;
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'D':
+			bad |= opt_double(PROG, "duration", optarg, 0, 1e7, &duration);
+			break;
+		case 'd':
+			bad |= opt_int(PROG, "idle-ms", optarg, 0, 86400000, &idle_ms);
+			break;
+		case 'n':
+			bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count);
+			break;
+		case 'C':
+			cleanup = true;
+			break;
 		case 'i':
 			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &v);
 			cl.client_id = (uint32_t)v;
 			break;
-		case 't': bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms); break;
-		case 'r': bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries); break;
-		case 'B': bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf); break;
-		case 'k': skip_bad = true; break;
-		case 'P': show = 1; break;
-		case 'q': show = 0; break;
-		case 'V': return spate_release_print(PROG);
-		case 'T': st.times = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 't':
+			bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms);
+			break;
+		case 'r':
+			bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries);
+			break;
+		case 'B':
+			bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf);
+			break;
+		case 'k':
+			skip_bad = true;
+			break;
+		case 'P':
+			show = 1;
+			break;
+		case 'q':
+			show = 0;
+			break;
+		case 'V':
+			return spate_release_print(PROG);
+		case 'T':
+			st.times = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (bad)
@@ -199,7 +235,8 @@ int main(int argc, char **argv)
 	struct spate_stream_op op;
 	uint64_t n_bad = 0, n_skipped = 0, n_ops = 0;
 	int rc, status = 0;
-	while (!stop_flag && (rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
+	while (!stop_flag &&
+	       (rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
 			status = 1;
 			break;
@@ -251,8 +288,9 @@ int main(int argc, char **argv)
 			client_pump(&cl, 100);
 			client_progress(&pg, &cl, false,
 					"%zu subscriptions; %" PRIu64 " notifications in %" PRIu64
-					" datagrams, %" PRIu64 " lost", st.n_active, cl.cnt.notifications,
-					cl.cnt.notify_dgrams, client_seq_total(&cl).lost);
+					" datagrams, %" PRIu64 " lost",
+					st.n_active, cl.cnt.notifications, cl.cnt.notify_dgrams,
+					client_seq_total(&cl).lost);
 			if (st.out == stdout)
 				fflush(stdout);
 			double now = client_now();
@@ -266,9 +304,11 @@ int main(int argc, char **argv)
 		}
 	}
 
-	client_progress(&pg, &cl, true, "%zu subscriptions; %" PRIu64 " notifications in %" PRIu64
-			" datagrams, %" PRIu64 " lost", st.n_active, cl.cnt.notifications,
-			cl.cnt.notify_dgrams, client_seq_total(&cl).lost);
+	client_progress(&pg, &cl, true,
+			"%zu subscriptions; %" PRIu64 " notifications in %" PRIu64
+			" datagrams, %" PRIu64 " lost",
+			st.n_active, cl.cnt.notifications, cl.cnt.notify_dgrams,
+			client_seq_total(&cl).lost);
 	/* 3. Clean up: remove what we added, if asked (best effort). */
 	if (cleanup) {
 		for (size_t i = 0; i < st.n_active; i++) {
@@ -284,9 +324,9 @@ int main(int argc, char **argv)
 	if (outfile_commit(&of) != 0)
 		status = 1;
 	char extra[160];
-	snprintf(extra, sizeof(extra), "sub_ops=%" PRIu64 " active=%zu bad=%" PRIu64
-		 " skipped_event_lines=%" PRIu64 " ", n_ops, cleanup ? (size_t)0 : st.n_active,
-		 n_bad, n_skipped);
+	snprintf(extra, sizeof(extra),
+		 "sub_ops=%" PRIu64 " active=%zu bad=%" PRIu64 " skipped_event_lines=%" PRIu64 " ",
+		 n_ops, cleanup ? (size_t)0 : st.n_active, n_bad, n_skipped);
 	client_print_summary(&cl, extra);
 	free(st.active);
 	client_close(&cl);

@@ -48,20 +48,22 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: spatectl [-s SOCKET | -p FILE_PREFIX] [--json] [COMMAND [ARGS...]]\n"
-		   "  -s, --socket PATH        spated's control socket\n"
-		   "  -p, --file-prefix NAME   the EAL --file-prefix of spated (default spated):\n"
-		   "                           the socket is <runtime dir>/NAME/spated.sock\n"
-		   "                           (default: /run/spate/spated.sock, the service's,\n"
-		   "                           else /var/run/dpdk/spated/spated.sock, ...)\n"
-		   "      --json               one JSON object per answer, errors as {\"error\": ...}\n"
-		   "      --version            spatectl's version (show version: spated's)\n"
-		   "commands: show stats | show categories [--top N] [--worker W] [--page P] |\n"
-		   "  show lcores | show placement | show config | show params | show subs --count |\n"
-		   "  show version | show latency [--window] | show cluster |\n"
-		   "  get NAME | set NAME VALUE | rebalance now | journal compact | save | help\n"
-		   "Without a command: interactive on a terminal (line editing, history, Tab\n"
-		   "completion), else one command per line of stdin.\n");
+	fprintf(f,
+		"usage: spatectl [-s SOCKET | -p FILE_PREFIX] [--json] [COMMAND [ARGS...]]\n"
+		"  -s, --socket PATH        spated's control socket\n"
+		"  -p, --file-prefix NAME   the EAL --file-prefix of spated (default spated):\n"
+		"                           the socket is <runtime dir>/NAME/spated.sock\n"
+		"                           (default: /run/spate/spated.sock, the service's,\n"
+		"                           else /var/run/dpdk/spated/spated.sock, ...)\n"
+		"      --json               one JSON object per answer, errors as {\"error\": "
+		"...}\n"
+		"      --version            spatectl's version (show version: spated's)\n"
+		"commands: show stats | show categories [--top N] [--worker W] [--page P] |\n"
+		"  show lcores | show placement | show config | show params | show subs --count |\n"
+		"  show version | show latency [--window] | show cluster |\n"
+		"  get NAME | set NAME VALUE | rebalance now | journal compact | save | help\n"
+		"Without a command: interactive on a terminal (line editing, history, Tab\n"
+		"completion), else one command per line of stdin.\n");
 }
 
 /* Where spated's socket may be, most likely first: the packaged
@@ -73,8 +75,8 @@ static void usage(FILE *f)
  * exists is used; none: the list, for the error message. */
 #define SERVICE_SOCKET "/run/spate/spated.sock"
 
-static int default_socket(char *buf, size_t len, const char *prefix, int prefix_given,
-			  char *tried, size_t tried_len)
+static int default_socket(char *buf, size_t len, const char *prefix, int prefix_given, char *tried,
+			  size_t tried_len)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	char cand[3][256];
@@ -147,8 +149,9 @@ static int exchange(const char *path, const char *line, size_t n, char **ans, ch
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		snprintf(err, errlen, "spatectl: cannot connect to %s: %s (is spated running? -s/-p)",
-			 path, strerror(errno));
+		snprintf(err, errlen,
+			 "spatectl: cannot connect to %s: %s (is spated running? -s/-p)", path,
+			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -267,7 +270,7 @@ static int run_line(const struct ctl *c, char *text)
 /* ---- interactive: completion from the daemon's own lists ---- */
 
 static const struct ctl *cur_ctl;
-static char **usages;   /* "show categories", "get", ... (the daemon's help) */
+static char **usages; /* "show categories", "get", ... (the daemon's help) */
 static size_t n_usages;
 static char **settings; /* "drt.alpha", ... (show params) */
 static size_t n_settings;
@@ -384,7 +387,8 @@ static char **complete(const char *text, int start, int end)
 		}
 		if (n == 0) {
 			add_candidate("quit", 4);
-		} else if (n == 2 && strcmp(words[0], "show") == 0 && strcmp(words[1], "subs") == 0) {
+		} else if (n == 2 && strcmp(words[0], "show") == 0 &&
+			   strcmp(words[1], "subs") == 0) {
 			add_candidate("--count", 7);
 		}
 	}
@@ -482,7 +486,8 @@ int main(int argc, char **argv)
 	} else if (default_socket(ctl.path, sizeof(ctl.path), prefix, prefix_given, tried,
 				  sizeof(tried)) != 0) {
 		snprintf(err, sizeof(err),
-			 "spatectl: no spated control socket at %s (is spated running? -s/-p)", tried);
+			 "spatectl: no spated control socket at %s (is spated running? -s/-p)",
+			 tried);
 		report_error(&ctl, err);
 		return 2;
 	}

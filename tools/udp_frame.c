@@ -53,9 +53,8 @@ static uint16_t udp_sum(const uint8_t *ip, const uint8_t *udp, size_t udp_len)
 	return fold(sum16(acc, udp, udp_len));
 }
 
-size_t udp_frame_build(uint8_t *out, const struct udp_endpoint *src,
-		       const struct udp_endpoint *dst, uint16_t ip_id,
-		       const void *payload, size_t len)
+size_t udp_frame_build(uint8_t *out, const struct udp_endpoint *src, const struct udp_endpoint *dst,
+		       uint16_t ip_id, const void *payload, size_t len)
 {
 	uint8_t *eth = out, *ip = out + 14, *udp = ip + 20;
 

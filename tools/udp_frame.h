@@ -17,9 +17,8 @@ struct udp_endpoint {
 
 /* Write the frame into out (room for UDP_FRAME_HDRS + len bytes); returns
  * its length. ip_id is the IPv4 identification field. */
-size_t udp_frame_build(uint8_t *out, const struct udp_endpoint *src,
-		       const struct udp_endpoint *dst, uint16_t ip_id,
-		       const void *payload, size_t len);
+size_t udp_frame_build(uint8_t *out, const struct udp_endpoint *src, const struct udp_endpoint *dst,
+		       uint16_t ip_id, const void *payload, size_t len);
 
 struct udp_frame_info {
 	struct udp_endpoint src, dst;

@@ -28,11 +28,11 @@ struct spate_zk {
 	zhandle_t *zh;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int state;          /* last session state seen (ZOO_*_STATE) */
-	unsigned events;    /* SPATE_ZK_* bits, atomic */
+	int state;       /* last session state seen (ZOO_*_STATE) */
+	unsigned events; /* SPATE_ZK_* bits, atomic */
 	char root[256];
 	char front[PATH_MAX_ZK]; /* our election node, once entered */
-	int auth_rc;        /* zoo_add_auth's answer; 1 = none yet (under mu) */
+	int auth_rc;             /* zoo_add_auth's answer; 1 = none yet (under mu) */
 	struct ACL acl_entries[2];
 	struct ACL_vector acl_mine; /* all for our credentials, read for anyone */
 	struct ACL_vector *acl;     /* what nodes are made with */
@@ -243,10 +243,11 @@ static int add_digest(struct spate_zk *zk, const char *digest, int wait_ms)
 	return rc;
 }
 
-struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms,
-			       int wait_ms, const char *digest, char *err, size_t errlen)
+struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms, int wait_ms,
+			       const char *digest, char *err, size_t errlen)
 {
-	static const char *const dirs[] = { "", "/hosts", "/epochs", "/front", "/placement", "/services" };
+	static const char *const dirs[] = { "",       "/hosts",     "/epochs",
+					    "/front", "/placement", "/services" };
 	struct spate_zk *zk;
 
 	if (root[0] != '/' || strlen(root) >= sizeof(zk->root) || root[strlen(root) - 1] == '/') {
@@ -274,13 +275,15 @@ struct spate_zk *spate_zk_open(const char *servers, const char *root, int sessio
 		goto fail;
 	}
 	if (!wait_connected(zk, wait_ms)) {
-		snprintf(err, errlen, "no ZooKeeper session with %s within %d ms", servers, wait_ms);
+		snprintf(err, errlen, "no ZooKeeper session with %s within %d ms", servers,
+			 wait_ms);
 		goto fail;
 	}
 	int rc = digest ? add_digest(zk, digest, wait_ms) : ZOK;
 	if (rc != ZOK) {
-		snprintf(err, errlen, "ZooKeeper %s refused the key file's zk_digest credentials: %s",
-			 servers, zerror(rc));
+		snprintf(err, errlen,
+			 "ZooKeeper %s refused the key file's zk_digest credentials: %s", servers,
+			 zerror(rc));
 		goto fail;
 	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -293,8 +296,10 @@ struct spate_zk *spate_zk_open(const char *servers, const char *root, int sessio
 			rc = zoo_set_acl(zk->zh, p, -1, zk->acl);
 		if (rc != ZOK) {
 			snprintf(err, errlen, "%s %s: %s%s", i ? "create" : "take", p, zerror(rc),
-				 rc == ZNOAUTH ? " (the node belongs to other ZooKeeper credentials: "
-						 "another cluster's zk_digest?)" : "");
+				 rc == ZNOAUTH
+					 ? " (the node belongs to other ZooKeeper credentials: "
+					   "another cluster's zk_digest?)"
+					 : "");
 			goto fail;
 		}
 	}
@@ -514,8 +519,7 @@ static uint32_t owner_of(const char *buf, int len)
 	return strncmp(s, "owner=", 6) == 0 ? (uint32_t)strtoul(s + 6, NULL, 10) : 0;
 }
 
-int spate_zk_services(struct spate_zk *zk, uint32_t *id, uint32_t *owner, uint32_t cap,
-		      uint32_t *n)
+int spate_zk_services(struct spate_zk *zk, uint32_t *id, uint32_t *owner, uint32_t cap, uint32_t *n)
 {
 	char dir[PATH_MAX_ZK], p[PATH_MAX_ZK], buf[64];
 	struct String_vector kids = { 0, NULL };
@@ -529,7 +533,8 @@ int spate_zk_services(struct spate_zk *zk, uint32_t *id, uint32_t *owner, uint32
 		char *end;
 		errno = 0;
 		unsigned long v = strtoul(kids.data[i], &end, 10);
-		if (errno || *end || v == 0 || v > UINT32_MAX || join_path(p, dir, kids.data[i]) != ZOK)
+		if (errno || *end || v == 0 || v > UINT32_MAX ||
+		    join_path(p, dir, kids.data[i]) != ZOK)
 			continue;
 		int len = (int)sizeof(buf);
 		rc = zoo_wget(zk->zh, p, on_services, zk, buf, &len, NULL);
@@ -554,8 +559,7 @@ int spate_zk_service_create(struct spate_zk *zk, uint32_t id, uint32_t owner)
 
 	path_of(zk, p, "/services/%" PRIu32, id);
 	snprintf(data, sizeof(data), "owner=%" PRIu32, owner);
-	int rc = zoo_create(zk->zh, p, data, (int)strlen(data), zk->acl,
-			    ZOO_PERSISTENT, NULL, 0);
+	int rc = zoo_create(zk->zh, p, data, (int)strlen(data), zk->acl, ZOO_PERSISTENT, NULL, 0);
 	return rc == ZNODEEXISTS ? ZOK : rc;
 }
 
@@ -575,8 +579,7 @@ int spate_zk_service_claim(struct spate_zk *zk, uint32_t id, uint32_t from, uint
 	return zoo_set(zk->zh, p, data, (int)strlen(data), st.version);
 }
 
-int spate_zk_map_get(struct spate_zk *zk, void *buf, size_t cap, size_t *len,
-		     int32_t *version)
+int spate_zk_map_get(struct spate_zk *zk, void *buf, size_t cap, size_t *len, int32_t *version)
 {
 	char p[PATH_MAX_ZK];
 	struct Stat st;

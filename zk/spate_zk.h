@@ -25,10 +25,10 @@
 
 /* Bits of spate_zk_events. */
 enum {
-	SPATE_ZK_MEMBERS = 1, /* /hosts changed: call spate_zk_members */
-	SPATE_ZK_LEADER = 2,  /* the front before us went: call spate_zk_elect */
-	SPATE_ZK_MAP = 4,     /* /placement changed: call spate_zk_map_get */
-	SPATE_ZK_EXPIRED = 8, /* the session is gone: fence, start over */
+	SPATE_ZK_MEMBERS = 1,   /* /hosts changed: call spate_zk_members */
+	SPATE_ZK_LEADER = 2,    /* the front before us went: call spate_zk_elect */
+	SPATE_ZK_MAP = 4,       /* /placement changed: call spate_zk_map_get */
+	SPATE_ZK_EXPIRED = 8,   /* the session is gone: fence, start over */
 	SPATE_ZK_SERVICES = 16, /* the service map changed: call spate_zk_services */
 };
 
@@ -49,8 +49,8 @@ struct spate_zk;
  * first is printed, then at most one line a LOG_EVERY_S with how many
  * were held back (an outage does not flood the log). NULL with a reason
  * in err on failure. */
-struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms,
-			       int wait_ms, const char *digest, char *err, size_t errlen);
+struct spate_zk *spate_zk_open(const char *servers, const char *root, int session_ms, int wait_ms,
+			       const char *digest, char *err, size_t errlen);
 /* Ends the session: this host's ephemeral nodes go at once. */
 void spate_zk_close(struct spate_zk *zk);
 
@@ -88,8 +88,7 @@ int spate_zk_elect(struct spate_zk *zk, uint32_t host, int *leader);
 
 /* Read the placement map bytes (at most cap) and its version; arms a
  * SPATE_ZK_MAP watch. */
-int spate_zk_map_get(struct spate_zk *zk, void *buf, size_t cap, size_t *len,
-		     int32_t *version);
+int spate_zk_map_get(struct spate_zk *zk, void *buf, size_t cap, size_t *len, int32_t *version);
 /* Write it if its version is still `expected`; *version is the new one.
  * SPATE_ZK_CONFLICT when another write came first (a deposed leader). */
 int spate_zk_map_set(struct spate_zk *zk, const void *buf, size_t len, int32_t expected,

@@ -45,8 +45,7 @@ void access_destroy(struct access *a)
 	free(a);
 }
 
-int access_datagram(struct access *a, const uint8_t *buf, size_t len,
-		    const struct spate_hdr *hdr)
+int access_datagram(struct access *a, const uint8_t *buf, size_t len, const struct spate_hdr *hdr)
 {
 	return a ? spate_auth_check(a->auth, buf, len, hdr) : 0;
 }

@@ -26,8 +26,7 @@ void access_destroy(struct access *a);
 
 /* A datagram whose header decoded: 0, or -SPATE_E_AUTH_*: drop it (no
  * reply, counted by the caller). */
-int access_datagram(struct access *a, const uint8_t *buf, size_t len,
-		    const struct spate_hdr *hdr);
+int access_datagram(struct access *a, const uint8_t *buf, size_t len, const struct spate_hdr *hdr);
 /* A SUB_ADD or SUB_DEL from `client`: 0, or -SPATE_E_RATE_LIMITED. */
 int access_sub_op(struct access *a, uint32_t client);
 

@@ -59,7 +59,7 @@ void category_dir_destroy(struct category_dir *d)
 	if (d == NULL)
 		return;
 	/* No reader is left: entries can go at once. */
-	cds_lfht_for_each_entry(d->ht, &it, e, node) {
+	cds_lfht_for_each_entry (d->ht, &it, e, node) {
 		cds_lfht_del(d->ht, &e->node);
 		free(e);
 	}
@@ -77,8 +77,8 @@ int category_dir_set(struct category_dir *d, uint32_t cat, uint32_t owner, uint3
 	e->owner = owner;
 	e->n_subs = n_subs;
 	cds_lfht_node_init(&e->node);
-	struct cds_lfht_node *old = cds_lfht_add_replace(d->ht, cat_hash(cat), entry_match,
-							  &cat, &e->node);
+	struct cds_lfht_node *old =
+		cds_lfht_add_replace(d->ht, cat_hash(cat), entry_match, &cat, &e->node);
 	if (old != NULL)
 		urcu_qsbr_call_rcu(&caa_container_of(old, struct dir_entry, node)->rcu, entry_free);
 	return 0;
@@ -91,7 +91,8 @@ void category_dir_del(struct category_dir *d, uint32_t cat)
 	cds_lfht_lookup(d->ht, cat_hash(cat), entry_match, &cat, &it);
 	struct cds_lfht_node *node = cds_lfht_iter_get_node(&it);
 	if (node != NULL && cds_lfht_del(d->ht, node) == 0)
-		urcu_qsbr_call_rcu(&caa_container_of(node, struct dir_entry, node)->rcu, entry_free);
+		urcu_qsbr_call_rcu(&caa_container_of(node, struct dir_entry, node)->rcu,
+				   entry_free);
 }
 
 int category_dir_owner(struct category_dir *d, uint32_t cat, uint32_t *owner)
@@ -118,13 +119,13 @@ void category_dir_visit(struct category_dir *d,
 	struct dir_entry *e;
 
 	urcu_qsbr_read_lock();
-	cds_lfht_for_each_entry(d->ht, &it, e, node)
+	cds_lfht_for_each_entry (d->ht, &it, e, node)
 		fn(ctx, e->cat, e->owner, e->n_subs);
 	urcu_qsbr_read_unlock();
 }
 
-void category_dir_per_worker(struct category_dir *d, uint32_t n_workers,
-			     uint32_t *cats, uint64_t *subs)
+void category_dir_per_worker(struct category_dir *d, uint32_t n_workers, uint32_t *cats,
+			     uint64_t *subs)
 {
 	struct cds_lfht_iter it;
 	struct dir_entry *e;
@@ -134,7 +135,7 @@ void category_dir_per_worker(struct category_dir *d, uint32_t n_workers,
 		subs[w] = 0;
 	}
 	urcu_qsbr_read_lock();
-	cds_lfht_for_each_entry(d->ht, &it, e, node) {
+	cds_lfht_for_each_entry (d->ht, &it, e, node) {
 		if (e->owner < n_workers) {
 			cats[e->owner]++;
 			subs[e->owner] += e->n_subs;

@@ -38,7 +38,7 @@ void category_dir_visit(struct category_dir *d,
 			void *ctx);
 /* Reader: categories and subscriptions per worker (arrays of n_workers,
  * zeroed first; owners >= n_workers are not counted). */
-void category_dir_per_worker(struct category_dir *d, uint32_t n_workers,
-			     uint32_t *cats, uint64_t *subs);
+void category_dir_per_worker(struct category_dir *d, uint32_t n_workers, uint32_t *cats,
+			     uint64_t *subs);
 
 #endif

@@ -43,8 +43,8 @@
 #include "net/tx_out.h"
 
 #define MAX_ACTIONS 64
-#define FB_SLOTS 1024 /* events whose feedback parts are being gathered */
-#define FB_CATS 32    /* categories per event kept for correlation */
+#define FB_SLOTS 1024   /* events whose feedback parts are being gathered */
+#define FB_CATS 32      /* categories per event kept for correlation */
 #define DEL_MEMORY 4096 /* recent deletes recognised when retransmitted */
 /* A match host back (or new): the load period ends this long after, so
  * balancing gives it work within seconds, not after lambda events (at
@@ -57,7 +57,7 @@ struct ccat {
 	/* workers (bit w % 64) it or a category merged into it was moved
 	 * away from: if one dies, a handoff from it may never have come */
 	uint64_t came_from;
-	uint8_t rebuild;   /* failover: send its subscriptions again */
+	uint8_t rebuild; /* failover: send its subscriptions again */
 };
 
 /* Feedback of one event split over several workers. */
@@ -76,10 +76,10 @@ struct stage_cluster {
 	struct spate_engine front;
 	struct spate_matcher *m;
 	struct drt_cluster *cl;
-	struct spate_idmap *cats;  /* category id -> struct ccat */
-	struct spate_idmap *home;  /* sub id -> category id + 1 at placement */
-	struct spate_idmap *fwd;   /* merged category id -> id + 1 merged into */
-	struct rte_ring **fb_in;   /* [n_workers] feedback from the workers */
+	struct spate_idmap *cats; /* category id -> struct ccat */
+	struct spate_idmap *home; /* sub id -> category id + 1 at placement */
+	struct spate_idmap *fwd;  /* merged category id -> id + 1 merged into */
+	struct rte_ring **fb_in;  /* [n_workers] feedback from the workers */
 	uint32_t fb_seq;
 	struct fb_slot *fb;
 	struct category_dir *dir;
@@ -102,12 +102,12 @@ struct stage_cluster {
 	void (*repl_del)(void *ctx, uint64_t id, uint32_t owner);
 	int (*repl_done)(void *ctx);
 	void *repl_ctx;
-	int holding;         /* output held until the journal is durable */
+	int holding;           /* output held until the journal is durable */
 	uint64_t rebalance_at; /* timer cycles: end the load period then (0: no) */
-	int last_nack;       /* the code of the last refusal (replay counts them) */
+	int last_nack;         /* the code of the last refusal (replay counts them) */
 	/* the request being handled */
 	struct pl_reply cur;
-	uint64_t cur_rx_tsc;       /* the datagram being read: its RX stamp */
+	uint64_t cur_rx_tsc; /* the datagram being read: its RX stamp */
 	int forwarded;
 	struct spate_matchvec mv; /* always empty: matches happen downstream */
 	struct spate_msg msg;     /* a decoded message is a few KB: not on the stack */
@@ -169,7 +169,8 @@ static void forget_cat(struct stage_cluster *s, uint32_t cat)
  * then. EXPECT first: nothing for cat may reach `to` before it. */
 static void move(struct stage_cluster *s, uint32_t cat, uint32_t from, uint32_t to)
 {
-	struct pl_msg *x = control(s, PL_EXPECT, cat, from); /* from: the link names the old owner */
+	struct pl_msg *x =
+		control(s, PL_EXPECT, cat, from); /* from: the link names the old owner */
 	struct pl_msg *mv = control(s, PL_MOVE, cat, to);
 
 	if (x == NULL || mv == NULL) {
@@ -224,7 +225,8 @@ static void run_actions(struct stage_cluster *s)
 				send_to(s, a->to_worker, mg);
 			into->size += c->size;
 			if (spate_idmap_put(s->fwd, a->cat, (void *)(uintptr_t)(a->into + 1)) != 0)
-				spated_cnt.msg_no_memory++; /* only a retransmission's ACK needs it */
+				spated_cnt
+					.msg_no_memory++; /* only a retransmission's ACK needs it */
 			forget_cat(s, a->cat);
 			publish(s, a->into);
 		}
@@ -422,7 +424,7 @@ static int front_match(struct spate_engine *e, const struct spate_event *ev,
 	}
 	if (drt_cluster_period_due(s->cl))
 		drt_cluster_period_end(s->cl); /* no memory: no moves this period */
-	run_actions(s); /* moves decided at the end of a load period */
+	run_actions(s);                        /* moves decided at the end of a load period */
 	return 0;
 }
 
@@ -434,8 +436,8 @@ static void front_destroy(struct spate_engine *e)
 /* Operators' changes (spatectl, run by control_poll on this lcore): the
  * clustering takes new parameters; what shapes the grids or the workers
  * waits for the next start. */
-static int front_set_params(struct spate_engine *e, const struct spate_engine_params *p,
-			    char *err, size_t errlen)
+static int front_set_params(struct spate_engine *e, const struct spate_engine_params *p, char *err,
+			    size_t errlen)
 {
 	const struct drt_params *now = &spate_matcher_get_conf(e->s->m)->params.drt;
 	struct drt_params np = p->drt;
@@ -464,8 +466,13 @@ static void front_categories(const struct spate_engine *e, spate_category_fn fn,
 		struct drt_cat_info c;
 		drt_cluster_cat_at(e->s->cl, i, &c);
 		struct spate_category_info ci = {
-			.id = c.id, .worker = c.worker, .n_subs = c.size, .mbr = c.mbr,
-			.events = c.t_num, .inserts = c.n_ins, .deletes = c.n_del,
+			.id = c.id,
+			.worker = c.worker,
+			.n_subs = c.size,
+			.mbr = c.mbr,
+			.events = c.t_num,
+			.inserts = c.n_ins,
+			.deletes = c.n_del,
 		};
 		fn(ctx, &ci);
 	}
@@ -557,8 +564,8 @@ static void record_del(struct stage_cluster *s, uint64_t id, uint32_t owner)
 	hold(s, s->dur != NULL || s->repl_del != NULL);
 }
 
-static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr,
-		       struct spate_dest src, struct spate_msg *msg)
+static void on_message(struct stage_cluster *s, const struct spate_hdr *hdr, struct spate_dest src,
+		       struct spate_msg *msg)
 {
 	int rc;
 
@@ -697,8 +704,7 @@ struct stage_cluster *stage_cluster_create(const struct stage_cluster_conf *c)
 	s->in = calloc(c->n_in, sizeof(*s->in));
 	s->to_match = calloc(c->n_workers, sizeof(*s->to_match));
 	if (!s->cl || !s->cats || !s->home || !s->fwd || !s->fb || !s->fb_in || !s->m || !s->in ||
-	    !s->to_match ||
-	    tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
+	    !s->to_match || tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
 		goto fail;
 	s->nt = notifier_create(c->max_payload, c->common->limits.max_messages, tx_out_payload,
 				&s->to_tx);
@@ -795,8 +801,9 @@ static unsigned int preload_step(struct stage_cluster *s)
 			fprintf(stderr, "spated: preload: %s\n", err);
 			continue;
 		}
-		s->msg.type = op->kind == SPATE_LINE_SUB ? SPATE_MSG_SUB_ADD :
-			      op->kind == SPATE_LINE_UNSUB ? SPATE_MSG_SUB_DEL : 0;
+		s->msg.type = op->kind == SPATE_LINE_SUB     ? SPATE_MSG_SUB_ADD
+			      : op->kind == SPATE_LINE_UNSUB ? SPATE_MSG_SUB_DEL
+							     : 0;
 		if (s->msg.type == 0)
 			continue; /* events are not preloaded */
 		if (op->kind == SPATE_LINE_SUB) {
@@ -836,7 +843,7 @@ unsigned int stage_cluster_poll(struct stage_cluster *s)
 	for (uint32_t w = 0; w < s->n_workers; w++)
 		ring_drain(s->fb_in[w], fb_obj, s);
 	settle(s, false); /* an interval policy's sync comes due with no traffic too */
-	flush(s); /* the backlogs first */
+	flush(s);         /* the backlogs first */
 	if (s->pre_open)
 		return preload_step(s);
 	/* the RX rings in turn, one burst each, handled while there is room;
@@ -921,8 +928,8 @@ void stage_cluster_flush(struct stage_cluster *s)
 
 void stage_cluster_set_repl(struct stage_cluster *s,
 			    void (*add)(void *ctx, const struct spate_raw_sub *rs, uint32_t owner),
-			    void (*del)(void *ctx, uint64_t id, uint32_t owner), int (*done)(void *ctx),
-			    void *ctx)
+			    void (*del)(void *ctx, uint64_t id, uint32_t owner),
+			    int (*done)(void *ctx), void *ctx)
 {
 	s->repl_add = add;
 	s->repl_del = del;
@@ -1089,7 +1096,8 @@ void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32
 		spate_idmap_foreach(s->cats, mark_rebuild, &m);
 		resend_marked(s);
 	}
-	s->rebalance_at = rte_get_timer_cycles() + rte_get_timer_hz() * REBALANCE_AFTER_UP_MS / 1000;
+	s->rebalance_at =
+		rte_get_timer_cycles() + rte_get_timer_hz() * REBALANCE_AFTER_UP_MS / 1000;
 }
 
 static void free_ccat(uint64_t key, void *val, void *ctx)

@@ -29,7 +29,7 @@
 #include "conf/spate_conf.h"
 
 struct stage_cluster_conf {
-	struct rte_ring **in;       /* from the RX stages */
+	struct rte_ring **in; /* from the RX stages */
 	uint32_t n_in;
 	struct rte_ring **to_match; /* [n_workers] */
 	struct rte_ring **feedback; /* [n_workers]: correlation feedback from them */
@@ -40,8 +40,8 @@ struct stage_cluster_conf {
 	const struct spate_conf *common;
 	size_t max_payload;
 	uint32_t backlog_max;
-	const char *preload;        /* stream file of subscriptions to apply first, or NULL */
-	uint32_t cat_base;          /* several fronts: category ids start here (0: at 1) */
+	const char *preload; /* stream file of subscriptions to apply first, or NULL */
+	uint32_t cat_base;   /* several fronts: category ids start here (0: at 1) */
 };
 
 struct stage_cluster;
@@ -83,8 +83,8 @@ void stage_cluster_relayed(struct stage_cluster *s, const struct spate_raw_event
  * this stage sends is held until done() says the copies arrived. */
 void stage_cluster_set_repl(struct stage_cluster *s,
 			    void (*add)(void *ctx, const struct spate_raw_sub *rs, uint32_t owner),
-			    void (*del)(void *ctx, uint64_t id, uint32_t owner), int (*done)(void *ctx),
-			    void *ctx);
+			    void (*del)(void *ctx, uint64_t id, uint32_t owner),
+			    int (*done)(void *ctx), void *ctx);
 /* A dead front's subscription taken over (arg: the stage): applied as
  * a replayed one is (nobody answered), then journaled and copied on as
  * this front's own. 0 or a -SPATE_E_* code (an id taken here already). */

@@ -43,7 +43,8 @@ static int check_writable(FILE *out, const config_t *cfg, const char *path, cons
 	snprintf(dir, sizeof(dir), "%s", dirname(copy));
 	if (stat(dir, &sb) != 0) {
 		bool missing = errno == ENOENT;
-		snprintf(what, sizeof(what), "directory %s%s", dir, missing ? " does not exist" : "");
+		snprintf(what, sizeof(what), "directory %s%s", dir,
+			 missing ? " does not exist" : "");
 		path_error(out, cfg, path, key, what, missing ? NULL : strerror(errno));
 		return 1;
 	}
@@ -97,7 +98,9 @@ int check_config(const char *path, FILE *out)
 		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
 			fprintf(out, "%s:0: cannot read file\n", path);
 		else
-			fprintf(out, "%s:%d: %s (syntax errors stop the parse: fix it and check again)\n",
+			fprintf(out,
+				"%s:%d: %s (syntax errors stop the parse: fix it and check "
+				"again)\n",
 				path, config_error_line(&cfg), config_error_text(&cfg));
 		config_destroy(&cfg);
 		return 1;

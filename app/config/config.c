@@ -34,8 +34,9 @@ void spated_conf_default(struct spated_conf *c)
 	c->mbufs = 0; /* 0: derived from the memory (sizing.h) */
 	c->rx_desc = 512;
 	c->tx_desc = 512;
-	c->lcores = (struct spated_lcores){ .n_rx = 1, .rx = { -1 }, .tx = -1, .cluster = -1,
-					    .n_match = 1, .match = { -1 } };
+	c->lcores = (struct spated_lcores){
+		.n_rx = 1, .rx = { -1 }, .tx = -1, .cluster = -1, .n_match = 1, .match = { -1 }
+	};
 	c->ring_size = 0;
 	c->msgs = 0;
 	c->backlog_max = 0;
@@ -60,12 +61,15 @@ void spated_conf_free(struct spated_conf *c)
 struct uint_key {
 	const char *name;
 	long long min, max;
-	size_t off;   /* offset in struct spated_conf */
-	size_t size;  /* 2 or 4 */
+	size_t off;  /* offset in struct spated_conf */
+	size_t size; /* 2 or 4 */
 };
 
-#define UKEY(n, lo, hi, field) \
-	{ n, lo, hi, offsetof(struct spated_conf, field), sizeof(((struct spated_conf *)0)->field) }
+#define UKEY(n, lo, hi, field)                                   \
+	{                                                        \
+		n, lo, hi, offsetof(struct spated_conf, field),  \
+			sizeof(((struct spated_conf *)0)->field) \
+	}
 
 static const struct uint_key uint_keys[] = {
 	UKEY("udp_port", 1, 65535, udp_port),
@@ -84,17 +88,19 @@ static const struct uint_key uint_keys[] = {
 	UKEY("rcu_warn_ms", 0, 600000, rcu_warn_ms),
 };
 
-static int read_uint(struct spated_conf *c, const config_setting_t *s,
-		     const struct uint_key *k, const char *path, char *err, size_t errlen)
+static int read_uint(struct spated_conf *c, const config_setting_t *s, const struct uint_key *k,
+		     const char *path, char *err, size_t errlen)
 {
 	int type = config_setting_type(s);
 
 	if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-		return spate_conf_error(err, errlen, path, s, "spated.%s must be an integer", k->name);
+		return spate_conf_error(err, errlen, path, s, "spated.%s must be an integer",
+					k->name);
 	long long v = config_setting_get_int64(s);
 	if (v < k->min || v > k->max)
-		return spate_conf_error(err, errlen, path, s, "spated.%s = %lld is out of range [%lld, %lld]",
-				k->name, v, k->min, k->max);
+		return spate_conf_error(err, errlen, path, s,
+					"spated.%s = %lld is out of range [%lld, %lld]", k->name, v,
+					k->min, k->max);
 	if (k->size == 2)
 		*(uint16_t *)((char *)c + k->off) = (uint16_t)v;
 	else
@@ -102,21 +108,24 @@ static int read_uint(struct spated_conf *c, const config_setting_t *s,
 	return 0;
 }
 
-static int read_eal(struct spated_conf *c, const config_setting_t *s, const char *path,
-		    char *err, size_t errlen)
+static int read_eal(struct spated_conf *c, const config_setting_t *s, const char *path, char *err,
+		    size_t errlen)
 {
 	if (!config_setting_is_array(s) && !config_setting_is_list(s))
-		return spate_conf_error(err, errlen, path, s, "spated.eal must be a list of strings [ \"...\", ... ]");
+		return spate_conf_error(err, errlen, path, s,
+					"spated.eal must be a list of strings [ \"...\", ... ]");
 	int n = config_setting_length(s);
 	if (n > SPATED_EAL_ARGS_MAX)
-		return spate_conf_error(err, errlen, path, s, "spated.eal has %d arguments, at most %d",
-				n, SPATED_EAL_ARGS_MAX);
+		return spate_conf_error(err, errlen, path, s,
+					"spated.eal has %d arguments, at most %d", n,
+					SPATED_EAL_ARGS_MAX);
 	spated_conf_free(c);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, i);
 		const char *v = config_setting_get_string(e);
 		if (v == NULL)
-			return spate_conf_error(err, errlen, path, e, "spated.eal[%d] must be a string", i);
+			return spate_conf_error(err, errlen, path, e,
+						"spated.eal[%d] must be a string", i);
 		c->eal[c->n_eal++] = strdup(v);
 	}
 	return 0;
@@ -128,23 +137,27 @@ static int read_device(struct spated_conf *c, const config_setting_t *e, const c
 	const char *v = config_setting_get_string(e);
 
 	if (v == NULL)
-		return spate_conf_error(err, errlen, path, e, "spated.port.device must be a string or a list of strings");
+		return spate_conf_error(err, errlen, path, e,
+					"spated.port.device must be a string or a list of strings");
 	if (strlen(v) >= sizeof(c->devices[0]))
 		return spate_conf_error(err, errlen, path, e, "spated.port.device is too long");
 	snprintf(c->devices[c->n_devices++], sizeof(c->devices[0]), "%s", v);
 	return 0;
 }
 
-static int read_port(struct spated_conf *c, const config_setting_t *s, const char *path,
-		     char *err, size_t errlen)
+static int read_port(struct spated_conf *c, const config_setting_t *s, const char *path, char *err,
+		     size_t errlen)
 {
 	if (!config_setting_is_group(s))
-		return spate_conf_error(err, errlen, path, s, "spated.port must be a group { device = \"...\"; }");
+		return spate_conf_error(err, errlen, path, s,
+					"spated.port must be a group { device = \"...\"; }");
 	for (int i = 0; i < config_setting_length(s); i++) {
 		const config_setting_t *e = config_setting_get_elem(s, i);
 		const char *name = config_setting_name(e);
 		if (strcmp(name, "device") != 0)
-			return spate_conf_error(err, errlen, path, e, "spated.port: unknown setting '%s' (known: device)", name);
+			return spate_conf_error(err, errlen, path, e,
+						"spated.port: unknown setting '%s' (known: device)",
+						name);
 		c->n_devices = 0;
 		if (config_setting_type(e) == CONFIG_TYPE_STRING)
 			return read_device(c, e, path, err, errlen);
@@ -152,8 +165,9 @@ static int read_port(struct spated_conf *c, const config_setting_t *s, const cha
 		if ((!config_setting_is_array(e) && !config_setting_is_list(e)) || n < 1 ||
 		    n > SPATED_PORTS_MAX)
 			return spate_conf_error(err, errlen, path, e,
-					"spated.port.device must be a vdev string or a list of 1 to %d of them",
-					SPATED_PORTS_MAX);
+						"spated.port.device must be a vdev string or a "
+						"list of 1 to %d of them",
+						SPATED_PORTS_MAX);
 		for (int k = 0; k < n; k++)
 			if (read_device(c, config_setting_get_elem(e, k), path, err, errlen) != 0)
 				return -1;
@@ -168,8 +182,8 @@ static bool is_unicast(uint32_t ip)
 }
 
 /* "A.B.C.D" or "A.B.C.D/N" (the link's prefix, for the gateway). */
-static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const char *path,
-		     char *err, size_t errlen)
+static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const char *path, char *err,
+		     size_t errlen)
 {
 	const char *v = config_setting_get_string(s);
 	char addr[INET_ADDRSTRLEN + 4];
@@ -184,16 +198,21 @@ static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const cha
 			long n = strtol(slash + 1, &end, 10);
 			if (*end != '\0' || end == slash + 1 || n < 1 || n > 32)
 				return spate_conf_error(err, errlen, path, s,
-						"spated.ipv4 = \"%s\": the prefix length after '/' must be 1 to 32", v);
+							"spated.ipv4 = \"%s\": the prefix length "
+							"after '/' must be 1 to 32",
+							v);
 			prefix = (int)n;
 			*slash = '\0';
 		}
 	}
 	if (v == NULL || inet_pton(AF_INET, addr, &a) != 1)
-		return spate_conf_error(err, errlen, path, s, "spated.ipv4 must be a dotted IPv4 address string, with an optional /prefix");
+		return spate_conf_error(err, errlen, path, s,
+					"spated.ipv4 must be a dotted IPv4 address string, with an "
+					"optional /prefix");
 	uint32_t ip = ntohl(a.s_addr);
 	if (!is_unicast(ip))
-		return spate_conf_error(err, errlen, path, s, "spated.ipv4 = %s is not a unicast address", v);
+		return spate_conf_error(err, errlen, path, s,
+					"spated.ipv4 = %s is not a unicast address", v);
 	c->ipv4 = ip;
 	c->prefix_len = prefix;
 	return 0;
@@ -206,19 +225,23 @@ static int read_gateway(struct spated_conf *c, const config_setting_t *s, const 
 	struct in_addr a;
 
 	if (v == NULL || inet_pton(AF_INET, v, &a) != 1 || !is_unicast(ntohl(a.s_addr)))
-		return spate_conf_error(err, errlen, path, s, "spated.gateway must be a dotted unicast IPv4 address string");
+		return spate_conf_error(
+			err, errlen, path, s,
+			"spated.gateway must be a dotted unicast IPv4 address string");
 	c->gateway = ntohl(a.s_addr);
 	return 0;
 }
 
-static int read_lcore_id(const config_setting_t *s, const char *what, int *out,
-			 const char *path, char *err, size_t errlen)
+static int read_lcore_id(const config_setting_t *s, const char *what, int *out, const char *path,
+			 char *err, size_t errlen)
 {
 	if (config_setting_type(s) != CONFIG_TYPE_INT)
-		return spate_conf_error(err, errlen, path, s, "spated.lcores.%s must be an lcore id (integer)", what);
+		return spate_conf_error(err, errlen, path, s,
+					"spated.lcores.%s must be an lcore id (integer)", what);
 	int v = config_setting_get_int(s);
 	if (v < 0 || v >= 1024)
-		return spate_conf_error(err, errlen, path, s, "spated.lcores.%s = %d is out of range [0, 1023]", what, v);
+		return spate_conf_error(err, errlen, path, s,
+					"spated.lcores.%s = %d is out of range [0, 1023]", what, v);
 	*out = v;
 	return 0;
 }
@@ -232,12 +255,14 @@ static int read_lcore_list(const config_setting_t *s, const char *what, const ch
 	char elem[32];
 
 	if ((!config_setting_is_array(s) && !config_setting_is_list(s)) || len < 1 || len > max)
-		return spate_conf_error(err, errlen, path, s,
-				"spated.lcores.%s must be %s of 1 to %d lcore ids [ N, ... ]%s",
-				what, shape, max, why);
+		return spate_conf_error(
+			err, errlen, path, s,
+			"spated.lcores.%s must be %s of 1 to %d lcore ids [ N, ... ]%s", what,
+			shape, max, why);
 	snprintf(elem, sizeof(elem), "%s[]", what);
 	for (int k = 0; k < len; k++)
-		if (read_lcore_id(config_setting_get_elem(s, k), elem, &out[k], path, err, errlen) != 0)
+		if (read_lcore_id(config_setting_get_elem(s, k), elem, &out[k], path, err,
+				  errlen) != 0)
 			return -1;
 	*n = (uint32_t)len;
 	return 0;
@@ -248,7 +273,8 @@ static int read_lcores(struct spated_conf *c, const config_setting_t *g, const c
 {
 	if (!config_setting_is_group(g))
 		return spate_conf_error(err, errlen, path, g,
-				"spated.lcores must be a group { rx = N or [ N, ... ]; tx = N; cluster = N; match = [ N, ... ]; }");
+					"spated.lcores must be a group { rx = N or [ N, ... ]; tx "
+					"= N; cluster = N; match = [ N, ... ]; }");
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, i);
 		const char *name = config_setting_name(s);
@@ -258,19 +284,22 @@ static int read_lcores(struct spated_conf *c, const config_setting_t *g, const c
 			rc = read_lcore_id(s, name, &c->lcores.rx[0], path, err, errlen);
 			c->lcores.n_rx = 1;
 		} else if (strcmp(name, "rx") == 0) {
-			rc = read_lcore_list(s, "rx", "an lcore id or a list", " (one RX queue each)",
-					     SPATED_RX_MAX, c->lcores.rx, &c->lcores.n_rx, path, err,
-					     errlen);
+			rc = read_lcore_list(s, "rx", "an lcore id or a list",
+					     " (one RX queue each)", SPATED_RX_MAX, c->lcores.rx,
+					     &c->lcores.n_rx, path, err, errlen);
 		} else if (strcmp(name, "tx") == 0)
 			rc = read_lcore_id(s, name, &c->lcores.tx, path, err, errlen);
 		else if (strcmp(name, "cluster") == 0)
 			rc = read_lcore_id(s, name, &c->lcores.cluster, path, err, errlen);
 		else if (strcmp(name, "match") == 0) {
 			rc = read_lcore_list(s, "match", "a list", "", SPATED_MATCH_MAX,
-					     c->lcores.match, &c->lcores.n_match, path, err, errlen);
+					     c->lcores.match, &c->lcores.n_match, path, err,
+					     errlen);
 		} else
 			return spate_conf_error(err, errlen, path, s,
-					"spated.lcores: unknown setting '%s' (known: rx, tx, cluster, match)", name);
+						"spated.lcores: unknown setting '%s' (known: rx, "
+						"tx, cluster, match)",
+						name);
 		if (rc != 0)
 			return -1;
 	}
@@ -283,14 +312,15 @@ static int read_string(const config_setting_t *s, const char *key, char *out, si
 	const char *v = config_setting_get_string(s);
 
 	if (v == NULL || strlen(v) >= outlen)
-		return spate_conf_error(err, errlen, path, s, "spated.%s must be a string of at most %zu bytes",
-				key, outlen - 1);
+		return spate_conf_error(err, errlen, path, s,
+					"spated.%s must be a string of at most %zu bytes", key,
+					outlen - 1);
 	snprintf(out, outlen, "%s", v);
 	return 0;
 }
 
-static int read_spated(struct spated_conf *c, const config_t *cfg, const char *path,
-		       char *err, size_t errlen)
+static int read_spated(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
+		       size_t errlen)
 {
 	/* libconfig lookups take non-const pointers; they do not modify. */
 	config_setting_t *top = config_lookup(cfg, "spated");
@@ -315,20 +345,27 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 		else if (strcmp(name, "lcores") == 0)
 			rc = read_lcores(c, s, path, err, errlen);
 		else if (strcmp(name, "preload") == 0)
-			rc = read_string(s, name, c->preload, sizeof(c->preload), path, err, errlen);
+			rc = read_string(s, name, c->preload, sizeof(c->preload), path, err,
+					 errlen);
 		else if (strcmp(name, "category_engine") == 0)
-			rc = read_string(s, name, c->category_engine, sizeof(c->category_engine), path, err, errlen);
+			rc = read_string(s, name, c->category_engine, sizeof(c->category_engine),
+					 path, err, errlen);
 		else if (strcmp(name, "rcu_cpu") == 0) {
-			if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) < -1 ||
-			    config_setting_get_int(s) > 1023)
-				return spate_conf_error(err, errlen, path, s, "spated.rcu_cpu must be -1 (not pinned) or a CPU in [0, 1023]");
+			if (config_setting_type(s) != CONFIG_TYPE_INT ||
+			    config_setting_get_int(s) < -1 || config_setting_get_int(s) > 1023)
+				return spate_conf_error(err, errlen, path, s,
+							"spated.rcu_cpu must be -1 (not pinned) or "
+							"a CPU in [0, 1023]");
 			c->rcu_cpu = config_setting_get_int(s);
 			rc = 0;
-		} else if (strcmp(name, "debug_hooks") == 0 || strcmp(name, "cpu_accounting") == 0) {
-			bool *flag = strcmp(name, "debug_hooks") == 0 ? &c->debug_hooks : &c->cpu_accounting;
+		} else if (strcmp(name, "debug_hooks") == 0 ||
+			   strcmp(name, "cpu_accounting") == 0) {
+			bool *flag = strcmp(name, "debug_hooks") == 0 ? &c->debug_hooks
+								      : &c->cpu_accounting;
 
 			if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-				return spate_conf_error(err, errlen, path, s, "spated.%s must be true or false", name);
+				return spate_conf_error(err, errlen, path, s,
+							"spated.%s must be true or false", name);
 			*flag = config_setting_get_bool(s);
 			rc = 0;
 		}
@@ -339,11 +376,17 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 				rc = read_uint(c, s, &uint_keys[k], path, err, errlen);
 		if (rc > 0)
 			return spate_conf_error(err, errlen, path, s,
-					"spated: unknown setting '%s' (known: eal, port, ipv4, gateway, udp_port, "
-					"mtu, mbufs, rx_desc, tx_desc, stats_interval, idle_spin_us, idle_sleep_us, lcores, "
-					"ring_size, msgs, backlog_max, category_engine, rcu_cpu, rcu_warn_ms, "
-					"debug_hooks, cpu_accounting, preload, role, host_id, peers, peer_rto_ms, peer_drop_ppm, "
-					"peer_key_file, peer_auth, zookeeper, zk_root, zk_session_ms, zk_wait_ms)", name);
+						"spated: unknown setting '%s' (known: eal, port, "
+						"ipv4, gateway, udp_port, "
+						"mtu, mbufs, rx_desc, tx_desc, stats_interval, "
+						"idle_spin_us, idle_sleep_us, lcores, "
+						"ring_size, msgs, backlog_max, category_engine, "
+						"rcu_cpu, rcu_warn_ms, "
+						"debug_hooks, cpu_accounting, preload, role, "
+						"host_id, peers, peer_rto_ms, peer_drop_ppm, "
+						"peer_key_file, peer_auth, zookeeper, zk_root, "
+						"zk_session_ms, zk_wait_ms)",
+						name);
 		if (rc < 0)
 			return -1;
 	}
@@ -353,36 +396,46 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 						 c->lcores.n_match, path, err, errlen) != 0)
 		return -1;
 	if (spate_engine_find(c->category_engine) == NULL)
-		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "category_engine"),
-				"spated.category_engine '%s' is not an engine (spate-match --list-engines)",
-				c->category_engine);
+		return spate_conf_error(
+			err, errlen, path, config_setting_lookup(top, "category_engine"),
+			"spated.category_engine '%s' is not an engine (spate-match --list-engines)",
+			c->category_engine);
 	if (host_conf_check(&c->hosts, top, path, SPATED_MATCH_MAX, err, errlen) != 0)
 		return -1;
 	if (c->hosts.drop_ppm != 0 && !c->debug_hooks)
-		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "peer_drop_ppm"),
-				"spated.peer_drop_ppm is fault injection for tests: it needs debug_hooks = true");
+		return spate_conf_error(err, errlen, path,
+					config_setting_lookup(top, "peer_drop_ppm"),
+					"spated.peer_drop_ppm is fault injection for tests: it "
+					"needs debug_hooks = true");
 	if (c->hosts.auth_none && !c->debug_hooks)
-		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "peer_auth"),
-				"spated.peer_auth = \"none\" lets anyone who can send UDP to port %u "
-				"change this host's state: tests and benchmarks only (debug_hooks = true)",
-				SPATED_PEER_PORT);
+		return spate_conf_error(
+			err, errlen, path, config_setting_lookup(top, "peer_auth"),
+			"spated.peer_auth = \"none\" lets anyone who can send UDP to port %u "
+			"change this host's state: tests and benchmarks only (debug_hooks = true)",
+			SPATED_PEER_PORT);
 	if (c->gateway != 0) {
 		const config_setting_t *g = config_setting_lookup(top, "gateway");
 		if (c->prefix_len < 0)
 			return spate_conf_error(err, errlen, path, g,
-					"spated.gateway needs the link's prefix in spated.ipv4 (\"198.18.0.1/24\")");
+						"spated.gateway needs the link's prefix in "
+						"spated.ipv4 (\"198.18.0.1/24\")");
 		uint32_t mask = spated_conf_mask(c);
 		if (((c->gateway ^ c->ipv4) & mask) != 0 || c->gateway == c->ipv4)
-			return spate_conf_error(err, errlen, path, g,
-					"spated.gateway is not another address of the link %u.%u.%u.%u/%d",
-					c->ipv4 >> 24, (c->ipv4 >> 16) & 255, (c->ipv4 >> 8) & 255,
-					c->ipv4 & 255, c->prefix_len);
+			return spate_conf_error(
+				err, errlen, path, g,
+				"spated.gateway is not another address of the link %u.%u.%u.%u/%d",
+				c->ipv4 >> 24, (c->ipv4 >> 16) & 255, (c->ipv4 >> 8) & 255,
+				c->ipv4 & 255, c->prefix_len);
 	}
 	if (c->ring_size & (c->ring_size - 1))
 		return spate_conf_error(err, errlen, path, config_setting_lookup(top, "ring_size"),
-				"spated.ring_size = %u must be a power of 2", c->ring_size);
+					"spated.ring_size = %u must be a power of 2", c->ring_size);
 	/* 0 is "derived"; set by hand, each has its floor */
-	static const struct { const char *key; size_t off; uint32_t min; } floors[] = {
+	static const struct {
+		const char *key;
+		size_t off;
+		uint32_t min;
+	} floors[] = {
 		{ "mbufs", offsetof(struct spated_conf, mbufs), 1023 },
 		{ "ring_size", offsetof(struct spated_conf, ring_size), 64 },
 		{ "msgs", offsetof(struct spated_conf, msgs), 1023 },
@@ -391,10 +444,10 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 	for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++) {
 		uint32_t v = *(const uint32_t *)((const char *)c + floors[i].off);
 		if (v != 0 && v < floors[i].min)
-			return spate_conf_error(err, errlen, path,
-						config_setting_lookup(top, floors[i].key),
-						"spated.%s = %u is below %u (0: derived from the memory)",
-						floors[i].key, v, floors[i].min);
+			return spate_conf_error(
+				err, errlen, path, config_setting_lookup(top, floors[i].key),
+				"spated.%s = %u is below %u (0: derived from the memory)",
+				floors[i].key, v, floors[i].min);
 	}
 	return 0;
 }
@@ -420,20 +473,19 @@ const char *spated_conf_runtime_name(size_t i)
 	return i < N_RUNTIME ? runtime_names[i] : NULL;
 }
 
-int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf,
-			    size_t len)
+int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf, size_t len)
 {
 	const struct uint_key *k = runtime_key(name);
 
 	if (k == NULL)
 		return -1;
-	snprintf(buf, len, "%u", __atomic_load_n((const uint32_t *)((const char *)c + k->off),
-						  __ATOMIC_RELAXED));
+	snprintf(buf, len, "%u",
+		 __atomic_load_n((const uint32_t *)((const char *)c + k->off), __ATOMIC_RELAXED));
 	return 0;
 }
 
-int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value,
-			    char *err, size_t errlen)
+int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value, char *err,
+			    size_t errlen)
 {
 	const struct uint_key *k = runtime_key(name);
 	char *end;
@@ -468,9 +520,10 @@ int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const c
 		snprintf(name, sizeof(name), "spated.%s", config_setting_name(s));
 		const struct uint_key *k = runtime_key(name);
 		if (k == NULL)
-			return spate_conf_error(err, errlen, path, s,
-						"%s is not a run-time setting (spatectl show params lists them)",
-						name);
+			return spate_conf_error(
+				err, errlen, path, s,
+				"%s is not a run-time setting (spatectl show params lists them)",
+				name);
 		if (read_uint(c, s, k, path, err, errlen) != 0)
 			return -1;
 	}
@@ -498,8 +551,8 @@ static int check_groups(const config_t *cfg, const char *path, char *err, size_t
 		for (size_t g = 0; ops_conf_group_name(g) != NULL; g++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s",
 				 ops_conf_group_name(g));
-		return spate_conf_error(err, errlen, path, s, "unknown group '%s' (known: %s)", name,
-					list);
+		return spate_conf_error(err, errlen, path, s, "unknown group '%s' (known: %s)",
+					name, list);
 	}
 	return 0;
 }
@@ -514,8 +567,8 @@ static int read_overrides_spated(void *ctx, const config_t *cfg, const char *pat
 	return spated_conf_read_runtime(ctx, cfg, path, err, errlen);
 }
 
-int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,
-			  char *err, size_t errlen)
+int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
+			  size_t errlen)
 {
 	int rc = check_groups(cfg, path, err, errlen);
 

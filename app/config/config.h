@@ -45,14 +45,14 @@
 #define SPATED_EAL_ARGS_MAX 64
 
 #define SPATED_MATCH_MAX 16
-#define SPATED_RX_MAX 8 /* RX stages: ports x RX queues */
+#define SPATED_RX_MAX 8    /* RX stages: ports x RX queues */
 #define SPATED_PORTS_MAX 4 /* = NET_PORTS_MAX */
 
 struct spated_lcores {
 	/* RX: one lcore per RX queue of the port (rx = N or rx = [ N, ... ]) */
 	uint32_t n_rx;
 	int rx[SPATED_RX_MAX];
-	int tx, cluster;                /* lcore ids; -1 = the main lcore */
+	int tx, cluster; /* lcore ids; -1 = the main lcore */
 	uint32_t n_match;
 	int match[SPATED_MATCH_MAX];
 };
@@ -64,25 +64,25 @@ struct spated_conf {
 	/* the ports: vdev strings (spated.port.device, a string or a list) */
 	char devices[SPATED_PORTS_MAX][256];
 	uint32_t n_devices;
-	uint32_t ipv4;                  /* host byte order */
-	int prefix_len;                 /* of the link (ipv4 = "A.B.C.D/N"); -1 unset */
-	uint32_t gateway;               /* next hop off the link; 0 = none */
+	uint32_t ipv4;    /* host byte order */
+	int prefix_len;   /* of the link (ipv4 = "A.B.C.D/N"); -1 unset */
+	uint32_t gateway; /* next hop off the link; 0 = none */
 	uint16_t udp_port;
 	uint32_t mtu, mbufs, rx_desc, tx_desc;
-	uint32_t stats_interval;        /* seconds, 0 = off */
+	uint32_t stats_interval;              /* seconds, 0 = off */
 	uint32_t idle_spin_us, idle_sleep_us; /* lcore_idle.h; changed live */
 	struct spated_lcores lcores;
-	uint32_t ring_size;             /* slots of every stage ring (power of 2) */
-	uint32_t msgs;                  /* pipeline messages in the pool */
-	uint32_t backlog_max;           /* cluster stops reading past this backlog */
-	char category_engine[32];       /* index inside each category: "drt" or a lib engine */
-	int rcu_cpu;                    /* CPU of the call_rcu thread; -1 = not pinned */
-	uint32_t rcu_warn_ms;           /* grace-period watchdog threshold, 0 = off */
-	bool debug_hooks;               /* fault-injection commands allowed */
-	bool cpu_accounting;            /* matching lcores count match_cpu_ns */
-	char preload[256];              /* stream file of subscriptions applied at start */
-	struct ops_conf ops;            /* journal, control, access groups */
-	struct host_conf hosts;         /* role, host_id, peers (host_conf.h) */
+	uint32_t ring_size;       /* slots of every stage ring (power of 2) */
+	uint32_t msgs;            /* pipeline messages in the pool */
+	uint32_t backlog_max;     /* cluster stops reading past this backlog */
+	char category_engine[32]; /* index inside each category: "drt" or a lib engine */
+	int rcu_cpu;              /* CPU of the call_rcu thread; -1 = not pinned */
+	uint32_t rcu_warn_ms;     /* grace-period watchdog threshold, 0 = off */
+	bool debug_hooks;         /* fault-injection commands allowed */
+	bool cpu_accounting;      /* matching lcores count match_cpu_ns */
+	char preload[256];        /* stream file of subscriptions applied at start */
+	struct ops_conf ops;      /* journal, control, access groups */
+	struct host_conf hosts;   /* role, host_id, peers (host_conf.h) */
 };
 
 void spated_conf_default(struct spated_conf *c);
@@ -104,10 +104,9 @@ void spated_conf_free(struct spated_conf *c);
  * range in err. Values are stored with atomic word stores: the lcores
  * read them on every idle poll. */
 const char *spated_conf_runtime_name(size_t i);
-int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf,
-			    size_t len);
-int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value,
-			    char *err, size_t errlen);
+int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf, size_t len);
+int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value, char *err,
+			    size_t errlen);
 /* The same keys from another parsed file (the overrides file): 0, or -1
  * with "file:line: message" in err. */
 int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const char *path,
@@ -115,7 +114,7 @@ int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const c
 
 /* Every group of a parsed tree (no overrides file). 0, or -1 with
  * "file:line: message" in err. */
-int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path,
-			  char *err, size_t errlen);
+int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
+			  size_t errlen);
 
 #endif

@@ -15,8 +15,8 @@
 enum key_kind { K_STR, K_U32, K_DOUBLE, K_BOOL, K_SYNC, K_LOGLEVEL, K_MODE };
 
 /* rte_log's levels, 1 (emerg) to 8 (debug), by name. */
-static const char *const log_levels[] = { "", "emerg", "alert", "crit", "err", "warning",
-					  "notice", "info", "debug" };
+static const char *const log_levels[] = { "",        "emerg",  "alert", "crit", "err",
+					  "warning", "notice", "info",  "debug" };
 #define N_LOG_LEVELS (sizeof(log_levels) / sizeof(log_levels[0]))
 
 struct key {
@@ -27,7 +27,10 @@ struct key {
 };
 
 #define OFF(f) offsetof(struct ops_conf, f)
-#define STR(n, f) { n, K_STR, 0, 0, OFF(f), sizeof(((struct ops_conf *)0)->f) }
+#define STR(n, f)                                                         \
+	{                                                                 \
+		n, K_STR, 0, 0, OFF(f), sizeof(((struct ops_conf *)0)->f) \
+	}
 
 static const struct key journal_keys[] = {
 	STR("path", journal_path),
@@ -71,8 +74,7 @@ void ops_conf_free(struct ops_conf *c)
 	c->n_keys = 0;
 }
 
-static int range_error(char *err, size_t errlen, const char *group, const struct key *k,
-		       double v)
+static int range_error(char *err, size_t errlen, const char *group, const struct key *k, double v)
 {
 	/* the value in full ("10000001", not "1e+07" beside a bound of 1e+07) */
 	snprintf(err, errlen, "%s.%s = %.15g is out of range [%g, %g]", group, k->name, v, k->min,
@@ -109,14 +111,15 @@ static int read_key(struct ops_conf *c, const char *group, const struct key *k,
 	case K_MODE: {
 		const char *v = config_setting_get_string(s);
 		if (v == NULL)
-			return spate_conf_error(err, errlen, path, s, "%s.%s must be a string", group,
-						k->name);
+			return spate_conf_error(err, errlen, path, s, "%s.%s must be a string",
+						group, k->name);
 		if (k->kind == K_MODE) {
 			char *end;
 			unsigned long m = strtoul(v, &end, 8);
 			if (*v == '\0' || *end != '\0' || m > 0777)
 				return spate_conf_error(err, errlen, path, s,
-							"%s.%s: '%s' is not an octal file mode (\"0600\" to \"0777\")",
+							"%s.%s: '%s' is not an octal file mode "
+							"(\"0600\" to \"0777\")",
 							group, k->name, v);
 			*(uint32_t *)at = (uint32_t)m;
 			return 0;
@@ -124,14 +127,16 @@ static int read_key(struct ops_conf *c, const char *group, const struct key *k,
 		if (k->kind != K_STR) {
 			int n = parse_named(k, v);
 			if (n < 0)
-				return spate_conf_error(err, errlen, path, s, "%s.%s: '%s' is not one of %s",
-							group, k->name, v, named_choices(k));
+				return spate_conf_error(err, errlen, path, s,
+							"%s.%s: '%s' is not one of %s", group,
+							k->name, v, named_choices(k));
 			*(uint32_t *)at = (uint32_t)n;
 			return 0;
 		}
 		if (strlen(v) >= k->size)
-			return spate_conf_error(err, errlen, path, s, "%s.%s is longer than %zu bytes",
-						group, k->name, k->size - 1);
+			return spate_conf_error(err, errlen, path, s,
+						"%s.%s is longer than %zu bytes", group, k->name,
+						k->size - 1);
 		snprintf(at, k->size, "%s", v);
 		return 0;
 	}
@@ -149,7 +154,8 @@ static int read_key(struct ops_conf *c, const char *group, const struct key *k,
 		else if (type == CONFIG_TYPE_FLOAT && k->kind == K_DOUBLE)
 			v = config_setting_get_float(s);
 		else
-			return spate_conf_error(err, errlen, path, s, "%s.%s must be %s", group, k->name,
+			return spate_conf_error(err, errlen, path, s, "%s.%s must be %s", group,
+						k->name,
 						k->kind == K_U32 ? "an integer" : "a number");
 		if (v < k->min || v > k->max) {
 			char why[200];
@@ -178,7 +184,8 @@ int ops_conf_parse_listen(const char *s, uint32_t *ip, uint16_t *port)
 	memcpy(host, s, (size_t)(colon - s));
 	host[colon - s] = '\0';
 	long p = strtol(colon + 1, &end, 10);
-	if (colon[1] == '\0' || *end != '\0' || p < 1 || p > 65535 || inet_pton(AF_INET, host, &a) != 1)
+	if (colon[1] == '\0' || *end != '\0' || p < 1 || p > 65535 ||
+	    inet_pton(AF_INET, host, &a) != 1)
 		return -1;
 	*ip = ntohl(a.s_addr);
 	*port = (uint16_t)p;
@@ -194,17 +201,18 @@ static int hex_nibble(char ch)
 }
 
 /* keys = ( { client = N; key = "hex"; }, ... ) */
-static int read_keys(struct ops_conf *c, const config_setting_t *s, const char *path,
-		     char *err, size_t errlen)
+static int read_keys(struct ops_conf *c, const config_setting_t *s, const char *path, char *err,
+		     size_t errlen)
 {
 	int n = config_setting_length(s);
 
 	if (!config_setting_is_list(s) && !config_setting_is_array(s))
-		return spate_conf_error(err, errlen, path, s,
-					"access.keys must be a list ( { client = N; key = \"hex\"; }, ... )");
+		return spate_conf_error(
+			err, errlen, path, s,
+			"access.keys must be a list ( { client = N; key = \"hex\"; }, ... )");
 	if (n > OPS_KEYS_MAX)
-		return spate_conf_error(err, errlen, path, s, "access.keys has %d entries, at most %d",
-					n, OPS_KEYS_MAX);
+		return spate_conf_error(err, errlen, path, s,
+					"access.keys has %d entries, at most %d", n, OPS_KEYS_MAX);
 	free(c->keys);
 	c->n_keys = 0;
 	c->keys = calloc((size_t)n + 1, sizeof(*c->keys));
@@ -219,30 +227,35 @@ static int read_keys(struct ops_conf *c, const config_setting_t *s, const char *
 		if (!config_setting_is_group(e) || config_setting_length(e) != 2 ||
 		    !config_setting_lookup_int64(e, "client", &client) ||
 		    !config_setting_lookup_string(e, "key", &hex))
-			return spate_conf_error(err, errlen, path, e,
-						"access.keys[%d] must be { client = N; key = \"hex\"; }", i);
+			return spate_conf_error(
+				err, errlen, path, e,
+				"access.keys[%d] must be { client = N; key = \"hex\"; }", i);
 		if (client < 1 || client > UINT32_MAX)
-			return spate_conf_error(err, errlen, path, e,
-						"access.keys[%d]: client = %lld is out of range [1, %u]", i,
-						client, UINT32_MAX);
+			return spate_conf_error(
+				err, errlen, path, e,
+				"access.keys[%d]: client = %lld is out of range [1, %u]", i, client,
+				UINT32_MAX);
 		size_t len = strlen(hex);
 		/* 16 bytes at least: a shorter HMAC key is guessable. */
 		if (len % 2 != 0 || len < 32 || len > 2 * OPS_KEY_MAX)
 			return spate_conf_error(err, errlen, path, e,
-						"access.keys[%d]: key must be 32 to %d hex digits (16 to %d bytes), even count",
+						"access.keys[%d]: key must be 32 to %d hex digits "
+						"(16 to %d bytes), even count",
 						i, 2 * OPS_KEY_MAX, OPS_KEY_MAX);
 		for (size_t b = 0; b < len / 2; b++) {
 			int hi = hex_nibble(hex[2 * b]), lo = hex_nibble(hex[2 * b + 1]);
 			if (hi < 0 || lo < 0)
 				return spate_conf_error(err, errlen, path, e,
-							"access.keys[%d]: key has a non-hex digit", i);
+							"access.keys[%d]: key has a non-hex digit",
+							i);
 			k->key[b] = (uint8_t)(hi << 4 | lo);
 		}
 		for (uint32_t j = 0; j < c->n_keys; j++)
 			if (c->keys[j].client == (uint32_t)client)
-				return spate_conf_error(err, errlen, path, e,
-							"access.keys[%d]: client %lld has a key already", i,
-							client);
+				return spate_conf_error(
+					err, errlen, path, e,
+					"access.keys[%d]: client %lld has a key already", i,
+					client);
 		k->client = (uint32_t)client;
 		k->len = (uint8_t)(len / 2);
 		c->n_keys++;
@@ -259,7 +272,8 @@ static int read_group(struct ops_conf *c, const config_t *cfg, const char *group
 	if (g == NULL)
 		return 0;
 	if (!config_setting_is_group(g))
-		return spate_conf_error(err, errlen, path, g, "'%s' must be a group { ... }", group);
+		return spate_conf_error(err, errlen, path, g, "'%s' must be a group { ... }",
+					group);
 	for (int i = 0; i < config_setting_length(g); i++) {
 		config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		const char *name = config_setting_name(s);
@@ -273,11 +287,11 @@ static int read_group(struct ops_conf *c, const config_t *cfg, const char *group
 		if (rc > 0) {
 			char known[256] = "";
 			for (size_t k = 0; k < n_keys; k++)
-				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-					 k ? ", " : "", keys[k].name);
-			return spate_conf_error(err, errlen, path, s, "%s: unknown setting '%s' (known: %s%s)",
-						group, name, known,
-						strcmp(group, "access") == 0 ? ", keys" : "");
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s%s", k ? ", " : "", keys[k].name);
+			return spate_conf_error(
+				err, errlen, path, s, "%s: unknown setting '%s' (known: %s%s)",
+				group, name, known, strcmp(group, "access") == 0 ? ", keys" : "");
 		}
 		if (rc < 0)
 			return -1;
@@ -312,12 +326,16 @@ int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, cha
 		if (read_group(c, cfg, groups[g].name, groups[g].keys, groups[g].n, path, err,
 			       errlen) != 0)
 			return -1;
-	if (c->metrics_listen[0] != '\0' && ops_conf_parse_listen(c->metrics_listen, &ip, &port) != 0)
-		return spate_conf_error(err, errlen, path, config_lookup(cfg, "metrics.listen"),
-					"metrics.listen = \"%s\": want \"A.B.C.D:PORT\" (port 1 to 65535), "
-					"e.g. \"127.0.0.1:9180\"", c->metrics_listen);
+	if (c->metrics_listen[0] != '\0' &&
+	    ops_conf_parse_listen(c->metrics_listen, &ip, &port) != 0)
+		return spate_conf_error(
+			err, errlen, path, config_lookup(cfg, "metrics.listen"),
+			"metrics.listen = \"%s\": want \"A.B.C.D:PORT\" (port 1 to 65535), "
+			"e.g. \"127.0.0.1:9180\"",
+			c->metrics_listen);
 	if (c->require_auth && c->n_keys == 0)
-		return spate_conf_error(err, errlen, path, config_lookup(cfg, "access.require_auth"),
+		return spate_conf_error(err, errlen, path,
+					config_lookup(cfg, "access.require_auth"),
 					"access.require_auth is true but access.keys is empty");
 	return 0;
 }
@@ -339,7 +357,7 @@ int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
 	if (spate_conf_read_file(&cfg, path) != CONFIG_TRUE) {
 		snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg),
 			 config_error_type(&cfg) == CONFIG_ERR_FILE_IO ? "cannot read file"
-								      : config_error_text(&cfg));
+								       : config_error_text(&cfg));
 		config_destroy(&cfg);
 		return -1;
 	}
@@ -355,7 +373,6 @@ int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
 
 /* ---- run time: the same keys by "group.key" name, values as text ---- */
 
-
 const char *ops_conf_group_name(size_t i)
 {
 	return i < sizeof(groups) / sizeof(groups[0]) ? groups[i].name : NULL;
@@ -363,9 +380,9 @@ const char *ops_conf_group_name(size_t i)
 
 /* Changeable while running: the others (paths, socket) need a restart. */
 static const char *const runtime_names[] = {
-	"journal.sync", "journal.sync_interval_us", "journal.compact_min",
-	"journal.compact_factor", "control.log_level", "access.rate", "access.burst",
-	"access.require_auth",
+	"journal.sync",           "journal.sync_interval_us", "journal.compact_min",
+	"journal.compact_factor", "control.log_level",        "access.rate",
+	"access.burst",           "access.require_auth",
 };
 #define N_RUNTIME (sizeof(runtime_names) / sizeof(runtime_names[0]))
 
@@ -446,16 +463,15 @@ int ops_conf_get(const struct ops_conf *c, const char *name, char *buf, size_t l
 	return 0;
 }
 
-int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *err,
-		 size_t errlen)
+int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *err, size_t errlen)
 {
 	const char *group;
 	const struct key *k = find_key(name, &group);
 	char *end;
 
 	if (k == NULL || !is_runtime(name)) {
-		snprintf(err, errlen, k ? "%s changes at the next start only" : "unknown setting '%s'",
-			 name);
+		snprintf(err, errlen,
+			 k ? "%s changes at the next start only" : "unknown setting '%s'", name);
 		return -1;
 	}
 	char *at = (char *)c + k->off;
@@ -490,7 +506,8 @@ int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *
 	case K_LOGLEVEL: {
 		int n = parse_named(k, value);
 		if (n < 0) {
-			snprintf(err, errlen, "%s: '%s' is not one of %s", name, value, named_choices(k));
+			snprintf(err, errlen, "%s: '%s' is not one of %s", name, value,
+				 named_choices(k));
 			return -1;
 		}
 		*(uint32_t *)at = (uint32_t)n;

@@ -61,7 +61,7 @@ struct ops_conf {
 	double rate;        /* sub ops per second per client; 0 = unlimited */
 	uint32_t burst;
 	bool require_auth;
-	char metrics_listen[64];  /* "A.B.C.D:PORT" of the metrics endpoint, "" = off */
+	char metrics_listen[64]; /* "A.B.C.D:PORT" of the metrics endpoint, "" = off */
 	uint32_t n_keys;
 	struct ops_key *keys; /* owned */
 };
@@ -92,8 +92,7 @@ const char *ops_conf_group_name(size_t i);
  * (errors name the allowed range). 0, or -1 with err. */
 size_t ops_conf_runtime_count(void);
 const char *ops_conf_runtime_name(size_t i);
-int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *err,
-		 size_t errlen);
+int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *err, size_t errlen);
 /* Any key of the three groups; -1 if unknown. */
 int ops_conf_get(const struct ops_conf *c, const char *name, char *buf, size_t len);
 /* Whether the value of "group.key" is text (a path, a name, a mode, a

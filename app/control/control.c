@@ -45,12 +45,12 @@
 
 struct ctl_req {
 	char line[REQ_LINE_MAX];
-	int argc;               /* words after the command's own */
+	int argc; /* words after the command's own */
 	char *argv[ARGS_MAX];
 	const struct command *cmd;
 	bool json;
 	/* the answer */
-	int status;             /* 0 ok, -1 error (message in out) */
+	int status; /* 0 ok, -1 error (message in out) */
 	char *out;
 	size_t out_len;
 };
@@ -58,13 +58,13 @@ struct ctl_req {
 typedef int (*cmd_fn)(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen);
 
 struct command {
-	const char *words;  /* "show stats" */
+	const char *words; /* "show stats" */
 	int min_args, max_args;
 	const char *usage;
 	const char *help;
 	cmd_fn fn;
-	bool on_dp;         /* runs on the data-plane lcore */
-	bool clustering;    /* needs the cluster stage's matcher: not on a match host */
+	bool on_dp;      /* runs on the data-plane lcore */
+	bool clustering; /* needs the cluster stage's matcher: not on a match host */
 };
 
 static struct control_target tgt;
@@ -98,8 +98,8 @@ static const char *canonical(const char *name)
 static int param_get(const char *name, char *buf, size_t len)
 {
 	/* a match host has no cluster matcher: the configured values */
-	const struct spate_matcher_conf *mc = tgt.matcher ? spate_matcher_get_conf(tgt.matcher)
-							  : &tgt.conf->common.matcher;
+	const struct spate_matcher_conf *mc =
+		tgt.matcher ? spate_matcher_get_conf(tgt.matcher) : &tgt.conf->common.matcher;
 
 	name = canonical(name);
 	if (starts(name, "drt."))
@@ -109,8 +109,8 @@ static int param_get(const char *name, char *buf, size_t len)
 		return 0;
 	if (strcmp(name, "control.log_level") == 0) {
 		int l = rte_log_get_level(spated_logtype);
-		static const char *const names[] = { "", "emerg", "alert", "crit", "err",
-						     "warning", "notice", "info", "debug" };
+		static const char *const names[] = { "",        "emerg",  "alert", "crit", "err",
+						     "warning", "notice", "info",  "debug" };
 		snprintf(buf, len, "%s", l >= 1 && l <= 8 ? names[l] : "?");
 		return 0;
 	}
@@ -276,7 +276,7 @@ static int cmd_show_stats(struct ctl_req *r, struct ctl_out *o, char *err, size_
 	out_counters(o, &sum);
 	ctl_out_end(o);
 	ctl_out_obj(o, "lcores");
-	RTE_LCORE_FOREACH(l) {
+	RTE_LCORE_FOREACH (l) {
 		char id[16];
 		snprintf(id, sizeof(id), "%u", l);
 		ctl_out_obj(o, id);
@@ -303,13 +303,14 @@ static int cmd_show_lcores(struct ctl_req *r, struct ctl_out *o, char *err, size
 	(void)err;
 	(void)errlen;
 	ctl_out_arr(o, "lcores");
-	RTE_LCORE_FOREACH(l) {
+	RTE_LCORE_FOREACH (l) {
 		ctl_out_obj(o, NULL);
 		ctl_out_u64(o, "lcore", l);
 		ctl_out_u64(o, "socket", rte_lcore_to_socket_id(l));
 		if (l == tgt.dp_lcore)
-			ctl_out_str(o, "runs", tgt.matcher ? "cluster stage, control requests" :
-				    "link stage, control requests");
+			ctl_out_str(o, "runs",
+				    tgt.matcher ? "cluster stage, control requests"
+						: "link stage, control requests");
 		ctl_out_u64(o, "polls", spated_cnt_slots[l].c.polls);
 		ctl_out_u64(o, "busy_polls", spated_cnt_slots[l].c.busy_polls);
 		ctl_out_u64(o, "busy_cycles", spated_cnt_slots[l].c.busy_cycles);
@@ -397,7 +398,8 @@ static int cmd_show_categories(struct ctl_req *r, struct ctl_out *o, char *err, 
 				 r->argv[i]);
 			return -1;
 		}
-	if (flag_value(r, "--top", 50, &top, err, errlen) || flag_value(r, "--worker", -1, &worker, err, errlen) ||
+	if (flag_value(r, "--top", 50, &top, err, errlen) ||
+	    flag_value(r, "--worker", -1, &worker, err, errlen) ||
 	    flag_value(r, "--page", 0, &page, err, errlen) || get_cats(&l, err, errlen))
 		return -1;
 	qsort(l.v, l.n, sizeof(*l.v), by_size);
@@ -504,8 +506,8 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	/* the ops keys fixed at start (the run-time ones are among the
 	 * settings already: listed twice, a JSON object had duplicate keys) */
 	static const char *const ops_keys[] = {
-		"journal.path", "control.socket", "control.mode", "control.group",
-		"control.overrides", "metrics.listen",
+		"journal.path",  "control.socket",    "control.mode",
+		"control.group", "control.overrides", "metrics.listen",
 	};
 
 	(void)r;
@@ -599,7 +601,8 @@ static int cmd_debug_stall(struct ctl_req *r, struct ctl_out *o, char *err, size
 	char *end;
 
 	if (!tgt.conf->debug_hooks) {
-		snprintf(err, errlen, "debug hooks are off (spated.debug_hooks = true enables them)");
+		snprintf(err, errlen,
+			 "debug hooks are off (spated.debug_hooks = true enables them)");
 		return -1;
 	}
 	unsigned long w = strtoul(r->argv[0], &end, 10);
@@ -772,7 +775,8 @@ static const struct command commands[] = {
 	{ "show placement", 0, 0, "show placement", "categories and subscriptions per worker",
 	  cmd_show_placement, true, true },
 	{ "show cluster", 0, 0, "show cluster",
-	  "multi-host: this host, every peer (role, state, epoch, categories) and its channel (RTT, retransmits)",
+	  "multi-host: this host, every peer (role, state, epoch, categories) and its channel "
+	  "(RTT, retransmits)",
 	  cmd_show_cluster, true },
 	{ "show config", 0, 0, "show config", "the configuration in force, settings included",
 	  cmd_show_config, true },
@@ -783,7 +787,8 @@ static const struct command commands[] = {
 	{ "show params", 0, 0, "show params", "every setting `set` can change, with its value",
 	  cmd_show_params, true },
 	{ "show latency", 0, 1, "show latency [--window]",
-	  "RX to matched and RX to transmit: count, p50, p90, p99, p99.9, max, mean (us), since start or the last --window",
+	  "RX to matched and RX to transmit: count, p50, p90, p99, p99.9, max, mean (us), since "
+	  "start or the last --window",
 	  cmd_show_latency, false },
 	{ "get", 1, 1, "get NAME", "one setting's value", cmd_get, true },
 	{ "set", 2, 2, "set NAME VALUE",
@@ -794,9 +799,11 @@ static const struct command commands[] = {
 	{ "journal compact", 0, 0, "journal compact", "rewrite the journal as a snapshot now",
 	  cmd_compact, true, true },
 	{ "debug stall", 2, 2, "debug stall WORKER MS",
-	  "test hook: the matching worker stops (no RCU quiescent state) for MS ms; needs spated.debug_hooks",
+	  "test hook: the matching worker stops (no RCU quiescent state) for MS ms; needs "
+	  "spated.debug_hooks",
 	  cmd_debug_stall, false },
-	{ "save", 0, 0, "save", "write the settings changed by `set` to control.overrides, read at the next start",
+	{ "save", 0, 0, "save",
+	  "write the settings changed by `set` to control.overrides, read at the next start",
 	  cmd_save, false, true },
 	{ "help", 0, 0, "help", "this list", cmd_help, false },
 };
@@ -891,7 +898,8 @@ static int parse(struct ctl_req *r, char *err, size_t errlen)
 			return -1;
 		}
 		if (commands[c].clustering && tgt.matcher == NULL) {
-			snprintf(err, errlen, "'%s': not on a match host (no clustering here: ask a front)",
+			snprintf(err, errlen,
+				 "'%s': not on a match host (no clustering here: ask a front)",
 				 commands[c].words);
 			return -1;
 		}
@@ -911,25 +919,25 @@ static int parse(struct ctl_req *r, char *err, size_t errlen)
 #define CTL_CLIENTS_MAX 16
 #define CTL_READ_MS 5000
 #define CTL_WRITE_MS 5000
-#define CTL_DP_MS 10000     /* a data plane that answers later is stuck */
+#define CTL_DP_MS 10000 /* a data plane that answers later is stuck */
 
 enum conn_state { CONN_FREE, CONN_READ, CONN_QUEUED, CONN_DP, CONN_WRITE };
 
 struct conn {
 	enum conn_state state;
 	int fd;
-	uint64_t deadline;      /* ms (monotonic) when the current state ends */
-	uint64_t seq;           /* arrival order, for the data plane's queue */
-	size_t got;             /* request bytes read */
+	uint64_t deadline; /* ms (monotonic) when the current state ends */
+	uint64_t seq;      /* arrival order, for the data plane's queue */
+	size_t got;        /* request bytes read */
 	struct ctl_req *r;
-	char set_name[64];      /* what a `set` names, for `save` */
-	char *ans;              /* "ok\n" or "error\n", then the body */
+	char set_name[64]; /* what a `set` names, for `save` */
+	char *ans;         /* "ok\n" or "error\n", then the body */
 	size_t ans_len, ans_off;
 };
 
 static struct conn conns[CTL_CLIENTS_MAX];
-static struct ctl_req *dp_req;  /* on the data plane now, or NULL */
-static struct conn *dp_conn;    /* whose it is; NULL once given up on */
+static struct ctl_req *dp_req; /* on the data plane now, or NULL */
+static struct conn *dp_conn;   /* whose it is; NULL once given up on */
 static uint64_t conn_seq;
 
 static uint64_t now_ms(void)
@@ -1095,23 +1103,26 @@ static void conn_accept(void)
 		struct ctl_req *r = c ? calloc(1, sizeof(*r)) : NULL;
 		if (r == NULL) {
 			char busy[100];
-			int n = snprintf(busy, sizeof(busy),
-					 "error\nbusy: %d control clients are connected; try again\n",
-					 CTL_CLIENTS_MAX);
+			int n = snprintf(
+				busy, sizeof(busy),
+				"error\nbusy: %d control clients are connected; try again\n",
+				CTL_CLIENTS_MAX);
 			spated_cnt.ctl_busy++;
 			(void)send(fd, busy, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 			/* A request already queued, closed unread, turns the
 			 * client's next read into ECONNRESET (AF_UNIX): its
 			 * read after "busy" should be the end, not an error. */
 			char sink[512];
-			for (int k = 0; k < 8 && recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; k++)
+			for (int k = 0; k < 8 && recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0;
+			     k++)
 				;
 			close(fd);
 			continue;
 		}
 		spated_cnt.ctl_clients++;
-		*c = (struct conn){ .state = CONN_READ, .fd = fd, .r = r,
-				    .deadline = now_ms() + CTL_READ_MS };
+		*c = (struct conn){
+			.state = CONN_READ, .fd = fd, .r = r, .deadline = now_ms() + CTL_READ_MS
+		};
 	}
 }
 
@@ -1201,13 +1212,15 @@ static void *control_main(void *arg)
 			if (c->state != CONN_READ && c->state != CONN_WRITE)
 				continue;
 			p[n] = (struct pollfd){ .fd = c->fd,
-						.events = c->state == CONN_READ ? POLLIN : POLLOUT };
+						.events =
+							c->state == CONN_READ ? POLLIN : POLLOUT };
 			pc[n++] = c;
 		}
 		/* The data plane answers within a loop iteration: look often
 		 * while it has a request. */
-		struct timespec ts = { 0, dp_req != NULL ? 100000 :
-					   (long)(wake > now ? wake - now : 0) * 1000000 };
+		struct timespec ts = { 0, dp_req != NULL
+						  ? 100000
+						  : (long)(wake > now ? wake - now : 0) * 1000000 };
 		if (ppoll(p, (nfds_t)n, &ts, NULL) > 0) {
 			for (int i = 1; i < n; i++) {
 				if (p[i].revents == 0)
@@ -1252,8 +1265,10 @@ int control_start(struct control_target *t, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
-	req_ring = rte_ring_create("spate_ctl_req", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	rsp_ring = rte_ring_create("spate_ctl_rsp", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	req_ring =
+		rte_ring_create("spate_ctl_req", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	rsp_ring =
+		rte_ring_create("spate_ctl_rsp", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (req_ring == NULL || rsp_ring == NULL) {
 		snprintf(err, errlen, "control rings: %s", rte_strerror(rte_errno));
 		return -1;

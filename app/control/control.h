@@ -26,13 +26,13 @@
 
 /* What the commands act on; owned by main, used on the data-plane lcore. */
 struct control_target {
-	struct spated_conf *conf; /* live: the frame handler reads its limits */
-	const char *conf_path;    /* NULL = defaults */
+	struct spated_conf *conf;      /* live: the frame handler reads its limits */
+	const char *conf_path;         /* NULL = defaults */
 	struct spate_matcher *matcher; /* NULL on a match host (no clustering) */
-	unsigned int dp_lcore;    /* the lcore that runs control_poll */
-	struct stage_link *link;  /* multi-host: the link stage (show cluster), else NULL */
-	struct category_dir *dir; /* the front's category directory, else NULL */
-	uint16_t n_ports;         /* the ethdev ports in use (show config) */
+	unsigned int dp_lcore;         /* the lcore that runs control_poll */
+	struct stage_link *link;       /* multi-host: the link stage (show cluster), else NULL */
+	struct category_dir *dir;      /* the front's category directory, else NULL */
+	uint16_t n_ports;              /* the ethdev ports in use (show config) */
 	const uint16_t *ports;
 };
 

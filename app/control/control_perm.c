@@ -34,14 +34,16 @@ static int open_dir(const char *dir, gid_t gid, const char *group, bool own_grou
 	if (group_may_traverse(&st, gid))
 		return 0;
 	if (st.st_uid != geteuid()) {
-		SPATED_LOG(WARNING, "control socket: group %s cannot pass through %s (mode 0%o, not ours)\n",
+		SPATED_LOG(WARNING,
+			   "control socket: group %s cannot pass through %s (mode 0%o, not ours)\n",
 			   group, dir, (unsigned int)(st.st_mode & 07777));
 		return 0;
 	}
 	mode_t mode = st.st_mode & 07777;
 	if (own_group) {
 		if (st.st_gid != gid && chown(dir, (uid_t)-1, gid) != 0) {
-			snprintf(err, errlen, "control socket: chgrp %s %s: %s", group, dir, strerror(errno));
+			snprintf(err, errlen, "control socket: chgrp %s %s: %s", group, dir,
+				 strerror(errno));
 			return -1;
 		}
 		mode |= S_IXGRP;
@@ -66,8 +68,8 @@ int control_perm_apply(const char *sock_path, const char *group, unsigned int mo
 	if (group[0] != '\0') {
 		struct group *g = getgrnam(group);
 		if (g == NULL) {
-			snprintf(err, errlen, "control socket %s: group '%s': no such group", sock_path,
-				 group);
+			snprintf(err, errlen, "control socket %s: group '%s': no such group",
+				 sock_path, group);
 			return -1;
 		}
 		/* only when needed: a service whose group it already is may

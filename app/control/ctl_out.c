@@ -112,8 +112,8 @@ static bool is_json_number(const char *s)
 
 void ctl_out_value(struct ctl_out *o, const char *key, const char *text)
 {
-	if (!o->json || !(is_json_number(text) || strcmp(text, "true") == 0 ||
-			  strcmp(text, "false") == 0)) {
+	if (!o->json ||
+	    !(is_json_number(text) || strcmp(text, "true") == 0 || strcmp(text, "false") == 0)) {
 		ctl_out_str(o, key, text);
 		return;
 	}

@@ -31,8 +31,8 @@ void ctl_out_bool(struct ctl_out *o, const char *key, bool v);
 /* A value known only as text: in JSON a number when it is one by JSON's
  * grammar ("0.2", "1000", not "0600"), true/false, else a string. */
 void ctl_out_value(struct ctl_out *o, const char *key, const char *text);
-void ctl_out_obj(struct ctl_out *o, const char *key);   /* opens an object */
-void ctl_out_arr(struct ctl_out *o, const char *key);   /* opens an array */
-void ctl_out_end(struct ctl_out *o);                    /* closes one level */
+void ctl_out_obj(struct ctl_out *o, const char *key); /* opens an object */
+void ctl_out_arr(struct ctl_out *o, const char *key); /* opens an array */
+void ctl_out_end(struct ctl_out *o);                  /* closes one level */
 
 #endif

@@ -55,8 +55,8 @@ static void label_value(char *out, size_t len, const char *v)
 
 static void sample_u64(struct mw *w, const char *name, const char *labels, uint64_t v)
 {
-	fprintf(w->f, "%s%s%s%s %" PRIu64 "\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
-		v);
+	fprintf(w->f, "%s%s%s%s %" PRIu64 "\n", name, *labels ? "{" : "", labels,
+		*labels ? "}" : "", v);
 }
 
 static void sample_dbl(struct mw *w, const char *name, const char *labels, double v)
@@ -95,30 +95,36 @@ static const struct {
 	double scale;
 } renamed[] = {
 	{ "rx", "spate_rx_frames_total", "Frames received from the ports." },
-	{ "rx_bytes", "spate_rx_bytes_total", "Bytes of the frames received (Ethernet header included)." },
+	{ "rx_bytes", "spate_rx_bytes_total",
+	  "Bytes of the frames received (Ethernet header included)." },
 	{ "tx", "spate_tx_frames_total", "Frames handed to the ports." },
 	{ "tx_bytes", "spate_tx_bytes_total", "Bytes of the frames handed to the ports." },
 	{ "dgrams", "spate_datagrams_received_total", "Spate datagrams received." },
 	{ "messages", "spate_messages_received_total", "Spate messages read." },
-	{ "events", "spate_events_received_total", "EVENT messages received and routed to their categories." },
+	{ "events", "spate_events_received_total",
+	  "EVENT messages received and routed to their categories." },
 	{ "matches", "spate_matches_total", "(event, subscription) pairs matched." },
-	{ "notifications", "spate_notifications_total", "(event, subscription) pairs put into NOTIFY messages." },
+	{ "notifications", "spate_notifications_total",
+	  "(event, subscription) pairs put into NOTIFY messages." },
 	{ "sub_adds", "spate_subscriptions_added_total", "SUB_ADD requests accepted." },
 	{ "sub_dels", "spate_subscriptions_deleted_total", "SUB_DEL requests accepted." },
 	{ "busy_cycles", "spate_busy_cycles_total", "TSC cycles of polls that found work." },
 	{ "polls", "spate_polls_total", "Iterations of the lcores' poll loops." },
-	{ "match_cpu_ns", "spate_match_cpu_seconds_total", "Thread CPU time of matching polls with work (spated.cpu_accounting).", 1e-9 },
+	{ "match_cpu_ns", "spate_match_cpu_seconds_total",
+	  "Thread CPU time of matching polls with work (spated.cpu_accounting).", 1e-9 },
 };
 
 /* Counters of things dropped: spate_drops_total{cause="<counter>"}. */
 static const char *const drops[] = {
-	"rx_multiseg", "rx_runt", "rx_other_mac", "rx_other_ethertype", "arp_other",
-	"ip_bad_header", "ip_bad_csum", "ip_fragment", "ip_not_ours", "ip_other_proto",
-	"icmp_bad", "icmp_other", "udp_bad_len", "udp_bad_csum", "udp_other_port",
-	"bad_header", "from_server", "auth_dropped", "no_neighbour", "arp_unresolved",
-	"no_mbuf", "tx_drops", "ring_full_rx", "ring_full_tx", "msg_no_memory", "cat_unknown",
-	"feedback_lost", "peer_bad", "peer_unknown_host", "peer_stale", "peer_auth_fail",
-	"peer_auth_addr", "peer_auth_epoch", "peer_dropped_test", "peer_down_dropped",
+	"rx_multiseg",       "rx_runt",           "rx_other_mac",      "rx_other_ethertype",
+	"arp_other",         "ip_bad_header",     "ip_bad_csum",       "ip_fragment",
+	"ip_not_ours",       "ip_other_proto",    "icmp_bad",          "icmp_other",
+	"udp_bad_len",       "udp_bad_csum",      "udp_other_port",    "bad_header",
+	"from_server",       "auth_dropped",      "no_neighbour",      "arp_unresolved",
+	"no_mbuf",           "tx_drops",          "ring_full_rx",      "ring_full_tx",
+	"msg_no_memory",     "cat_unknown",       "feedback_lost",     "peer_bad",
+	"peer_unknown_host", "peer_stale",        "peer_auth_fail",    "peer_auth_addr",
+	"peer_auth_epoch",   "peer_dropped_test", "peer_down_dropped",
 };
 
 /* TSC cycles per stage: spate_stage_cycles_total{stage="<after cycles_>"}. */
@@ -131,9 +137,11 @@ static const struct {
 	const char *counter, *metric, *help;
 	double scale;
 } values[] = {
-	{ "zk_map_version", "spate_zk_map_version", "The placement map's version in ZooKeeper.", 1 },
+	{ "zk_map_version", "spate_zk_map_version", "The placement map's version in ZooKeeper.",
+	  1 },
 	{ "zk_map_cats", "spate_zk_map_categories", "Categories in the placement map.", 1 },
-	{ "failover_us", "spate_failover_last_seconds", "(front) How long the last failover rebuild took.", 1e-6 },
+	{ "failover_us", "spate_failover_last_seconds",
+	  "(front) How long the last failover rebuild took.", 1e-6 },
 };
 
 /* The ports' figures: per port from rte_eth_stats below; the kernel's
@@ -141,14 +149,16 @@ static const struct {
 static const struct {
 	const char *counter, *metric, *help;
 } port_sums[] = {
-	{ "port_kernel_drops", "spate_port_kernel_drops_total", "af_packet: frames the kernel's receive ring dropped (all ports)." },
-	{ "port_kernel_packets", "spate_port_kernel_packets_total", "af_packet: frames the kernel offered the receive ring (all ports)." },
+	{ "port_kernel_drops", "spate_port_kernel_drops_total",
+	  "af_packet: frames the kernel's receive ring dropped (all ports)." },
+	{ "port_kernel_packets", "spate_port_kernel_packets_total",
+	  "af_packet: frames the kernel offered the receive ring (all ports)." },
 };
 
-#define IN_LIST(list, field, name, found)                                          \
-	for (size_t i_ = 0; i_ < sizeof(list) / sizeof(list[0]); i_++)             \
-		if (strcmp(list[i_] field, name) == 0)                              \
-			found = 1
+#define IN_LIST(list, field, name, found)                              \
+	for (size_t i_ = 0; i_ < sizeof(list) / sizeof(list[0]); i_++) \
+		if (strcmp(list[i_] field, name) == 0)                 \
+	found = 1
 
 /* Exported by a family of its own (or, port_*, not per lcore). */
 static int special(const char *name)
@@ -212,7 +222,7 @@ static void per_lcore_scaled(struct mw *w, const struct blocks *b, const char *m
 	char labels[160];
 	unsigned int l;
 
-	RTE_LCORE_FOREACH(l) {
+	RTE_LCORE_FOREACH (l) {
 		snprintf(labels, sizeof(labels), "lcore=\"%u\"%s%s", l, *extra ? "," : "", extra);
 		sample_scaled(w, metric, labels, at(&spated_cnt_slots[l].c, k), scale);
 	}
@@ -238,7 +248,8 @@ static void render_counters(struct mw *w, const struct blocks *b)
 				 renamed[i].scale);
 	}
 	family(w, "spate_drops_total", "counter",
-	       "Frames, datagrams and messages dropped, by cause (the counter of app/infra/counters.h).");
+	       "Frames, datagrams and messages dropped, by cause (the counter of "
+	       "app/infra/counters.h).");
 	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
 		const struct counter *k = counter_named(drops[i]);
 		if (k == NULL)
@@ -258,7 +269,7 @@ static void render_counters(struct mw *w, const struct blocks *b)
 		for (int e = 1; e < SPATE_E__COUNT; e++) {
 			struct counter k = { "", (m ? offsetof(struct spated_counters, msg_err)
 						    : offsetof(struct spated_counters, hdr_err)) +
-						   (size_t)e * sizeof(uint64_t) };
+							 (size_t)e * sizeof(uint64_t) };
 			snprintf(extra, sizeof(extra), "what=\"%s\",cause=\"%s\"",
 				 m ? "message" : "header", spate_err_name(e));
 			per_lcore(w, b, "spate_refused_total", &k, extra);
@@ -269,7 +280,8 @@ static void render_counters(struct mw *w, const struct blocks *b)
 		if (special(counters[i].name))
 			continue;
 		snprintf(metric, sizeof(metric), "spate_%s_total", counters[i].name);
-		snprintf(help, sizeof(help), "spated's counter %s (app/infra/counters.h).", counters[i].name);
+		snprintf(help, sizeof(help), "spated's counter %s (app/infra/counters.h).",
+			 counters[i].name);
 		family(w, metric, "counter", help);
 		per_lcore(w, b, metric, &counters[i], "");
 	}
@@ -295,12 +307,20 @@ static void render_ports(struct mw *w, const struct metrics_source *src)
 		const char *metric, *help;
 		size_t off;
 	} f[] = {
-		{ "spate_port_rx_packets_total", "Frames the port received (rte_eth_stats ipackets).", offsetof(struct rte_eth_stats, ipackets) },
-		{ "spate_port_rx_missed_total", "Frames the port dropped: RX queues full (imissed).", offsetof(struct rte_eth_stats, imissed) },
-		{ "spate_port_rx_errors_total", "Erroneous frames the port received (ierrors).", offsetof(struct rte_eth_stats, ierrors) },
-		{ "spate_port_rx_nombuf_total", "RX mbuf allocation failures (rx_nombuf).", offsetof(struct rte_eth_stats, rx_nombuf) },
-		{ "spate_port_tx_packets_total", "Frames the port sent (opackets).", offsetof(struct rte_eth_stats, opackets) },
-		{ "spate_port_tx_errors_total", "Frames the port failed to send (oerrors).", offsetof(struct rte_eth_stats, oerrors) },
+		{ "spate_port_rx_packets_total",
+		  "Frames the port received (rte_eth_stats ipackets).",
+		  offsetof(struct rte_eth_stats, ipackets) },
+		{ "spate_port_rx_missed_total",
+		  "Frames the port dropped: RX queues full (imissed).",
+		  offsetof(struct rte_eth_stats, imissed) },
+		{ "spate_port_rx_errors_total", "Erroneous frames the port received (ierrors).",
+		  offsetof(struct rte_eth_stats, ierrors) },
+		{ "spate_port_rx_nombuf_total", "RX mbuf allocation failures (rx_nombuf).",
+		  offsetof(struct rte_eth_stats, rx_nombuf) },
+		{ "spate_port_tx_packets_total", "Frames the port sent (opackets).",
+		  offsetof(struct rte_eth_stats, opackets) },
+		{ "spate_port_tx_errors_total", "Frames the port failed to send (oerrors).",
+		  offsetof(struct rte_eth_stats, oerrors) },
 	};
 	struct rte_eth_stats st[8];
 	uint16_t n = src->n_ports < 8 ? src->n_ports : 8;
@@ -362,14 +382,22 @@ static const struct {
 	{ "appended", "spate_journal_appended_total", "counter", "Records appended.", 1 },
 	{ "syncs", "spate_journal_syncs_total", "counter", "fdatasync calls.", 1 },
 	{ "write_errors", "spate_journal_write_errors_total", "counter", "Failed writes.", 1 },
-	{ "record_no_memory", "spate_journal_record_no_memory_total", "counter", "Records lost to no memory.", 1 },
-	{ "compactions", "spate_journal_compactions_total", "counter", "Compactions (snapshots) written.", 1 },
-	{ "holds", "spate_journal_holds_total", "counter", "ACKs held until their record was durable.", 1 },
-	{ "hold_us_total", "spate_journal_hold_seconds_total", "counter", "Time ACKs were held.", 1e-6 },
-	{ "hold_us_max", "spate_journal_hold_max_seconds", "gauge", "Longest an ACK was held.", 1e-6 },
-	{ "replayed_records", "spate_journal_replayed_records", "gauge", "Records replayed at start.", 1 },
-	{ "replayed_refused", "spate_journal_replayed_refused", "gauge", "Records refused at start.", 1 },
-	{ "replay_cut_bytes", "spate_journal_replay_cut_bytes", "gauge", "Bytes of a torn tail cut at start.", 1 },
+	{ "record_no_memory", "spate_journal_record_no_memory_total", "counter",
+	  "Records lost to no memory.", 1 },
+	{ "compactions", "spate_journal_compactions_total", "counter",
+	  "Compactions (snapshots) written.", 1 },
+	{ "holds", "spate_journal_holds_total", "counter",
+	  "ACKs held until their record was durable.", 1 },
+	{ "hold_us_total", "spate_journal_hold_seconds_total", "counter", "Time ACKs were held.",
+	  1e-6 },
+	{ "hold_us_max", "spate_journal_hold_max_seconds", "gauge", "Longest an ACK was held.",
+	  1e-6 },
+	{ "replayed_records", "spate_journal_replayed_records", "gauge",
+	  "Records replayed at start.", 1 },
+	{ "replayed_refused", "spate_journal_replayed_refused", "gauge",
+	  "Records refused at start.", 1 },
+	{ "replay_cut_bytes", "spate_journal_replay_cut_bytes", "gauge",
+	  "Bytes of a torn tail cut at start.", 1 },
 };
 #define N_JOURNAL (sizeof(journal) / sizeof(journal[0]))
 
@@ -427,7 +455,8 @@ static void render_gauges(struct mw *w, const struct metrics_source *src)
 	family(w, "spate_ring_capacity", "gauge", "Slots of each stage-to-stage ring.");
 	pipeline_visit_rings(src->pl, ring_sample, &rw);
 
-	family(w, "spate_mempool_in_use", "gauge", "Objects of each pool in use (packets, messages).");
+	family(w, "spate_mempool_in_use", "gauge",
+	       "Objects of each pool in use (packets, messages).");
 	pool_samples(w, "spate_mempool_in_use", src, 0);
 	family(w, "spate_mempool_size", "gauge", "Objects in each pool.");
 	pool_samples(w, "spate_mempool_size", src, 1);
@@ -456,7 +485,7 @@ static void render_latency(struct mw *w)
 	/* seconds; a bucket counts whole histogram buckets at most its bound
 	 * (spate_hist_count_le: up to 1/16 below the truth) */
 	static const double le[] = { 1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4,
-				     1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.5, 1 };
+				     1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1,  0.5,  1 };
 	static struct spate_hist h; /* this thread's own */
 	double hz = spated_lat_seconds(1) > 0 ? 1 / spated_lat_seconds(1) : 0;
 	char labels[96], v[40];
@@ -471,7 +500,8 @@ static void render_latency(struct mw *w)
 			total += h.b[i];
 		for (size_t i = 0; i < sizeof(le) / sizeof(le[0]); i++) {
 			spate_format_double(v, sizeof(v), le[i]);
-			snprintf(labels, sizeof(labels), "stage=\"%s\",le=\"%s\"", spated_lat_name(st), v);
+			snprintf(labels, sizeof(labels), "stage=\"%s\",le=\"%s\"",
+				 spated_lat_name(st), v);
 			sample_u64(w, "spate_latency_seconds_bucket", labels,
 				   spate_hist_count_le(&h, (uint64_t)(le[i] * hz)));
 		}
@@ -494,7 +524,8 @@ static void render_info(struct mw *w)
 	snprintf(labels, sizeof(labels), "version=\"%s\",dpdk=\"%s\"", version, dpdk);
 	/* OpenMetrics has an info type; the text format a gauge of 1 */
 	if (w->om)
-		fprintf(w->f, "# HELP spate_build spated's version and DPDK's.\n# TYPE spate_build info\n");
+		fprintf(w->f, "# HELP spate_build spated's version and DPDK's.\n# TYPE spate_build "
+			      "info\n");
 	else
 		family(w, "spate_build_info", "gauge", "spated's version and DPDK's.");
 	sample_u64(w, "spate_build_info", labels, 1);

@@ -27,7 +27,7 @@
 struct pipeline;
 
 struct metrics_source {
-	struct pipeline *pl;            /* rings, message pool, link, directory */
+	struct pipeline *pl; /* rings, message pool, link, directory */
 	struct rte_mempool *pkt_pool;
 	const uint16_t *ports;
 	uint16_t n_ports;
@@ -40,8 +40,7 @@ void metrics_render(FILE *f, bool om, const struct metrics_source *src);
 
 /* Listen on "A.B.C.D:PORT" and serve from a control thread ("" = do
  * nothing). 0, or -1 with the reason in err. */
-int metrics_start(const char *listen, const struct metrics_source *src, char *err,
-		  size_t errlen);
+int metrics_start(const char *listen, const struct metrics_source *src, char *err, size_t errlen);
 void metrics_stop(void);
 
 #endif

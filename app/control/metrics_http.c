@@ -66,7 +66,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			     MHD_RESPMEM_PERSISTENT);
 	/* Prometheus asks for OpenMetrics first; curl and promtool get the
 	 * text format */
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *accept =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	bool om = accept != NULL && strstr(accept, "application/openmetrics-text") != NULL;
 	char *body = NULL;
 	size_t len = 0;
@@ -97,8 +98,7 @@ static void *metrics_main(void *arg)
 	return NULL;
 }
 
-int metrics_start(const char *listen, const struct metrics_source *src, char *err,
-		  size_t errlen)
+int metrics_start(const char *listen, const struct metrics_source *src, char *err, size_t errlen)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	uint32_t ip;

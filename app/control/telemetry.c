@@ -146,16 +146,21 @@ static int tel_port(const char *cmd, const char *params, struct rte_tel_data *d)
 void telemetry_register(void)
 {
 	if (rte_telemetry_register_cmd("/spate/stats", tel_stats,
-				       "Spate counters and subscription count. No parameters") != 0 ||
-	    rte_telemetry_register_cmd("/spate/errors", tel_errors,
-				       "Refused headers (hdr_*) and messages (msg_*) by reason. No parameters") != 0 ||
+				       "Spate counters and subscription count. No parameters") !=
+		    0 ||
+	    rte_telemetry_register_cmd(
+		    "/spate/errors", tel_errors,
+		    "Refused headers (hdr_*) and messages (msg_*) by reason. No parameters") != 0 ||
 	    rte_telemetry_register_cmd("/spate/journal", tel_journal,
 				       "Subscription journal figures. No parameters") != 0 ||
 	    rte_telemetry_register_cmd("/spate/info", tel_info,
-				       "Version, uptime, subscriptions, clients. No parameters") != 0 ||
+				       "Version, uptime, subscriptions, clients. No parameters") !=
+		    0 ||
 	    rte_telemetry_register_cmd("/spate/port", tel_port,
-				       "The ports' drops and the kernel ring's (port_*), every non-zero xstat (pN_name). No parameters") != 0 ||
-	    rte_telemetry_register_cmd("/spate/latency", tel_latency,
-				       "Latency per stage (rx_to_matched, rx_to_tx), ns. No parameters") != 0)
+				       "The ports' drops and the kernel ring's (port_*), every "
+				       "non-zero xstat (pN_name). No parameters") != 0 ||
+	    rte_telemetry_register_cmd(
+		    "/spate/latency", tel_latency,
+		    "Latency per stage (rx_to_matched, rx_to_tx), ns. No parameters") != 0)
 		SPATED_LOG(WARNING, "telemetry: cannot register the /spate commands\n");
 }

@@ -61,7 +61,7 @@ static void print_lcore(FILE *f, const struct spated_counters *c)
 		fprintf(f, "%s\"" #name "\":%" PRIu64, sep, c->name);        \
 		sep = ",";                                                   \
 	}
-/* clang-format on */
+	/* clang-format on */
 	SPATED_FOREACH_COUNTER(SPATED_COUNTER_NZ)
 #undef SPATED_COUNTER_NZ
 	fputc('}', f);
@@ -83,8 +83,8 @@ void spated_counters_print(FILE *f, double uptime_s, void (*extra)(FILE *f))
 	const char *sep = "";
 
 	spated_counters_sum(&sum);
-	fprintf(f, "{\"spated\":\"counters\",\"version\":\"%s\",\"uptime_s\":%.3f",
-		SPATE_RELEASE, uptime_s);
+	fprintf(f, "{\"spated\":\"counters\",\"version\":\"%s\",\"uptime_s\":%.3f", SPATE_RELEASE,
+		uptime_s);
 #define SPATED_COUNTER_PRINT(name) fprintf(f, ",\"" #name "\":%" PRIu64, sum.name);
 	SPATED_FOREACH_COUNTER(SPATED_COUNTER_PRINT)
 #undef SPATED_COUNTER_PRINT

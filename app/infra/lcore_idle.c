@@ -46,9 +46,12 @@ void lcore_idle_report(const struct spated_conf *c)
 	struct rte_cpu_intrinsics in;
 
 	rte_cpu_get_intrinsics_support(&in);
-	SPATED_LOG(INFO, "idle lcores: spin %u us after work, then sleep up to %u us%s; "
-		   "rte_power_monitor %s\n", c->idle_spin_us, c->idle_sleep_us,
+	SPATED_LOG(INFO,
+		   "idle lcores: spin %u us after work, then sleep up to %u us%s; "
+		   "rte_power_monitor %s\n",
+		   c->idle_spin_us, c->idle_sleep_us,
 		   c->idle_sleep_us == 0 ? " (busy polling)" : "",
-		   in.power_monitor ? "offered by the CPU, not used (the PMDs here have no monitor address)"
-				    : "not offered by this CPU (no WAITPKG/MONITORX)");
+		   in.power_monitor
+			   ? "offered by the CPU, not used (the PMDs here have no monitor address)"
+			   : "not offered by this CPU (no WAITPKG/MONITORX)");
 }

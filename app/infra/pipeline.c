@@ -51,8 +51,8 @@ struct pipeline {
 	struct stage_tx *tx;
 	struct stage_cluster *cluster;
 	struct stage_match *match[SPATED_MATCH_MAX];
-	uint32_t n_local;          /* matching stages on this host */
-	struct stage_link *link;   /* multi-host only (host_conf.h) */
+	uint32_t n_local;        /* matching stages on this host */
+	struct stage_link *link; /* multi-host only (host_conf.h) */
 	struct rte_ring *rings[8 + 3 * SPATED_RX_MAX + 4 * SPATED_MATCH_MAX +
 			       SPATED_MATCH_MAX * SPATED_MATCH_MAX];
 	unsigned int n_rings;
@@ -61,11 +61,26 @@ struct pipeline {
 	uint64_t last_polls[RTE_MAX_LCORE]; /* pipeline_progress's view */
 };
 
-static unsigned int poll_rx(void *a) { return stage_rx_poll(a); }
-static unsigned int poll_tx(void *a) { return stage_tx_poll(a); }
-static unsigned int poll_cluster(void *a) { return stage_cluster_poll(a); }
-static unsigned int poll_match(void *a) { return stage_match_poll(a); }
-static unsigned int poll_link(void *a) { return stage_link_poll(a); }
+static unsigned int poll_rx(void *a)
+{
+	return stage_rx_poll(a);
+}
+static unsigned int poll_tx(void *a)
+{
+	return stage_tx_poll(a);
+}
+static unsigned int poll_cluster(void *a)
+{
+	return stage_cluster_poll(a);
+}
+static unsigned int poll_match(void *a)
+{
+	return stage_match_poll(a);
+}
+static unsigned int poll_link(void *a)
+{
+	return stage_link_poll(a);
+}
 /* a match host: its link's lcore runs the operators' requests, between
  * two polls (the front's cluster stage does it there) */
 static unsigned int poll_link_ctl(void *a)
@@ -95,13 +110,14 @@ static unsigned int lcore_of(int id, const char *what)
 
 	if (l >= RTE_MAX_LCORE || !rte_lcore_is_enabled(l))
 		rte_exit(EXIT_FAILURE,
-			 "spated.lcores.%s = %d is not an enabled EAL lcore (see -l/--lcores): err=%d, port=%u\n",
+			 "spated.lcores.%s = %d is not an enabled EAL lcore (see -l/--lcores): "
+			 "err=%d, port=%u\n",
 			 what, id, -EINVAL, 0u);
 	return l;
 }
 
-static void place(struct pipeline *p, int id, const char *what,
-		  unsigned int (*poll)(void *), void *arg, size_t cycles)
+static void place(struct pipeline *p, int id, const char *what, unsigned int (*poll)(void *),
+		  void *arg, size_t cycles)
 {
 	struct lcore_plan *lp = &p->plans[lcore_of(id, what)];
 
@@ -145,7 +161,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 
 	if (n_rxs > SPATED_RX_MAX)
 		rte_exit(EXIT_FAILURE,
-			 "%u ports x %u RX queues: at most %d RX stages (spated.lcores.rx, spated.port.device): err=%d, port=%u\n",
+			 "%u ports x %u RX queues: at most %d RX stages (spated.lcores.rx, "
+			 "spated.port.device): err=%d, port=%u\n",
 			 n_ports, conf->lcores.n_rx, SPATED_RX_MAX, -EINVAL, port_id);
 	struct pipeline *p = calloc(1, sizeof(*p));
 	uint32_t w, v;
@@ -157,8 +174,8 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 	int front = hc->role != SPATED_ROLE_MATCH; /* runs the cluster stage */
 	int multi = hc->role != SPATED_ROLE_BOTH;
 	/* a front's workers are its match hosts' lcores; none of them here */
-	p->n_workers = hc->role == SPATED_ROLE_FRONT ? host_conf_remote_workers(hc)
-						     : conf->lcores.n_match;
+	p->n_workers =
+		hc->role == SPATED_ROLE_FRONT ? host_conf_remote_workers(hc) : conf->lcores.n_match;
 	p->n_local = hc->role == SPATED_ROLE_FRONT ? 0 : p->n_workers;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		p->plans[l].p = p;
@@ -214,35 +231,62 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 	}
 
 	struct stage_tx_conf tc = {
-		.port_id = port_id, .queue_id = 0, .pool = pkt_pool, .mac = *mac,
-		.n_ports = n_ports, .ports = ports, .macs = macs,
-		.ipv4 = conf->ipv4, .mask = spated_conf_mask(conf), .gw = conf->gateway,
-		.udp_port = conf->udp_port, .max_payload = max_payload,
-		.max_messages = max_messages, .in = tx_in, .n_in = n_tx_in,
+		.port_id = port_id,
+		.queue_id = 0,
+		.pool = pkt_pool,
+		.mac = *mac,
+		.n_ports = n_ports,
+		.ports = ports,
+		.macs = macs,
+		.ipv4 = conf->ipv4,
+		.mask = spated_conf_mask(conf),
+		.gw = conf->gateway,
+		.udp_port = conf->udp_port,
+		.max_payload = max_payload,
+		.max_messages = max_messages,
+		.in = tx_in,
+		.n_in = n_tx_in,
 		.burst = (uint16_t)conf->tx_desc,
 	};
 	struct stage_cluster_conf cc = {
-		.in = rx_cl, .n_in = n_rxs, .to_match = cl_m, .feedback = m_cl, .n_workers = p->n_workers,
-		.to_tx = cl_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool, .dir = p->dir,
-		.common = &conf->common, .max_payload = max_payload,
-		.backlog_max = conf->backlog_max, .preload = conf->preload,
+		.in = rx_cl,
+		.n_in = n_rxs,
+		.to_match = cl_m,
+		.feedback = m_cl,
+		.n_workers = p->n_workers,
+		.to_tx = cl_tx,
+		.msg_pool = p->msg_pool,
+		.pkt_pool = pkt_pool,
+		.dir = p->dir,
+		.common = &conf->common,
+		.max_payload = max_payload,
+		.backlog_max = conf->backlog_max,
+		.preload = conf->preload,
 		/* several fronts: each numbers its categories apart */
-		.cat_base = hc->role == SPATED_ROLE_FRONT ?
-			host_conf_front_rank(hc, hc->host_id) << SPATED_CAT_FRONT_SHIFT : 0,
+		.cat_base = hc->role == SPATED_ROLE_FRONT ? host_conf_front_rank(hc, hc->host_id)
+								    << SPATED_CAT_FRONT_SHIFT
+							  : 0,
 	};
 	/* RX stage q polls queue q of the port. */
 	for (q = 0; q < n_rxs; q++) {
 		struct stage_rx_conf rc = {
 			.port_id = ports[q / conf->lcores.n_rx],
-			.queue_id = (uint16_t)(q % conf->lcores.n_rx), .pool = pkt_pool,
+			.queue_id = (uint16_t)(q % conf->lcores.n_rx),
+			.pool = pkt_pool,
 			.mac = macs[q / conf->lcores.n_rx],
-			.ipv4 = conf->ipv4, .udp_port = conf->udp_port, .mtu = (uint16_t)conf->mtu,
-			.lim = &conf->common.limits, .to_cluster = rx_cl[q], .to_tx = rx_tx[q],
-			.to_link = rx_link[q], .peer_port = SPATED_PEER_PORT,
+			.ipv4 = conf->ipv4,
+			.udp_port = conf->udp_port,
+			.mtu = (uint16_t)conf->mtu,
+			.lim = &conf->common.limits,
+			.to_cluster = rx_cl[q],
+			.to_tx = rx_tx[q],
+			.to_link = rx_link[q],
+			.peer_port = SPATED_PEER_PORT,
 		};
 		p->rx[q] = stage_rx_create(&rc);
 		if (p->rx[q] == NULL)
-			rte_exit(EXIT_FAILURE, "RX stage %u: err=%d, port=%u\n", q, -ENOMEM, port_id);
+			rte_exit(EXIT_FAILURE, "RX stage %u: err=%d, port=%u\n", q, -ENOMEM,
+				 port_id);
 	}
 	p->tx = stage_tx_create(&tc);
 	if (front)
@@ -251,20 +295,33 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 		rte_exit(EXIT_FAILURE, "stages (tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
 	if (multi) {
 		struct stage_link_conf lc = {
-			.hosts = hc, .epoch = epoch, .from_rx = rx_link, .n_rx = n_rxs,
-			.to_tx = link_tx, .msg_pool = p->msg_pool, .pkt_pool = pkt_pool,
-			.max_frame = max_payload, .lim = &conf->common.limits,
+			.hosts = hc,
+			.epoch = epoch,
+			.from_rx = rx_link,
+			.n_rx = n_rxs,
+			.to_tx = link_tx,
+			.msg_pool = p->msg_pool,
+			.pkt_pool = pkt_pool,
+			.max_frame = max_payload,
+			.lim = &conf->common.limits,
 			.n_workers = p->n_workers,
 			/* front: cluster -> workers, feedback back; match: the reverse */
-			.from_stage = front ? cl_m : m_cl, .to_stage = front ? m_cl : cl_m,
+			.from_stage = front ? cl_m : m_cl,
+			.to_stage = front ? m_cl : cl_m,
 			.front_matcher = front ? stage_cluster_matcher(p->cluster) : NULL,
-			.match_conf = &conf->common.matcher, .handoff_in = m_link,
+			.match_conf = &conf->common.matcher,
+			.handoff_in = m_link,
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
-			.view = view, .keys = &hc->keys, .workers_changed = front ? workers_changed : NULL,
-			.relayed = front ? relayed : NULL, .can_take = front ? can_take : NULL,
+			.view = view,
+			.keys = &hc->keys,
+			.workers_changed = front ? workers_changed : NULL,
+			.relayed = front ? relayed : NULL,
+			.can_take = front ? can_take : NULL,
 			.adopt = front ? adopt : NULL,
-			.n_ports = n_ports, .ports = ports, .macs = macs,
+			.n_ports = n_ports,
+			.ports = ports,
+			.macs = macs,
 			.backlog_max = conf->backlog_max,
 			.workers_ctx = p->cluster,
 		};
@@ -291,17 +348,26 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 			peer_out[v] = m_m[w][v];
 		}
 		struct stage_match_conf mc = {
-			.worker = w, .n_workers = p->n_workers, .in = cl_m[w], .peer_in = peer_in,
-			.peer_out = peer_out, .to_tx = m_tx[w], .feedback = m_cl[w], .to_link = m_link[w],
-			.msg_pool = p->msg_pool, .pkt_pool = pkt_pool,
+			.worker = w,
+			.n_workers = p->n_workers,
+			.in = cl_m[w],
+			.peer_in = peer_in,
+			.peer_out = peer_out,
+			.to_tx = m_tx[w],
+			.feedback = m_cl[w],
+			.to_link = m_link[w],
+			.msg_pool = p->msg_pool,
+			.pkt_pool = pkt_pool,
 			.cat_engine = conf->category_engine,
 			.cat_cell = conf->common.matcher.params.drt.cat_cell,
-			.max_payload = max_payload, .max_messages = max_messages,
+			.max_payload = max_payload,
+			.max_messages = max_messages,
 			.cpu_accounting = conf->cpu_accounting,
 		};
 		p->match[w] = stage_match_create(&mc);
 		if (p->match[w] == NULL)
-			rte_exit(EXIT_FAILURE, "matching stage %u: err=%d, port=%u\n", w, -ENOMEM, port_id);
+			rte_exit(EXIT_FAILURE, "matching stage %u: err=%d, port=%u\n", w, -ENOMEM,
+				 port_id);
 	}
 
 	for (q = 0; q < n_rxs; q++)
@@ -313,12 +379,13 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 	/* on a front the link reads the cluster matcher's dictionaries: same
 	 * lcore; on a match host it takes the cluster's lcore */
 	if (multi)
-		place(p, conf->lcores.cluster, "cluster", front ? poll_link : poll_link_ctl, p->link,
-		      offsetof(struct spated_counters, cycles_link));
+		place(p, conf->lcores.cluster, "cluster", front ? poll_link : poll_link_ctl,
+		      p->link, offsetof(struct spated_counters, cycles_link));
 	for (w = 0; w < p->n_local; w++)
 		place(p, conf->lcores.match[w], "match", poll_match, p->match[w],
 		      offsetof(struct spated_counters, cycles_match));
-	place(p, conf->lcores.tx, "tx", poll_tx, p->tx, offsetof(struct spated_counters, cycles_tx));
+	place(p, conf->lcores.tx, "tx", poll_tx, p->tx,
+	      offsetof(struct spated_counters, cycles_tx));
 	return p;
 }
 
@@ -383,7 +450,7 @@ void pipeline_run(struct pipeline *p, int (*housekeeping)(void *ctx), void *ctx)
 	struct lcore_idle st;
 	uint64_t polls = 0;
 
-	RTE_LCORE_FOREACH_WORKER(l) {
+	RTE_LCORE_FOREACH_WORKER (l) {
 		if (p->plans[l].n == 0)
 			continue;
 		if (rte_eal_remote_launch(worker_loop, &p->plans[l], l) != 0)
@@ -530,7 +597,7 @@ bool pipeline_progress(void *ctx)
 	bool moved = true;
 	unsigned int l;
 
-	RTE_LCORE_FOREACH_WORKER(l) {
+	RTE_LCORE_FOREACH_WORKER (l) {
 		if (p->plans[l].n == 0)
 			continue;
 		/* written by lcore l only: a plain aligned load sees a recent value */

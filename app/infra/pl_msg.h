@@ -28,11 +28,11 @@
 #define PL_BURST 32
 
 enum pkt_kind {
-	PKT_DGRAM = 1,  /* RX -> cluster: data = the UDP payload, peer = its source */
-	PKT_PAYLOAD,    /* -> TX: data = a Spate datagram for peer (headroom for headers) */
-	PKT_FRAME,      /* -> TX: a finished Ethernet frame */
-	PKT_NEIGH,      /* RX -> TX: peer.ipv4 is at mac (no data) */
-	PKT_PEER,       /* RX -> link: an inter-host frame (data, peer = its source);
+	PKT_DGRAM = 1, /* RX -> cluster: data = the UDP payload, peer = its source */
+	PKT_PAYLOAD,   /* -> TX: data = a Spate datagram for peer (headroom for headers) */
+	PKT_FRAME,     /* -> TX: a finished Ethernet frame */
+	PKT_NEIGH,     /* RX -> TX: peer.ipv4 is at mac (no data) */
+	PKT_PEER,      /* RX -> link: an inter-host frame (data, peer = its source);
 			 * link -> TX: one to send to peer, as is */
 };
 
@@ -54,19 +54,19 @@ static inline struct pkt_meta *pkt_meta(struct rte_mbuf *m)
 #define PKT_META_SIZE RTE_ALIGN(sizeof(struct pkt_meta), RTE_MBUF_PRIV_ALIGN)
 
 enum pl_msg_type {
-	PL_EVENT = 1, /* match the event against cats[] */
-	PL_SUB_ADD,   /* add the sub to cat (created here if new); then ACK */
-	PL_SUB_DEL,   /* delete sub id from cat (cat dropped if told); then ACK */
-	PL_ACK,       /* ACK once everything before it for cat is applied */
-	PL_MERGE,     /* merge category `other` (on this lcore) into cat */
-	PL_MOVE,      /* hand cat to matching worker `other` */
-	PL_EXPECT,    /* cat is coming from another worker: hold its messages */
-	PL_HANDOFF,   /* (matching -> matching) here is cat's index; `other`: the
+	PL_EVENT = 1,  /* match the event against cats[] */
+	PL_SUB_ADD,    /* add the sub to cat (created here if new); then ACK */
+	PL_SUB_DEL,    /* delete sub id from cat (cat dropped if told); then ACK */
+	PL_ACK,        /* ACK once everything before it for cat is applied */
+	PL_MERGE,      /* merge category `other` (on this lcore) into cat */
+	PL_MOVE,       /* hand cat to matching worker `other` */
+	PL_EXPECT,     /* cat is coming from another worker: hold its messages */
+	PL_HANDOFF,    /* (matching -> matching) here is cat's index; `other`: the
 		       * sender's drop generation of cat's front (PL_DROP_FRONT) */
-	PL_FEEDBACK,  /* (matching -> cluster) the categories an event matched in */
-	PL_DROP_FRONT,/* (link -> matching, match hosts) front rank `other` left:
+	PL_FEEDBACK,   /* (matching -> cluster) the categories an event matched in */
+	PL_DROP_FRONT, /* (link -> matching, match hosts) front rank `other` left:
 		       * drop every category of its ids (pl_front_of) */
-	PL_DONE,      /* (matching -> link, match hosts) u.fb: every event part of
+	PL_DONE,       /* (matching -> link, match hosts) u.fb: every event part of
 		       * front pl_front_of(origin) up to seq is matched here */
 };
 
@@ -93,9 +93,9 @@ struct pl_reply {
 struct pl_event {
 	uint64_t id;
 	int32_t lon, lat;
-	uint32_t seq;     /* the cluster's event number, for feedback */
-	uint64_t rx_tsc;  /* its datagram's RX stamp, 0 = none (latency.h) */
-	uint16_t parts;   /* messages the event was sent in, over all workers */
+	uint32_t seq;    /* the cluster's event number, for feedback */
+	uint64_t rx_tsc; /* its datagram's RX stamp, 0 = none (latency.h) */
+	uint16_t parts;  /* messages the event was sent in, over all workers */
 	uint16_t n_kw, n_attr, n_cat;
 	uint32_t kw[SPATE_KW_MAX_HARD];
 	struct spate_attr attr[SPATE_ATTR_MAX_HARD];
@@ -106,7 +106,7 @@ struct pl_event {
  * the receiver, which keeps its own copy). */
 struct pl_sub {
 	struct pl_reply reply;
-	uint8_t drop_cat;    /* SUB_DEL: the category is empty now: free it */
+	uint8_t drop_cat; /* SUB_DEL: the category is empty now: free it */
 	struct spate_sub sub;
 	uint32_t kw[SPATE_KW_MAX_HARD];
 	struct spate_constraint cons[SPATE_CONS_MAX_HARD];
@@ -115,7 +115,7 @@ struct pl_sub {
 /* Correlation feedback: of event seq's part, the categories it matched
  * in (DRt's co-matching counts). */
 struct pl_feedback {
-	uint32_t origin;  /* a category the event part was for: names its front */
+	uint32_t origin; /* a category the event part was for: names its front */
 	uint32_t seq;
 	uint16_t parts, n;
 	uint32_t cats[PL_EVENT_CATS];
@@ -124,11 +124,11 @@ struct pl_feedback {
 struct cat_index;
 
 struct pl_msg {
-	uint8_t type;      /* enum pl_msg_type */
-	uint8_t heap;      /* from malloc (pool was empty), not the pool */
-	uint16_t refs;     /* holders on the receiving lcore (parked parts) */
+	uint8_t type;  /* enum pl_msg_type */
+	uint8_t heap;  /* from malloc (pool was empty), not the pool */
+	uint16_t refs; /* holders on the receiving lcore (parked parts) */
 	uint32_t cat;
-	uint32_t other;    /* MERGE: the category merged in; MOVE: the worker;
+	uint32_t other; /* MERGE: the category merged in; MOVE: the worker;
 			    * EXPECT: the worker it comes from; HANDOFF: the
 			    * drop generation; DROP_FRONT: the front rank */
 	union {

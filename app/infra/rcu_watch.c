@@ -19,9 +19,9 @@
 
 static struct {
 	struct rcu_head head;
-	int pending;         /* written by both threads: atomics */
-	uint64_t done_at;    /* by the callback, before pending = 0 */
-	uint64_t started;    /* housekeeping only, from here on */
+	int pending;      /* written by both threads: atomics */
+	uint64_t done_at; /* by the callback, before pending = 0 */
+	uint64_t started; /* housekeeping only, from here on */
 	uint64_t next_probe;
 	bool warned;
 } w;
@@ -47,9 +47,11 @@ void rcu_watch_poll(uint64_t now, uint32_t warn_ms)
 		if (!w.warned && waited >= warn_ms) {
 			w.warned = true;
 			spated_cnt.rcu_slow++;
-			SPATED_LOG(WARNING, "RCU grace period pending for %" PRIu64 " ms (threshold %u ms): "
-				   "an lcore reports no quiescent state, reclamation is held back\n",
-				   waited, warn_ms);
+			SPATED_LOG(
+				WARNING,
+				"RCU grace period pending for %" PRIu64 " ms (threshold %u ms): "
+				"an lcore reports no quiescent state, reclamation is held back\n",
+				waited, warn_ms);
 		}
 		return;
 	}
@@ -61,13 +63,16 @@ void rcu_watch_poll(uint64_t now, uint32_t warn_ms)
 			 * was held up): warn now */
 			w.warned = true;
 			spated_cnt.rcu_slow++;
-			SPATED_LOG(WARNING, "RCU grace period took %" PRIu64 " ms (threshold %u ms)\n",
-				   took, warn_ms);
+			SPATED_LOG(WARNING,
+				   "RCU grace period took %" PRIu64 " ms (threshold %u ms)\n", took,
+				   warn_ms);
 		}
 		if (w.warned) {
 			spated_cnt.rcu_resumed++;
-			SPATED_LOG(NOTICE, "RCU grace period completed after %" PRIu64
-				   " ms: reclamation resumed\n", took);
+			SPATED_LOG(NOTICE,
+				   "RCU grace period completed after %" PRIu64
+				   " ms: reclamation resumed\n",
+				   took);
 		}
 		w.started = 0;
 		w.warned = false;

@@ -29,7 +29,7 @@ struct ring_out {
 	int hold;
 	void (*drop)(void *ctx, void *obj); /* free and count one object */
 	void *drop_ctx;
-	void **v;                /* pending objects v[head..n) */
+	void **v; /* pending objects v[head..n) */
 	uint32_t head, n, cap;
 };
 

@@ -31,16 +31,17 @@ void sizing_derive(struct spated_conf *c, const struct sizing_in *in)
 	uint32_t workers = in->workers ? in->workers : 1;
 
 	if (c->mbufs == 0)
-		c->mbufs = pow2m1_within(in->mem / 4 / (in->mbuf_bytes ? in->mbuf_bytes : 1),
-					 4095, (1u << 20) - 1);
+		c->mbufs = pow2m1_within(in->mem / 4 / (in->mbuf_bytes ? in->mbuf_bytes : 1), 4095,
+					 (1u << 20) - 1);
 	if (c->msgs == 0)
-		c->msgs = pow2m1_within(in->mem / 8 / (in->msg_bytes ? in->msg_bytes : 1),
-					16383, (1u << 22) - 1);
+		c->msgs = pow2m1_within(in->mem / 8 / (in->msg_bytes ? in->msg_bytes : 1), 16383,
+					(1u << 22) - 1);
 	if (c->ring_size == 0)
 		c->ring_size = pow2_within(((uint64_t)c->mbufs + 1) / 8, 1024, 16384);
 	if (c->backlog_max == 0) {
 		uint64_t share = c->msgs / 2 / workers;
-		c->backlog_max = share > c->ring_size + 1024 ? (uint32_t)(share - c->ring_size) : 1024;
+		c->backlog_max =
+			share > c->ring_size + 1024 ? (uint32_t)(share - c->ring_size) : 1024;
 	}
 }
 

@@ -27,10 +27,10 @@
 
 /* What the derivation starts from (sizing_memory() at start). */
 struct sizing_in {
-	uint64_t mem;        /* bytes: M above */
-	size_t mbuf_bytes;   /* one packet buffer in its pool, all overheads */
-	size_t msg_bytes;    /* one pipeline message in its pool */
-	uint32_t workers;    /* matching workers */
+	uint64_t mem;      /* bytes: M above */
+	size_t mbuf_bytes; /* one packet buffer in its pool, all overheads */
+	size_t msg_bytes;  /* one pipeline message in its pool */
+	uint32_t workers;  /* matching workers */
 };
 
 /* Fill every sizing key of c left at 0. Plain arithmetic, no DPDK. */

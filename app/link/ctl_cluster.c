@@ -27,7 +27,8 @@ int ctl_show_cluster(struct stage_link *link, struct category_dir *dir, struct c
 	struct spated_counters sum;
 
 	if (link == NULL) {
-		snprintf(err, errlen, "not a multi-host Spate (spated.role = \"both\"): no cluster");
+		snprintf(err, errlen,
+			 "not a multi-host Spate (spated.role = \"both\"): no cluster");
 		return -1;
 	}
 	stage_link_info(link, &in);
@@ -90,7 +91,8 @@ int ctl_show_cluster(struct stage_link *link, struct category_dir *dir, struct c
 			ctl_out_u64(o, "lcores", p->lcores);
 			if (dir != NULL) {
 				uint64_t c = 0, n = 0;
-				for (uint32_t w = p->first_worker; w < p->first_worker + p->lcores; w++) {
+				for (uint32_t w = p->first_worker; w < p->first_worker + p->lcores;
+				     w++) {
 					c += cats[w];
 					n += subs[w];
 				}

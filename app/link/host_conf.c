@@ -71,14 +71,15 @@ static int read_int(const config_setting_t *s, const char *what, long long lo, l
 		return spate_conf_error(err, errlen, path, s, "%s.%s must be an integer", g, what);
 	long long v = config_setting_get_int64(s);
 	if (v < lo || v > hi)
-		return spate_conf_error(err, errlen, path, s, "%s.%s = %lld is out of range [%lld, %lld]",
-					g, what, v, lo, hi);
+		return spate_conf_error(err, errlen, path, s,
+					"%s.%s = %lld is out of range [%lld, %lld]", g, what, v, lo,
+					hi);
 	*out = (uint32_t)v;
 	return 0;
 }
 
-static int read_addr(const config_setting_t *s, const char *what, uint32_t *out,
-		     const char *path, char *err, size_t errlen)
+static int read_addr(const config_setting_t *s, const char *what, uint32_t *out, const char *path,
+		     char *err, size_t errlen)
 {
 	const char *v = config_setting_get_string(s);
 	struct in_addr a;
@@ -99,36 +100,45 @@ static int read_peer(struct spated_peer *p, const config_setting_t *g, int clust
 	int have_ip = 0;
 
 	if (!config_setting_is_group(g))
-		return spate_conf_error(err, errlen, path, g, cluster ?
-					"cluster.hosts entries must be groups { host = N; role = \"front\"|\"match\"; ipv4 = \"a.b.c.d\"; ... }" :
-					"spated.peers entries must be groups { host = N; ipv4 = \"a.b.c.d\"; lcores = N; }");
+		return spate_conf_error(
+			err, errlen, path, g,
+			cluster ? "cluster.hosts entries must be groups { host = N; role = "
+				  "\"front\"|\"match\"; ipv4 = \"a.b.c.d\"; ... }"
+				: "spated.peers entries must be groups { host = N; ipv4 = "
+				  "\"a.b.c.d\"; lcores = N; }");
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, i);
 		const char *name = config_setting_name(s);
 		int rc;
 
 		if (strcmp(name, "host") == 0) {
-			rc = read_int(s, cluster ? "hosts.host" : "peers.host", 1, UINT32_MAX, &p->host,
-				      path, err, errlen);
+			rc = read_int(s, cluster ? "hosts.host" : "peers.host", 1, UINT32_MAX,
+				      &p->host, path, err, errlen);
 		} else if (strcmp(name, "lcores") == 0) {
 			rc = read_int(s, cluster ? "hosts.lcores" : "peers.lcores", cluster, 1024,
 				      &p->lcores, path, err, errlen);
 		} else if (strcmp(name, "ipv4") == 0) {
-			rc = read_addr(s, cluster ? "cluster.hosts.ipv4" : "spated.peers.ipv4", &p->ipv4,
-				       path, err, errlen);
+			rc = read_addr(s, cluster ? "cluster.hosts.ipv4" : "spated.peers.ipv4",
+				       &p->ipv4, path, err, errlen);
 			have_ip = rc == 0;
 		} else if (cluster && strcmp(name, "service") == 0) {
 			rc = read_addr(s, "cluster.hosts.service", &p->service, path, err, errlen);
 		} else if (cluster && strcmp(name, "role") == 0) {
 			const char *v = config_setting_get_string(s);
-			p->role = v == NULL ? 0 : strcmp(v, "front") == 0 ? SPATED_ROLE_FRONT :
-				  strcmp(v, "match") == 0 ? SPATED_ROLE_MATCH : 0;
-			rc = p->role != 0 ? 0 : spate_conf_error(err, errlen, path, s,
-					"cluster.hosts.role must be \"front\" or \"match\"");
+			p->role = v == NULL                 ? 0
+				  : strcmp(v, "front") == 0 ? SPATED_ROLE_FRONT
+				  : strcmp(v, "match") == 0 ? SPATED_ROLE_MATCH
+							    : 0;
+			rc = p->role != 0
+				     ? 0
+				     : spate_conf_error(
+					       err, errlen, path, s,
+					       "cluster.hosts.role must be \"front\" or \"match\"");
 		} else {
-			return spate_conf_error(err, errlen, path, s,
-						"%s: unknown setting '%s' (known: host, ipv4, lcores%s)", list,
-						name, cluster ? ", role, service" : "");
+			return spate_conf_error(
+				err, errlen, path, s,
+				"%s: unknown setting '%s' (known: host, ipv4, lcores%s)", list,
+				name, cluster ? ", role, service" : "");
 		}
 		if (rc != 0)
 			return -1;
@@ -137,16 +147,20 @@ static int read_peer(struct spated_peer *p, const config_setting_t *g, int clust
 		return spate_conf_error(err, errlen, path, g, "%s: every %s needs host%s and ipv4",
 					list, cluster ? "host" : "peer", cluster ? ", role" : "");
 	if (cluster && (p->role == SPATED_ROLE_MATCH) != (p->lcores != 0))
-		return spate_conf_error(err, errlen, path, g, "cluster.hosts: host %u: a match host"
-					" needs lcores (its matching lcores), a front has none", p->host);
+		return spate_conf_error(err, errlen, path, g,
+					"cluster.hosts: host %u: a match host"
+					" needs lcores (its matching lcores), a front has none",
+					p->host);
 	if (cluster && p->service != 0 && p->role != SPATED_ROLE_FRONT)
-		return spate_conf_error(err, errlen, path, g, "cluster.hosts: host %u: only a front"
-					" has a service address", p->host);
+		return spate_conf_error(err, errlen, path, g,
+					"cluster.hosts: host %u: only a front"
+					" has a service address",
+					p->host);
 	return 0;
 }
 
-int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path,
-		   char *err, size_t errlen)
+int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path, char *err,
+		   size_t errlen)
 {
 	const char *name = config_setting_name(s);
 
@@ -171,7 +185,8 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 	if (strcmp(name, "peer_dead_ms") == 0)
 		return read_int(s, "peer_dead_ms", 20, 60000, &h->dead_ms, path, err, errlen);
 	if (strcmp(name, "zk_session_ms") == 0)
-		return read_int(s, "zk_session_ms", 400, 60000, &h->zk_session_ms, path, err, errlen);
+		return read_int(s, "zk_session_ms", 400, 60000, &h->zk_session_ms, path, err,
+				errlen);
 	if (strcmp(name, "zk_wait_ms") == 0)
 		return read_int(s, "zk_wait_ms", 0, 600000, &h->zk_wait_ms, path, err, errlen);
 	if (strcmp(name, "peer_key_file") == 0) {
@@ -187,7 +202,8 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		const char *v = config_setting_get_string(s);
 		if (v == NULL || (strcmp(v, "hmac-sha256") != 0 && strcmp(v, "none") != 0))
 			return spate_conf_error(err, errlen, path, s,
-						"%s.peer_auth must be \"hmac-sha256\" or \"none\"", grp(s));
+						"%s.peer_auth must be \"hmac-sha256\" or \"none\"",
+						grp(s));
 		h->auth_none = strcmp(v, "none") == 0;
 		return 0;
 	}
@@ -196,10 +212,13 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		const char *v = config_setting_get_string(s);
 		char *dst = root ? h->zk_root : h->zookeeper;
 		size_t cap = root ? sizeof(h->zk_root) : sizeof(h->zookeeper);
-		if (v == NULL || v[0] == '\0' || strlen(v) >= cap || (root && (v[0] != '/' || v[1] == '\0')))
-			return spate_conf_error(err, errlen, path, s, root ?
-						"%s.zk_root must be a ZooKeeper path like \"/spate/prod\" (under %zu bytes)" :
-						"%s.zookeeper must be a string \"host:port,host:port\" (under %zu bytes)",
+		if (v == NULL || v[0] == '\0' || strlen(v) >= cap ||
+		    (root && (v[0] != '/' || v[1] == '\0')))
+			return spate_conf_error(err, errlen, path, s,
+						root ? "%s.zk_root must be a ZooKeeper path like "
+						       "\"/spate/prod\" (under %zu bytes)"
+						     : "%s.zookeeper must be a string "
+						       "\"host:port,host:port\" (under %zu bytes)",
 						grp(s), cap);
 		snprintf(dst, cap, "%s", v);
 		return 0;
@@ -208,9 +227,10 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		return 1;
 	int n = config_setting_length(s);
 	if (!config_setting_is_list(s) || n > SPATED_PEERS_MAX)
-		return spate_conf_error(err, errlen, path, s,
-					"spated.peers must be a list of at most %d groups ( { ... }, ... )",
-					SPATED_PEERS_MAX);
+		return spate_conf_error(
+			err, errlen, path, s,
+			"spated.peers must be a list of at most %d groups ( { ... }, ... )",
+			SPATED_PEERS_MAX);
 	h->n_peers = 0;
 	for (int i = 0; i < n; i++) {
 		struct spated_peer *p = &h->peer[h->n_peers];
@@ -219,8 +239,9 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 			return -1;
 		for (uint32_t k = 0; k < h->n_peers; k++)
 			if (h->peer[k].host == p->host)
-				return spate_conf_error(err, errlen, path, config_setting_get_elem(s, i),
-							"spated.peers: host %u listed twice", p->host);
+				return spate_conf_error(
+					err, errlen, path, config_setting_get_elem(s, i),
+					"spated.peers: host %u listed twice", p->host);
 		h->n_peers++;
 	}
 	return 0;
@@ -238,11 +259,14 @@ int host_conf_read_cluster(struct host_conf *h, const config_setting_t *g,
 	if (!config_setting_is_group(g))
 		return spate_conf_error(err, errlen, path, g, "'cluster' must be a group { ... }");
 	for (size_t k = 0; top != NULL && k < sizeof(per_host) / sizeof(per_host[0]); k++) {
-		const config_setting_t *s = config_setting_lookup((config_setting_t *)top, per_host[k]);
+		const config_setting_t *s =
+			config_setting_lookup((config_setting_t *)top, per_host[k]);
 		if (s != NULL && k != 1)
-			return spate_conf_error(err, errlen, path, s, "spated.%s: with a cluster group,"
-						" every host is listed once in cluster.hosts (remove it here)",
-						per_host[k]);
+			return spate_conf_error(
+				err, errlen, path, s,
+				"spated.%s: with a cluster group,"
+				" every host is listed once in cluster.hosts (remove it here)",
+				per_host[k]);
 	}
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, i);
@@ -253,26 +277,34 @@ int host_conf_read_cluster(struct host_conf *h, const config_setting_t *g,
 		}
 		for (size_t k = 0; k < sizeof(per_host) / sizeof(per_host[0]); k++)
 			if (strcmp(name, per_host[k]) == 0)
-				return spate_conf_error(err, errlen, path, s, "cluster.%s: each host's own"
-							" (spated.host_id; roles in cluster.hosts)", name);
+				return spate_conf_error(err, errlen, path, s,
+							"cluster.%s: each host's own"
+							" (spated.host_id; roles in cluster.hosts)",
+							name);
 		if (top != NULL && config_setting_get_member(top, name) != NULL)
-			return spate_conf_error(err, errlen, path, s, "cluster.%s is set in spated too:"
-						" say it once", name);
+			return spate_conf_error(err, errlen, path, s,
+						"cluster.%s is set in spated too:"
+						" say it once",
+						name);
 		int rc = host_conf_read(h, s, path, err, errlen);
 		if (rc > 0)
-			return spate_conf_error(err, errlen, path, s, "cluster: unknown setting '%s'"
-						" (known: hosts, zookeeper, zk_root, zk_session_ms, zk_wait_ms,"
-						" peer_rto_ms, peer_hb_ms, peer_dead_ms, peer_key_file, peer_auth,"
-						" peer_drop_ppm)", name);
+			return spate_conf_error(
+				err, errlen, path, s,
+				"cluster: unknown setting '%s'"
+				" (known: hosts, zookeeper, zk_root, zk_session_ms, zk_wait_ms,"
+				" peer_rto_ms, peer_hb_ms, peer_dead_ms, peer_key_file, peer_auth,"
+				" peer_drop_ppm)",
+				name);
 		if (rc < 0)
 			return -1;
 	}
 	int n = hosts ? config_setting_length(hosts) : 0;
 	if (hosts == NULL || !config_setting_is_list(hosts) || n < 2 || n > SPATED_PEERS_MAX + 1)
-		return spate_conf_error(err, errlen, path, hosts ? hosts : g,
-					"cluster.hosts must be a list of 2 to %d groups, every host once"
-					" ( { host = N; role = \"front\"; ipv4 = \"a.b.c.d\"; }, ... )",
-					SPATED_PEERS_MAX + 1);
+		return spate_conf_error(
+			err, errlen, path, hosts ? hosts : g,
+			"cluster.hosts must be a list of 2 to %d groups, every host once"
+			" ( { host = N; role = \"front\"; ipv4 = \"a.b.c.d\"; }, ... )",
+			SPATED_PEERS_MAX + 1);
 	struct spated_peer all[SPATED_PEERS_MAX + 1];
 	int self = -1, fronts = 0;
 	for (int i = 0; i < n; i++) {
@@ -283,12 +315,15 @@ int host_conf_read_cluster(struct host_conf *h, const config_setting_t *g,
 		for (int k = 0; k < i; k++) {
 			if (all[k].host == all[i].host)
 				return spate_conf_error(err, errlen, path, e,
-							"cluster.hosts: host %u listed twice", all[i].host);
-			if (all[k].ipv4 == all[i].ipv4 || (all[i].service != 0 &&
-			    (all[k].ipv4 == all[i].service || all[k].service == all[i].service)))
-				return spate_conf_error(err, errlen, path, e, "cluster.hosts: host %u:"
-							" an address of host %u again", all[i].host,
-							all[k].host);
+							"cluster.hosts: host %u listed twice",
+							all[i].host);
+			if (all[k].ipv4 == all[i].ipv4 ||
+			    (all[i].service != 0 &&
+			     (all[k].ipv4 == all[i].service || all[k].service == all[i].service)))
+				return spate_conf_error(err, errlen, path, e,
+							"cluster.hosts: host %u:"
+							" an address of host %u again",
+							all[i].host, all[k].host);
 		}
 		fronts += all[i].role == SPATED_ROLE_FRONT;
 		if (all[i].host == h->host_id)
@@ -302,21 +337,27 @@ int host_conf_read_cluster(struct host_conf *h, const config_setting_t *g,
 		size_t o = 0;
 		ids[0] = '\0';
 		for (int i = 0; i < n && o + 12 < sizeof(ids); i++)
-			o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%u", i ? ", " : "", all[i].host);
+			o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%u", i ? ", " : "",
+					      all[i].host);
 		if (h->host_id == 0)
-			return spate_conf_error(err, errlen, path, top ? top : g, "spated.host_id:"
+			return spate_conf_error(err, errlen, path, top ? top : g,
+						"spated.host_id:"
 						" with a cluster group each host says which it is"
-						" (one of %s)", ids);
+						" (one of %s)",
+						ids);
 		return spate_conf_error(err, errlen, path, top ? top : g,
-					"spated.host_id = %u is not in cluster.hosts (%s)", h->host_id, ids);
+					"spated.host_id = %u is not in cluster.hosts (%s)",
+					h->host_id, ids);
 	}
 	if (ipv4_given && *ipv4 != all[self].ipv4)
-		return spate_conf_error(err, errlen, path, top,
-					"spated.ipv4 differs from host %u's address in cluster.hosts", h->host_id);
+		return spate_conf_error(
+			err, errlen, path, top,
+			"spated.ipv4 differs from host %u's address in cluster.hosts", h->host_id);
 	if (all[self].role == SPATED_ROLE_MATCH && all[self].lcores != n_match)
-		return spate_conf_error(err, errlen, path, top, "host %u: cluster.hosts says %u matching"
-					" lcores, spated.lcores.match lists %u", h->host_id,
-					all[self].lcores, n_match);
+		return spate_conf_error(err, errlen, path, top,
+					"host %u: cluster.hosts says %u matching"
+					" lcores, spated.lcores.match lists %u",
+					h->host_id, all[self].lcores, n_match);
 	h->role = all[self].role;
 	h->service = all[self].service;
 	*ipv4 = all[self].ipv4;
@@ -336,44 +377,54 @@ int host_conf_check(struct host_conf *h, const config_setting_t *top, const char
 		    uint32_t match_max, char *err, size_t errlen)
 {
 	if (h->role == SPATED_ROLE_BOTH)
-		return h->zookeeper[0] == '\0' ? 0 :
-			spate_conf_error(err, errlen, path, top,
-					 "spated.zookeeper is for role \"front\" or \"match\" (one box needs none)");
+		return h->zookeeper[0] == '\0'
+			       ? 0
+			       : spate_conf_error(err, errlen, path, top,
+						  "spated.zookeeper is for role \"front\" or "
+						  "\"match\" (one box needs none)");
 #ifndef SPATED_HAVE_ZK
 	if (h->zookeeper[0] != '\0')
-		return spate_conf_error(err, errlen, path, top,
-					"spated.zookeeper: this spated was built without ZooKeeper's C client "
-					"(install libzookeeper-mt-dev and rebuild)");
+		return spate_conf_error(
+			err, errlen, path, top,
+			"spated.zookeeper: this spated was built without ZooKeeper's C client "
+			"(install libzookeeper-mt-dev and rebuild)");
 #endif
 	const char *role = host_conf_role_name(h->role);
 	if (h->dead_ms < 3 * h->hb_ms)
-		return spate_conf_error(err, errlen, path, top,
-					"spated.peer_dead_ms = %u must be at least 3 x peer_hb_ms (%u): "
-					"a lost heartbeat or two must not kill a peer", h->dead_ms, h->hb_ms);
+		return spate_conf_error(
+			err, errlen, path, top,
+			"spated.peer_dead_ms = %u must be at least 3 x peer_hb_ms (%u): "
+			"a lost heartbeat or two must not kill a peer",
+			h->dead_ms, h->hb_ms);
 	if (h->host_id == 0)
-		return spate_conf_error(err, errlen, path, top, "spated.role = \"%s\" needs spated.host_id", role);
+		return spate_conf_error(err, errlen, path, top,
+					"spated.role = \"%s\" needs spated.host_id", role);
 	if (h->n_peers == 0)
-		return spate_conf_error(err, errlen, path, top, "spated.role = \"%s\" needs spated.peers", role);
+		return spate_conf_error(err, errlen, path, top,
+					"spated.role = \"%s\" needs spated.peers", role);
 	for (uint32_t i = 0; i < h->n_peers; i++)
 		if (h->peer[i].host == h->host_id)
 			return spate_conf_error(err, errlen, path, top,
-						"spated.peers lists this host (host_id %u) itself", h->host_id);
+						"spated.peers lists this host (host_id %u) itself",
+						h->host_id);
 	if (h->role == SPATED_ROLE_MATCH) {
 		uint32_t fronts = 0;
 		for (uint32_t i = 0; i < h->n_peers; i++)
 			fronts += h->peer[i].lcores == 0;
 		if (fronts == 0 || fronts > (1u << (32 - SPATED_CAT_FRONT_SHIFT)))
-			return spate_conf_error(err, errlen, path, top,
-						"spated.peers of a match host: its fronts (no lcores, 1 to %u), "
-						"then the other match hosts with their lcores (%u without lcores)",
-						1u << (32 - SPATED_CAT_FRONT_SHIFT), fronts);
+			return spate_conf_error(
+				err, errlen, path, top,
+				"spated.peers of a match host: its fronts (no lcores, 1 to %u), "
+				"then the other match hosts with their lcores (%u without lcores)",
+				1u << (32 - SPATED_CAT_FRONT_SHIFT), fronts);
 	}
 	if (h->role == SPATED_ROLE_FRONT) {
 		uint32_t w = host_conf_remote_workers(h);
 		if (w == 0 || w > match_max)
-			return spate_conf_error(err, errlen, path, top,
-						"spated.peers of a front: their lcores add up to %u, want 1 to %u",
-						w, match_max);
+			return spate_conf_error(
+				err, errlen, path, top,
+				"spated.peers of a front: their lcores add up to %u, want 1 to %u",
+				w, match_max);
 		/* peers without lcores are the other fronts (events are relayed
 		 * to them: each routes them through its own categories) */
 		if (host_conf_front_rank(h, UINT32_MAX) > (1u << (32 - SPATED_CAT_FRONT_SHIFT)))
@@ -382,24 +433,29 @@ int host_conf_check(struct host_conf *h, const config_setting_t *top, const char
 						1u << (32 - SPATED_CAT_FRONT_SHIFT));
 	}
 	if (h->auth_none && h->key_file[0] != '\0')
-		return spate_conf_error(err, errlen, path, top,
-					"spated.peer_auth = \"none\" and spated.peer_key_file: choose one");
+		return spate_conf_error(
+			err, errlen, path, top,
+			"spated.peer_auth = \"none\" and spated.peer_key_file: choose one");
 	if (!h->auth_none && h->key_file[0] == '\0')
-		return spate_conf_error(err, errlen, path, top,
-					"spated.role = \"%s\" needs spated.peer_key_file: the cluster key that "
-					"signs inter-host frames (docs/operations.md, \"Cluster keys\")", role);
+		return spate_conf_error(
+			err, errlen, path, top,
+			"spated.role = \"%s\" needs spated.peer_key_file: the cluster key that "
+			"signs inter-host frames (docs/operations.md, \"Cluster keys\")",
+			role);
 	if (h->key_file[0] != '\0') {
 		char why[400];
 		if (spate_peer_keyfile_load(h->key_file, &h->keys, why, sizeof(why)) != 0)
-			return spate_conf_error(err, errlen, path,
-						config_setting_lookup((config_setting_t *)top, "peer_key_file"),
-						"spated.peer_key_file: %s", why);
+			return spate_conf_error(
+				err, errlen, path,
+				config_setting_lookup((config_setting_t *)top, "peer_key_file"),
+				"spated.peer_key_file: %s", why);
 		if (h->zookeeper[0] != '\0' && h->keys.zk_digest[0] == '\0')
-			return spate_conf_error(err, errlen, path,
-						config_setting_lookup((config_setting_t *)top, "peer_key_file"),
-						"spated.peer_key_file %s has no zk_digest line: ZooKeeper's nodes "
-						"need the cluster's credentials (zk_digest user:password)",
-						h->key_file);
+			return spate_conf_error(
+				err, errlen, path,
+				config_setting_lookup((config_setting_t *)top, "peer_key_file"),
+				"spated.peer_key_file %s has no zk_digest line: ZooKeeper's nodes "
+				"need the cluster's credentials (zk_digest user:password)",
+				h->key_file);
 	}
 	return 0;
 }

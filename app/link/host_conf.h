@@ -55,15 +55,15 @@ enum spated_role {
 };
 
 struct spated_peer {
-	uint32_t host;   /* its host_id */
-	uint32_t ipv4;   /* host byte order */
-	uint32_t lcores; /* a match host's matching workers (front's view) */
+	uint32_t host;    /* its host_id */
+	uint32_t ipv4;    /* host byte order */
+	uint32_t lcores;  /* a match host's matching workers (front's view) */
 	uint32_t service; /* a front's service address (cluster file; 0: none) */
-	uint8_t role;    /* cluster file: SPATED_ROLE_FRONT or _MATCH */
+	uint8_t role;     /* cluster file: SPATED_ROLE_FRONT or _MATCH */
 };
 
 struct host_conf {
-	uint8_t role;        /* enum spated_role */
+	uint8_t role; /* enum spated_role */
 	uint32_t host_id;
 	uint32_t n_peers;
 	struct spated_peer peer[SPATED_PEERS_MAX];
@@ -73,18 +73,18 @@ struct host_conf {
 	char zookeeper[256]; /* "" = static peers, no ZooKeeper */
 	char zk_root[128];
 	uint32_t zk_session_ms, zk_wait_ms;
-	uint32_t service;    /* a front's service address (cluster file; 0: none) */
-	int clustered;       /* read from a cluster group */
-	char key_file[256];  /* "" = none */
-	int auth_none;       /* peer_auth = "none" */
+	uint32_t service;               /* a front's service address (cluster file; 0: none) */
+	int clustered;                  /* read from a cluster group */
+	char key_file[256];             /* "" = none */
+	int auth_none;                  /* peer_auth = "none" */
 	struct spate_peer_keyfile keys; /* read by host_conf_check */
 };
 
 void host_conf_default(struct host_conf *h);
 /* One setting of the "spated" group: 0 read, -1 error (err filled), 1
  * not one of ours. */
-int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path,
-		   char *err, size_t errlen);
+int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path, char *err,
+		   size_t errlen);
 /* The cluster file (docs/operations.md): a top-level group, the same on
  * every host (usually pulled in with @include), with the cluster-wide
  * settings (zookeeper, zk_*, peer_*) and every host once:

@@ -151,8 +151,8 @@ static inline uint32_t host_view_copy_epoch(struct host_view *v, uint32_t host)
 
 /* The ZooKeeper side: take the pending requests (at most SPATED_PEERS_MAX)
  * when any came since *seen; their count. */
-static inline uint32_t host_view_take_fences(struct host_view *v, uint32_t *seen,
-					     uint32_t *host, uint32_t *epoch)
+static inline uint32_t host_view_take_fences(struct host_view *v, uint32_t *seen, uint32_t *host,
+					     uint32_t *epoch)
 {
 	if (__atomic_load_n(&v->fence_gen, __ATOMIC_ACQUIRE) == *seen)
 		return 0;

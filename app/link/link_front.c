@@ -37,9 +37,11 @@ static void fifo_push(struct ev_fifo *f, uint32_t seq)
 {
 	if (f->n == EV_FIFO_MAX) {
 		if (!f->capped)
-			fprintf(stderr, "spated: link: %u events sent to a match host and never"
+			fprintf(stderr,
+				"spated: link: %u events sent to a match host and never"
 				" confirmed matched (DONE): an older version there? Its losses are"
-				" no longer all counted\n", f->n);
+				" no longer all counted\n",
+				f->n);
 		f->capped = 1;
 		f->head = (f->head + 1) % f->cap;
 		f->n--;
@@ -121,15 +123,21 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 	case PL_EVENT: {
 		const struct pl_event *pe = &m->u.ev;
 		struct spate_event ev = {
-			.id = pe->id, .lon = pe->lon, .lat = pe->lat, .n_kw = pe->n_kw,
-			.n_attr = pe->n_attr, .kw = pe->kw, .attr = pe->attr,
+			.id = pe->id,
+			.lon = pe->lon,
+			.lat = pe->lat,
+			.n_kw = pe->n_kw,
+			.n_attr = pe->n_attr,
+			.kw = pe->kw,
+			.attr = pe->attr,
 		};
 		/* only a move sets several apart: then CREATEs come first */
 		for (uint16_t i = 0; i < pe->n_cat && rc == 0; i++)
 			rc = announce(s, out, ch, pe->cats[i], w);
 		spate_matcher_raw_event(s->fm, &ev, s->rev);
 		if (rc == 0)
-			rc = spate_peer_put_event(out, pe->seq, pe->parts, pe->cats, pe->n_cat, s->rev);
+			rc = spate_peer_put_event(out, pe->seq, pe->parts, pe->cats, pe->n_cat,
+						  s->rev);
 		break;
 	}
 	case PL_SUB_ADD: {
@@ -194,7 +202,8 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 		/* the version field names the old owner's incarnation: if it
 		 * dies, the new owner knows this handoff will never come */
 		if (rc == 0)
-			rc = spate_peer_put_expect(out, m->cat, from_host, s->w_lcore[w], from_epoch);
+			rc = spate_peer_put_expect(out, m->cat, from_host, s->w_lcore[w],
+						   from_epoch);
 		if (from_host != s->peers[pi].host)
 			spated_cnt.peer_moves++;
 		break;
@@ -251,8 +260,8 @@ unsigned int link_front_poll(struct stage_link *s)
 	return work;
 }
 
-void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body,
-			size_t len, uint16_t count)
+void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body, size_t len,
+			uint16_t count)
 {
 	struct spate_peer_reader r;
 	struct spate_peer_msg pm;
@@ -373,7 +382,8 @@ static void count_lost(struct stage_link *s, const struct link_peer *p, const ui
 		if (h != NULL && h->type == PL_EVENT)
 			seq[k++] = h->u.ev.seq;
 		/* a look at the ring's events: they are dropped just after */
-		unsigned int got = rte_ring_sc_dequeue_burst(s->from_stage[dead[i]], objs, 64, NULL);
+		unsigned int got =
+			rte_ring_sc_dequeue_burst(s->from_stage[dead[i]], objs, 64, NULL);
 		while (got > 0) {
 			for (unsigned int j = 0; j < got; j++) {
 				const struct pl_msg *m = objs[j];
@@ -392,9 +402,10 @@ static void count_lost(struct stage_link *s, const struct link_peer *p, const ui
 	free(seq);
 	spated_cnt.events_lost_host += lost;
 	if (lost > 0)
-		fprintf(stderr, "spated: link: %llu events were in flight to host %u when it died,"
-			" never confirmed matched (events_lost_host)\n", (unsigned long long)lost,
-			p->host);
+		fprintf(stderr,
+			"spated: link: %llu events were in flight to host %u when it died,"
+			" never confirmed matched (events_lost_host)\n",
+			(unsigned long long)lost, p->host);
 }
 
 void link_front_peer_down(struct stage_link *s, struct link_peer *p)
@@ -430,8 +441,10 @@ void link_front_peer_down(struct stage_link *s, struct link_peer *p)
 	if (n == 0 || s->workers_changed == NULL)
 		return; /* a fellow front: none of our workers */
 	s->workers_changed(s->workers_ctx, dead, n, 0);
-	fprintf(stderr, "spated: link: %llu categories rebuilt on live hosts from %llu subscriptions"
-		" in %llu us\n", (unsigned long long)(spated_cnt.failover_cats - cats0),
+	fprintf(stderr,
+		"spated: link: %llu categories rebuilt on live hosts from %llu subscriptions"
+		" in %llu us\n",
+		(unsigned long long)(spated_cnt.failover_cats - cats0),
 		(unsigned long long)(spated_cnt.failover_subs - subs0),
 		(unsigned long long)spated_cnt.failover_us);
 }
@@ -458,8 +471,7 @@ int link_front_init(struct stage_link *s, const struct stage_link_conf *c)
 	s->rev = malloc(sizeof(*s->rev));
 	s->rsub = malloc(sizeof(*s->rsub));
 	if (s->fm == NULL || s->said == NULL || s->w_peer == NULL || s->w_lcore == NULL ||
-	    s->inflight == NULL ||
-	    s->rev == NULL || s->rsub == NULL)
+	    s->inflight == NULL || s->rev == NULL || s->rsub == NULL)
 		return -1;
 	for (uint32_t i = 0; i < h->n_peers; i++)
 		for (uint32_t l = 0; l < h->peer[i].lcores && w < c->n_workers; l++, w++) {

@@ -31,8 +31,8 @@ struct leave {
 struct arrive {
 	struct cat_index *idx;
 	uint32_t n;
-	uint32_t lcore;   /* + 1, from the sender's CREATE; 0 = not said */
-	uint32_t from;    /* the sending host */
+	uint32_t lcore; /* + 1, from the sender's CREATE; 0 = not said */
+	uint32_t from;  /* the sending host */
 };
 
 /* Handoffs of a category owed by one host, per matching worker here:
@@ -47,8 +47,8 @@ struct arrive {
  * (seen in multihost-failover-rehome under load: 134-1,999 matches
  * missing after the failover). */
 struct expect {
-	uint32_t epoch;   /* the sender's incarnation the last EXPECT named (0: unknown) */
-	int pending[];    /* [n_workers] */
+	uint32_t epoch; /* the sender's incarnation the last EXPECT named (0: unknown) */
+	int pending[];  /* [n_workers] */
 };
 
 static void drop_msg(void *ctx, void *obj)
@@ -125,7 +125,8 @@ static int lcore_for(struct stage_link *s, uint32_t cat, uint32_t *l)
 
 	if (v == 0) {
 		if (spated_cnt.cat_unknown++ < 5)
-			fprintf(stderr, "spated: link: category %u: no CREATE said where it lives\n", cat);
+			fprintf(stderr,
+				"spated: link: category %u: no CREATE said where it lives\n", cat);
 		return -1;
 	}
 	*l = (uint32_t)(v - 1);
@@ -284,8 +285,8 @@ static uint64_t expect_key(uint32_t host, uint32_t cat)
 
 /* One more (d = 1) or one fewer (d = -1) handoff of cat owed by host
  * to worker lcore here. */
-static struct expect *expect_add(struct stage_link *s, uint32_t host, uint32_t cat,
-				 uint32_t lcore, int d)
+static struct expect *expect_add(struct stage_link *s, uint32_t host, uint32_t cat, uint32_t lcore,
+				 int d)
 {
 	uint64_t key = expect_key(host, cat);
 	struct expect *e = spate_idmap_get(s->expecting, key);
@@ -314,7 +315,8 @@ static void abandon(struct stage_link *s, uint32_t host, uint32_t cat)
 
 	for (uint32_t l = 0; e != NULL && l < s->n_workers; l++)
 		for (int i = 0; i < e->pending[l]; i++) {
-			struct pl_msg *m = new_msg(s, PL_HANDOFF, cat, s->drop_gen[pl_front_of(cat)]);
+			struct pl_msg *m =
+				new_msg(s, PL_HANDOFF, cat, s->drop_gen[pl_front_of(cat)]);
 			struct cat_index *idx = cat_index_create(s->cat_engine, s->cat_cell);
 			if (m == NULL || idx == NULL) {
 				if (m)
@@ -397,8 +399,9 @@ static void on_handoff_end(struct stage_link *s, struct link_peer *p,
 	}
 	/* owed to the worker the sender's CREATE named (the MOVE's, as the
 	 * EXPECT's), else to where the category lives here */
-	uintptr_t to = a != NULL && a->lcore != 0 ? a->lcore
-						  : (uintptr_t)spate_idmap_get(s->lcore_of, pm->cat);
+	uintptr_t to = a != NULL && a->lcore != 0
+			       ? a->lcore
+			       : (uintptr_t)spate_idmap_get(s->lcore_of, pm->cat);
 	if (to != 0)
 		expect_add(s, p->host, pm->cat, (uint32_t)(to - 1), -1);
 	if (a == NULL)
@@ -406,7 +409,8 @@ static void on_handoff_end(struct stage_link *s, struct link_peer *p,
 	spate_idmap_del(s->arriving, pm->cat);
 	if (a->n != pm->other) {
 		spated_cnt.peer_handoff_bad++;
-		fprintf(stderr, "spated: link: category %u arrived with %u subscriptions, %u sent\n",
+		fprintf(stderr,
+			"spated: link: category %u arrived with %u subscriptions, %u sent\n",
 			pm->cat, a->n, pm->other);
 	}
 	uint32_t l = a->lcore - 1;
@@ -490,8 +494,8 @@ static void deliver_one(struct stage_link *s, struct link_peer *p, const struct 
 	}
 }
 
-void link_match_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body,
-			size_t len, uint16_t count)
+void link_match_deliver(struct stage_link *s, struct link_peer *p, const uint8_t *body, size_t len,
+			uint16_t count)
 {
 	struct spate_peer_reader r;
 	struct spate_peer_msg pm;
@@ -627,7 +631,8 @@ static void ship_to(struct stage_link *s, struct pl_msg *m, struct leave *lv)
 	}
 	struct ship sh = { s, p, m->cat, 0, 0 };
 	spate_peer_writer_init(&out, s->scratch, s->body_cap);
-	if (spate_peer_put_create(&out, m->cat, lv->lcore) != 0 || link_append_force(s, p, &out) != 0)
+	if (spate_peer_put_create(&out, m->cat, lv->lcore) != 0 ||
+	    link_append_force(s, p, &out) != 0)
 		sh.err = 1;
 	if (!sh.err)
 		cat_index_foreach(m->u.idx, ship_sub, &sh);
@@ -659,7 +664,8 @@ unsigned int link_match_poll(struct stage_link *s)
 	void *obj;
 
 	for (uint32_t w = 0; w < s->n_workers; w++)
-		while (s->handoff_in[w] != NULL && rte_ring_sc_dequeue(s->handoff_in[w], &obj) == 0) {
+		while (s->handoff_in[w] != NULL &&
+		       rte_ring_sc_dequeue(s->handoff_in[w], &obj) == 0) {
 			ship(s, w, obj);
 			work++;
 		}
@@ -714,8 +720,9 @@ int link_match_init(struct stage_link *s, const struct stage_link_conf *c)
 	struct spate_matcher_conf mc = *c->match_conf;
 	mc.intern_event_strings = true;
 	s->mm = spate_matcher_create_engine(&mc, &link_ops, &s->eng);
-	if (s->lcore_of == NULL || s->leaving == NULL || s->arriving == NULL || s->expecting == NULL ||
-	    s->scratch_msg == NULL || s->rsub == NULL || s->handoff_in == NULL || s->mm == NULL)
+	if (s->lcore_of == NULL || s->leaving == NULL || s->arriving == NULL ||
+	    s->expecting == NULL || s->scratch_msg == NULL || s->rsub == NULL ||
+	    s->handoff_in == NULL || s->mm == NULL)
 		return -1;
 	if (c->handoff_in != NULL)
 		memcpy(s->handoff_in, c->handoff_in, c->n_workers * sizeof(*s->handoff_in));
@@ -774,8 +781,8 @@ static void key_of_host(uint64_t key, void *val, void *ctx)
 	struct keys *x = ctx;
 	const struct arrive *a = val;
 
-	if (x->n < x->cap && (x->k != NULL) && (a == NULL ? (uint32_t)(key >> 32) == x->host
-							    : a->from == x->host))
+	if (x->n < x->cap && (x->k != NULL) &&
+	    (a == NULL ? (uint32_t)(key >> 32) == x->host : a->from == x->host))
 		x->k[x->n++] = key;
 }
 
@@ -860,7 +867,8 @@ static void drop_front(struct stage_link *s, struct link_peer *p)
 			ring_out_push(&s->to_stage[w], m);
 	}
 	if (p->epoch != 0)
-		fprintf(stderr, "spated: link: front %u (epoch %u) left: its categories are dropped here\n",
+		fprintf(stderr,
+			"spated: link: front %u (epoch %u) left: its categories are dropped here\n",
 			p->host, p->epoch);
 }
 
@@ -897,7 +905,8 @@ void link_match_fini(struct stage_link *s)
 	void *obj;
 
 	for (uint32_t w = 0; s->handoff_in && w < s->n_workers; w++)
-		while (s->handoff_in[w] != NULL && rte_ring_sc_dequeue(s->handoff_in[w], &obj) == 0) {
+		while (s->handoff_in[w] != NULL &&
+		       rte_ring_sc_dequeue(s->handoff_in[w], &obj) == 0) {
 			struct pl_msg *m = obj;
 			cat_index_destroy(m->u.idx);
 			pl_msg_put(s->msg_pool, m);

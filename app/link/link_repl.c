@@ -37,8 +37,8 @@
 struct repl_copy {
 	struct spate_matcher *m;
 	uint32_t epoch;
-	int complete;   /* a whole snapshot arrived (and what followed it) */
-	uint32_t got;   /* subscriptions the last snapshot carried */
+	int complete; /* a whole snapshot arrived (and what followed it) */
+	uint32_t got; /* subscriptions the last snapshot carried */
 };
 
 /* The copy's engine keeps nothing: the matcher holds the subscriptions. */
@@ -157,7 +157,8 @@ int stage_link_repl_done(void *link)
 		struct link_peer *p = &s->peers[i];
 		if (!copies_to(p))
 			continue;
-		if (p->repl_dirty || (p->repl_seq != 0 && !spate_peer_chan_acked(p->ch, p->repl_seq)))
+		if (p->repl_dirty ||
+		    (p->repl_seq != 0 && !spate_peer_chan_acked(p->ch, p->repl_seq)))
 			return 0;
 	}
 	return 1;
@@ -184,7 +185,8 @@ static void snap_one(void *ctx, const struct spate_raw_sub *rs, uint32_t owner)
 	struct spate_peer_writer out;
 
 	spate_peer_writer_init(&out, x->s->scratch, x->s->body_cap);
-	if (spate_peer_put_repl_add(&out, owner, rs) != 0 || link_append_force(x->s, x->p, &out) != 0) {
+	if (spate_peer_put_repl_add(&out, owner, rs) != 0 ||
+	    link_append_force(x->s, x->p, &out) != 0) {
 		x->err = 1;
 		return;
 	}
@@ -266,9 +268,11 @@ void link_repl_deliver(struct stage_link *s, struct link_peer *p, const struct s
 		c->complete = 1;
 		if (spate_matcher_sub_count(c->m) != pm->other) {
 			spated_cnt.repl_bad++;
-			fprintf(stderr, "spated: link: front %u's snapshot holds %llu subscriptions,"
-				" %u sent\n", p->host,
-				(unsigned long long)spate_matcher_sub_count(c->m), pm->other);
+			fprintf(stderr,
+				"spated: link: front %u's snapshot holds %llu subscriptions,"
+				" %u sent\n",
+				p->host, (unsigned long long)spate_matcher_sub_count(c->m),
+				pm->other);
 		}
 		if (s->view != NULL)
 			host_view_set_copy(s->view, p->host, p->epoch);
@@ -300,8 +304,10 @@ static void adopt(struct stage_link *s, uint32_t host)
 	if (p != NULL && p->copy == NULL && p->taken_epoch != 0 && p->taken_epoch == p->epoch)
 		return; /* another of its services: taken with the first */
 	if (p == NULL || p->copy == NULL || !p->copy->complete) {
-		fprintf(stderr, "spated: link: host %u's services are ours but no complete copy of it"
-			" is here: its subscriptions are missing\n", host);
+		fprintf(stderr,
+			"spated: link: host %u's services are ours but no complete copy of it"
+			" is here: its subscriptions are missing\n",
+			host);
 		spated_cnt.repl_bad++;
 		return;
 	}
@@ -316,7 +322,8 @@ static void adopt(struct stage_link *s, uint32_t host)
 	spated_cnt.adopted_subs += x.n;
 	spated_cnt.adopt_refused += x.refused;
 	spated_cnt.takeovers++;
-	fprintf(stderr, "spated: link: took over front %u: %u subscriptions (%u refused) in %llu us\n",
+	fprintf(stderr,
+		"spated: link: took over front %u: %u subscriptions (%u refused) in %llu us\n",
 		host, x.n, x.refused,
 		(unsigned long long)((rte_get_timer_cycles() - t0) * 1000000 / rte_get_timer_hz()));
 }
@@ -364,8 +371,8 @@ static void serve(struct stage_link *s, uint32_t id, int on)
 		s->garp_left = GARP_TIMES;
 		s->garp_next = 0;
 	}
-	fprintf(stderr, "spated: link: service %u: %s %u.%u.%u.%u\n", id, on ? "serving" : "no more",
-		a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
+	fprintf(stderr, "spated: link: service %u: %s %u.%u.%u.%u\n", id,
+		on ? "serving" : "no more", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
 }
 
 unsigned int link_repl_poll(struct stage_link *s)

@@ -103,8 +103,7 @@ int link_append(struct stage_link *s, struct link_peer *p, const struct spate_pe
 	return 0;
 }
 
-int link_append_force(struct stage_link *s, struct link_peer *p,
-		      const struct spate_peer_writer *w)
+int link_append_force(struct stage_link *s, struct link_peer *p, const struct spate_peer_writer *w)
 {
 	if (link_append(s, p, w) == 0)
 		return 0;
@@ -155,7 +154,6 @@ static int has_room(struct stage_link *s, struct link_peer *p)
 static void peer_down(struct stage_link *s, struct link_peer *p, int fence);
 static void peer_up(struct stage_link *s, struct link_peer *p);
 
-
 /* The first few refusals of a kind are told: a codec refusal is a bug
  * or a foreign sender, an authentication failure a misconfigured key or
  * an attack. */
@@ -164,10 +162,12 @@ static void tell(uint64_t n, const char *what, size_t len, const uint8_t *buf,
 {
 	if (n > 5)
 		return;
-	fprintf(stderr, "spated: link: inter-host frame of %zu bytes from %u.%u.%u.%u:%u (host %u) "
-		"refused: %s%s\n", len, src.ipv4 >> 24, (src.ipv4 >> 16) & 0xff,
-		(src.ipv4 >> 8) & 0xff, src.ipv4 & 0xff, src.port, len >= 12 ? spate_be32(buf + 8) : 0,
-		what, n == 5 ? " (further ones only counted)" : "");
+	fprintf(stderr,
+		"spated: link: inter-host frame of %zu bytes from %u.%u.%u.%u:%u (host %u) "
+		"refused: %s%s\n",
+		len, src.ipv4 >> 24, (src.ipv4 >> 16) & 0xff, (src.ipv4 >> 8) & 0xff,
+		src.ipv4 & 0xff, src.port, len >= 12 ? spate_be32(buf + 8) : 0, what,
+		n == 5 ? " (further ones only counted)" : "");
 }
 
 /* A frame with no message naming `dst_epoch` as p's incarnation (0: a
@@ -175,8 +175,10 @@ static void tell(uint64_t n, const char *what, size_t len, const uint8_t *buf,
 static void send_pure(struct stage_link *s, struct link_peer *p, uint32_t dst_epoch)
 {
 	uint8_t frame[SPATE_PEER_OVERHEAD];
-	struct spate_peer_hdr h = { .length = sizeof(frame), .src_host = s->host_id,
-				    .src_epoch = s->epoch, .dst_host = p->host,
+	struct spate_peer_hdr h = { .length = sizeof(frame),
+				    .src_host = s->host_id,
+				    .src_epoch = s->epoch,
+				    .dst_host = p->host,
 				    .dst_epoch = dst_epoch };
 	struct spate_dest to = { p->ipv4, SPATED_PEER_PORT };
 
@@ -210,9 +212,11 @@ static int static_epochs(struct stage_link *s, struct link_peer *p, const struct
 		return -1;
 	}
 	if (h->dst_epoch != s->epoch || (p->epoch != 0 && h->src_epoch < p->epoch)) {
-		tell(++spated_cnt.peer_auth_epoch, h->dst_epoch != s->epoch
-		     ? "made for another incarnation of this host (replayed from before it started?)"
-		     : "from an older incarnation of its host (replayed? or its clock went back)",
+		tell(++spated_cnt.peer_auth_epoch,
+		     h->dst_epoch != s->epoch ? "made for another incarnation of this host "
+						"(replayed from before it started?)"
+					      : "from an older incarnation of its host (replayed? "
+						"or its clock went back)",
 		     len, buf, src);
 		return -1;
 	}
@@ -265,13 +269,15 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		return;
 	}
 	if (src.ipv4 != p->ipv4 || src.port != SPATED_PEER_PORT) {
-		tell(++spated_cnt.peer_auth_addr, "not from its host's configured address", len, buf,
-		     src);
+		tell(++spated_cnt.peer_auth_addr, "not from its host's configured address", len,
+		     buf, src);
 		return;
 	}
 	if (spate_peer_auth_verify(s->auth, buf, len, &slot) != 0) {
-		tell(++spated_cnt.peer_auth_fail, "wrong tag or unknown key (forged, or another "
-		     "cluster key)", len, buf, src);
+		tell(++spated_cnt.peer_auth_fail,
+		     "wrong tag or unknown key (forged, or another "
+		     "cluster key)",
+		     len, buf, src);
 		return;
 	}
 	rc = spate_peer_decode(buf, len, s->lim, &h);
@@ -283,7 +289,7 @@ static void frame_in(struct stage_link *s, struct rte_mbuf *m)
 		if (static_epochs(s, p, &h, buf, len, src) != 0)
 			return;
 	} else if (p->epoch == 0 || p->epoch == p->dead_epoch || h.src_epoch != p->epoch ||
-	    h.dst_epoch != s->epoch) {
+		   h.dst_epoch != s->epoch) {
 		/* an incarnation ZooKeeper has not (or no more) named; an old
 		 * incarnation's frame replayed, or one that does not know ours
 		 * yet (the channel is reset when ZooKeeper confirms a restart) */
@@ -392,7 +398,8 @@ static void peer_down(struct stage_link *s, struct link_peer *p, int fence)
 	uint32_t lost = spate_peer_chan_reset(p->ch, p->epoch);
 
 	if (!p->down || p->pending)
-		fprintf(stderr, "spated: link: host %u (epoch %u) left; %u frames to it unacknowledged\n",
+		fprintf(stderr,
+			"spated: link: host %u (epoch %u) left; %u frames to it unacknowledged\n",
 			p->host, p->epoch, lost);
 	if (!p->down)
 		spated_cnt.peer_hosts_down++;
@@ -446,7 +453,8 @@ static void read_view(struct stage_link *s)
 	for (uint32_t i = 0; i < s->n_peers && !s->view_read; i++)
 		if (epoch[i] == 0) {
 			/* absent from the start: the clustering must not use it */
-			fprintf(stderr, "spated: link: host %u is not a member: down until it joins\n",
+			fprintf(stderr,
+				"spated: link: host %u is not a member: down until it joins\n",
 				s->peers[i].host);
 			role_down(s, &s->peers[i]);
 		}
@@ -499,8 +507,10 @@ static void check_alive(struct stage_link *s)
 	for (uint32_t i = 0; i < s->n_peers; i++) {
 		struct link_peer *p = &s->peers[i];
 		if (p->pending && s->now - p->bound_at > s->dead_ns) {
-			fprintf(stderr, "spated: link: host %u (epoch %u) not heard in %u ms: not used"
-				" until it speaks\n", p->host, p->epoch, (unsigned)(s->dead_ns / 1000000));
+			fprintf(stderr,
+				"spated: link: host %u (epoch %u) not heard in %u ms: not used"
+				" until it speaks\n",
+				p->host, p->epoch, (unsigned)(s->dead_ns / 1000000));
 			p->pending = 0;
 			role_down(s, p);
 			continue;
@@ -514,9 +524,10 @@ static void check_alive(struct stage_link *s)
 			if (s->now - p->heard <= s->dead_ns + 2 * s->hb_ns)
 				continue;
 			if (!s->quorum_lost)
-				fprintf(stderr, "spated: link: host %u silent, but this host heard %u of %u"
-					" hosts since: not a majority, it does not judge\n", p->host, heard,
-					s->n_peers + 1);
+				fprintf(stderr,
+					"spated: link: host %u silent, but this host heard %u of %u"
+					" hosts since: not a majority, it does not judge\n",
+					p->host, heard, s->n_peers + 1);
 			s->quorum_lost = 1;
 			waiting = 1;
 			spated_cnt.quorum_waits++;
@@ -646,7 +657,8 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 	s->from_stage = calloc(c->n_workers, sizeof(*s->from_stage));
 	s->to_stage = calloc(c->n_workers, sizeof(*s->to_stage));
 	s->held = calloc(c->n_workers, sizeof(*s->held));
-	s->auth = spate_peer_auth_create(c->keys ? c->keys->key : NULL, c->keys ? c->keys->n_keys : 0);
+	s->auth = spate_peer_auth_create(c->keys ? c->keys->key : NULL,
+					 c->keys ? c->keys->n_keys : 0);
 	if (s->peers == NULL || s->from_stage == NULL || s->to_stage == NULL || s->held == NULL ||
 	    s->auth == NULL || tx_out_init(&s->to_tx, c->to_tx, c->pkt_pool) != 0)
 		goto fail;

@@ -49,20 +49,20 @@
 
 struct stage_link_conf {
 	const struct host_conf *hosts;
-	uint32_t epoch;             /* this host's incarnation (1 without ZooKeeper) */
-	struct rte_ring **from_rx;  /* [n_rx] PKT_PEER frames from each RX stage */
+	uint32_t epoch;            /* this host's incarnation (1 without ZooKeeper) */
+	struct rte_ring **from_rx; /* [n_rx] PKT_PEER frames from each RX stage */
 	uint32_t n_rx;
 	struct rte_ring *to_tx;
 	struct rte_mempool *msg_pool, *pkt_pool;
-	size_t max_frame;           /* UDP payload bytes an inter-host frame may take */
+	size_t max_frame; /* UDP payload bytes an inter-host frame may take */
 	const struct spate_limits *lim;
-	uint32_t n_workers;         /* front: remote workers; match: local ones */
+	uint32_t n_workers;           /* front: remote workers; match: local ones */
 	struct rte_ring **from_stage; /* [n_workers] front: cluster -> worker; match: feedback */
 	struct rte_ring **to_stage;   /* [n_workers] front: feedback -> cluster; match: -> worker */
-	struct spate_matcher *front_matcher;          /* front: the cluster stage's */
-	const struct spate_matcher_conf *match_conf;  /* match: for its dictionaries */
+	struct spate_matcher *front_matcher;         /* front: the cluster stage's */
+	const struct spate_matcher_conf *match_conf; /* match: for its dictionaries */
 	struct rte_ring **handoff_in; /* match: [n_workers] categories leaving for another host */
-	const char *cat_engine;     /* match: the index of categories arriving */
+	const char *cat_engine;       /* match: the index of categories arriving */
 	double cat_cell;
 	/* With ZooKeeper (zk_member.h): which incarnation of each peer is
 	 * alive; every peer starts down until the view names it. NULL: static
@@ -79,11 +79,11 @@ struct stage_link_conf {
 	int (*can_take)(void *ctx); /* front: room for one more relayed event */
 	/* front: a dead front's subscription, taken over (stage_cluster_adopt) */
 	int (*adopt)(void *ctx, uint32_t owner, const struct spate_raw_sub *rs);
-	uint16_t n_ports;           /* front: where to announce service addresses */
+	uint16_t n_ports; /* front: where to announce service addresses */
 	const uint16_t *ports;
 	const struct rte_ether_addr *macs;
 	void *workers_ctx;
-	uint32_t backlog_max;       /* match: a stage's backlog that stops delivery */
+	uint32_t backlog_max; /* match: a stage's backlog that stops delivery */
 };
 
 struct stage_link;
@@ -92,22 +92,22 @@ struct stage_link;
  * this host and every configured peer, its state and its channel. */
 struct stage_link_peer_info {
 	uint32_t host, ipv4;
-	uint32_t lcores;       /* 0: a front */
-	uint32_t first_worker; /* front: its lcores are workers [first, first + lcores) */
-	uint32_t epoch;        /* the incarnation the channel is bound to */
-	uint8_t up;            /* a member, its channel bound */
-	uint32_t in_flight;    /* frames to it not yet acknowledged */
+	uint32_t lcores;        /* 0: a front */
+	uint32_t first_worker;  /* front: its lcores are workers [first, first + lcores) */
+	uint32_t epoch;         /* the incarnation the channel is bound to */
+	uint8_t up;             /* a member, its channel bound */
+	uint32_t in_flight;     /* frames to it not yet acknowledged */
 	uint32_t queued_bodies; /* bodies waiting beyond the window */
-	int copy;              /* a front: its copy here is complete (1) or not (0) */
-	uint64_t copy_subs;    /*   and holds this many subscriptions */
+	int copy;               /* a front: its copy here is complete (1) or not (0) */
+	uint64_t copy_subs;     /*   and holds this many subscriptions */
 	struct spate_peer_chan_stats ch;
 };
 struct stage_link_info {
 	uint8_t role;
 	uint32_t host, epoch;
-	uint32_t keys;         /* cluster keys in force (0: unsigned frames) */
-	uint32_t local_cats;   /* match: categories routed here */
-	uint32_t serves;       /* front: service addresses answered for now */
+	uint32_t keys;       /* cluster keys in force (0: unsigned frames) */
+	uint32_t local_cats; /* match: categories routed here */
+	uint32_t serves;     /* front: service addresses answered for now */
 	uint32_t n_peers;
 	struct stage_link_peer_info peer[SPATED_PEERS_MAX];
 };

@@ -8,8 +8,7 @@
 #ifndef SPATED_HAVE_ZK
 
 struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint32_t lcores,
-				  struct host_view *view, uint32_t *epoch, char *err,
-				  size_t errlen)
+				  struct host_view *view, uint32_t *epoch, char *err, size_t errlen)
 {
 	(void)h, (void)ipv4, (void)lcores, (void)view, (void)epoch;
 	snprintf(err, errlen, "spated: built without ZooKeeper's C client (libzookeeper-mt-dev)");
@@ -74,14 +73,14 @@ struct zk_member {
 	const struct host_conf *h;
 	struct host_view *view;
 	pthread_t thread;
-	int stop;    /* atomic */
-	int fenced;  /* atomic */
+	int stop;   /* atomic */
+	int fenced; /* atomic */
 	uint32_t epoch;
-	char info[256];            /* the member node's data */
-	uint64_t rejoins, fences;  /* atomic: sessions joined again, peers fenced */
-	uint32_t serves;           /* fronts: services this front owns (last read) */
-	int connected;             /* the watch thread's view of the session */
-	uint64_t lost_at;          /* ms: when the connection was lost */
+	char info[256];           /* the member node's data */
+	uint64_t rejoins, fences; /* atomic: sessions joined again, peers fenced */
+	uint32_t serves;          /* fronts: services this front owns (last read) */
+	int connected;            /* the watch thread's view of the session */
+	uint64_t lost_at;         /* ms: when the connection was lost */
 	/* fences asked for by the link, not yet carried out */
 	uint32_t fence_seen, n_fence;
 	uint32_t fence_host[SPATED_PEERS_MAX], fence_epoch[SPATED_PEERS_MAX];
@@ -89,8 +88,8 @@ struct zk_member {
 	pthread_mutex_t map_mu;
 	struct spate_peer_place *offer, *last, *tmp, *tmp2; /* [MAP_MAX_ENTRIES] */
 	uint32_t n_offer, n_last;
-	int offered;               /* a new offer waits (under map_mu) */
-	uint8_t *map_buf;          /* [MAP_BYTES] */
+	int offered;                                /* a new offer waits (under map_mu) */
+	uint8_t *map_buf;                           /* [MAP_BYTES] */
 	uint64_t map_version, map_cats, map_writes; /* atomic */
 	uint32_t w_host[SPATED_MATCH_MAX], w_lcore[SPATED_MATCH_MAX]; /* front: worker -> place */
 	uint32_t n_workers, rank;
@@ -170,7 +169,7 @@ static void offer_one(void *ctx, uint32_t cat, uint32_t owner, uint32_t n_subs)
 	if (owner >= x->z->n_workers || x->n == MAP_MAX_ENTRIES)
 		return;
 	x->z->tmp2[x->n++] = (struct spate_peer_place){ cat, x->z->w_host[owner],
-							 (uint16_t)x->z->w_lcore[owner] };
+							(uint16_t)x->z->w_lcore[owner] };
 }
 
 void zk_member_offer_dir(struct zk_member *z, struct category_dir *d)
@@ -226,8 +225,10 @@ static int read_members(struct zk_member *z, uint32_t *epoch, uint32_t *present)
 	if (!self && !__atomic_load_n(&z->fenced, __ATOMIC_ACQUIRE)) {
 		/* our session lives and our node is gone: a peer deleted it,
 		 * the cluster's decision that this incarnation is dead */
-		fprintf(stderr, "spated: zookeeper: this host's member node (epoch %u) was deleted:"
-			" the cluster found it dead; fenced, it stops\n", z->epoch);
+		fprintf(stderr,
+			"spated: zookeeper: this host's member node (epoch %u) was deleted:"
+			" the cluster found it dead; fenced, it stops\n",
+			z->epoch);
 		__atomic_store_n(&z->fenced, 1, __ATOMIC_RELEASE);
 	}
 	for (uint32_t i = 0; i < z->h->n_peers; i++) {
@@ -298,8 +299,10 @@ static void claim_services(struct zk_member *z, uint32_t host, uint32_t epoch)
 	if (z->h->role != SPATED_ROLE_FRONT || !is_front_peer(z, host))
 		return;
 	if (host_view_copy_epoch(z->view, host) != epoch) {
-		fprintf(stderr, "spated: zookeeper: front %u (epoch %u) fenced; no complete copy of it"
-			" here: its services wait for it\n", host, epoch);
+		fprintf(stderr,
+			"spated: zookeeper: front %u (epoch %u) fenced; no complete copy of it"
+			" here: its services wait for it\n",
+			host, epoch);
 		return;
 	}
 	if (spate_zk_services(z->zk, id, owner, SPATED_PEERS_MAX + 1, &n) != 0)
@@ -316,14 +319,17 @@ static void claim_services(struct zk_member *z, uint32_t host, uint32_t epoch)
 			continue;
 		int rc = spate_zk_service_claim(z->zk, id[i], host, z->h->host_id);
 		if (rc != 0) {
-			fprintf(stderr, "spated: zookeeper: service %u of front %u: %s\n", id[i], host,
-				rc == SPATE_ZK_CONFLICT ? "another front took it" : spate_zk_error(rc));
+			fprintf(stderr, "spated: zookeeper: service %u of front %u: %s\n", id[i],
+				host,
+				rc == SPATE_ZK_CONFLICT ? "another front took it"
+							: spate_zk_error(rc));
 			break;
 		}
 		got++;
 	}
 	if (got > 0)
-		fprintf(stderr, "spated: zookeeper: front %u's services (%u) are ours now\n", host, got);
+		fprintf(stderr, "spated: zookeeper: front %u's services (%u) are ours now\n", host,
+			got);
 	read_services(z);
 }
 
@@ -351,7 +357,8 @@ static void run_fences(struct zk_member *z)
 			k++;
 			continue;
 		}
-		fprintf(stderr, "spated: zookeeper: host %u epoch %u fenced (its member node is gone)\n",
+		fprintf(stderr,
+			"spated: zookeeper: host %u epoch %u fenced (its member node is gone)\n",
 			z->fence_host[k], z->fence_epoch[k]);
 		__atomic_add_fetch(&z->fences, 1, __ATOMIC_RELAXED);
 		claim_services(z, z->fence_host[k], z->fence_epoch[k]);
@@ -374,7 +381,8 @@ static void watch_connection(struct zk_member *z)
 	z->connected = up;
 	if (!up) {
 		z->lost_at = now_ms();
-		fprintf(stderr, "spated: zookeeper: connection lost: matching goes on; a host found"
+		fprintf(stderr,
+			"spated: zookeeper: connection lost: matching goes on; a host found"
 			" dead meanwhile is failed over at once and fenced when it is back\n");
 	} else {
 		fprintf(stderr, "spated: zookeeper: reached again after %llu ms: session kept\n",
@@ -398,7 +406,8 @@ static void *watch(void *arg)
 			 * dead. Peers that still hear us wait for us to join again
 			 * under the same epoch; one that found us dead has fenced
 			 * this epoch, and will delete our node again (then we stop). */
-			fprintf(stderr, "spated: zookeeper: session expired: joining again as epoch %u\n",
+			fprintf(stderr,
+				"spated: zookeeper: session expired: joining again as epoch %u\n",
 				z->epoch);
 			if (z->connected)
 				z->lost_at = now_ms(); /* the loss itself went unseen */
@@ -407,8 +416,10 @@ static void *watch(void *arg)
 			if (session_join(z, 0, 0, err, sizeof(err)) != 0)
 				break; /* asked to stop */
 			__atomic_add_fetch(&z->rejoins, 1, __ATOMIC_RELAXED);
-			fprintf(stderr, "spated: zookeeper: host %u joined again (epoch %u) %llu ms after"
-				" the connection was lost\n", z->h->host_id, z->epoch,
+			fprintf(stderr,
+				"spated: zookeeper: host %u joined again (epoch %u) %llu ms after"
+				" the connection was lost\n",
+				z->h->host_id, z->epoch,
 				(unsigned long long)(now_ms() - z->lost_at));
 			z->connected = 1;
 			again = 1;
@@ -434,7 +445,8 @@ static void *watch(void *arg)
 			int rc = publish(z, &present);
 			/* disconnected for a moment: read again next round */
 			if (rc != 0 && !again)
-				fprintf(stderr, "spated: zookeeper: members: %s\n", spate_zk_error(rc));
+				fprintf(stderr, "spated: zookeeper: members: %s\n",
+					spate_zk_error(rc));
 			again = rc != 0;
 		}
 		run_fences(z);
@@ -493,14 +505,17 @@ static int join(struct zk_member *z, struct spate_zk *zk, char *err, size_t errl
 			char other[256];
 			if (spate_zk_member_info(zk, h->host_id, other, sizeof(other)) != 0)
 				other[0] = '\0';
-			snprintf(err, errlen, "spated: zookeeper: host id %u is taken by a live member"
-				 " (\"%s\"): is another host configured with host_id %u?", h->host_id,
-				 other, h->host_id);
+			snprintf(err, errlen,
+				 "spated: zookeeper: host id %u is taken by a live member"
+				 " (\"%s\"): is another host configured with host_id %u?",
+				 h->host_id, other, h->host_id);
 			return 1;
 		}
 		if (!said++)
-			fprintf(stderr, "spated: zookeeper: host %u is still a member (a previous run's"
-				" session): waiting for it to expire\n", h->host_id);
+			fprintf(stderr,
+				"spated: zookeeper: host %u is still a member (a previous run's"
+				" session): waiting for it to expire\n",
+				h->host_id);
 		usleep(100000);
 	}
 	if (rc != 0)
@@ -523,14 +538,14 @@ static int session_join(struct zk_member *z, int new_epoch, uint64_t give_up, ch
 		if (__atomic_load_n(&z->stop, __ATOMIC_ACQUIRE))
 			return -1;
 		int wait = (int)(2 * h->zk_session_ms > 2000 ? 2 * h->zk_session_ms : 2000);
-		struct spate_zk *zk = spate_zk_open(h->zookeeper, h->zk_root, (int)h->zk_session_ms,
-						    wait, h->keys.zk_digest[0] ? h->keys.zk_digest : NULL,
-						    err, errlen);
+		struct spate_zk *zk =
+			spate_zk_open(h->zookeeper, h->zk_root, (int)h->zk_session_ms, wait,
+				      h->keys.zk_digest[0] ? h->keys.zk_digest : NULL, err, errlen);
 		if (zk != NULL) {
 			int rc = new_epoch ? spate_zk_new_epoch(zk, h->host_id, &z->epoch) : 0;
 			if (rc != 0)
-				snprintf(err, errlen, "spated: zookeeper %s: new epoch: %s", h->zookeeper,
-					 spate_zk_error(rc));
+				snprintf(err, errlen, "spated: zookeeper %s: new epoch: %s",
+					 h->zookeeper, spate_zk_error(rc));
 			else
 				new_epoch = 0, rc = join(z, zk, err, errlen);
 			if (rc == 0) {
@@ -544,14 +559,14 @@ static int session_join(struct zk_member *z, int new_epoch, uint64_t give_up, ch
 		if (give_up != 0 && now_ms() >= give_up)
 			return -1;
 		if (tries++ % 10 == 0)
-			fprintf(stderr, "spated: zookeeper %s: %s; trying again\n", h->zookeeper, err);
+			fprintf(stderr, "spated: zookeeper %s: %s; trying again\n", h->zookeeper,
+				err);
 		usleep(200000);
 	}
 }
 
 struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint32_t lcores,
-				  struct host_view *view, uint32_t *epoch, char *err,
-				  size_t errlen)
+				  struct host_view *view, uint32_t *epoch, char *err, size_t errlen)
 {
 	struct zk_member *z = calloc(1, sizeof(*z));
 	int rc;
@@ -574,13 +589,14 @@ struct zk_member *zk_member_start(const struct host_conf *h, uint32_t ipv4, uint
 	}
 	z->rank = host_conf_front_rank(h, h->host_id);
 	for (uint32_t i = 0; i < h->n_peers; i++)
-		for (uint32_t l = 0; l < h->peer[i].lcores && z->n_workers < SPATED_MATCH_MAX; l++) {
+		for (uint32_t l = 0; l < h->peer[i].lcores && z->n_workers < SPATED_MATCH_MAX;
+		     l++) {
 			z->w_host[z->n_workers] = h->peer[i].host;
 			z->w_lcore[z->n_workers++] = l;
 		}
-	snprintf(z->info, sizeof(z->info), "role=%s ipv4=%u.%u.%u.%u lcores=%u epoch=",
-		 host_conf_role_name(h->role), ipv4 >> 24, (ipv4 >> 16) & 0xff, (ipv4 >> 8) & 0xff,
-		 ipv4 & 0xff, lcores);
+	snprintf(z->info, sizeof(z->info),
+		 "role=%s ipv4=%u.%u.%u.%u lcores=%u epoch=", host_conf_role_name(h->role),
+		 ipv4 >> 24, (ipv4 >> 16) & 0xff, (ipv4 >> 8) & 0xff, ipv4 & 0xff, lcores);
 	uint64_t give_up = now_ms() + ZK_START_MS;
 	if (session_join(z, 1, give_up, err, errlen) != 0)
 		goto fail;

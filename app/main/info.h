@@ -11,8 +11,8 @@
 #include "matcher/spate_matcher.h"
 
 struct spated_info {
-	const char *version;    /* SPATE_RELEASE */
-	const char *dpdk;       /* rte_version() */
+	const char *version; /* SPATE_RELEASE */
+	const char *dpdk;    /* rte_version() */
 	double uptime_s;
 	uint64_t subscriptions; /* stored on this host */
 	uint64_t clients;       /* owners with at least one subscription */

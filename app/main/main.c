@@ -63,7 +63,8 @@ static void on_usr1(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: spated [-c FILE] [--check-config] [--salvage-journal] [--version] [-- EAL args]\n"
+		"usage: spated [-c FILE] [--check-config] [--salvage-journal] [--version] [-- EAL "
+		"args]\n"
 		"  -c, --config FILE   libconfig file (groups 'spate' and 'spated')\n"
 		"      --check-config  validate the configuration and exit\n"
 		"      --salvage-journal  a journal damaged before its tail: keep it aside as\n"
@@ -139,7 +140,8 @@ static void print_stats(struct house *h, uint64_t now)
 	category_dir_per_worker(pipeline_dir(h->pl), n, cats, subs);
 	printf("{\"spated\":\"pipeline\",\"workers\":[");
 	for (uint32_t w = 0; w < n; w++)
-		printf("%s{\"categories\":%u,\"subs\":%" PRIu64 "}", w ? "," : "", cats[w], subs[w]);
+		printf("%s{\"categories\":%u,\"subs\":%" PRIu64 "}", w ? "," : "", cats[w],
+		       subs[w]);
 	if (rte_eth_stats_get(h->port_id, &es) != 0)
 		memset(&es, 0, sizeof(es));
 	printf("],\"port\":{\"ipackets\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
@@ -261,7 +263,8 @@ int main(int argc, char **argv)
 	/* This start only: never a setting, so it cannot stay on. */
 	conf.ops.journal.salvage = salvage;
 	if (salvage && conf.ops.journal_path[0] == '\0') {
-		fprintf(stderr, "spated: --salvage-journal: no journal is configured (journal.path)\n");
+		fprintf(stderr,
+			"spated: --salvage-journal: no journal is configured (journal.path)\n");
 		spated_conf_free(&conf);
 		return 2;
 	}
@@ -317,19 +320,19 @@ int main(int argc, char **argv)
 	struct sizing_in sz = {
 		.mem = sizing_memory(),
 		.mbuf_bytes = rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + PKT_META_SIZE +
-							RTE_PKTMBUF_HEADROOM + room, 0, NULL),
+								RTE_PKTMBUF_HEADROOM + room,
+							0, NULL),
 		.msg_bytes = rte_mempool_calc_obj_size(sizeof(struct pl_msg), 0, NULL),
 		.workers = conf.lcores.n_match,
 	};
 	sizing_derive(&conf, &sz);
 	printf("spated: sizing: %" PRIu64 " MB to size from: mbufs %u (%zu MB), msgs %u (%zu MB), "
-	       "ring_size %u, backlog_max %u\n", sz.mem >> 20, conf.mbufs,
-	       (size_t)conf.mbufs * sz.mbuf_bytes >> 20, conf.msgs,
+	       "ring_size %u, backlog_max %u\n",
+	       sz.mem >> 20, conf.mbufs, (size_t)conf.mbufs * sz.mbuf_bytes >> 20, conf.msgs,
 	       (size_t)conf.msgs * sz.msg_bytes >> 20, conf.ring_size, conf.backlog_max);
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("spated_mbufs", conf.mbufs, 256,
-							 PKT_META_SIZE,
-							 (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
-							 rte_socket_id());
+	struct rte_mempool *mp =
+		rte_pktmbuf_pool_create("spated_mbufs", conf.mbufs, 256, PKT_META_SIZE,
+					(uint16_t)(room + RTE_PKTMBUF_HEADROOM), rte_socket_id());
 	if (mp == NULL)
 		rte_exit(EXIT_FAILURE, "rte_pktmbuf_pool_create(%u mbufs): err=%d, port=%u\n",
 			 conf.mbufs, rte_errno, port_id);
@@ -347,7 +350,8 @@ int main(int argc, char **argv)
 	uint32_t epoch = 1;
 	if (conf.hosts.role != SPATED_ROLE_BOTH && conf.hosts.zookeeper[0] == '\0') {
 		epoch = static_epoch();
-		printf("spated: static peers: this incarnation is epoch %u (its boot time)\n", epoch);
+		printf("spated: static peers: this incarnation is epoch %u (its boot time)\n",
+		       epoch);
 	}
 	if (conf.hosts.zookeeper[0] != '\0') {
 		host_view_init(&view);
@@ -357,8 +361,8 @@ int main(int argc, char **argv)
 		if (zk == NULL)
 			rte_exit(EXIT_FAILURE, "%s\n", err);
 	}
-	struct pipeline *pl = pipeline_create(&conf, n_ports, ports, macs, mp, epoch,
-					      zk != NULL ? &view : NULL);
+	struct pipeline *pl =
+		pipeline_create(&conf, n_ports, ports, macs, mp, epoch, zk != NULL ? &view : NULL);
 	if (conf.ops.journal_path[0] != '\0' && !zk_member_serves(zk)) {
 		/* another front took this front's service over while it was
 		 * away: it holds those subscriptions now, ours are stale (a
@@ -366,7 +370,8 @@ int main(int argc, char **argv)
 		char aside[sizeof(conf.ops.journal_path) + 32];
 		snprintf(aside, sizeof(aside), "%s.stale-%u", conf.ops.journal_path, epoch);
 		if (rename(conf.ops.journal_path, aside) == 0)
-			fprintf(stderr, "spated: a standby: the journal is stale, moved to %s\n", aside);
+			fprintf(stderr, "spated: a standby: the journal is stale, moved to %s\n",
+				aside);
 	}
 	if (conf.ops.journal_path[0] != '\0') {
 		spated_durable = pipeline_journal_open(pl, err, sizeof(err));
@@ -379,10 +384,15 @@ int main(int argc, char **argv)
 	 * matcher and the settings (stage_cluster_poll calls control_poll). */
 	/* On a match host the link stage's lcore (the cluster's) runs them:
 	 * no clustering commands there, `show cluster` everywhere. */
-	struct control_target ctl = { &conf, conf_path, pipeline_matcher(pl),
-				      pipeline_cluster_lcore(pl), pipeline_link(pl),
-				      conf.hosts.role == SPATED_ROLE_MATCH ? NULL : pipeline_dir(pl),
-				      n_ports, ports };
+	struct control_target ctl = { &conf,
+				      conf_path,
+				      pipeline_matcher(pl),
+				      pipeline_cluster_lcore(pl),
+				      pipeline_link(pl),
+				      conf.hosts.role == SPATED_ROLE_MATCH ? NULL
+									   : pipeline_dir(pl),
+				      n_ports,
+				      ports };
 	if (control_start(&ctl, err, sizeof(err)) != 0)
 		rte_exit(EXIT_FAILURE, "%s\n", err);
 	struct metrics_source msrc = { pl, mp, ports, n_ports };
@@ -391,12 +401,12 @@ int main(int argc, char **argv)
 
 	char mac_s[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_ether_format_addr(mac_s, sizeof(mac_s), &mac);
-	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u ports=%u mac=%s workers=%u lcores=%u mtu=%u"
+	printf("spated: ready ipv4=%u.%u.%u.%u udp=%u port=%u ports=%u mac=%s workers=%u lcores=%u "
+	       "mtu=%u"
 	       " role=%s host=%u\n",
-	       conf.ipv4 >> 24, (conf.ipv4 >> 16) & 0xff, (conf.ipv4 >> 8) & 0xff,
-	       conf.ipv4 & 0xff, conf.udp_port, port_id, n_ports, mac_s, pipeline_workers(pl),
-	       rte_lcore_count(), conf.mtu, host_conf_role_name(conf.hosts.role),
-	       conf.hosts.host_id);
+	       conf.ipv4 >> 24, (conf.ipv4 >> 16) & 0xff, (conf.ipv4 >> 8) & 0xff, conf.ipv4 & 0xff,
+	       conf.udp_port, port_id, n_ports, mac_s, pipeline_workers(pl), rte_lcore_count(),
+	       conf.mtu, host_conf_role_name(conf.hosts.role), conf.hosts.host_id);
 	fflush(stdout);
 
 	struct house h = { .pl = pl, .zk = zk, .port_id = port_id, .hz = rte_get_timer_hz() };
@@ -406,8 +416,9 @@ int main(int argc, char **argv)
 	h.rcu_warn_ms = conf.rcu_warn_ms;
 	service_ready();
 	pipeline_run(pl, housekeeping, &h);
-	service_stopping(h.exit_code == 3 ? "fenced by ZooKeeper" :
-			 h.exit_code == 4 ? "the front restarted" : "asked to stop");
+	service_stopping(h.exit_code == 3   ? "fenced by ZooKeeper"
+			 : h.exit_code == 4 ? "the front restarted"
+					    : "asked to stop");
 	metrics_stop(); /* it reads the ports and the pipeline */
 
 	print_stats(&h, rte_get_timer_cycles());

@@ -42,8 +42,8 @@ static void send_status(void)
 
 	spated_info_get(&in);
 	spated_counters_sum(&c);
-	uint64_t dropped = c.ring_full_rx + c.ring_full_tx + c.tx_drops + c.no_mbuf +
-			   c.msg_no_memory;
+	uint64_t dropped =
+		c.ring_full_rx + c.ring_full_tx + c.tx_drops + c.no_mbuf + c.msg_no_memory;
 	snprintf(line, sizeof(line),
 		 "STATUS=up %.0f s; %" PRIu64 " subscriptions of %" PRIu64 " clients; %" PRIu64
 		 " events, %" PRIu64 " matches, %" PRIu64 " notifications; %" PRIu64 " dropped",

@@ -8,7 +8,6 @@
 
 extern int spated_logtype;
 
-#define SPATED_LOG(level, ...) \
-	rte_log(RTE_LOG_##level, spated_logtype, "spate: " __VA_ARGS__)
+#define SPATED_LOG(level, ...) rte_log(RTE_LOG_##level, spated_logtype, "spate: " __VA_ARGS__)
 
 #endif

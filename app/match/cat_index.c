@@ -10,7 +10,7 @@
 #include "matcher/spate_idmap.h"
 
 struct cat_index {
-	struct drt_category *drt;            /* or: */
+	struct drt_category *drt; /* or: */
 	const struct spate_engine_ops *ops;
 	struct spate_engine *eng;
 	struct spate_idmap *subs; /* id -> owned struct spate_sub (one block) */
@@ -117,8 +117,7 @@ int cat_index_del(struct cat_index *ci, uint64_t id)
 	return 0;
 }
 
-int cat_index_match(struct cat_index *ci, const struct spate_event *ev,
-		    struct spate_matchvec *mv)
+int cat_index_match(struct cat_index *ci, const struct spate_event *ev, struct spate_matchvec *mv)
 {
 	return ci->drt ? drt_category_match(ci->drt, ev, mv) : ci->ops->match(ci->eng, ev, mv);
 }
@@ -202,8 +201,8 @@ static void visit_sub(uint64_t key, void *val, void *ctx)
 	v->fn(v->ctx, val);
 }
 
-void cat_index_foreach(const struct cat_index *ci,
-		       void (*fn)(void *ctx, const struct spate_sub *s), void *ctx)
+void cat_index_foreach(const struct cat_index *ci, void (*fn)(void *ctx, const struct spate_sub *s),
+		       void *ctx)
 {
 	struct visit v = { fn, ctx };
 

@@ -28,8 +28,7 @@ int cat_index_add(struct cat_index *ci, const struct spate_sub *s);
 int cat_index_del(struct cat_index *ci, uint64_t id);
 /* Append every matching subscription to mv (pointers valid until the
  * next change of this index). 0 or -SPATE_E_NO_MEMORY. */
-int cat_index_match(struct cat_index *ci, const struct spate_event *ev,
-		    struct spate_matchvec *mv);
+int cat_index_match(struct cat_index *ci, const struct spate_event *ev, struct spate_matchvec *mv);
 /* Move every subscription of `from` into `into` and destroy `from`.
  * 0, or -SPATE_E_NO_MEMORY (then both stay valid, none is lost: the ones
  * not moved are still in `from`). */
@@ -37,7 +36,7 @@ int cat_index_merge(struct cat_index *into, struct cat_index *from);
 size_t cat_index_count(const struct cat_index *ci);
 /* Visit every subscription (no particular order; no change meanwhile):
  * a move between hosts ships them one by one. */
-void cat_index_foreach(const struct cat_index *ci,
-		       void (*fn)(void *ctx, const struct spate_sub *s), void *ctx);
+void cat_index_foreach(const struct cat_index *ci, void (*fn)(void *ctx, const struct spate_sub *s),
+		       void *ctx);
 
 #endif

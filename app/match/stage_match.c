@@ -47,19 +47,19 @@ struct stage_match {
 	struct ring_out *peer_out; /* [n_workers], unused for self */
 	struct tx_out to_tx;
 	struct ring_out feedback;
-	struct ring_out to_link;   /* handoffs to other hosts (match hosts) */
+	struct ring_out to_link; /* handoffs to other hosts (match hosts) */
 	struct rte_mempool *msg_pool;
 	const char *cat_engine;
 	double cat_cell;
-	bool cpu_accounting;       /* match_cpu_ns (spated.cpu_accounting) */
+	bool cpu_accounting; /* match_cpu_ns (spated.cpu_accounting) */
 	struct notifier *nt;
-	struct spate_idmap *cats;  /* category id -> struct mcat */
+	struct spate_idmap *cats; /* category id -> struct mcat */
 	struct spate_matchvec mv;
 	struct park *free_parks;
-	uint32_t *ready;           /* categories to drain: a merge into them completed */
+	uint32_t *ready; /* categories to drain: a merge into them completed */
 	size_t n_ready, cap_ready;
 	uint32_t drop_gen[PL_FRONTS]; /* PL_DROP_FRONTs run, per front rank */
-	struct park *early;        /* handoffs from a later drop generation */
+	struct park *early;           /* handoffs from a later drop generation */
 	/* match hosts: how far each front's events are matched here, told to
 	 * its front (PL_DONE) so that it can count what a death of this host
 	 * loses; held back while any event part waits parked */
@@ -160,8 +160,13 @@ static void reply(struct stage_match *s, const struct pl_reply *r, int code)
 static struct spate_event event_view(const struct pl_event *pe)
 {
 	return (struct spate_event){
-		.id = pe->id, .lon = pe->lon, .lat = pe->lat,
-		.n_kw = pe->n_kw, .n_attr = pe->n_attr, .kw = pe->kw, .attr = pe->attr,
+		.id = pe->id,
+		.lon = pe->lon,
+		.lat = pe->lat,
+		.n_kw = pe->n_kw,
+		.n_attr = pe->n_attr,
+		.kw = pe->kw,
+		.attr = pe->attr,
 	};
 }
 

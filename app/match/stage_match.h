@@ -31,15 +31,15 @@ struct stage_match_conf {
 	struct rte_ring **peer_in;  /* [n_workers]: handoffs from worker w (NULL: self) */
 	struct rte_ring **peer_out; /* [n_workers]: handoffs to worker w (NULL: self) */
 	struct rte_ring *to_tx;
-	struct rte_ring *feedback;  /* to the cluster stage */
-	struct rte_ring *to_link;   /* match host: handoffs to another host (MOVE to
+	struct rte_ring *feedback; /* to the cluster stage */
+	struct rte_ring *to_link;  /* match host: handoffs to another host (MOVE to
 				     * worker n_workers); NULL on one box */
 	struct rte_mempool *msg_pool, *pkt_pool;
-	const char *cat_engine;     /* index inside each category: "drt" or a lib engine */
-	double cat_cell;            /* DRt's second-level cell, degrees */
+	const char *cat_engine; /* index inside each category: "drt" or a lib engine */
+	double cat_cell;        /* DRt's second-level cell, degrees */
 	size_t max_payload;
 	uint32_t max_messages;
-	bool cpu_accounting;        /* count match_cpu_ns (spated.cpu_accounting) */
+	bool cpu_accounting; /* count match_cpu_ns (spated.cpu_accounting) */
 };
 
 struct stage_match;

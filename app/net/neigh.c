@@ -30,7 +30,8 @@ static struct neigh_entry *find(struct neigh_table *t, uint32_t ip, bool *found)
 			e->last_use = t->tick;
 			return e;
 		}
-		if (victim == NULL || e->ip == 0 || (victim->ip != 0 && e->last_use < victim->last_use))
+		if (victim == NULL || e->ip == 0 ||
+		    (victim->ip != 0 && e->last_use < victim->last_use))
 			victim = e;
 	}
 	*found = false;
@@ -56,8 +57,7 @@ bool neigh_learn(struct neigh_table *t, uint32_t ip, const struct rte_ether_addr
 {
 	bool found;
 	struct neigh_entry *e = entry(t, ip, &found);
-	bool news = !found || !e->valid || !rte_is_same_ether_addr(&e->mac, mac) ||
-		    e->port != port;
+	bool news = !found || !e->valid || !rte_is_same_ether_addr(&e->mac, mac) || e->port != port;
 
 	e->valid = true;
 	e->mac = *mac;

@@ -25,18 +25,18 @@
 #define NEIGH_SET_BITS 10
 #define NEIGH_SETS (1u << NEIGH_SET_BITS)
 #define NEIGH_WAYS 4
-#define NEIGH_HOLD 4         /* frames held per unresolved host */
-#define NEIGH_HELD_MAX 256   /* frames held in all: the pool stays for traffic */
+#define NEIGH_HOLD 4       /* frames held per unresolved host */
+#define NEIGH_HELD_MAX 256 /* frames held in all: the pool stays for traffic */
 
 struct neigh_entry {
-	uint32_t ip;             /* host order; 0 = free */
-	bool valid;              /* mac known (else: ARP request pending) */
+	uint32_t ip; /* host order; 0 = free */
+	bool valid;  /* mac known (else: ARP request pending) */
 	uint8_t n_held;
-	uint16_t port;           /* the port it was learned on */
+	uint16_t port; /* the port it was learned on */
 	struct rte_ether_addr mac;
-	uint64_t last_use;       /* table tick: LRU */
-	uint64_t last_request;   /* tsc of the last ARP request sent */
-	uint64_t first_request;  /* tsc of the first unanswered one */
+	uint64_t last_use;      /* table tick: LRU */
+	uint64_t last_request;  /* tsc of the last ARP request sent */
+	uint64_t first_request; /* tsc of the first unanswered one */
 	void *held[NEIGH_HOLD];
 };
 

@@ -41,11 +41,11 @@ struct net {
 	uint16_t n_ports;
 	uint16_t ports[NET_PORTS_MAX];
 	struct rte_ether_addr macs[NET_PORTS_MAX];
-	uint32_t ip;         /* host order */
+	uint32_t ip; /* host order */
 	uint16_t udp_port;
-	uint16_t mtu;        /* longest IP packet taken in (0: any) */
+	uint16_t mtu; /* longest IP packet taken in (0: any) */
 	uint16_t ip_id;
-	uint64_t arp_gap;    /* tsc cycles between ARP requests for one address */
+	uint64_t arp_gap; /* tsc cycles between ARP requests for one address */
 	/* Next hop: a destination outside ip/mask goes to the gateway's MAC
 	 * (gw 0: every destination is on the link, asked for by ARP). */
 	uint32_t mask, gw;
@@ -114,8 +114,7 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to);
 void net_udp_output_from(struct net *n, struct rte_mbuf *m, uint16_t src_port,
 			 struct spate_dest to);
 /* ip -> mac behind port learned (TX's table): send what was held for it. */
-void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac,
-		       uint16_t port);
+void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac, uint16_t port);
 /* Drop what waited too long for an ARP answer (call now and then). */
 void net_neigh_expire(struct net *n);
 /* Hand a finished frame to n->emit. */

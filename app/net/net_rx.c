@@ -50,15 +50,14 @@ static int udp_cksum_ok(const struct rte_ipv4_hdr *ip, const struct rte_udp_hdr 
 bool net_shed_cksum_ok(struct rte_mbuf *m, const uint8_t *buf, size_t len)
 {
 	/* udp_input's frame: Ethernet, IPv4, UDP, then buf */
-	const struct rte_ipv4_hdr *ip =
-		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								sizeof(struct rte_ether_hdr));
 	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)buf - 1;
 
 	return udp->dgram_cksum == 0 || udp_cksum_ok(ip, udp, len + sizeof(*udp));
 }
 
-static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
-		      size_t ip_len)
+static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, size_t ip_len)
 {
 	size_t ihl = rte_ipv4_hdr_len(ip);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)((uint8_t *)ip + ihl);
@@ -113,8 +112,7 @@ static int to_peer_port(const struct net *n, const struct rte_ipv4_hdr *ip, size
 	return rte_be_to_cpu_16(udp->dst_port) == n->peer_port;
 }
 
-static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *eth,
-		       size_t len)
+static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *eth, size_t len)
 {
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	size_t l3 = len - sizeof(*eth), ihl, tot;
@@ -142,7 +140,8 @@ static void ipv4_input(struct net *n, struct rte_mbuf *m, struct rte_ether_hdr *
 		goto drop;
 	}
 	/* No reassembly: a Spate datagram always fits one frame. */
-	if (rte_be_to_cpu_16(ip->fragment_offset) & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
+	if (rte_be_to_cpu_16(ip->fragment_offset) &
+	    (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
 		spated_cnt.ip_fragment++;
 		goto drop;
 	}

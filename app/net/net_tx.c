@@ -32,8 +32,7 @@ void net_udp_output(struct net *n, struct rte_mbuf *m, struct spate_dest to)
 	net_udp_output_from(n, m, n->udp_port, to);
 }
 
-void net_udp_output_from(struct net *n, struct rte_mbuf *m, uint16_t src_port,
-			 struct spate_dest to)
+void net_udp_output_from(struct net *n, struct rte_mbuf *m, uint16_t src_port, struct spate_dest to)
 {
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
@@ -96,8 +95,7 @@ void net_udp_output_from(struct net *n, struct rte_mbuf *m, uint16_t src_port,
 	rte_pktmbuf_free(m);
 }
 
-void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac,
-		       uint16_t port)
+void net_neigh_learned(struct net *n, uint32_t ip, const struct rte_ether_addr *mac, uint16_t port)
 {
 	void *held[NEIGH_HOLD];
 	unsigned int k = neigh_take_held(&n->neigh, ip, held);

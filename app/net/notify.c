@@ -25,11 +25,11 @@ struct match_pair {
 struct receiver {
 	struct spate_dest dest;
 	int used;
-	int open;          /* w holds NOTIFY messages not yet sent */
+	int open; /* w holds NOTIFY messages not yet sent */
 	uint32_t next_seq;
 	uint64_t last_use; /* notifier tick of the last lookup: LRU */
 	struct spate_writer w;
-	uint8_t *buf;      /* max_payload bytes */
+	uint8_t *buf; /* max_payload bytes */
 };
 
 struct notifier {
@@ -48,8 +48,8 @@ struct notifier {
 	size_t cap;
 };
 
-struct notifier *notifier_create(size_t max_payload, uint32_t max_messages,
-				 spated_send_fn send, void *ctx)
+struct notifier *notifier_create(size_t max_payload, uint32_t max_messages, spated_send_fn send,
+				 void *ctx)
 {
 	struct notifier *n = calloc(1, sizeof(*n));
 	uint8_t *bufs;
@@ -178,8 +178,8 @@ void notifier_reply(struct notifier *n, struct spate_dest to, uint8_t req_type, 
 			open_datagram(n, r);
 		else if (r->w.count >= n->max_messages)
 			next_datagram(n, r);
-		int rc = code == 0 ? spate_put_ack(&r->w, req_type, req_seq, id) :
-				     spate_put_nack(&r->w, req_type, (uint8_t)code, req_seq, id);
+		int rc = code == 0 ? spate_put_ack(&r->w, req_type, req_seq, id)
+				   : spate_put_nack(&r->w, req_type, (uint8_t)code, req_seq, id);
 		if (rc == 0) {
 			if (code == 0)
 				spated_cnt.acks++;
@@ -191,8 +191,8 @@ void notifier_reply(struct notifier *n, struct spate_dest to, uint8_t req_type, 
 	}
 }
 
-void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id,
-		  const uint64_t *ids, size_t count)
+void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id, const uint64_t *ids,
+		  size_t count)
 {
 	struct receiver *r = receiver_get(n, to);
 

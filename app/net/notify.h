@@ -25,19 +25,18 @@ struct notifier;
 
 /* max_payload: largest UDP payload (fits the MTU); max_messages: the
  * per-datagram message limit receivers enforce. NULL on no memory. */
-struct notifier *notifier_create(size_t max_payload, uint32_t max_messages,
-				 spated_send_fn send, void *ctx);
+struct notifier *notifier_create(size_t max_payload, uint32_t max_messages, spated_send_fn send,
+				 void *ctx);
 void notifier_destroy(struct notifier *n);
 
 /* Queue NOTIFY(event_id, ids[0..count)) for `to`, split over several
  * messages and datagrams when it does not fit. */
-void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id,
-		  const uint64_t *ids, size_t count);
+void notifier_add(struct notifier *n, struct spate_dest to, uint64_t event_id, const uint64_t *ids,
+		  size_t count);
 
 /* Queue NOTIFYs for every match of one event: grouped by destination,
  * each receiver gets its sub ids ascending. 0 or -SPATE_E_NO_MEMORY. */
-int notifier_add_matches(struct notifier *n, uint64_t event_id,
-			 const struct spate_matchvec *mv);
+int notifier_add_matches(struct notifier *n, uint64_t event_id, const struct spate_matchvec *mv);
 
 /* Queue an ACK (code 0) or NACK (code = enum spate_err) for `to` in the
  * same open datagram as its notifications. */

@@ -20,11 +20,12 @@ void port_start(uint16_t port_id, struct rte_mempool *mp, uint16_t n_rxq, uint16
 	if (rc != 0)
 		rte_exit(EXIT_FAILURE, "rte_eth_dev_info_get: err=%d, port=%u\n", rc, port_id);
 	if (mtu > info.max_mtu)
-		rte_exit(EXIT_FAILURE, "mtu %u above the port's maximum %u: err=%d, port=%u\n",
-			 mtu, info.max_mtu, -EINVAL, port_id);
+		rte_exit(EXIT_FAILURE, "mtu %u above the port's maximum %u: err=%d, port=%u\n", mtu,
+			 info.max_mtu, -EINVAL, port_id);
 	if (n_rxq > info.max_rx_queues)
 		rte_exit(EXIT_FAILURE,
-			 "spated.lcores.rx asks for %u RX queues, the port has %u (net_af_packet: add qpairs=%u to the vdev): err=%d, port=%u\n",
+			 "spated.lcores.rx asks for %u RX queues, the port has %u (net_af_packet: "
+			 "add qpairs=%u to the vdev): err=%d, port=%u\n",
 			 n_rxq, info.max_rx_queues, n_rxq, -EINVAL, port_id);
 	/* Several queues: the same flow (one client's socket) always to the
 	 * same queue, so each client's datagrams stay in order. */
@@ -38,12 +39,14 @@ void port_start(uint16_t port_id, struct rte_mempool *mp, uint16_t n_rxq, uint16
 		rte_exit(EXIT_FAILURE, "rte_eth_dev_configure: err=%d, port=%u\n", rc, port_id);
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &rx_desc, &tx_desc);
 	if (rc != 0)
-		rte_exit(EXIT_FAILURE, "rte_eth_dev_adjust_nb_rx_tx_desc: err=%d, port=%u\n", rc, port_id);
+		rte_exit(EXIT_FAILURE, "rte_eth_dev_adjust_nb_rx_tx_desc: err=%d, port=%u\n", rc,
+			 port_id);
 	for (uint16_t q = 0; q < n_rxq; q++) {
 		rc = rte_eth_rx_queue_setup(port_id, q, rx_desc, (unsigned int)socket, NULL, mp);
 		if (rc != 0)
-			rte_exit(EXIT_FAILURE, "rte_eth_rx_queue_setup(queue %u): err=%d, port=%u\n",
-				 q, rc, port_id);
+			rte_exit(EXIT_FAILURE,
+				 "rte_eth_rx_queue_setup(queue %u): err=%d, port=%u\n", q, rc,
+				 port_id);
 	}
 	rc = rte_eth_tx_queue_setup(port_id, 0, tx_desc, (unsigned int)socket, NULL);
 	if (rc != 0)

@@ -45,17 +45,21 @@ static void advice(FILE *f, const char *conf_path, int eal_argc, char **eal_argv
 	if (no_pci)
 		fprintf(f, "--no-pci is among them: the EAL looks at no PCI device.\n");
 	else if (allowed[0] != '\0')
-		fprintf(f, "They allow %s, but no DPDK driver took it: is it bound to vfio-pci\n"
-			   "(dpdk-devbind.py --status), and is the address right?\n", allowed);
+		fprintf(f,
+			"They allow %s, but no DPDK driver took it: is it bound to vfio-pci\n"
+			"(dpdk-devbind.py --status), and is the address right?\n",
+			allowed);
 	fprintf(f,
 		"To use a NIC, bind it to vfio-pci and allow it in spated.eal:\n"
 		"  modprobe vfio-pci\n"
-		"  dpdk-devbind.py --status             # the NIC's PCI address, e.g. 0000:01:00.0\n"
+		"  dpdk-devbind.py --status             # the NIC's PCI address, e.g. "
+		"0000:01:00.0\n"
 		"  ip link set <its interface> down\n"
 		"  dpdk-devbind.py --bind=vfio-pci 0000:01:00.0\n"
 		"  eal = [ \"-a\", \"0000:01:00.0\", ... ];  # in spated.conf, without --no-pci\n"
 		"(Mellanox ConnectX needs no binding: it stays on mlx5_core.) Without a NIC, a\n"
-		"kernel interface through a vdev: port: { device = \"net_af_packet0,iface=eth1\"; };\n"
+		"kernel interface through a vdev: port: { device = \"net_af_packet0,iface=eth1\"; "
+		"};\n"
 		"More in docs/operations.md, \"Binding a NIC\".\n");
 }
 
@@ -71,13 +75,13 @@ uint16_t port_find(const struct spated_conf *conf, bool by_name, const char *con
 			name[strcspn(name, ",")] = '\0';
 			int rc = rte_eth_dev_get_port_by_name(name, &ports[n]);
 			if (rc != 0)
-				rte_exit(EXIT_FAILURE, "no port named '%s': err=%d, port=%u\n", name,
-					 rc, 0u);
+				rte_exit(EXIT_FAILURE, "no port named '%s': err=%d, port=%u\n",
+					 name, rc, 0u);
 			n++;
 		}
 		return n;
 	}
-	RTE_ETH_FOREACH_DEV(p) {
+	RTE_ETH_FOREACH_DEV (p) {
 		if (n == SPATED_PORTS_MAX)
 			rte_exit(EXIT_FAILURE, "more than %d Ethernet ports: err=%d, port=%u\n",
 				 SPATED_PORTS_MAX, -E2BIG, p);

@@ -20,7 +20,7 @@ static uint16_t ports[PORTS_MAX], n_ports;
 static int socks[SOCKS_MAX];
 static unsigned int n_socks;
 static uint64_t kernel_drops, kernel_packets; /* PACKET_STATISTICS clears on read */
-static int snmp_fd = -1; /* /proc/net/snmp, when a port is net_af_packet */
+static int snmp_fd = -1;                      /* /proc/net/snmp, when a port is net_af_packet */
 
 /* The AF_PACKET sockets of this process bound to interface ifindex: the
  * af_packet PMD keeps them in its private queues; /proc/self/fd and
@@ -139,7 +139,8 @@ void port_stats_xstats(void (*fn)(void *ctx, const char *name, uint64_t v), void
 			continue;
 		struct rte_eth_xstat *v = calloc((size_t)n, sizeof(*v));
 		struct rte_eth_xstat_name *names = calloc((size_t)n, sizeof(*names));
-		if (v != NULL && names != NULL && rte_eth_xstats_get(ports[i], v, (unsigned int)n) == n &&
+		if (v != NULL && names != NULL &&
+		    rte_eth_xstats_get(ports[i], v, (unsigned int)n) == n &&
 		    rte_eth_xstats_get_names(ports[i], names, (unsigned int)n) == n) {
 			for (int k = 0; k < n; k++) {
 				char key[RTE_ETH_XSTATS_NAME_SIZE + 8];

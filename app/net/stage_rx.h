@@ -19,7 +19,7 @@ struct stage_rx_conf {
 	struct rte_ether_addr mac;
 	uint32_t ipv4;
 	uint16_t udp_port;
-	uint16_t mtu;       /* longer IP packets are dropped (ip_over_mtu) */
+	uint16_t mtu; /* longer IP packets are dropped (ip_over_mtu) */
 	const struct spate_limits *lim;
 	struct rte_ring *to_cluster, *to_tx;
 	/* inter-host frames (UDP to peer_port) go to the link stage; NULL:

@@ -27,11 +27,11 @@ struct stage_tx_conf {
 	struct rte_mempool *pool;
 	struct rte_ether_addr mac;
 	uint32_t ipv4;
-	uint32_t mask, gw;   /* off-link destinations go through gw (0: none) */
+	uint32_t mask, gw; /* off-link destinations go through gw (0: none) */
 	uint16_t udp_port;
 	size_t max_payload;
 	uint32_t max_messages;
-	uint16_t burst;      /* most frames per rte_eth_tx_burst (tx_desc) */
+	uint16_t burst; /* most frames per rte_eth_tx_burst (tx_desc) */
 	struct rte_ring **in;
 	uint32_t n_in;
 };

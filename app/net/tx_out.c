@@ -24,8 +24,7 @@ int tx_out_init(struct tx_out *t, struct rte_ring *ring, struct rte_mempool *poo
 	return ring_out_init(&t->ring, ring, 0, drop_packet, t);
 }
 
-static void put(struct tx_out *t, struct spate_dest to, const void *buf, size_t len,
-		uint8_t kind)
+static void put(struct tx_out *t, struct spate_dest to, const void *buf, size_t len, uint8_t kind)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(t->pool);
 

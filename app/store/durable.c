@@ -29,8 +29,8 @@ static uint64_t now_us(void)
 }
 
 struct durable *durable_open(const char *path, const struct spate_journal_conf *jc,
-			     spate_journal_apply_fn apply, void *apply_ctx,
-			     struct spate_matcher *m, char *err, size_t errlen)
+			     spate_journal_apply_fn apply, void *apply_ctx, struct spate_matcher *m,
+			     char *err, size_t errlen)
 {
 	struct durable *d = calloc(1, sizeof(*d));
 
@@ -45,7 +45,9 @@ struct durable *durable_open(const char *path, const struct spate_journal_conf *
 		free(d);
 		return NULL;
 	}
-	SPATED_LOG(INFO, "journal %s: replayed %llu records (%llu adds, %llu deletes, %llu refused) in %llu ms, %llu subscriptions\n",
+	SPATED_LOG(INFO,
+		   "journal %s: replayed %llu records (%llu adds, %llu deletes, %llu refused) in "
+		   "%llu ms, %llu subscriptions\n",
 		   path, (unsigned long long)d->replay.records, (unsigned long long)d->replay.adds,
 		   (unsigned long long)d->replay.dels, (unsigned long long)d->replay.refused,
 		   (unsigned long long)((now_us() - t0) / 1000),
@@ -55,16 +57,18 @@ struct durable *durable_open(const char *path, const struct spate_journal_conf *
 		SPATED_LOG(WARNING, "journal %s: cut %llu bytes after the last good record: %s\n",
 			   path, (unsigned long long)rp->cut_bytes, rp->cut_why);
 	if (rp->damage_why != NULL)
-		SPATED_LOG(WARNING, "journal %s: salvaged: damaged at byte %llu (record %llu%s): %s; "
-			   "%s%llu records lost in %llu damaged spans (%llu bytes); %llu sound records "
+		SPATED_LOG(WARNING,
+			   "journal %s: salvaged: damaged at byte %llu (record %llu%s): %s; "
+			   "%s%llu records lost in %llu damaged spans (%llu bytes); %llu sound "
+			   "records "
 			   "replayed (%llu refused); the damaged file is kept as %s\n",
 			   path, (unsigned long long)rp->damaged_at,
 			   (unsigned long long)rp->damaged_record,
 			   rp->damaged_record == 0 ? ", the file header" : "", rp->damage_why,
 			   rp->lost_exact ? "" : "at least ", (unsigned long long)rp->lost_records,
-			   (unsigned long long)rp->damaged_spans, (unsigned long long)rp->lost_bytes,
-			   (unsigned long long)rp->records, (unsigned long long)rp->refused,
-			   rp->aside);
+			   (unsigned long long)rp->damaged_spans,
+			   (unsigned long long)rp->lost_bytes, (unsigned long long)rp->records,
+			   (unsigned long long)rp->refused, rp->aside);
 	/* Start from a snapshot when the log has grown: replay time stays
 	 * proportional to the live subscriptions. */
 	if (spate_journal_compact_due(d->j, spate_matcher_sub_count(m)))

@@ -37,8 +37,8 @@ extern struct durable *spated_durable;
  * matcher whose subscriptions a compaction snapshots. Compacts when due.
  * NULL with err on failure. */
 struct durable *durable_open(const char *path, const struct spate_journal_conf *jc,
-			     spate_journal_apply_fn apply, void *apply_ctx,
-			     struct spate_matcher *m, char *err, size_t errlen);
+			     spate_journal_apply_fn apply, void *apply_ctx, struct spate_matcher *m,
+			     char *err, size_t errlen);
 /* Commit what is pending (synced whatever the policy), close. */
 void durable_close(struct durable *d);
 

@@ -157,8 +157,8 @@ int spate_auth_check(struct spate_auth *a, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-size_t spate_auth_sign(uint8_t *buf, size_t len, size_t cap, uint64_t nonce,
-		       const uint8_t *key, size_t key_len)
+size_t spate_auth_sign(uint8_t *buf, size_t len, size_t cap, uint64_t nonce, const uint8_t *key,
+		       size_t key_len)
 {
 	size_t n = len + SPATE_AUTH_TRAILER_LEN;
 

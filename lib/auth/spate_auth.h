@@ -54,7 +54,7 @@ int spate_auth_check(struct spate_auth *a, const uint8_t *buf, size_t len,
  * been started with SPATE_FLAG_AUTH and have SPATE_AUTH_TRAILER_LEN bytes
  * of room after its `len` bytes. Patches the length, appends the trailer;
  * returns the new length, or 0 on a bad argument. For clients. */
-size_t spate_auth_sign(uint8_t *buf, size_t len, size_t cap, uint64_t nonce,
-		       const uint8_t *key, size_t key_len);
+size_t spate_auth_sign(uint8_t *buf, size_t len, size_t cap, uint64_t nonce, const uint8_t *key,
+		       size_t key_len);
 
 #endif

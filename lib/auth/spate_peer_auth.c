@@ -84,15 +84,16 @@ static int parse_key(struct spate_peer_keyfile *kf, const char **p, const char *
 			return fail_at(err, errlen, path, line, "key id %ld listed twice", id);
 	w = word(p, end, &n);
 	if (w == NULL || n % 2 || n < 2 * SPATE_PEER_KEY_MIN || n > 2 * SPATE_PEER_KEY_MAX)
-		return fail_at(err, errlen, path, line,
-			       "key %ld: want %d to %d hex digits, an even number (openssl rand -hex 32)",
-			       id, 2 * SPATE_PEER_KEY_MIN, 2 * SPATE_PEER_KEY_MAX);
+		return fail_at(
+			err, errlen, path, line,
+			"key %ld: want %d to %d hex digits, an even number (openssl rand -hex 32)",
+			id, 2 * SPATE_PEER_KEY_MIN, 2 * SPATE_PEER_KEY_MAX);
 	struct spate_peer_key *k = &kf->key[kf->n_keys];
 	for (size_t i = 0; i < n; i += 2) {
 		int hi = hexval(w[i]), lo = hexval(w[i + 1]);
 		if (hi < 0 || lo < 0)
-			return fail_at(err, errlen, path, line, "key %ld: '%c%c' is not hex", id, w[i],
-				       w[i + 1]);
+			return fail_at(err, errlen, path, line, "key %ld: '%c%c' is not hex", id,
+				       w[i], w[i + 1]);
 		k->bytes[i / 2] = (uint8_t)(hi << 4 | lo);
 	}
 	k->id = (uint8_t)id;
@@ -133,7 +134,8 @@ int spate_peer_keyfile_parse(const char *text, const char *path, struct spate_pe
 			memcpy(kf->zk_digest, w, n);
 			kf->zk_digest[n] = '\0';
 		} else {
-			fail_at(err, errlen, path, line, "unknown entry '%.*s' (known: key, zk_digest)",
+			fail_at(err, errlen, path, line,
+				"unknown entry '%.*s' (known: key, zk_digest)",
 				(int)(n > 32 ? 32 : n), w);
 			goto fail;
 		}
@@ -144,7 +146,8 @@ int spate_peer_keyfile_parse(const char *text, const char *path, struct spate_pe
 		p = eol ? eol + 1 : end;
 	}
 	if (kf->n_keys == 0) {
-		fail_at(err, errlen, path, line, "no key (a line \"key 1 HEX\"; openssl rand -hex 32)");
+		fail_at(err, errlen, path, line,
+			"no key (a line \"key 1 HEX\"; openssl rand -hex 32)");
 		goto fail;
 	}
 	return 0;
@@ -171,8 +174,10 @@ int spate_peer_keyfile_load(const char *path, struct spate_peer_keyfile *kf, cha
 	}
 	/* the cluster's secret: nobody but its owner may see or change it */
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		snprintf(err, errlen, "%s: mode %04o lets group or others read or write the cluster key: "
-			 "chmod 600 %s", path, (unsigned)(st.st_mode & 07777), path);
+		snprintf(err, errlen,
+			 "%s: mode %04o lets group or others read or write the cluster key: "
+			 "chmod 600 %s",
+			 path, (unsigned)(st.st_mode & 07777), path);
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > FILE_MAX) {
@@ -246,7 +251,8 @@ struct spate_peer_auth *spate_peer_auth_create(const struct spate_peer_key *keys
 				goto fail;
 		a->ctx[i] = EVP_MAC_CTX_new(mac);
 		a->n = i + 1;
-		if (a->ctx[i] == NULL || !EVP_MAC_init(a->ctx[i], keys[i].bytes, keys[i].len, params))
+		if (a->ctx[i] == NULL ||
+		    !EVP_MAC_init(a->ctx[i], keys[i].bytes, keys[i].len, params))
 			goto fail;
 		a->id[i] = keys[i].id;
 	}
@@ -303,7 +309,8 @@ int spate_peer_auth_verify(struct spate_peer_auth *a, const uint8_t *frame, size
 	const uint8_t *tag = frame + len - SPATE_PEER_TAG_LEN;
 	if (a->n == 0) {
 		*slot = 0;
-		return frame[3] == 0 && memcmp(tag, zero, sizeof(zero)) == 0 ? 0 : -SPATE_E_AUTH_FAILED;
+		return frame[3] == 0 && memcmp(tag, zero, sizeof(zero)) == 0 ? 0
+									     : -SPATE_E_AUTH_FAILED;
 	}
 	for (uint32_t i = 0; i < a->n; i++) {
 		if (a->id[i] != frame[3])

@@ -47,7 +47,7 @@ struct spate_peer_key {
 /* What a cluster key file holds. */
 struct spate_peer_keyfile {
 	struct spate_peer_key key[SPATE_PEER_KEYS_MAX];
-	uint32_t n_keys;                     /* >= 1; key[0] signs */
+	uint32_t n_keys;                       /* >= 1; key[0] signs */
 	char zk_digest[SPATE_PEER_DIGEST_MAX]; /* "user:password", "" = none */
 };
 

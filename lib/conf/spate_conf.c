@@ -13,9 +13,9 @@
 #include "matcher/spate_engine.h"
 
 struct int_param {
-	const char *path;  /* relative to the "spate" group */
+	const char *path; /* relative to the "spate" group */
 	long long min, max;
-	size_t offset;     /* of a uint32_t inside struct spate_conf */
+	size_t offset; /* of a uint32_t inside struct spate_conf */
 };
 
 #define CONF_U32(field) offsetof(struct spate_conf, field)
@@ -48,8 +48,8 @@ const config_setting_t *spate_conf_last_error_setting(void)
 	return last_error_setting;
 }
 
-int spate_conf_error(char *err, size_t errlen, const char *path,
-		     const config_setting_t *s, const char *fmt, ...)
+int spate_conf_error(char *err, size_t errlen, const char *path, const config_setting_t *s,
+		     const char *fmt, ...)
 {
 	last_error_setting = s;
 	char msg[400]; /* the longest: an unknown key with the list of known ones */
@@ -60,14 +60,14 @@ int spate_conf_error(char *err, size_t errlen, const char *path,
 	va_end(ap);
 	/* an included file's setting is named by that file */
 	const char *file = s ? config_setting_source_file(s) : NULL;
-	snprintf(err, errlen, "%s:%u: %s", file ? file : path, s ? config_setting_source_line(s) : 0,
-		 msg);
+	snprintf(err, errlen, "%s:%u: %s", file ? file : path,
+		 s ? config_setting_source_line(s) : 0, msg);
 	return -1;
 }
 
 /* The "drt" group: every key is a DRt parameter, validated by its setter. */
-static int read_drt(struct spate_conf *c, const config_setting_t *g, const char *path,
-		    char *err, size_t errlen)
+static int read_drt(struct spate_conf *c, const config_setting_t *g, const char *path, char *err,
+		    size_t errlen)
 {
 	if (!config_setting_is_group(g))
 		return spate_conf_error(err, errlen, path, g, "spate.drt must be a group { ... }");
@@ -86,8 +86,9 @@ static int read_drt(struct spate_conf *c, const config_setting_t *g, const char 
 			snprintf(text, sizeof(text), "%s", config_setting_get_string(s));
 			break;
 		default:
-			return spate_conf_error(err, errlen, path, s, "spate.drt.%s must be a number or a string",
-					  config_setting_name(s));
+			return spate_conf_error(err, errlen, path, s,
+						"spate.drt.%s must be a number or a string",
+						config_setting_name(s));
 		}
 		if (drt_params_set(&c->matcher.params.drt, config_setting_name(s), text, why,
 				   sizeof(why)) != 0)
@@ -114,9 +115,9 @@ static bool conf_number(const config_setting_t *s, double *v)
 
 /* One attribute domain group { [name = "..";] min = ..; max = ..; cells = ..; }
  * (`what` names it in errors); cells defaults to *cells. */
-static int read_domain(const config_setting_t *g, const char *what, bool named,
-		       const char *path, const char **name, double *min, double *max,
-		       long long *cells, char *err, size_t errlen)
+static int read_domain(const config_setting_t *g, const char *what, bool named, const char *path,
+		       const char **name, double *min, double *max, long long *cells, char *err,
+		       size_t errlen)
 {
 	bool have_min = false, have_max = false;
 
@@ -129,13 +130,13 @@ static int read_domain(const config_setting_t *g, const char *what, bool named,
 		if (named && strcmp(key, "name") == 0) {
 			*name = config_setting_get_string(s);
 			if (*name == NULL)
-				return spate_conf_error(err, errlen, path, s, "%s.name must be a string",
-							what);
+				return spate_conf_error(err, errlen, path, s,
+							"%s.name must be a string", what);
 		} else if (strcmp(key, "min") == 0 || strcmp(key, "max") == 0) {
 			bool is_min = strcmp(key, "min") == 0;
 			if (!conf_number(s, is_min ? min : max))
-				return spate_conf_error(err, errlen, path, s, "%s.%s must be a number",
-							what, key);
+				return spate_conf_error(err, errlen, path, s,
+							"%s.%s must be a number", what, key);
 			if (is_min)
 				have_min = true;
 			else
@@ -148,8 +149,8 @@ static int read_domain(const config_setting_t *g, const char *what, bool named,
 			*cells = config_setting_get_int64(s);
 		} else {
 			return spate_conf_error(err, errlen, path, s,
-						"%s: unknown key '%s' (%smin, max, cells)", what, key,
-						named ? "name, " : "");
+						"%s: unknown key '%s' (%smin, max, cells)", what,
+						key, named ? "name, " : "");
 		}
 	}
 	if (named && *name == NULL)
@@ -173,11 +174,12 @@ static int read_schema(struct spate_conf *c, const config_setting_t *top, const 
 
 	if ((s = config_setting_lookup((config_setting_t *)top, "attribute_default")) != NULL) {
 		cells = sc->dflt.cells;
-		if (read_domain(s, "spate.attribute_default", false, path, &name, &min, &max, &cells,
-				err, errlen) != 0)
+		if (read_domain(s, "spate.attribute_default", false, path, &name, &min, &max,
+				&cells, err, errlen) != 0)
 			return -1;
 		if (spate_schema_check_domain(min, max, cells, why, sizeof(why)) != 0)
-			return spate_conf_error(err, errlen, path, s, "spate.attribute_default: %s", why);
+			return spate_conf_error(err, errlen, path, s, "spate.attribute_default: %s",
+						why);
 		sc->dflt = (struct spate_attr_domain){ min, max, (uint32_t)cells };
 	}
 	if ((s = config_setting_lookup((config_setting_t *)top, "attributes")) == NULL)
@@ -197,8 +199,8 @@ static int read_schema(struct spate_conf *c, const config_setting_t *top, const 
 	return 0;
 }
 
-static int read_engine(struct spate_conf *c, const config_setting_t *s, const char *path,
-		       char *err, size_t errlen)
+static int read_engine(struct spate_conf *c, const config_setting_t *s, const char *path, char *err,
+		       size_t errlen)
 {
 	const char *name = config_setting_get_string(s);
 
@@ -210,15 +212,16 @@ static int read_engine(struct spate_conf *c, const config_setting_t *s, const ch
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 list[0] ? ", " : "", (*e)->name);
 		return spate_conf_error(err, errlen, path, s,
-					"spate.engine: unknown engine '%s' (known: %s)", name, list);
+					"spate.engine: unknown engine '%s' (known: %s)", name,
+					list);
 	}
 	snprintf(c->engine, sizeof(c->engine), "%s", name);
 	return 0;
 }
 
 /* The schema's keys are read together, after the rest (read_schema). */
-static int read_later(struct spate_conf *c, const config_setting_t *s, const char *path,
-		      char *err, size_t errlen)
+static int read_later(struct spate_conf *c, const config_setting_t *s, const char *path, char *err,
+		      size_t errlen)
 {
 	(void)c;
 	(void)s;
@@ -276,7 +279,8 @@ static int unknown(const char *group, const config_setting_t *s, const char *pat
 
 	known_names(group, known, sizeof(known));
 	return spate_conf_error(err, errlen, path, s, "spate%s%s: unknown setting '%s' (known: %s)",
-				group ? "." : "", group ? group : "", config_setting_name(s), known);
+				group ? "." : "", group ? group : "", config_setting_name(s),
+				known);
 }
 
 /* A group of int_params ("limits", "quotas", "ivx"): each key must be one
@@ -294,7 +298,8 @@ static int read_int_group(struct spate_conf *c, const config_setting_t *g, const
 		const struct int_param *p = NULL;
 		for (size_t i = 0; i < N_INT_PARAMS && p == NULL; i++)
 			if (in_group(i, group, strlen(group)) &&
-			    strcmp(int_params[i].path + strlen(group) + 1, config_setting_name(s)) == 0)
+			    strcmp(int_params[i].path + strlen(group) + 1,
+				   config_setting_name(s)) == 0)
 				p = &int_params[i];
 		if (p == NULL)
 			return unknown(group, s, path, err, errlen);
@@ -305,15 +310,15 @@ static int read_int_group(struct spate_conf *c, const config_setting_t *g, const
 		long long v = config_setting_get_int64(s);
 		if (v < p->min || v > p->max)
 			return spate_conf_error(err, errlen, path, s,
-						"spate.%s = %lld is out of range [%lld, %lld]", p->path,
-						v, p->min, p->max);
+						"spate.%s = %lld is out of range [%lld, %lld]",
+						p->path, v, p->min, p->max);
 		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
 	}
 	return 0;
 }
 
-int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
-		    char *err, size_t errlen)
+int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path, char *err,
+		    size_t errlen)
 {
 	/* libconfig's lookups take non-const settings; they do not modify. */
 	config_setting_t *top = config_lookup(cfg, "spate");

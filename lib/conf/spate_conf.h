@@ -31,13 +31,12 @@ struct spate_conf {
 void spate_conf_default(struct spate_conf *c);
 /* Read the "spate" group of a parsed tree (missing group or keys keep their
  * defaults). 0, or -1 with "file:line: message" in err. */
-int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
-		    char *err, size_t errlen);
+int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path, char *err,
+		    size_t errlen);
 /* Format "path:line: message" (line of setting s, 0 if NULL) into err;
  * returns -1 so callers can `return spate_conf_error(...)`. */
-int spate_conf_error(char *err, size_t errlen, const char *path,
-		     const config_setting_t *s, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+int spate_conf_error(char *err, size_t errlen, const char *path, const config_setting_t *s,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Run time (spatectl): the integer settings (limits.*, quotas.*) by name,
  * set from text with the file's range check (the error names the range),

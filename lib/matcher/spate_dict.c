@@ -13,7 +13,7 @@
 struct dict_slot {
 	uint64_t prefix; /* the first min(len, 8) bytes, zero-padded */
 	uint32_t hash;
-	uint32_t id;     /* SPATE_DICT_NONE = empty */
+	uint32_t id; /* SPATE_DICT_NONE = empty */
 	uint32_t len;
 };
 
@@ -24,7 +24,7 @@ struct dict_entry {
 
 struct spate_dict {
 	struct dict_slot *slots;
-	uint32_t mask;          /* slot count - 1, a power of two minus one */
+	uint32_t mask; /* slot count - 1, a power of two minus one */
 	struct dict_entry *entries;
 	uint32_t count, cap;
 };
@@ -92,8 +92,7 @@ static inline bool tail_equal(const char *e, const char *p, size_t len)
 	return a == b;
 }
 
-static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len,
-				 uint32_t h)
+static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len, uint32_t h)
 {
 	uint64_t pre = prefix_of(p, len);
 

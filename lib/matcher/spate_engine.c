@@ -7,8 +7,8 @@
 #include "proto/spate_err.h"
 
 /* Both arrays sorted ascending: is every element of `need` in `have`? */
-static bool sorted_subset(const uint32_t *need, uint16_t n_need,
-			  const uint32_t *have, uint16_t n_have)
+static bool sorted_subset(const uint32_t *need, uint16_t n_need, const uint32_t *have,
+			  uint16_t n_have)
 {
 	uint16_t j = 0;
 
@@ -45,8 +45,8 @@ bool spate_sub_constraints_hold(const struct spate_sub *s, const struct spate_ev
 
 bool spate_sub_matches(const struct spate_sub *s, const struct spate_event *e)
 {
-	if (e->lon < s->rect.min_lon || e->lon > s->rect.max_lon ||
-	    e->lat < s->rect.min_lat || e->lat > s->rect.max_lat)
+	if (e->lon < s->rect.min_lon || e->lon > s->rect.max_lon || e->lat < s->rect.min_lat ||
+	    e->lat > s->rect.max_lat)
 		return false;
 	return spate_sub_keywords_in(s, e) && spate_sub_constraints_hold(s, e);
 }
@@ -93,15 +93,9 @@ extern const struct spate_engine_ops spate_engine_ivx;
 
 /* The first entry is the default engine: keep the fastest exact one first. */
 static const struct spate_engine_ops *const engines[] = {
-	&spate_engine_drt,
-	&spate_engine_grid,
-	&spate_engine_brute,
-	&spate_engine_rein,
-	&spate_engine_mprein,
-	&spate_engine_rein_list,
-	&spate_engine_ivx,
-	&spate_engine_kdtree,
-	NULL,
+	&spate_engine_drt,  &spate_engine_grid,   &spate_engine_brute,
+	&spate_engine_rein, &spate_engine_mprein, &spate_engine_rein_list,
+	&spate_engine_ivx,  &spate_engine_kdtree, NULL,
 };
 
 const struct spate_engine_ops *spate_engine_find(const char *name)

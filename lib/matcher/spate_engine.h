@@ -33,17 +33,17 @@ struct spate_sub {
 	uint64_t id;
 	struct spate_rect rect;
 	uint16_t n_kw, n_cons;
-	uint32_t owner;                       /* for notifiers, not engines */
-	const uint32_t *kw;                   /* sorted, unique */
-	const struct spate_constraint *cons;  /* sorted by attr */
-	struct spate_dest dest;               /* for notifiers, not engines */
+	uint32_t owner;                      /* for notifiers, not engines */
+	const uint32_t *kw;                  /* sorted, unique */
+	const struct spate_constraint *cons; /* sorted by attr */
+	struct spate_dest dest;              /* for notifiers, not engines */
 	/* The engine holding the sub may keep one word of its own here from
 	 * sub_add to sub_del (spate_sub_engine_word): where the sub sits in
 	 * its index, which then needs no map from sub id (a table of
 	 * hundreds of MB and a cache miss per insert and delete at 10M
 	 * subscriptions). A sub is held by one engine at a time. */
 	uint64_t engine_word;
-	void *user;                           /* for notifiers, not engines */
+	void *user; /* for notifiers, not engines */
 };
 
 /* The engine word of s. Engines are handed subs as const (they must not
@@ -57,8 +57,8 @@ struct spate_event {
 	uint64_t id;
 	int32_t lon, lat;
 	uint16_t n_kw, n_attr;
-	const uint32_t *kw;               /* sorted, unique; unknown dropped */
-	const struct spate_attr *attr;    /* sorted by attr, unique; unknown dropped */
+	const uint32_t *kw;            /* sorted, unique; unknown dropped */
+	const struct spate_attr *attr; /* sorted by attr, unique; unknown dropped */
 };
 
 /* The match semantics, stated once: point in rect (borders inside), every
@@ -123,8 +123,8 @@ struct spate_engine_ops {
 	/* Optional, for operators (spatectl): take new parameters at run
 	 * time (0, or -1 with the reason in err: some cannot change without
 	 * a rebuild); end the load period now (balance); list categories. */
-	int (*set_params)(struct spate_engine *e, const struct spate_engine_params *p,
-			  char *err, size_t errlen);
+	int (*set_params)(struct spate_engine *e, const struct spate_engine_params *p, char *err,
+			  size_t errlen);
 	void (*rebalance)(struct spate_engine *e);
 	void (*categories)(const struct spate_engine *e, spate_category_fn fn, void *ctx);
 };

@@ -42,8 +42,8 @@ void spate_idmap_destroy(struct spate_idmap *m)
 	free(m);
 }
 
-void spate_idmap_destroy_each(struct spate_idmap *m,
-			      void (*fn)(uint64_t key, void *val, void *ctx), void *ctx)
+void spate_idmap_destroy_each(struct spate_idmap *m, void (*fn)(uint64_t key, void *val, void *ctx),
+			      void *ctx)
 {
 	if (m == NULL)
 		return;
@@ -120,8 +120,7 @@ void *spate_idmap_del(struct spate_idmap *m, uint64_t key)
 		return NULL;
 	/* Backward shift: pull later entries of the probe run into the hole
 	 * when their home slot does not lie cyclically in (hole, j]. */
-	for (size_t j = (i + 1) & m->mask; m->slots[j].val != NULL;
-	     j = (j + 1) & m->mask) {
+	for (size_t j = (i + 1) & m->mask; m->slots[j].val != NULL; j = (j + 1) & m->mask) {
 		size_t h = home(m, m->slots[j].key);
 		int movable = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
 		if (movable) {

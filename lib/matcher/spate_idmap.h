@@ -15,8 +15,8 @@ struct spate_idmap *spate_idmap_create(void);
 void spate_idmap_destroy(struct spate_idmap *m);
 /* Destroy, calling fn(key, val, ctx) on every entry first (to free the
  * values). NULL m: nothing. */
-void spate_idmap_destroy_each(struct spate_idmap *m,
-			      void (*fn)(uint64_t key, void *val, void *ctx), void *ctx);
+void spate_idmap_destroy_each(struct spate_idmap *m, void (*fn)(uint64_t key, void *val, void *ctx),
+			      void *ctx);
 void *spate_idmap_get(const struct spate_idmap *m, uint64_t key);
 /* Insert or replace. 0, or -1 on no memory (the map is unchanged). */
 int spate_idmap_put(struct spate_idmap *m, uint64_t key, void *val);

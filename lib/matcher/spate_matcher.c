@@ -18,11 +18,11 @@ struct del_memo {
 struct spate_matcher {
 	const struct spate_engine_ops *ops;
 	struct spate_engine *engine;
-	bool own_engine;                 /* made here, destroyed here */
+	bool own_engine; /* made here, destroyed here */
 	struct spate_dict *keywords;
 	struct spate_dict *attrs;
-	struct spate_idmap *subs;        /* id -> struct spate_sub (one block) */
-	struct spate_idmap *per_client;  /* owner + 1 -> count (as a pointer) */
+	struct spate_idmap *subs;       /* id -> struct spate_sub (one block) */
+	struct spate_idmap *per_client; /* owner + 1 -> count (as a pointer) */
 	struct spate_matcher_conf conf;
 	/* Recent deletes, oldest overwritten first (a ring), and id -> slot
 	 * + 1 of the live ones: retransmitted deletes are recognised. */
@@ -48,8 +48,8 @@ void spate_matcher_conf_default(struct spate_matcher_conf *conf)
 }
 
 static struct spate_matcher *matcher_new(const struct spate_matcher_conf *conf,
-					  const struct spate_engine_ops *ops,
-					  struct spate_engine *engine)
+					 const struct spate_engine_ops *ops,
+					 struct spate_engine *engine)
 {
 	struct spate_matcher *m = calloc(1, sizeof(*m));
 
@@ -178,8 +178,8 @@ static int cmp_constraint(const void *a, const void *b)
 
 /* Build the interned subscription in one block: the spate_sub, its
  * keywords, then its constraints. */
-static struct spate_sub *intern_sub(struct spate_matcher *m,
-				    const struct spate_raw_sub *rs, uint32_t owner)
+static struct spate_sub *intern_sub(struct spate_matcher *m, const struct spate_raw_sub *rs,
+				    uint32_t owner)
 {
 	uint32_t kw[SPATE_KW_MAX_HARD];
 	struct spate_constraint cons[SPATE_CONS_MAX_HARD];
@@ -192,8 +192,8 @@ static struct spate_sub *intern_sub(struct spate_matcher *m,
 			return NULL;
 	}
 	for (uint32_t i = 0; i < n_cons; i++) {
-		cons[i].attr = spate_dict_intern(m->attrs, rs->cons[i].name.p,
-						 rs->cons[i].name.len);
+		cons[i].attr =
+			spate_dict_intern(m->attrs, rs->cons[i].name.p, rs->cons[i].name.len);
 		if (cons[i].attr == SPATE_DICT_NONE)
 			return NULL;
 		cons[i].op = rs->cons[i].op;
@@ -230,9 +230,8 @@ static struct spate_sub *intern_sub(struct spate_matcher *m,
 static bool same_sub(const struct spate_sub *a, const struct spate_sub *b)
 {
 	if (!(a->owner == b->owner && memcmp(&a->rect, &b->rect, sizeof(a->rect)) == 0 &&
-	      a->dest.ipv4 == b->dest.ipv4 && a->dest.port == b->dest.port &&
-	      a->n_kw == b->n_kw && a->n_cons == b->n_cons &&
-	      memcmp(a->kw, b->kw, a->n_kw * sizeof(*a->kw)) == 0))
+	      a->dest.ipv4 == b->dest.ipv4 && a->dest.port == b->dest.port && a->n_kw == b->n_kw &&
+	      a->n_cons == b->n_cons && memcmp(a->kw, b->kw, a->n_kw * sizeof(*a->kw)) == 0))
 		return false;
 	/* Field by field: a constraint has padding (between op and value)
 	 * whose bytes are not defined, so memcmp could call equal
@@ -312,8 +311,7 @@ static void del_remember(struct spate_matcher *m, uint64_t id, uint32_t owner)
 		m->del_next = (slot + 1) % m->del_cap;
 }
 
-int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
-			  uint32_t owner)
+int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs, uint32_t owner)
 {
 	struct spate_sub *old = spate_idmap_get(m->subs, rs->id);
 	struct spate_sub *s = intern_sub(m, rs, owner);
@@ -384,8 +382,7 @@ int spate_matcher_sub_del(struct spate_matcher *m, uint64_t id, uint32_t owner)
 	return 0;
 }
 
-const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
-					       uint64_t id)
+const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m, uint64_t id)
 {
 	return spate_idmap_get(m->subs, id);
 }
@@ -495,8 +492,7 @@ static void visit_one(uint64_t key, void *val, void *ctx)
 	vc->fn(vc->ctx, vc->rs, s->owner);
 }
 
-int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn,
-			      void *ctx)
+int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn, void *ctx)
 {
 	/* A raw sub is a few KB of inline arrays: one, on the heap. */
 	struct visit_ctx vc = { m, fn, ctx, malloc(sizeof(struct spate_raw_sub)) };
@@ -553,8 +549,9 @@ static uint32_t attr_id(struct spate_matcher *m, uint32_t i, const struct spate_
 		if (a->len == name->len && a->head == head && a->tail == tail)
 			return a->id;
 	}
-	uint32_t id = m->conf.intern_event_strings ? spate_dict_intern(m->attrs, name->p, name->len)
-						   : spate_dict_lookup(m->attrs, name->p, name->len);
+	uint32_t id = m->conf.intern_event_strings
+			      ? spate_dict_intern(m->attrs, name->p, name->len)
+			      : spate_dict_lookup(m->attrs, name->p, name->len);
 	if (fits && id != SPATE_DICT_NONE)
 		*a = (struct attr_memo){ (uint32_t)name->len, id, head, tail };
 	return id;
@@ -597,8 +594,13 @@ int spate_matcher_event(struct spate_matcher *m, const struct spate_raw_event *r
 	}
 
 	struct spate_event ev = {
-		.id = re->id, .lon = re->lon, .lat = re->lat,
-		.n_kw = nk, .n_attr = na, .kw = m->ev_kw, .attr = m->ev_attr,
+		.id = re->id,
+		.lon = re->lon,
+		.lat = re->lat,
+		.n_kw = nk,
+		.n_attr = na,
+		.kw = m->ev_kw,
+		.attr = m->ev_attr,
 	};
 	out->n = 0;
 	int err = m->ops->match(m->engine, &ev, out);

@@ -56,8 +56,7 @@ void spate_matcher_engine_stats(const struct spate_matcher *m, FILE *f);
  * returns 0. Errors: -SPATE_E_{DUPLICATE_ID,OVER_QUOTA,NO_MEMORY,OUT_OF_DOMAIN}
  * (a constraint outside its declared domain, spate_schema.h). The raw
  * sub must already be valid (decoded or parsed). */
-int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs,
-			  uint32_t owner);
+int spate_matcher_sub_add(struct spate_matcher *m, const struct spate_raw_sub *rs, uint32_t owner);
 /* Errors: -SPATE_E_{UNKNOWN_ID,NOT_OWNER}. With a delete memory
  * (spate_matcher_remember_deletes), a delete of an id this owner deleted
  * recently is a retransmission (its first copy applied, its ACK lost):
@@ -75,8 +74,7 @@ int spate_matcher_remember_deletes(struct spate_matcher *m, uint32_t n);
  * Valid until the next add or delete. */
 uint64_t *spate_matcher_del_tag(struct spate_matcher *m, uint64_t id);
 /* The stored sub with this id, or NULL. */
-const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m,
-					       uint64_t id);
+const struct spate_sub *spate_matcher_sub_find(const struct spate_matcher *m, uint64_t id);
 uint64_t spate_matcher_sub_count(const struct spate_matcher *m);
 /* Clients (owners) with at least one stored subscription. */
 uint64_t spate_matcher_client_count(const struct spate_matcher *m);
@@ -85,10 +83,8 @@ uint64_t spate_matcher_client_count(const struct spate_matcher *m);
  * no particular order. Adding that raw form back gives the same stored
  * subscription: the journal's snapshot is built from it. The raw form
  * lives for the call only. -SPATE_E_NO_MEMORY or 0. */
-typedef void (*spate_matcher_visit_fn)(void *ctx, const struct spate_raw_sub *rs,
-				       uint32_t owner);
-int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn,
-			      void *ctx);
+typedef void (*spate_matcher_visit_fn)(void *ctx, const struct spate_raw_sub *rs, uint32_t owner);
+int spate_matcher_foreach_sub(const struct spate_matcher *m, spate_matcher_visit_fn fn, void *ctx);
 
 /* The raw form of a subscription or event this matcher interned (its
  * engine saw it: the multi-host link re-encodes what the cluster stage

@@ -12,12 +12,11 @@ void spate_schema_default(struct spate_schema *s)
 					      SPATE_DOMAIN_DEFAULT_CELLS };
 }
 
-int spate_schema_check_domain(double min, double max, long long cells, char *why,
-			      size_t whylen)
+int spate_schema_check_domain(double min, double max, long long cells, char *why, size_t whylen)
 {
 	if (!isfinite(min) || !isfinite(max) || !(min < max) || !isfinite(max - min)) {
-		snprintf(why, whylen, "min = %.17g, max = %.17g: want finite numbers with min < max",
-			 min, max);
+		snprintf(why, whylen,
+			 "min = %.17g, max = %.17g: want finite numbers with min < max", min, max);
 		return -1;
 	}
 	if (cells < 1 || cells > SPATE_SCHEMA_CELLS_MAX) {
@@ -34,7 +33,8 @@ int spate_schema_add(struct spate_schema *s, const char *name, double min, doubl
 	size_t len = strlen(name);
 
 	if (len == 0 || len >= SPATE_SCHEMA_NAME_MAX ||
-	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") != len) {
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") !=
+		    len) {
 		snprintf(why, whylen, "name '%s': want 1..%d bytes of [A-Za-z0-9_.:-]", name,
 			 SPATE_SCHEMA_NAME_MAX - 1);
 		return -1;

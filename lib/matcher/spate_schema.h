@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SPATE_SCHEMA_MAX 64          /* declared attributes */
-#define SPATE_SCHEMA_NAME_MAX 64     /* bytes of a declared name, with the NUL */
+#define SPATE_SCHEMA_MAX 64      /* declared attributes */
+#define SPATE_SCHEMA_NAME_MAX 64 /* bytes of a declared name, with the NUL */
 #define SPATE_SCHEMA_CELLS_MAX 65536
 /* The default domain: the usual REIN setup, [0, 10^6) in 1000 cells. */
 #define SPATE_DOMAIN_DEFAULT_MIN 0.0
@@ -40,15 +40,14 @@ struct spate_schema {
 /* No attribute declared; the default domain as above. */
 void spate_schema_default(struct spate_schema *s);
 /* Check a domain: 0, or -1 with the reason in why. */
-int spate_schema_check_domain(double min, double max, long long cells, char *why,
-			      size_t whylen);
+int spate_schema_check_domain(double min, double max, long long cells, char *why, size_t whylen);
 /* Declare an attribute (name: 1..SPATE_SCHEMA_NAME_MAX-1 bytes of
  * [A-Za-z0-9_.:-], new). 0, or -1 with the reason in why. */
 int spate_schema_add(struct spate_schema *s, const char *name, double min, double max,
 		     long long cells, char *why, size_t whylen);
 /* The domain of attribute id `attr` (declared or the default). */
-static inline const struct spate_attr_domain *
-spate_schema_domain(const struct spate_schema *s, uint32_t attr)
+static inline const struct spate_attr_domain *spate_schema_domain(const struct spate_schema *s,
+								  uint32_t attr)
 {
 	return attr < s->n ? &s->attr[attr] : &s->dflt;
 }

@@ -9,10 +9,11 @@
 
 const char *spate_peer_type_name(int type)
 {
-	static const char *const names[] = { NULL, "EVENT", "CREATE", "SUB_ADD", "SUB_DEL",
-					     "ACK", "MERGE", "MOVE", "EXPECT", "HANDOFF_SUB",
-					     "HANDOFF_END", "FEEDBACK", "RELAY", "REPL_ADD",
-					     "REPL_DEL", "REPL_SYNC", "DONE" };
+	static const char *const names[] = { NULL,      "EVENT",       "CREATE",      "SUB_ADD",
+					     "SUB_DEL", "ACK",         "MERGE",       "MOVE",
+					     "EXPECT",  "HANDOFF_SUB", "HANDOFF_END", "FEEDBACK",
+					     "RELAY",   "REPL_ADD",    "REPL_DEL",    "REPL_SYNC",
+					     "DONE" };
 	if (type < 1 || type > SPATE_PEER_TYPE_MAX)
 		return "?";
 	return names[type];
@@ -156,7 +157,7 @@ static int decode_body(struct cur *c, const struct spate_limits *lim, struct spa
 			return -SPATE_E_BAD_LENGTH;
 		m->cat = spate_be32(c->p);
 		c->p += 4;
-	reply_and_id:
+reply_and_id:
 		if ((rc = get_reply(c, &m->reply)))
 			return rc;
 		if (!need(c, 8))
@@ -361,8 +362,8 @@ void spate_peer_writer_init(struct spate_peer_writer *w, void *buf, size_t cap)
 
 /* Append one message: its fixed fields, then `tail` (an embedded client
  * message, or nothing). */
-static int put_msg(struct spate_peer_writer *w, uint8_t type, const uint8_t *fixed,
-		   size_t flen, const uint8_t *tail, size_t tlen)
+static int put_msg(struct spate_peer_writer *w, uint8_t type, const uint8_t *fixed, size_t flen,
+		   const uint8_t *tail, size_t tlen)
 {
 	size_t mlen = SPATE_PEER_MSG_HDR_LEN + flen + tlen;
 

@@ -100,11 +100,11 @@ enum spate_peer_type {
 	SPATE_PEER_HANDOFF_SUB,
 	SPATE_PEER_HANDOFF_END,
 	SPATE_PEER_FEEDBACK,
-	SPATE_PEER_RELAY,   /* front -> front: a client's event, to route in your categories */
-	SPATE_PEER_REPL_ADD,  /* front -> front: replication of the sender's subscriptions */
+	SPATE_PEER_RELAY,    /* front -> front: a client's event, to route in your categories */
+	SPATE_PEER_REPL_ADD, /* front -> front: replication of the sender's subscriptions */
 	SPATE_PEER_REPL_DEL,
 	SPATE_PEER_REPL_SYNC,
-	SPATE_PEER_DONE,      /* match -> front: event parts matched, up to ev_seq */
+	SPATE_PEER_DONE, /* match -> front: event parts matched, up to ev_seq */
 };
 #define SPATE_PEER_TYPE_MAX SPATE_PEER_DONE
 
@@ -112,7 +112,7 @@ enum spate_peer_type {
 const char *spate_peer_type_name(int type);
 
 struct spate_peer_hdr {
-	uint8_t key;     /* the signing key's id; 0 = unsigned */
+	uint8_t key; /* the signing key's id; 0 = unsigned */
 	uint16_t length, count;
 	uint32_t src_host, src_epoch, dst_host, dst_epoch;
 	uint32_t seq, ack, sack;
@@ -128,20 +128,20 @@ struct spate_peer_reply {
 
 struct spate_peer_msg {
 	uint8_t type;
-	uint32_t cat;      /* every type but EVENT and FEEDBACK; MERGE: into */
-	uint32_t other;    /* MERGE: from; MOVE: to_host; EXPECT: from_host;
+	uint32_t cat;                  /* every type but EVENT and FEEDBACK; MERGE: into */
+	uint32_t other;                /* MERGE: from; MOVE: to_host; EXPECT: from_host;
 			    * HANDOFF_END: n_subs; SUB_ADD, HANDOFF_SUB: route_kw;
 			    * REPL_ADD, REPL_DEL: owner; REPL_SYNC: n (and cat: phase) */
-	uint16_t lcore;    /* CREATE, MOVE, EXPECT, DONE */
-	uint8_t drop_cat;  /* SUB_DEL */
-	uint64_t id;       /* SUB_DEL, ACK */
-	uint64_t version;  /* MOVE, EXPECT, HANDOFF_END: placement map version */
-	uint32_t ev_seq;   /* EVENT, FEEDBACK, DONE */
-	uint16_t parts;    /* EVENT, FEEDBACK */
-	uint16_t n_cat;    /* EVENT, FEEDBACK */
-	const uint8_t *cats; /* n_cat big-endian u32 inside the frame */
+	uint16_t lcore;                /* CREATE, MOVE, EXPECT, DONE */
+	uint8_t drop_cat;              /* SUB_DEL */
+	uint64_t id;                   /* SUB_DEL, ACK */
+	uint64_t version;              /* MOVE, EXPECT, HANDOFF_END: placement map version */
+	uint32_t ev_seq;               /* EVENT, FEEDBACK, DONE */
+	uint16_t parts;                /* EVENT, FEEDBACK */
+	uint16_t n_cat;                /* EVENT, FEEDBACK */
+	const uint8_t *cats;           /* n_cat big-endian u32 inside the frame */
 	struct spate_peer_reply reply; /* SUB_ADD, SUB_DEL, ACK */
-	struct spate_msg inner; /* EVENT, SUB_ADD, HANDOFF_SUB: the client message */
+	struct spate_msg inner;        /* EVENT, SUB_ADD, HANDOFF_SUB: the client message */
 };
 
 /* The i-th category of a decoded EVENT or FEEDBACK. */

@@ -12,8 +12,8 @@
 #define BACKOFF_MAX 4
 
 struct slot {
-	bool used;      /* send: queued, not yet acked; receive: buffered */
-	bool sacked;    /* send: selectively acked, do not resend */
+	bool used;   /* send: queued, not yet acked; receive: buffered */
+	bool sacked; /* send: selectively acked, do not resend */
 	uint16_t count;
 	uint32_t seq;
 	uint32_t tries; /* send: times put on the wire */
@@ -31,7 +31,7 @@ struct spate_peer_chan {
 	uint32_t snd_nxt; /* sequence number of the next frame queued */
 	uint32_t rcv_nxt; /* next sequence number to deliver */
 	bool ack_owed;
-	uint64_t now;     /* the last poll's or clock's time: a receive's clock */
+	uint64_t now; /* the last poll's or clock's time: a receive's clock */
 	struct spate_peer_chan_stats st;
 	struct slot snd[SPATE_PEER_WINDOW_MAX];
 	struct slot rcv[SPATE_PEER_WINDOW_MAX];
@@ -57,9 +57,8 @@ static void start(struct spate_peer_chan *ch)
 	ch->newer_epoch = 0;
 }
 
-struct spate_peer_chan *spate_peer_chan_create(uint32_t host, uint32_t epoch,
-					       uint32_t peer_host, uint32_t peer_epoch,
-					       uint32_t window, uint64_t rto)
+struct spate_peer_chan *spate_peer_chan_create(uint32_t host, uint32_t epoch, uint32_t peer_host,
+					       uint32_t peer_epoch, uint32_t window, uint64_t rto)
 {
 	if (!host || !epoch || !peer_host || !peer_epoch || host == peer_host || window == 0 ||
 	    window > SPATE_PEER_WINDOW_MAX || rto == 0)
@@ -122,8 +121,7 @@ uint32_t spate_peer_chan_reset(struct spate_peer_chan *ch, uint32_t peer_epoch)
 	return lost;
 }
 
-int spate_peer_chan_queue(struct spate_peer_chan *ch, const void *body, size_t len,
-			  uint16_t count)
+int spate_peer_chan_queue(struct spate_peer_chan *ch, const void *body, size_t len, uint16_t count)
 {
 	if (count == 0 || len < (size_t)count * SPATE_PEER_MSG_HDR_LEN || len > SPATE_PEER_BODY_MAX)
 		return -SPATE_E_BAD_LENGTH;
@@ -160,8 +158,10 @@ static size_t emit(struct spate_peer_chan *ch, uint8_t *out, const struct slot *
 	struct spate_peer_hdr h = {
 		.length = (uint16_t)(SPATE_PEER_OVERHEAD + (s ? s->len : 0)),
 		.count = s ? s->count : 0,
-		.src_host = ch->host, .src_epoch = ch->epoch,
-		.dst_host = ch->peer_host, .dst_epoch = ch->peer_epoch,
+		.src_host = ch->host,
+		.src_epoch = ch->epoch,
+		.dst_host = ch->peer_host,
+		.dst_epoch = ch->peer_epoch,
 		.seq = s ? s->seq : 0,
 		.ack = ch->rcv_nxt - 1,
 		.sack = sack_bits(ch),

@@ -68,16 +68,14 @@ struct spate_peer_chan;
 /* A channel between this host (host, epoch) and a peer (peer_host,
  * peer_epoch); all nonzero, hosts different. window in [1, 32], rto > 0
  * (nanoseconds). NULL on a bad argument or no memory. */
-struct spate_peer_chan *spate_peer_chan_create(uint32_t host, uint32_t epoch,
-					       uint32_t peer_host, uint32_t peer_epoch,
-					       uint32_t window, uint64_t rto);
+struct spate_peer_chan *spate_peer_chan_create(uint32_t host, uint32_t epoch, uint32_t peer_host,
+					       uint32_t peer_epoch, uint32_t window, uint64_t rto);
 void spate_peer_chan_destroy(struct spate_peer_chan *ch);
 
 /* Take a frame body of `count` (>= 1) messages, len <= SPATE_PEER_BODY_MAX
  * bytes (copied). 0, -SPATE_E_NO_MEMORY when the window is full, or
  * -SPATE_E_BAD_LENGTH. */
-int spate_peer_chan_queue(struct spate_peer_chan *ch, const void *body, size_t len,
-			  uint16_t count);
+int spate_peer_chan_queue(struct spate_peer_chan *ch, const void *body, size_t len, uint16_t count);
 
 /* The next frame to put on the wire now, written into out (cap >=
  * SPATE_PEER_FRAME_MAX): a data frame due (first sending or retransmit,

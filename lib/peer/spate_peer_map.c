@@ -15,8 +15,7 @@ static int entry_ok(const struct spate_peer_place *e, uint32_t i)
 	return e[i].host != 0 && (i == 0 || e[i].cat > e[i - 1].cat);
 }
 
-size_t spate_peer_map_encode(void *buf, size_t cap, const struct spate_peer_place *e,
-			     uint32_t n)
+size_t spate_peer_map_encode(void *buf, size_t cap, const struct spate_peer_place *e, uint32_t n)
 {
 	uint8_t *p = buf;
 	size_t len = spate_peer_map_size(n);
@@ -37,8 +36,8 @@ size_t spate_peer_map_encode(void *buf, size_t cap, const struct spate_peer_plac
 	return len;
 }
 
-int spate_peer_map_decode(const void *buf, size_t len, struct spate_peer_place *e,
-			  uint32_t cap, uint32_t *n)
+int spate_peer_map_decode(const void *buf, size_t len, struct spate_peer_place *e, uint32_t cap,
+			  uint32_t *n)
 {
 	const uint8_t *p = buf;
 

@@ -27,13 +27,12 @@ struct spate_peer_place {
 size_t spate_peer_map_size(uint32_t n);
 /* Encode n entries (sorted by cat, distinct, hosts != 0) into buf; the
  * length, or 0 when cap is short or an entry breaks the rules. */
-size_t spate_peer_map_encode(void *buf, size_t cap, const struct spate_peer_place *e,
-			     uint32_t n);
+size_t spate_peer_map_encode(void *buf, size_t cap, const struct spate_peer_place *e, uint32_t n);
 /* Decode; 0 with *n entries in e (cap entries at most), or
  * -SPATE_E_TRUNCATED, -SPATE_E_BAD_MAGIC, -SPATE_E_BAD_LENGTH (length
  * differs from n, or more than cap), -SPATE_E_BAD_ID (unsorted or
  * duplicate category, host 0). */
-int spate_peer_map_decode(const void *buf, size_t len, struct spate_peer_place *e,
-			  uint32_t cap, uint32_t *n);
+int spate_peer_map_decode(const void *buf, size_t len, struct spate_peer_place *e, uint32_t cap,
+			  uint32_t *n);
 
 #endif

@@ -52,7 +52,7 @@ enum spate_err {
 #define SPATE_ERR_ENUM(name, val, str) SPATE_E_##name = val,
 	SPATE_FOREACH_ERR(SPATE_ERR_ENUM)
 #undef SPATE_ERR_ENUM
-	SPATE_E__COUNT
+		SPATE_E__COUNT
 };
 
 /* Short name, e.g. "INVERTED_RECT"; "?" for an unknown code. */

@@ -8,12 +8,18 @@
 
 /* ---- big-endian access ---- */
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
 static uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
 static double getf64(const uint8_t *p)
 {
 	uint64_t u = get64(p);
@@ -21,12 +27,23 @@ static double getf64(const uint8_t *p)
 	memcpy(&d, &u, sizeof(d));
 	return d;
 }
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
 static void put32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
 }
-static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)(v >> 32)); put32(p + 4, (uint32_t)v); }
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
 static void putf64(uint8_t *p, double d)
 {
 	uint64_t u;
@@ -36,8 +53,8 @@ static void putf64(uint8_t *p, double d)
 
 const char *spate_msg_type_name(int type)
 {
-	static const char *const names[] = { NULL, "EVENT", "SUB_ADD", "SUB_DEL",
-					     "ACK", "NACK", "NOTIFY" };
+	static const char *const names[] = { NULL,  "EVENT", "SUB_ADD", "SUB_DEL",
+					     "ACK", "NACK",  "NOTIFY" };
 	if (type < 1 || type > SPATE_MSG_TYPE_MAX)
 		return "?";
 	return names[type];
@@ -273,8 +290,7 @@ static int decode_body(struct cur *c, const struct spate_limits *lim, struct spa
 	return -SPATE_E_UNKNOWN_TYPE;
 }
 
-int spate_reader_next(struct spate_reader *r, const struct spate_limits *lim,
-		      struct spate_msg *msg)
+int spate_reader_next(struct spate_reader *r, const struct spate_limits *lim, struct spate_msg *msg)
 {
 	/* Never leave a previous message's type or id for a NACK to name. */
 	msg->type = 0;
@@ -483,8 +499,7 @@ int spate_put_nack(struct spate_writer *w, uint8_t req_type, uint8_t code, uint3
 	return put_reply(w, SPATE_MSG_NACK, req_type, code, req_seq, id);
 }
 
-int spate_put_notify(struct spate_writer *w, uint64_t event_id, const uint64_t *sub_ids,
-		     uint16_t n)
+int spate_put_notify(struct spate_writer *w, uint64_t event_id, const uint64_t *sub_ids, uint16_t n)
 {
 	/* mlength is a u16: more ids cannot be encoded in one message. */
 	if (SPATE_MSG_HDR_LEN + 12 + (size_t)n * 8 > 65535)

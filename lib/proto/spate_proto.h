@@ -138,8 +138,8 @@ int spate_dgram_peek(const void *buf, size_t len, const struct spate_limits *lim
 /* Walks the messages of a datagram whose header decoded. */
 struct spate_reader {
 	const uint8_t *p, *end;
-	uint32_t left;  /* messages still announced by the header */
-	int broken;     /* framing lost: no further message can be found */
+	uint32_t left; /* messages still announced by the header */
+	int broken;    /* framing lost: no further message can be found */
 };
 
 /* `buf`/`len` is the whole datagram, header included; the messages end
@@ -167,8 +167,8 @@ struct spate_writer {
 	uint16_t count;
 };
 
-void spate_writer_init(struct spate_writer *w, void *buf, size_t cap,
-		       uint8_t flags, uint32_t client_id, uint32_t seq);
+void spate_writer_init(struct spate_writer *w, void *buf, size_t cap, uint8_t flags,
+		       uint32_t client_id, uint32_t seq);
 
 /* Each put returns 0, or -SPATE_E_NO_MEMORY if the message does not fit
  * (the writer is then unchanged: finish, send, start a new one), or
@@ -176,12 +176,11 @@ void spate_writer_init(struct spate_writer *w, void *buf, size_t cap,
 int spate_put_event(struct spate_writer *w, const struct spate_raw_event *ev);
 int spate_put_sub_add(struct spate_writer *w, const struct spate_raw_sub *sub);
 int spate_put_sub_del(struct spate_writer *w, uint64_t id);
-int spate_put_ack(struct spate_writer *w, uint8_t req_type, uint32_t req_seq,
-		  uint64_t id);
-int spate_put_nack(struct spate_writer *w, uint8_t req_type, uint8_t code,
-		   uint32_t req_seq, uint64_t id);
-int spate_put_notify(struct spate_writer *w, uint64_t event_id,
-		     const uint64_t *sub_ids, uint16_t n);
+int spate_put_ack(struct spate_writer *w, uint8_t req_type, uint32_t req_seq, uint64_t id);
+int spate_put_nack(struct spate_writer *w, uint8_t req_type, uint8_t code, uint32_t req_seq,
+		   uint64_t id);
+int spate_put_notify(struct spate_writer *w, uint64_t event_id, const uint64_t *sub_ids,
+		     uint16_t n);
 /* How many sub ids a NOTIFY put now could carry (0 if none fits). */
 uint16_t spate_notify_room(const struct spate_writer *w);
 /* Patch length and count into the header; returns the datagram length. */

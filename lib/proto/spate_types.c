@@ -22,12 +22,18 @@ const char *spate_op_str(int op)
 bool spate_op_holds(int op, double value, double bound)
 {
 	switch (op) {
-	case SPATE_OP_GE: return value >= bound;
-	case SPATE_OP_LE: return value <= bound;
-	case SPATE_OP_GT: return value > bound;
-	case SPATE_OP_LT: return value < bound;
-	case SPATE_OP_EQ: return value == bound;
-	case SPATE_OP_NE: return value != bound;
+	case SPATE_OP_GE:
+		return value >= bound;
+	case SPATE_OP_LE:
+		return value <= bound;
+	case SPATE_OP_GT:
+		return value > bound;
+	case SPATE_OP_LT:
+		return value < bound;
+	case SPATE_OP_EQ:
+		return value == bound;
+	case SPATE_OP_NE:
+		return value != bound;
 	}
 	return false;
 }
@@ -47,9 +53,9 @@ int spate_limits_check(const struct spate_limits *lim)
 	if (lim->max_keywords < 1 || lim->max_keywords > SPATE_KW_MAX_HARD ||
 	    lim->max_keyword_len < 1 || lim->max_keyword_len > SPATE_KW_LEN_MAX_HARD ||
 	    lim->max_constraints < 1 || lim->max_constraints > SPATE_CONS_MAX_HARD ||
-	    lim->max_attrs < 1 || lim->max_attrs > SPATE_ATTR_MAX_HARD ||
-	    lim->max_name_len < 1 || lim->max_name_len > SPATE_NAME_LEN_MAX_HARD ||
-	    lim->max_messages < 1 || lim->max_messages > 1024)
+	    lim->max_attrs < 1 || lim->max_attrs > SPATE_ATTR_MAX_HARD || lim->max_name_len < 1 ||
+	    lim->max_name_len > SPATE_NAME_LEN_MAX_HARD || lim->max_messages < 1 ||
+	    lim->max_messages > 1024)
 		return -SPATE_E_BAD_VALUE;
 	return 0;
 }
@@ -104,22 +110,19 @@ static size_t utf8_seq_len(const unsigned char *p, size_t left)
 			return 0;
 		cp = (cp << 6) | (p[i] & 0x3f);
 	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    cp > 0x10ffff)
 		return 0;
 	return n;
 }
 
 /* 1 for the ASCII bytes a keyword may hold: 0x21..0x7e but ',' (0x2c). */
 static const uint8_t kw_ascii_ok[256] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
 	/* 0x80..0xff: 0 (UTF-8, checked on its own) */
 };
 
@@ -129,8 +132,8 @@ static const uint8_t kw_ascii_ok[256] = {
 static bool kw_ascii_word(uint64_t w)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t below = (w - ones * 0x21) & ~w & high;   /* a byte < 0x21 */
-	uint64_t above = ((w + ones) | w) & high;         /* a byte >= 0x7f */
+	uint64_t below = (w - ones * 0x21) & ~w & high; /* a byte < 0x21 */
+	uint64_t above = ((w + ones) | w) & high;       /* a byte >= 0x7f */
 	uint64_t x = w ^ (ones * ','), comma = (x - ones) & ~x & high;
 
 	return (below | above | comma) == 0;
@@ -169,16 +172,15 @@ int spate_check_keyword(const struct spate_limits *lim, const char *p, size_t le
 
 /* 1 for the bytes of an attribute name: [A-Za-z0-9_.:-]. */
 const uint8_t spate_name_ok[256] = {
-	['-'] = 1, ['.'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
-	['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, ['_'] = 1,
-	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
-	['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
-	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
-	['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1,
-	['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
-	['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
-	['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1,
-	['x'] = 1, ['y'] = 1, ['z'] = 1,
+	['-'] = 1, ['.'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, ['_'] = 1, ['A'] = 1, ['B'] = 1,
+	['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+	['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+	['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+	['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+	['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+	['y'] = 1, ['z'] = 1,
 };
 
 int spate_check_name(const struct spate_limits *lim, const char *p, size_t len)

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SPATE_COORD_SCALE 10000000   /* units per degree */
+#define SPATE_COORD_SCALE 10000000 /* units per degree */
 #define SPATE_LON_MAX (180 * SPATE_COORD_SCALE)
 #define SPATE_LAT_MAX (90 * SPATE_COORD_SCALE)
 
@@ -51,12 +51,12 @@ bool spate_op_holds(int op, double value, double bound);
 
 /* Runtime limits, checked by the decoder and the stream parser. */
 struct spate_limits {
-	uint32_t max_keywords;     /* per event or subscription */
-	uint32_t max_keyword_len;  /* bytes */
-	uint32_t max_constraints;  /* per subscription */
-	uint32_t max_attrs;        /* per event */
-	uint32_t max_name_len;     /* attribute name bytes */
-	uint32_t max_messages;     /* per datagram */
+	uint32_t max_keywords;    /* per event or subscription */
+	uint32_t max_keyword_len; /* bytes */
+	uint32_t max_constraints; /* per subscription */
+	uint32_t max_attrs;       /* per event */
+	uint32_t max_name_len;    /* attribute name bytes */
+	uint32_t max_messages;    /* per datagram */
 };
 /* Defaults: 16 keywords of 64 bytes, 16 constraints, 16 attributes, names of
  * 32 bytes, 64 messages a datagram. */

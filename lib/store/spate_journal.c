@@ -31,9 +31,9 @@ struct spate_journal {
 	int fd;
 	char *path;
 	struct spate_journal_conf conf;
-	uint64_t file_size;      /* bytes written to the file (all of it good) */
-	uint64_t file_records;   /* records in the file, snapshot included */
-	bool unsynced;           /* written but not fdatasync'ed */
+	uint64_t file_size;    /* bytes written to the file (all of it good) */
+	uint64_t file_records; /* records in the file, snapshot included */
+	bool unsynced;         /* written but not fdatasync'ed */
 	uint64_t last_sync_us;
 	/* appended, not yet written */
 	uint8_t *pend;
@@ -107,8 +107,7 @@ static int decode_record(const uint8_t *p, size_t len, struct spate_msg *msg, ui
 	struct spate_hdr hdr;
 	struct spate_reader rd;
 
-	if (spate_hdr_decode(p, len, &record_limits, &hdr) != 0 || hdr.flags != 0 ||
-	    hdr.count != 1)
+	if (spate_hdr_decode(p, len, &record_limits, &hdr) != 0 || hdr.flags != 0 || hdr.count != 1)
 		return -1;
 	spate_reader_init(&rd, p, len, &hdr);
 	if (spate_reader_next(&rd, &record_limits, msg) != 1)
@@ -217,8 +216,9 @@ static size_t replay(const uint8_t *buf, size_t len, spate_journal_apply_fn appl
 		 * place tell the last from the first. */
 		bool other_version = len >= JNL_HDR_LEN && memcmp(buf, h, 8) == 0 &&
 				     crc(buf, 12) == get_be32(buf + 12);
-		size_t next = len < JNL_HDR_LEN || other_version ? len :
-				next_sound(buf, len, JNL_HDR_LEN, msg);
+		size_t next = len < JNL_HDR_LEN || other_version
+				      ? len
+				      : next_sound(buf, len, JNL_HDR_LEN, msg);
 		if (next == len) {
 			free(msg);
 			st->cut_bytes = len;
@@ -419,8 +419,8 @@ static int salvage_rewrite(struct spate_journal *j, const uint8_t *keep, size_t 
 
 struct spate_journal *spate_journal_open(const char *path, const struct spate_journal_conf *conf,
 					 spate_journal_apply_fn apply, void *ctx,
-					 struct spate_journal_replay_stats *st,
-					 char *err, size_t errlen)
+					 struct spate_journal_replay_stats *st, char *err,
+					 size_t errlen)
 {
 	struct spate_journal *j = calloc(1, sizeof(*j));
 	uint8_t *buf = NULL, *keep = NULL, h[JNL_HDR_LEN];
@@ -448,7 +448,8 @@ struct spate_journal *spate_journal_open(const char *path, const struct spate_jo
 	if (len < JNL_HDR_LEN) {
 		/* Empty, or a header torn while the file was created. */
 		if (memcmp(buf, h, len) != 0) {
-			snprintf(err, errlen, "%s: not a Spate journal (refusing to overwrite it)", path);
+			snprintf(err, errlen, "%s: not a Spate journal (refusing to overwrite it)",
+				 path);
 			goto fail;
 		}
 		if (ftruncate(j->fd, 0) != 0 || pwrite(j->fd, h, JNL_HDR_LEN, 0) != JNL_HDR_LEN ||
@@ -464,24 +465,28 @@ struct spate_journal *spate_journal_open(const char *path, const struct spate_jo
 		}
 		good = replay(buf, len, apply, ctx, conf->salvage, keep, st);
 		if (good == 0 && st->damage_why == NULL) {
-			snprintf(err, errlen, "%s: not a Spate journal or another version "
-				 "(refusing to overwrite it)", path);
+			snprintf(err, errlen,
+				 "%s: not a Spate journal or another version "
+				 "(refusing to overwrite it)",
+				 path);
 			goto fail;
 		}
 		if (st->damage_why != NULL && !conf->salvage) {
 			/* Not a torn write: bytes went bad where sound
 			 * records follow. Cutting would drop those too. */
 			if (st->damaged_record == 0)
-				snprintf(err, errlen, "%s: damaged at byte 0 (the file header)", path);
+				snprintf(err, errlen, "%s: damaged at byte 0 (the file header)",
+					 path);
 			else
-				snprintf(err, errlen, "%s: damaged at byte %llu (record %llu): %s", path,
-					 (unsigned long long)st->damaged_at,
+				snprintf(err, errlen, "%s: damaged at byte %llu (record %llu): %s",
+					 path, (unsigned long long)st->damaged_at,
 					 (unsigned long long)st->damaged_record, st->damage_why);
 			size_t n = strlen(err);
 			snprintf(err + n, errlen - n,
 				 "; %llu sound records follow, so it is no torn tail. Nothing was "
 				 "changed: restore the journal from a backup, or start once with "
-				 "--salvage-journal (keeps this file as %s.damaged-TIME, replays the "
+				 "--salvage-journal (keeps this file as %s.damaged-TIME, replays "
+				 "the "
 				 "sound records, reports the lost ones)",
 				 (unsigned long long)st->sound_after, path);
 			goto fail;
@@ -489,8 +494,9 @@ struct spate_journal *spate_journal_open(const char *path, const struct spate_jo
 		if (st->damage_why != NULL) {
 			rc = salvage_rewrite(j, keep, good, st);
 			if (rc != 0) {
-				snprintf(err, errlen, "%s: salvage: cannot write the new journal: %s",
-					 path, strerror(-rc));
+				snprintf(err, errlen,
+					 "%s: salvage: cannot write the new journal: %s", path,
+					 strerror(-rc));
 				goto fail;
 			}
 		} else if (good < len) {
@@ -555,8 +561,8 @@ static int pend_reserve(uint8_t **buf, size_t len, size_t *cap)
 }
 
 /* Encode one record at buf+*len: SUB_ADD when rs != NULL, else SUB_DEL. */
-static int encode_record(uint8_t **buf, size_t *len, size_t *cap,
-			 const struct spate_raw_sub *rs, uint64_t id, uint32_t owner)
+static int encode_record(uint8_t **buf, size_t *len, size_t *cap, const struct spate_raw_sub *rs,
+			 uint64_t id, uint32_t owner)
 {
 	struct spate_writer w;
 	int rc = pend_reserve(buf, *len, cap);

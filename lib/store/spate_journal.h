@@ -58,7 +58,7 @@ int spate_journal_sync_parse(const char *name);
 
 struct spate_journal_conf {
 	enum spate_journal_sync sync;
-	uint32_t sync_interval_us;   /* SYNC_INTERVAL only */
+	uint32_t sync_interval_us; /* SYNC_INTERVAL only */
 	/* Compact when the records written since the last snapshot exceed
 	 * both compact_min and compact_factor times the live subscriptions. */
 	uint32_t compact_min;
@@ -91,7 +91,7 @@ struct spate_journal_replay_stats {
 	/* Salvage: what the damaged spans held, and where the file went. */
 	uint64_t damaged_spans;
 	uint64_t lost_bytes;
-	uint64_t lost_records;   /* exact when lost_exact, else a lower bound */
+	uint64_t lost_records; /* exact when lost_exact, else a lower bound */
 	bool lost_exact;
 	char aside[320];
 };
@@ -102,8 +102,8 @@ struct spate_journal_replay_stats {
  * not a journal (a foreign file is never overwritten). */
 struct spate_journal *spate_journal_open(const char *path, const struct spate_journal_conf *conf,
 					 spate_journal_apply_fn apply, void *ctx,
-					 struct spate_journal_replay_stats *st,
-					 char *err, size_t errlen);
+					 struct spate_journal_replay_stats *st, char *err,
+					 size_t errlen);
 /* Commits what is pending (best effort) and closes. */
 void spate_journal_close(struct spate_journal *j);
 
@@ -143,10 +143,10 @@ int spate_journal_apply_matcher(void *matcher, uint32_t owner, const struct spat
 void spate_journal_visit_matcher(void *matcher, spate_journal_emit_fn emit, void *jctx);
 
 struct spate_journal_stats {
-	uint64_t appended;        /* records appended since open */
-	uint64_t file_records;    /* records in the file, its snapshot included */
-	uint64_t syncs;           /* fdatasync calls */
-	uint64_t commits;         /* commits that wrote something */
+	uint64_t appended;     /* records appended since open */
+	uint64_t file_records; /* records in the file, its snapshot included */
+	uint64_t syncs;        /* fdatasync calls */
+	uint64_t commits;      /* commits that wrote something */
 	uint64_t write_errors;
 	uint64_t compactions;
 	uint64_t file_bytes;

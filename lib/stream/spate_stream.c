@@ -70,8 +70,8 @@ static int64_t eight_digits(const char *p)
 	w ^= 0x3030303030303030ull; /* '0'..'9' -> 0..9, anything else above 9 */
 	if (((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull)
 		return -1;
-	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffull;          /* pairs */
-	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffull;        /* quads */
+	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffull;           /* pairs */
+	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffull;         /* quads */
 	return (int64_t)((w * 10000 + (w >> 32)) & 0xffffffffull); /* all 8 */
 }
 
@@ -166,12 +166,12 @@ void spate_format_coord(int32_t v, char *buf, size_t len)
 {
 	int64_t a = v < 0 ? -(int64_t)v : v;
 
-	snprintf(buf, len, "%s%" PRId64 ".%07" PRId64, v < 0 ? "-" : "",
-		 a / SPATE_COORD_SCALE, a % SPATE_COORD_SCALE);
+	snprintf(buf, len, "%s%" PRId64 ".%07" PRId64, v < 0 ? "-" : "", a / SPATE_COORD_SCALE,
+		 a % SPATE_COORD_SCALE);
 }
 
-static int parse_coord_field(const struct field *f, int32_t max, const char *what,
-			     int32_t *out, char *err, size_t errlen)
+static int parse_coord_field(const struct field *f, int32_t max, const char *what, int32_t *out,
+			     char *err, size_t errlen)
 {
 	int rc = spate_parse_coord(f->p, f->len, max, out);
 
@@ -186,7 +186,7 @@ static int parse_coord_field(const struct field *f, int32_t max, const char *wha
 
 /* 10^k, k <= 22: every one an exact double. */
 static const double pow10_exact[23] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
@@ -262,8 +262,8 @@ static int parse_keywords(const struct field *f, const struct spate_limits *lim,
 		const char *k = p;
 		size_t klen = (size_t)((comma ? comma : end) - p);
 		if (*n >= lim->max_keywords || *n >= SPATE_KW_MAX_HARD)
-			return fail(err, errlen, SPATE_E_TOO_MANY_KEYWORDS,
-				    "more than %u keywords", lim->max_keywords);
+			return fail(err, errlen, SPATE_E_TOO_MANY_KEYWORDS, "more than %u keywords",
+				    lim->max_keywords);
 		int rc = spate_check_keyword(lim, k, klen);
 		if (rc != 0)
 			return fail(err, errlen, -rc, "keyword '%.*s': %s",
@@ -287,9 +287,23 @@ static int find_op(const char *p, size_t len, size_t *name_len, int *op, size_t 
 		char n = i + 1 < len ? p[i + 1] : '\0';
 		*op_len = 1;
 		switch (c) {
-		case '<': *op = SPATE_OP_LT; if (n == '=') { *op = SPATE_OP_LE; *op_len = 2; } break;
-		case '>': *op = SPATE_OP_GT; if (n == '=') { *op = SPATE_OP_GE; *op_len = 2; } break;
-		case '=': *op = SPATE_OP_EQ; break;
+		case '<':
+			*op = SPATE_OP_LT;
+			if (n == '=') {
+				*op = SPATE_OP_LE;
+				*op_len = 2;
+			}
+			break;
+		case '>':
+			*op = SPATE_OP_GT;
+			if (n == '=') {
+				*op = SPATE_OP_GE;
+				*op_len = 2;
+			}
+			break;
+		case '=':
+			*op = SPATE_OP_EQ;
+			break;
 		case '!':
 			if (n != '=')
 				return -1;
@@ -303,9 +317,9 @@ static int find_op(const char *p, size_t len, size_t *name_len, int *op, size_t 
 }
 
 /* Constraints (`allow_ops`) or attributes (only '='). */
-static int parse_pairs(const struct field *f, const struct spate_limits *lim,
-		       bool allow_ops, struct spate_raw_constraint *cons,
-		       struct spate_raw_attr *attrs, uint32_t *n, char *err, size_t errlen)
+static int parse_pairs(const struct field *f, const struct spate_limits *lim, bool allow_ops,
+		       struct spate_raw_constraint *cons, struct spate_raw_attr *attrs, uint32_t *n,
+		       char *err, size_t errlen)
 {
 	uint32_t max = allow_ops ? lim->max_constraints : lim->max_attrs;
 	uint32_t hard = allow_ops ? SPATE_CONS_MAX_HARD : SPATE_ATTR_MAX_HARD;
@@ -326,7 +340,8 @@ static int parse_pairs(const struct field *f, const struct spate_limits *lim,
 
 		if (*n >= max || *n >= hard)
 			return fail(err, errlen,
-				    allow_ops ? SPATE_E_TOO_MANY_CONSTRAINTS : SPATE_E_TOO_MANY_ATTRS,
+				    allow_ops ? SPATE_E_TOO_MANY_CONSTRAINTS
+					      : SPATE_E_TOO_MANY_ATTRS,
 				    "more than %u %ss", max, what);
 		/* The name's bytes, then the operator: one pass when the name
 		 * is good (an operator byte is never a name byte, so this stops
@@ -343,23 +358,26 @@ static int parse_pairs(const struct field *f, const struct spate_limits *lim,
 		if (!quick) {
 			if (find_op(item, ilen, &name_len, &op, &op_len) != 0 ||
 			    (!allow_ops && op != SPATE_OP_EQ))
-				return fail(err, errlen, allow_ops ? SPATE_E_BAD_OP : SPATE_E_BAD_SYNTAX,
-					    "%s '%.*s': expected name%svalue", what, ilen_show, item,
-					    allow_ops ? " OP " : "=");
+				return fail(err, errlen,
+					    allow_ops ? SPATE_E_BAD_OP : SPATE_E_BAD_SYNTAX,
+					    "%s '%.*s': expected name%svalue", what, ilen_show,
+					    item, allow_ops ? " OP " : "=");
 			int rc = spate_check_name(lim, item, name_len);
 			if (rc != 0)
 				return fail(err, errlen, -rc, "%s '%.*s': bad name: %s", what,
 					    ilen_show, item, spate_err_reason(rc));
 		} else if (!allow_ops && op != SPATE_OP_EQ) {
-			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "%s '%.*s': expected name=value",
-				    what, ilen_show, item);
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+				    "%s '%.*s': expected name=value", what, ilen_show, item);
 		}
 		if (parse_double(item + name_len + op_len, ilen - name_len - op_len, &v) != 0)
 			return fail(err, errlen, SPATE_E_BAD_VALUE,
-				    "%s '%.*s': value is not a finite number", what, ilen_show, item);
+				    "%s '%.*s': value is not a finite number", what, ilen_show,
+				    item);
 		if (allow_ops) {
-			cons[*n] = (struct spate_raw_constraint){
-				{ item, (uint32_t)name_len }, (uint8_t)op, v };
+			cons[*n] = (struct spate_raw_constraint){ { item, (uint32_t)name_len },
+								  (uint8_t)op,
+								  v };
 		} else {
 			attrs[*n] = (struct spate_raw_attr){ { item, (uint32_t)name_len }, v };
 		}
@@ -373,8 +391,7 @@ static int parse_pairs(const struct field *f, const struct spate_limits *lim,
 static int parse_id(const struct field *f, uint64_t *id, char *err, size_t errlen)
 {
 	if (parse_u64(f, id) != 0)
-		return fail(err, errlen, SPATE_E_BAD_ID, "id '%.*s' is not a decimal u64",
-			    SHOW(f));
+		return fail(err, errlen, SPATE_E_BAD_ID, "id '%.*s' is not a decimal u64", SHOW(f));
 	return 0;
 }
 
@@ -385,14 +402,19 @@ static int parse_sub(const struct field *fl, size_t nf, const struct spate_limit
 
 	if (nf != 7 && nf != 8)
 		return fail(err, errlen, SPATE_E_BAD_SYNTAX,
-			    "sub takes 6 or 7 fields (id minlon minlat maxlon maxlat keywords [constraints]), got %zu",
+			    "sub takes 6 or 7 fields (id minlon minlat maxlon maxlat keywords "
+			    "[constraints]), got %zu",
 			    nf - 1);
 	memset(&s->dest, 0, sizeof(s->dest));
 	if ((rc = parse_id(&fl[1], &s->id, err, errlen)) ||
-	    (rc = parse_coord_field(&fl[2], SPATE_LON_MAX, "minlon", &s->rect.min_lon, err, errlen)) ||
-	    (rc = parse_coord_field(&fl[3], SPATE_LAT_MAX, "minlat", &s->rect.min_lat, err, errlen)) ||
-	    (rc = parse_coord_field(&fl[4], SPATE_LON_MAX, "maxlon", &s->rect.max_lon, err, errlen)) ||
-	    (rc = parse_coord_field(&fl[5], SPATE_LAT_MAX, "maxlat", &s->rect.max_lat, err, errlen)))
+	    (rc = parse_coord_field(&fl[2], SPATE_LON_MAX, "minlon", &s->rect.min_lon, err,
+				    errlen)) ||
+	    (rc = parse_coord_field(&fl[3], SPATE_LAT_MAX, "minlat", &s->rect.min_lat, err,
+				    errlen)) ||
+	    (rc = parse_coord_field(&fl[4], SPATE_LON_MAX, "maxlon", &s->rect.max_lon, err,
+				    errlen)) ||
+	    (rc = parse_coord_field(&fl[5], SPATE_LAT_MAX, "maxlat", &s->rect.max_lat, err,
+				    errlen)))
 		return rc;
 	if (spate_check_rect(&s->rect) != 0)
 		return fail(err, errlen, SPATE_E_INVERTED_RECT,
@@ -426,8 +448,7 @@ static int parse_event(const struct field *fl, size_t nf, const struct spate_lim
 	return 0;
 }
 
-int spate_stream_parse_line(const char *line, size_t len,
-			    const struct spate_limits *lim,
+int spate_stream_parse_line(const char *line, size_t len, const struct spate_limits *lim,
 			    struct spate_stream_op *op, char *err, size_t errlen)
 {
 	struct field fl[MAX_FIELDS];
@@ -460,8 +481,8 @@ int spate_stream_parse_line(const char *line, size_t len,
 	if (field_is(&fl[0], "unsub")) {
 		op->kind = SPATE_LINE_UNSUB;
 		if (nf != 2)
-			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "unsub takes 1 field (id), got %zu",
-				    nf - 1);
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+				    "unsub takes 1 field (id), got %zu", nf - 1);
 		return parse_id(&fl[1], &op->u.unsub_id, err, errlen);
 	}
 	if (field_is(&fl[0], "event")) {
@@ -496,8 +517,8 @@ void spate_stream_close(struct spate_stream_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
-		      char *err, size_t errlen)
+int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op, char *err,
+		      size_t errlen)
 {
 	char why[256];
 
@@ -510,8 +531,7 @@ int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
 			snprintf(err, errlen, "%s:%lu: NUL byte in line", r->path, r->line_no);
 			return -SPATE_E_BAD_SYNTAX;
 		}
-		int rc = spate_stream_parse_line(r->buf, (size_t)n, r->lim, op, why,
-						 sizeof(why));
+		int rc = spate_stream_parse_line(r->buf, (size_t)n, r->lim, op, why, sizeof(why));
 		if (rc != 0) {
 			snprintf(err, errlen, "%s:%lu: %s", r->path, r->line_no, why);
 			return rc;
@@ -562,9 +582,9 @@ void spate_stream_write(FILE *f, const struct spate_stream_op *op)
 		if (s->n_cons > 0) {
 			fputc('\t', f);
 			for (uint32_t i = 0; i < s->n_cons; i++)
-				fprintf(f, "%s%.*s%s%.17g", i ? "," : "",
-					(int)s->cons[i].name.len, s->cons[i].name.p,
-					spate_op_str(s->cons[i].op), s->cons[i].value);
+				fprintf(f, "%s%.*s%s%.17g", i ? "," : "", (int)s->cons[i].name.len,
+					s->cons[i].name.p, spate_op_str(s->cons[i].op),
+					s->cons[i].value);
 		}
 		break;
 	}
@@ -580,9 +600,8 @@ void spate_stream_write(FILE *f, const struct spate_stream_op *op)
 		if (e->n_attr > 0) {
 			fputc('\t', f);
 			for (uint32_t i = 0; i < e->n_attr; i++)
-				fprintf(f, "%s%.*s=%.17g", i ? "," : "",
-					(int)e->attr[i].name.len, e->attr[i].name.p,
-					e->attr[i].value);
+				fprintf(f, "%s%.*s=%.17g", i ? "," : "", (int)e->attr[i].name.len,
+					e->attr[i].name.p, e->attr[i].value);
 		}
 		break;
 	}

@@ -38,8 +38,7 @@ struct spate_stream_op {
 
 /* Parse one line (`len` bytes, no newline needed; a trailing "\r" or "\n"
  * is ignored). 0 with *op filled, or -SPATE_E_* with a reason in err. */
-int spate_stream_parse_line(const char *line, size_t len,
-			    const struct spate_limits *lim,
+int spate_stream_parse_line(const char *line, size_t len, const struct spate_limits *lim,
 			    struct spate_stream_op *op, char *err, size_t errlen);
 
 /* Decimal degrees to 1e-7 fixed point: 0, or -SPATE_E_BAD_SYNTAX /
@@ -65,8 +64,8 @@ void spate_stream_close(struct spate_stream_reader *r);
 /* Next operation (comments and blank lines skipped): 1 with *op, 0 at end
  * of file, or -SPATE_E_* with "path:line: reason" in err (the reader can
  * go on with the next line). */
-int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
-		      char *err, size_t errlen);
+int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op, char *err,
+		      size_t errlen);
 
 /* spate_stream_next for tools: a bad line is printed to stderr as
  * "prog: path:line: reason" and counted in *n_bad; with skip_bad the next

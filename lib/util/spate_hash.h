@@ -36,7 +36,8 @@ static inline uint32_t spate_hash_bytes(const void *p, size_t len)
 		/* the last 8 bytes, overlapping what came before */
 		h = spate_hash_mix(h, spate_hash_load(s + len - 8, 8));
 	} else if (len >= 4) { /* two 4-byte loads, overlapping for len < 8 */
-		h = spate_hash_mix(h, spate_hash_load(s, 4) | spate_hash_load(s + len - 4, 4) << 32);
+		h = spate_hash_mix(h, spate_hash_load(s, 4) | spate_hash_load(s + len - 4, 4)
+								      << 32);
 	} else if (len > 0) {
 		h = spate_hash_mix(h, (uint64_t)s[0] | (uint64_t)s[len / 2] << 8 |
 					      (uint64_t)s[len - 1] << 16);

@@ -26,8 +26,7 @@ void spate_hist_add(struct spate_hist *dst, const struct spate_hist *src)
 		dst->b[i] += src->b[i];
 }
 
-void spate_hist_sub(struct spate_hist *dst, const struct spate_hist *a,
-		    const struct spate_hist *b)
+void spate_hist_sub(struct spate_hist *dst, const struct spate_hist *a, const struct spate_hist *b)
 {
 	dst->count = a->count - b->count;
 	dst->sum = a->sum - b->sum;

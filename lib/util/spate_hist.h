@@ -55,8 +55,7 @@ void spate_hist_add(struct spate_hist *dst, const struct spate_hist *src);
 /* dst = a - b, for a taken after b from the same histograms (a window):
  * counts and sums subtracted; max: the largest value of the window's
  * highest bucket, at most a's max (within 1/16 above the true one). */
-void spate_hist_sub(struct spate_hist *dst, const struct spate_hist *a,
-		    const struct spate_hist *b);
+void spate_hist_sub(struct spate_hist *dst, const struct spate_hist *a, const struct spate_hist *b);
 
 /* The q-quantile (0 < q <= 1) by nearest rank: the largest value of the
  * bucket holding the ceil(q * count)-th smallest value, but at most max.

@@ -38,8 +38,11 @@ static void app_eal_start(const char *name)
 	char prefix[96];
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=spate-%s-%d", name, (int)getpid());
-	char *argv[] = { (char *)name, "--no-huge", "--no-pci", "-m", "256", prefix,
-			 "--no-shconf", "-l", "0", "--log-level=lib.*:error", "--no-telemetry", NULL };
+	char *argv[] = {
+		(char *)name,     "--no-huge",   "--no-pci", "-m", "256",
+		prefix,           "--no-shconf", "-l",       "0",  "--log-level=lib.*:error",
+		"--no-telemetry", NULL
+	};
 	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
 		fprintf(stderr, "%s: the EAL did not start\n", name);
 		exit(2);

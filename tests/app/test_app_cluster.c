@@ -112,9 +112,13 @@ static unsigned int replies(struct reply *out, unsigned int max)
 		CHECK_EQ_INT(h.flags, SPATE_FLAG_SERVER);
 		spate_reader_init(&r, p, len, &h);
 		while (spate_reader_next(&r, &lim, &msg) == 1 && n < max)
-			out[n++] = (struct reply){ msg.type, msg.u.ack.req_type, msg.u.ack.code,
-						   msg.u.ack.req_seq, msg.u.ack.id,
-						   pkt_meta(m)->peer.ipv4, pkt_meta(m)->peer.port };
+			out[n++] = (struct reply){ msg.type,
+						   msg.u.ack.req_type,
+						   msg.u.ack.code,
+						   msg.u.ack.req_seq,
+						   msg.u.ack.id,
+						   pkt_meta(m)->peer.ipv4,
+						   pkt_meta(m)->peer.port };
 		rte_pktmbuf_free(m);
 	}
 	return n;
@@ -158,15 +162,15 @@ static uint64_t moved_err(int code)
 
 #define CNT(field) (now.field - before.field)
 
-#define CHECK_NACK(rp, code_, req_type_, seq_, id_)                                   \
-	do {                                                                         \
-		CHECK_EQ_INT((rp).type, SPATE_MSG_NACK);                             \
-		CHECK_EQ_INT((rp).code, code_);                                      \
-		CHECK_EQ_INT((rp).req_type, req_type_);                              \
-		CHECK_EQ_INT((rp).seq, seq_);                                        \
-		CHECK_EQ_INT((rp).id, id_);                                          \
-		CHECK_EQ_INT((rp).to_ip, SRC_IP);                                    \
-		CHECK_EQ_INT((rp).to_port, SRC_PORT);                                \
+#define CHECK_NACK(rp, code_, req_type_, seq_, id_)      \
+	do {                                             \
+		CHECK_EQ_INT((rp).type, SPATE_MSG_NACK); \
+		CHECK_EQ_INT((rp).code, code_);          \
+		CHECK_EQ_INT((rp).req_type, req_type_);  \
+		CHECK_EQ_INT((rp).seq, seq_);            \
+		CHECK_EQ_INT((rp).id, id_);              \
+		CHECK_EQ_INT((rp).to_ip, SRC_IP);        \
+		CHECK_EQ_INT((rp).to_port, SRC_PORT);    \
 	} while (0)
 
 static void test_sub_add(void)
@@ -193,7 +197,9 @@ static void test_sub_add(void)
 	unsigned int n = to_worker(PL_SUB_ADD, got, 16);
 	CHECK_EQ_INT(n, 4);
 	static const struct spate_dest want[] = {
-		{ SRC_IP, SRC_PORT }, { SRC_IP, 0x1234 }, { 0x0b0c0d0e, SRC_PORT },
+		{ SRC_IP, SRC_PORT },
+		{ SRC_IP, 0x1234 },
+		{ 0x0b0c0d0e, SRC_PORT },
 		{ 0x0b0c0d0e, 0xfe01 },
 	};
 	for (unsigned int i = 0; i < n && i < 4; i++) {
@@ -568,7 +574,8 @@ int main(void)
 	msg_pool = rte_mempool_create("app_cl_msgs", 1023, sizeof(struct pl_msg), 0, 0, NULL, NULL,
 				      NULL, NULL, SOCKET_ID_ANY, 0);
 	in = rte_ring_create("app_cl_in", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	to_match = rte_ring_create("app_cl_match", 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	to_match =
+		rte_ring_create("app_cl_match", 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	feedback = rte_ring_create("app_cl_fb", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	to_tx = rte_ring_create("app_cl_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	struct category_dir *dir = category_dir_create();
@@ -577,10 +584,18 @@ int main(void)
 		fprintf(stderr, "setup failed\n");
 		return 2;
 	}
-	struct stage_cluster_conf c = { .in = &in, .n_in = 1, .to_match = &to_match,
-					.feedback = &feedback, .n_workers = 1, .to_tx = to_tx,
-					.msg_pool = msg_pool, .pkt_pool = pkt_pool, .dir = dir,
-					.common = &common, .max_payload = 1472, .backlog_max = 1024 };
+	struct stage_cluster_conf c = { .in = &in,
+					.n_in = 1,
+					.to_match = &to_match,
+					.feedback = &feedback,
+					.n_workers = 1,
+					.to_tx = to_tx,
+					.msg_pool = msg_pool,
+					.pkt_pool = pkt_pool,
+					.dir = dir,
+					.common = &common,
+					.max_payload = 1472,
+					.backlog_max = 1024 };
 	cl = stage_cluster_create(&c);
 	if (cl == NULL) {
 		fprintf(stderr, "stage_cluster_create\n");

@@ -45,17 +45,17 @@ static int loadf(const char *fmt, ...)
 }
 
 /* err must be exactly "PATH:LINE: MSG". */
-#define CHECK_ERR(line, ...)                                                           \
-	do {                                                                           \
-		char want_[1024], msg_[900];                                           \
-		snprintf(msg_, sizeof(msg_), __VA_ARGS__);                             \
-		snprintf(want_, sizeof(want_), "%s:%d: %s", conf_path, line, msg_);   \
-		check_count++;                                                         \
-		if (strcmp(err, want_) != 0) {                                         \
-			fprintf(stderr, "%s:%d: error\n  got  '%s'\n  want '%s'\n",    \
-				__FILE__, __LINE__, err, want_);                       \
-			check_failed();                                                \
-		}                                                                      \
+#define CHECK_ERR(line, ...)                                                                  \
+	do {                                                                                  \
+		char want_[1024], msg_[900];                                                  \
+		snprintf(msg_, sizeof(msg_), __VA_ARGS__);                                    \
+		snprintf(want_, sizeof(want_), "%s:%d: %s", conf_path, line, msg_);           \
+		check_count++;                                                                \
+		if (strcmp(err, want_) != 0) {                                                \
+			fprintf(stderr, "%s:%d: error\n  got  '%s'\n  want '%s'\n", __FILE__, \
+				__LINE__, err, want_);                                        \
+			check_failed();                                                       \
+		}                                                                             \
 	} while (0)
 
 /* ---- spated's integer keys: min, max, one past each ---- */
@@ -66,7 +66,11 @@ struct ukey {
 	uint32_t (*get)(void);
 };
 
-#define GETTER(f) static uint32_t get_##f(void) { return conf.f; }
+#define GETTER(f)                     \
+	static uint32_t get_##f(void) \
+	{                             \
+		return conf.f;        \
+	}
 GETTER(udp_port)
 GETTER(mtu)
 GETTER(mbufs)
@@ -127,8 +131,14 @@ static void test_uint_keys(void)
 /* Set by hand, mbufs, ring_size, msgs and backlog_max each have a floor. */
 static void test_floors(void)
 {
-	static const struct { const char *key; uint32_t min; } fl[] = {
-		{ "mbufs", 1023 }, { "ring_size", 64 }, { "msgs", 1023 }, { "backlog_max", 32 },
+	static const struct {
+		const char *key;
+		uint32_t min;
+	} fl[] = {
+		{ "mbufs", 1023 },
+		{ "ring_size", 64 },
+		{ "msgs", 1023 },
+		{ "backlog_max", 32 },
 	};
 
 	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
@@ -153,8 +163,8 @@ static void test_unknown(void)
 	/* the message names the file, the line, the key and what is known
 	 * (every key of the table among them; the list grows with spated) */
 	char want_head[160];
-	snprintf(want_head, sizeof(want_head), "%s:3: spated: unknown setting 'mtus' (known: eal, port, ",
-		 conf_path);
+	snprintf(want_head, sizeof(want_head),
+		 "%s:3: spated: unknown setting 'mtus' (known: eal, port, ", conf_path);
 	CHECK(strncmp(err, want_head, strlen(want_head)) == 0);
 	for (size_t i = 0; i < sizeof(ukeys) / sizeof(ukeys[0]); i++) {
 		char key[40];
@@ -176,8 +186,9 @@ static void test_unknown(void)
 		     "compact_min, compact_factor)");
 	CHECK_EQ_INT(load("access: {\n  rat = 1;\n};\n"), -1);
 	CHECK_ERR(2, "access: unknown setting 'rat' (known: rate, burst, require_auth, keys)");
-	CHECK_EQ_INT(load("control: { mode = \"0600\"; };\nmetrics: {\n listen = \"\";\n x = 1; };\n"),
-		     -1);
+	CHECK_EQ_INT(
+		load("control: { mode = \"0600\"; };\nmetrics: {\n listen = \"\";\n x = 1; };\n"),
+		-1);
 	CHECK_ERR(4, "metrics: unknown setting 'x' (known: listen)");
 	CHECK_EQ_INT(load("this is not libconfig\n"), -1);
 	CHECK(strncmp(err, conf_path, strlen(conf_path)) == 0 &&
@@ -244,7 +255,9 @@ static void test_addresses(void)
 	static const char *const bad_prefix[] = { "0", "33", "", "24x", "-1" };
 	for (size_t i = 0; i < sizeof(bad_prefix) / sizeof(bad_prefix[0]); i++) {
 		CHECK_EQ_INT(loadf("spated: {\n ipv4 = \"10.1.2.3/%s\";\n};\n", bad_prefix[i]), -1);
-		CHECK_ERR(2, "spated.ipv4 = \"10.1.2.3/%s\": the prefix length after '/' must be 1 to 32",
+		CHECK_ERR(2,
+			  "spated.ipv4 = \"10.1.2.3/%s\": the prefix length after '/' must be 1 to "
+			  "32",
 			  bad_prefix[i]);
 	}
 	CHECK_EQ_INT(load("spated: { ipv4 = \"10.1.2\"; };\n"), -1);
@@ -252,8 +265,8 @@ static void test_addresses(void)
 	CHECK_EQ_INT(load("spated: { ipv4 = 5; };\n"), -1);
 	CHECK_ERR(1, "spated.ipv4 must be a dotted IPv4 address string, with an optional /prefix");
 	/* unicast: not 0/8, 127/8, 224/4 and up; their neighbours are */
-	static const char *const not_unicast[] = { "0.1.2.3", "127.0.0.1", "224.0.0.1",
-						   "240.0.0.1", "255.255.255.255" };
+	static const char *const not_unicast[] = { "0.1.2.3", "127.0.0.1", "224.0.0.1", "240.0.0.1",
+						   "255.255.255.255" };
 	for (size_t i = 0; i < sizeof(not_unicast) / sizeof(not_unicast[0]); i++) {
 		CHECK_EQ_INT(loadf("spated: { ipv4 = \"%s\"; };\n", not_unicast[i]), -1);
 		CHECK_ERR(1, "spated.ipv4 = %s is not a unicast address", not_unicast[i]);
@@ -285,23 +298,39 @@ static void test_cluster(void)
 		"cluster: {\n hosts = ( { host = 1; role = \"front\"; ipv4 = \"10.0.0.1\"; },\n"
 		" { host = 2; role = \"match\"; ipv4 = \"10.0.0.2\"; lcores = 1; } );\n};\n";
 
-	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; };\n%s", hosts), 0);
+	CHECK_EQ_INT(
+		loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; };\n%s",
+		      hosts),
+		0);
 	CHECK_EQ_INT(conf.ipv4, 0x0a000001);
 	CHECK_EQ_INT(conf.hosts.n_peers, 1);
 	CHECK_EQ_INT(conf.hosts.peer[0].ipv4, 0x0a000002);
-	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; ipv4 = \"10.0.0.1\"; };\n%s", hosts), 0);
-	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; ipv4 = \"10.0.0.9\"; };\n%s", hosts), -1);
+	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; ipv4 "
+			   "= \"10.0.0.1\"; };\n%s",
+			   hosts),
+		     0);
+	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 1; ipv4 "
+			   "= \"10.0.0.9\"; };\n%s",
+			   hosts),
+		     -1);
 	CHECK_ERR(1, "spated.ipv4 differs from host 1's address in cluster.hosts");
-	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 2; };\n%s", hosts), 0);
+	CHECK_EQ_INT(
+		loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 2; };\n%s",
+		      hosts),
+		0);
 	CHECK_EQ_INT(conf.ipv4, 0x0a000002);
-	CHECK_EQ_INT(loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 3; };\n%s", hosts), -1);
+	CHECK_EQ_INT(
+		loadf("spated: { peer_auth = \"none\"; debug_hooks = true; host_id = 3; };\n%s",
+		      hosts),
+		-1);
 	CHECK_ERR(1, "spated.host_id = 3 is not in cluster.hosts (1, 2)");
 }
 
 static void test_lcores(void)
 {
 	CHECK_EQ_INT(load("spated: { lcores: { rx = 1023; tx = 0; cluster = 5; "
-			  "match = [ 1, 2, 3 ]; }; };\n"), 0);
+			  "match = [ 1, 2, 3 ]; }; };\n"),
+		     0);
 	CHECK_EQ_INT(conf.lcores.n_rx, 1);
 	CHECK_EQ_INT(conf.lcores.rx[0], 1023);
 	CHECK_EQ_INT(conf.lcores.tx, 0);
@@ -330,11 +359,13 @@ static void test_lcores(void)
 		     " (one RX queue each)");
 	CHECK_EQ_INT(load("spated: { lcores: { rx = [ ]; }; };\n"), -1);
 	CHECK_EQ_INT(load("spated: { lcores: { match = [ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, "
-			  "12, 13, 14, 15 ]; }; };\n"), 0);
+			  "12, 13, 14, 15 ]; }; };\n"),
+		     0);
 	CHECK_EQ_INT(conf.lcores.n_match, 16);
 	CHECK_EQ_INT(conf.lcores.match[15], 15);
 	CHECK_EQ_INT(load("spated: { lcores: { match = [ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, "
-			  "12, 13, 14, 15, 16 ]; }; };\n"), -1);
+			  "12, 13, 14, 15, 16 ]; }; };\n"),
+		     -1);
 	CHECK_ERR(1, "spated.lcores.match must be a list of 1 to 16 lcore ids [ N, ... ]");
 	CHECK_EQ_INT(load("spated: { lcores: { match = [ 0,\n 1024 ]; }; };\n"), -1);
 	CHECK_ERR(2, "spated.lcores.match[] = 1024 is out of range [0, 1023]");
@@ -358,7 +389,8 @@ static void test_strings(void)
 	/* eal: up to 64 arguments, replacing the default */
 	strcpy(text, "spated: { eal = [ ");
 	for (int i = 0; i < 64; i++)
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s\"a%d\"", i ? ", " : "", i);
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s\"a%d\"",
+			 i ? ", " : "", i);
 	strcat(text, " ]; };\n");
 	CHECK_EQ_INT(load(text), 0);
 	CHECK_EQ_INT(conf.n_eal, 64);
@@ -381,7 +413,9 @@ static void test_strings(void)
 	CHECK_EQ_INT(load("spated: { port: { device = [ \"a\", \"b\", \"c\", \"d\" ]; }; };\n"), 0);
 	CHECK_EQ_INT(conf.n_devices, 4);
 	CHECK(strcmp(conf.devices[3], "d") == 0);
-	CHECK_EQ_INT(load("spated: { port: { device = [ \"a\", \"b\", \"c\", \"d\", \"e\" ]; }; };\n"), -1);
+	CHECK_EQ_INT(
+		load("spated: { port: { device = [ \"a\", \"b\", \"c\", \"d\", \"e\" ]; }; };\n"),
+		-1);
 	CHECK_ERR(1, "spated.port.device must be a vdev string or a list of 1 to 4 of them");
 	CHECK_EQ_INT(load("spated: { port: { device = [ ]; }; };\n"), -1);
 	CHECK_EQ_INT(load("spated: { port: { device = ( \"a\", 1 ); }; };\n"), -1);
@@ -392,9 +426,11 @@ static void test_strings(void)
 	CHECK(strcmp(conf.category_engine, "rein") == 0);
 	CHECK_EQ_INT(load("spated: {\n category_engine = \"nope\"; };\n"), -1);
 	CHECK_ERR(2, "spated.category_engine 'nope' is not an engine (spate-match --list-engines)");
-	CHECK_EQ_INT(load("spated: { category_engine = \"0123456789012345678901234567890\"; };\n"), -1);
+	CHECK_EQ_INT(load("spated: { category_engine = \"0123456789012345678901234567890\"; };\n"),
+		     -1);
 	CHECK(strstr(err, "is not an engine") != NULL);
-	CHECK_EQ_INT(load("spated: { category_engine = \"01234567890123456789012345678901\"; };\n"), -1);
+	CHECK_EQ_INT(load("spated: { category_engine = \"01234567890123456789012345678901\"; };\n"),
+		     -1);
 	CHECK_ERR(1, "spated.category_engine must be a string of at most 31 bytes");
 	memset(big, 'p', 255);
 	big[255] = '\0';
@@ -409,7 +445,8 @@ static void test_strings(void)
 	CHECK_EQ_INT(load("spated: { debug_hooks = 1; };\n"), -1);
 	CHECK_ERR(1, "spated.debug_hooks must be true or false");
 	CHECK_EQ_INT(load("spated: {\n peer_drop_ppm = 10; };\n"), -1);
-	CHECK_ERR(2, "spated.peer_drop_ppm is fault injection for tests: it needs debug_hooks = true");
+	CHECK_ERR(2,
+		  "spated.peer_drop_ppm is fault injection for tests: it needs debug_hooks = true");
 	CHECK_EQ_INT(load("spated: { peer_drop_ppm = 10; debug_hooks = true; };\n"), 0);
 	CHECK_EQ_INT(load("spated: {\n peer_auth = \"none\"; };\n"), -1);
 	CHECK_ERR(2, "spated.peer_auth = \"none\" lets anyone who can send UDP to port 47110 "
@@ -449,8 +486,8 @@ static void test_runtime(void)
 	CHECK_EQ_INT(rset("spated.idle_spin_us", "1000000"), 0);
 	CHECK_EQ_INT(conf.idle_spin_us, 1000000);
 	/* refused, the value unchanged */
-	static const char *const bad[] = { "1000001", "-1", "12x", "", "5 ", "0x10", "1e3",
-					   "99999999999999999999" };
+	static const char *const bad[] = { "1000001", "-1",   "12x", "",
+					   "5 ",      "0x10", "1e3", "99999999999999999999" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_EQ_INT(rset("spated.idle_spin_us", bad[i]), -1);
 		char want[200];
@@ -474,8 +511,9 @@ static void test_runtime(void)
 	FILE *f = fopen(ov, "w");
 	fputs("spated: {\n  idle_sleep_us = 77;\n};\ncontrol: { log_level = \"debug\"; };\n", f);
 	fclose(f);
-	CHECK_EQ_INT(loadf("control: { overrides = \"%s\"; };\nspated: { idle_sleep_us = 5; };\n", ov),
-		     0);
+	CHECK_EQ_INT(
+		loadf("control: { overrides = \"%s\"; };\nspated: { idle_sleep_us = 5; };\n", ov),
+		0);
 	CHECK_EQ_INT(conf.idle_sleep_us, 77);
 	CHECK_EQ_INT(conf.ops.log_level, 8);
 	/* the overrides file cannot name another one */
@@ -489,16 +527,18 @@ static void test_runtime(void)
 	fclose(f);
 	CHECK_EQ_INT(loadf("control: { overrides = \"%s\"; };\n", ov), -1);
 	char want[300];
-	snprintf(want, sizeof(want), "%s:3: spated.mtu is not a run-time setting "
-		 "(spatectl show params lists them)", ov);
+	snprintf(want, sizeof(want),
+		 "%s:3: spated.mtu is not a run-time setting "
+		 "(spatectl show params lists them)",
+		 ov);
 	CHECK(strcmp(err, want) == 0);
 	CHECK_EQ_INT(conf.mtu, 1500);
 	f = fopen(ov, "w");
 	fputs("spated: {\n  idle_sleep_us = 100001;\n};\n", f);
 	fclose(f);
 	CHECK_EQ_INT(loadf("control: { overrides = \"%s\"; };\n", ov), -1);
-	snprintf(want, sizeof(want), "%s:2: spated.idle_sleep_us = 100001 is out of range [0, 100000]",
-		 ov);
+	snprintf(want, sizeof(want),
+		 "%s:2: spated.idle_sleep_us = 100001 is out of range [0, 100000]", ov);
 	CHECK(strcmp(err, want) == 0);
 	f = fopen(ov, "w");
 	fputs("spated: { };\nspatd: { };\n", f);
@@ -513,8 +553,9 @@ static void test_runtime(void)
 	CHECK(strcmp(err, want) == 0);
 	unlink(ov);
 	/* absent overrides file: nothing read, no error */
-	CHECK_EQ_INT(loadf("control: { overrides = \"%s\"; };\nspated: { idle_sleep_us = 5; };\n", ov),
-		     0);
+	CHECK_EQ_INT(
+		loadf("control: { overrides = \"%s\"; };\nspated: { idle_sleep_us = 5; };\n", ov),
+		0);
 	CHECK_EQ_INT(conf.idle_sleep_us, 5);
 }
 
@@ -522,7 +563,10 @@ static void test_runtime(void)
 
 static void test_ops_file(void)
 {
-	static const struct { const char *group, *key; long long min, max; } nums[] = {
+	static const struct {
+		const char *group, *key;
+		long long min, max;
+	} nums[] = {
 		{ "journal", "sync_interval_us", 100, 10000000 },
 		{ "journal", "compact_min", 16, 1000000000 },
 		{ "journal", "compact_factor", 2, 1000 },
@@ -531,20 +575,24 @@ static void test_ops_file(void)
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		char name[64], buf[64];
 		snprintf(name, sizeof(name), "%s.%s", nums[i].group, nums[i].key);
-		CHECK_EQ_INT(loadf("%s: {\n %s = %lld;\n};\n", nums[i].group, nums[i].key, nums[i].max),
-			     0);
+		CHECK_EQ_INT(
+			loadf("%s: {\n %s = %lld;\n};\n", nums[i].group, nums[i].key, nums[i].max),
+			0);
 		CHECK_EQ_INT(ops_conf_get(&conf.ops, name, buf, sizeof(buf)), 0);
 		CHECK_EQ_INT(strtoll(buf, NULL, 10), nums[i].max);
-		CHECK_EQ_INT(loadf("%s: {\n %s = %lld;\n};\n", nums[i].group, nums[i].key, nums[i].min),
-			     0);
+		CHECK_EQ_INT(
+			loadf("%s: {\n %s = %lld;\n};\n", nums[i].group, nums[i].key, nums[i].min),
+			0);
 		CHECK_EQ_INT(ops_conf_get(&conf.ops, name, buf, sizeof(buf)), 0);
 		CHECK_EQ_INT(strtoll(buf, NULL, 10), nums[i].min);
 		CHECK_EQ_INT(loadf("%s: {\n %s = %lld;\n};\n", nums[i].group, nums[i].key,
-				   nums[i].max + 1), -1);
+				   nums[i].max + 1),
+			     -1);
 		CHECK_ERR(2, "%s.%s = %lld is out of range [%g, %g]", nums[i].group, nums[i].key,
 			  nums[i].max + 1, (double)nums[i].min, (double)nums[i].max);
 		CHECK_EQ_INT(loadf("%s: {\n\n %s = %lld;\n};\n", nums[i].group, nums[i].key,
-				   nums[i].min - 1), -1);
+				   nums[i].min - 1),
+			     -1);
 		CHECK_ERR(3, "%s.%s = %lld is out of range [%g, %g]", nums[i].group, nums[i].key,
 			  nums[i].min - 1, (double)nums[i].min, (double)nums[i].max);
 		CHECK_EQ_INT(loadf("%s: { %s = 1.5; };\n", nums[i].group, nums[i].key), -1);
@@ -584,8 +632,9 @@ static void test_ops_file(void)
 	CHECK_EQ_INT(load("control: { log_level = \"debug\"; };\n"), 0);
 	CHECK_EQ_INT(conf.ops.log_level, 8);
 	CHECK_EQ_INT(load("control: { log_level = \"\"; };\n"), -1);
-	CHECK_ERR(1, "control.log_level: '' is not one of emerg, alert, crit, err, warning, notice, "
-		     "info, debug");
+	CHECK_ERR(1,
+		  "control.log_level: '' is not one of emerg, alert, crit, err, warning, notice, "
+		  "info, debug");
 	CHECK_EQ_INT(load("journal: { sync = \"interval\"; };\n"), 0);
 	CHECK_EQ_INT(load("journal: { sync = \"sometimes\"; };\n"), -1);
 	CHECK_ERR(1, "journal.sync: 'sometimes' is not one of none, always, interval");
@@ -603,8 +652,9 @@ static void test_ops_file(void)
 	/* metrics.listen */
 	CHECK_EQ_INT(load("metrics: { listen = \"127.0.0.1:65535\"; };\n"), 0);
 	CHECK_EQ_INT(load("metrics: {\n listen = \"127.0.0.1:65536\"; };\n"), -1);
-	CHECK_ERR(2, "metrics.listen = \"127.0.0.1:65536\": want \"A.B.C.D:PORT\" (port 1 to 65535), "
-		     "e.g. \"127.0.0.1:9180\"");
+	CHECK_ERR(2,
+		  "metrics.listen = \"127.0.0.1:65536\": want \"A.B.C.D:PORT\" (port 1 to 65535), "
+		  "e.g. \"127.0.0.1:9180\"");
 	uint32_t ip = 0;
 	uint16_t port = 0;
 	CHECK_EQ_INT(ops_conf_parse_listen("10.0.0.1:1", &ip, &port), 0);
@@ -612,7 +662,8 @@ static void test_ops_file(void)
 	CHECK_EQ_INT(port, 1);
 	CHECK_EQ_INT(ops_conf_parse_listen("10.0.0.1:65535", &ip, &port), 0);
 	CHECK_EQ_INT(port, 65535);
-	static const char *const bad_listen[] = { "10.0.0.1:0", "10.0.0.1:", "10.0.0.1", "10.0.0:80",
+	static const char *const bad_listen[] = { "10.0.0.1:0",   "10.0.0.1:",
+						  "10.0.0.1",     "10.0.0:80",
 						  "10.0.0.1:80x", "255.255.255.255255:80",
 						  "10.0.0.1:-80" };
 	for (size_t i = 0; i < sizeof(bad_listen) / sizeof(bad_listen[0]); i++)
@@ -625,8 +676,11 @@ static void test_ops_keys(void)
 
 	memset(hex, 'a', 32);
 	hex[32] = '\0';
-	CHECK_EQ_INT(loadf("access: { require_auth = true;\n keys = ( { client = 4294967295L; key = "
-			   "\"%s\"; }, { client = 1; key = \"00ff%s\"; } ); };\n", hex, hex), 0);
+	CHECK_EQ_INT(
+		loadf("access: { require_auth = true;\n keys = ( { client = 4294967295L; key = "
+		      "\"%s\"; }, { client = 1; key = \"00ff%s\"; } ); };\n",
+		      hex, hex),
+		0);
 	CHECK_EQ_INT(conf.ops.n_keys, 2);
 	CHECK_EQ_INT(conf.ops.keys[0].client, 4294967295u);
 	CHECK_EQ_INT(conf.ops.keys[0].len, 16);
@@ -648,10 +702,12 @@ static void test_ops_keys(void)
 	memset(hex, 'a', 130);
 	hex[130] = '\0';
 	CHECK_EQ_INT(loadf("access: { keys = (\n { client = 9; key = \"%s\"; } ); };\n", hex), -1);
-	CHECK_ERR(2, "access.keys[0]: key must be 32 to 128 hex digits (16 to 64 bytes), even count");
+	CHECK_ERR(2,
+		  "access.keys[0]: key must be 32 to 128 hex digits (16 to 64 bytes), even count");
 	hex[30] = '\0';
 	CHECK_EQ_INT(loadf("access: { keys = ( { client = 9; key = \"%s\"; } ); };\n", hex), -1);
-	CHECK_ERR(1, "access.keys[0]: key must be 32 to 128 hex digits (16 to 64 bytes), even count");
+	CHECK_ERR(1,
+		  "access.keys[0]: key must be 32 to 128 hex digits (16 to 64 bytes), even count");
 	hex[30] = 'a';
 	hex[33] = '\0';
 	CHECK_EQ_INT(loadf("access: { keys = ( { client = 9; key = \"%s\"; } ); };\n", hex), -1);
@@ -664,13 +720,18 @@ static void test_ops_keys(void)
 	hex[31] = 'a';
 	CHECK_EQ_INT(loadf("access: { keys = ( { client = 0; key = \"%s\"; } ); };\n", hex), -1);
 	CHECK_ERR(1, "access.keys[0]: client = 0 is out of range [1, 4294967295]");
-	CHECK_EQ_INT(loadf("access: { keys = ( { client = 4294967296L; key = \"%s\"; } ); };\n", hex),
-		     -1);
+	CHECK_EQ_INT(
+		loadf("access: { keys = ( { client = 4294967296L; key = \"%s\"; } ); };\n", hex),
+		-1);
 	CHECK_ERR(1, "access.keys[0]: client = 4294967296 is out of range [1, 4294967295]");
-	CHECK_EQ_INT(loadf("access: { keys = ( { client = 3; key = \"%s\"; },\n { client = 3; key = "
-			   "\"%s\"; } ); };\n", hex, hex), -1);
+	CHECK_EQ_INT(
+		loadf("access: { keys = ( { client = 3; key = \"%s\"; },\n { client = 3; key = "
+		      "\"%s\"; } ); };\n",
+		      hex, hex),
+		-1);
 	CHECK_ERR(2, "access.keys[1]: client 3 has a key already");
-	CHECK_EQ_INT(loadf("access: { keys = ( { client = 3; key = \"%s\"; x = 1; } ); };\n", hex), -1);
+	CHECK_EQ_INT(loadf("access: { keys = ( { client = 3; key = \"%s\"; x = 1; } ); };\n", hex),
+		     -1);
 	CHECK_ERR(1, "access.keys[0] must be { client = N; key = \"hex\"; }");
 	CHECK_EQ_INT(load("access: { keys = 1; };\n"), -1);
 	CHECK_ERR(1, "access.keys must be a list ( { client = N; key = \"hex\"; }, ... )");
@@ -743,8 +804,9 @@ static void test_ops_runtime(void)
 	CHECK_EQ_INT(ops_conf_get(&c, "control.log_level", buf, sizeof(buf)), 0);
 	CHECK(strcmp(buf, "warning") == 0);
 	CHECK_EQ_INT(oset(&c, "control.log_level", "loud"), -1);
-	CHECK(strcmp(err, "control.log_level: 'loud' is not one of emerg, alert, crit, err, warning, "
-			  "notice, info, debug") == 0);
+	CHECK(strcmp(err,
+		     "control.log_level: 'loud' is not one of emerg, alert, crit, err, warning, "
+		     "notice, info, debug") == 0);
 	CHECK_EQ_INT(oset(&c, "journal.sync", "none"), 0);
 	CHECK_EQ_INT(ops_conf_get(&c, "journal.sync", buf, sizeof(buf)), 0);
 	CHECK(strcmp(buf, "none") == 0);

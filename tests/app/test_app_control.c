@@ -96,15 +96,15 @@ static const char *ask(const char *line)
 	return ask_raw(buf, strlen(buf));
 }
 
-#define CHECK_ASK(line, want)                                                       \
-	do {                                                                        \
-		const char *got_ = ask(line);                                       \
-		check_count++;                                                      \
-		if (strcmp(got_, want) != 0) {                                      \
-			fprintf(stderr, "%s:%d: '%s'\n  got  '%s'\n  want '%s'\n",  \
-				__FILE__, __LINE__, line, got_, want);              \
-			check_failed();                                             \
-		}                                                                   \
+#define CHECK_ASK(line, want)                                                                \
+	do {                                                                                 \
+		const char *got_ = ask(line);                                                \
+		check_count++;                                                               \
+		if (strcmp(got_, want) != 0) {                                               \
+			fprintf(stderr, "%s:%d: '%s'\n  got  '%s'\n  want '%s'\n", __FILE__, \
+				__LINE__, line, got_, want);                                 \
+			check_failed();                                                      \
+		}                                                                            \
 	} while (0)
 
 /* ---- the subscriptions: sizes chosen so the largest-first order is known ---- */
@@ -160,7 +160,8 @@ static void test_get_set(void)
 	CHECK_ASK("json get access.burst", "ok\n{\"access.burst\":100}\n");
 	CHECK_ASK("json get control.mode", "ok\n{\"control.mode\":\"0600\"}\n");
 	CHECK_ASK("get nope", "error\nunknown setting 'nope' (spatectl show params lists them)\n");
-	CHECK_ASK("set nope 1", "error\nunknown setting 'nope' (spatectl show params lists them)\n");
+	CHECK_ASK("set nope 1",
+		  "error\nunknown setting 'nope' (spatectl show params lists them)\n");
 
 	/* spated's own run-time keys: trailing garbage, signs, the bound */
 	CHECK_ASK("set spated.idle_sleep_us 100000", "ok\nspated.idle_sleep_us: 100000\n");
@@ -175,7 +176,8 @@ static void test_get_set(void)
 	CHECK_ASK("set spated.idle_sleep_us 0", "ok\nspated.idle_sleep_us: 0\n");
 	CHECK_EQ_INT(conf.idle_sleep_us, 0);
 	CHECK_ASK("get spated.idle_spin_us", "ok\nspated.idle_spin_us: 1000\n");
-	CHECK_ASK("get spated.mtu", "error\nunknown setting 'spated.mtu' (spatectl show params lists them)\n");
+	CHECK_ASK("get spated.mtu",
+		  "error\nunknown setting 'spated.mtu' (spatectl show params lists them)\n");
 
 	/* the library's limits and quotas */
 	CHECK_ASK("set quotas.max_subs 3", "ok\nquotas.max_subs: 3\n");
@@ -210,7 +212,8 @@ static void test_get_set(void)
 		  "error\naccess.require_auth: no keys configured (access.keys)\n");
 	CHECK(!conf.ops.require_auth);
 	CHECK_ASK("set access.require_auth false", "ok\naccess.require_auth: false\n");
-	CHECK_ASK("set journal.path /tmp/x", "error\njournal.path changes at the next start only\n");
+	CHECK_ASK("set journal.path /tmp/x",
+		  "error\njournal.path changes at the next start only\n");
 	CHECK_ASK("set log_level debug", "ok\ncontrol.log_level: debug\n");
 	CHECK_EQ_INT(conf.ops.log_level, 8);
 	CHECK_ASK("get log_level", "ok\ncontrol.log_level: debug\n");
@@ -275,8 +278,8 @@ static void test_categories(void)
 	CHECK(strncmp(a, "ok\n{\"categories\":[", 18) == 0);
 	unsigned long total = 0, shown = 0, page = 9;
 	const char *t = strstr(a, "],\"total\":");
-	CHECK(t != NULL && sscanf(t, "],\"total\":%lu,\"page\":%lu,\"shown\":%lu}", &total, &page,
-				  &shown) == 3);
+	CHECK(t != NULL &&
+	      sscanf(t, "],\"total\":%lu,\"page\":%lu,\"shown\":%lu}", &total, &page, &shown) == 3);
 	CHECK(total >= 1);
 	CHECK_EQ_INT(shown, total);
 	CHECK_EQ_INT(page, 0);
@@ -289,21 +292,24 @@ static void test_categories(void)
 	char line[128], want[160];
 	/* page past the end: nothing shown, the total kept */
 	snprintf(line, sizeof(line), "json show categories --top 1 --page %lu", total);
-	snprintf(want, sizeof(want), "ok\n{\"categories\":[],\"total\":%lu,\"page\":%lu,\"shown\":0}\n",
-		 total, total);
+	snprintf(want, sizeof(want),
+		 "ok\n{\"categories\":[],\"total\":%lu,\"page\":%lu,\"shown\":0}\n", total, total);
 	CHECK_ASK(line, want);
 	/* the last page: exactly one */
 	snprintf(line, sizeof(line), "json show categories --top 1 --page %lu", total - 1);
 	ask(line);
-	snprintf(want, sizeof(want), "],\"total\":%lu,\"page\":%lu,\"shown\":1}\n", total, total - 1);
+	snprintf(want, sizeof(want), "],\"total\":%lu,\"page\":%lu,\"shown\":1}\n", total,
+		 total - 1);
 	CHECK(strstr(the_ask.ans, want) != NULL);
 	CHECK_ASK("json show categories --top 0",
-		  total == 1 ? "ok\n{\"categories\":[],\"total\":1,\"page\":0,\"shown\":0}\n" : "?");
+		  total == 1 ? "ok\n{\"categories\":[],\"total\":1,\"page\":0,\"shown\":0}\n"
+			     : "?");
 	/* a worker that has none */
 	CHECK_ASK("json show categories --worker 9",
 		  "ok\n{\"categories\":[],\"total\":0,\"page\":0,\"shown\":0}\n");
 	/* the one category, every field */
-	CHECK_ASK("json show categories", "ok\n{\"categories\":[{\"id\":1,\"worker\":0,\"subs\":3,"
+	CHECK_ASK("json show categories",
+		  "ok\n{\"categories\":[{\"id\":1,\"worker\":0,\"subs\":3,"
 		  "\"min_lon\":0,\"min_lat\":0,\"max_lon\":1.1e-05,\"max_lat\":1e-06,\"events\":0,"
 		  "\"inserts\":3,\"deletes\":0}],\"total\":1,\"page\":0,\"shown\":1}\n");
 	/* far away, other keywords: other categories, listed largest first */
@@ -315,22 +321,27 @@ static void test_categories(void)
 	static const char c1[] = "{\"id\":1,\"worker\":0,\"subs\":3,\"min_lon\":0,\"min_lat\":0,"
 				 "\"max_lon\":1.1e-05,\"max_lat\":1e-06,\"events\":0,\"inserts\":3,"
 				 "\"deletes\":0}";
-	static const char c2[] = "{\"id\":2,\"worker\":0,\"subs\":4,\"min_lon\":100,\"min_lat\":0,"
-				 "\"max_lon\":100.000001,\"max_lat\":1e-06,\"events\":0,\"inserts\":4,"
-				 "\"deletes\":0}";
-	static const char c3[] = "{\"id\":3,\"worker\":0,\"subs\":1,\"min_lon\":-100,\"min_lat\":0,"
-				 "\"max_lon\":-99.999999,\"max_lat\":1e-06,\"events\":0,\"inserts\":1,"
-				 "\"deletes\":0}";
+	static const char c2[] =
+		"{\"id\":2,\"worker\":0,\"subs\":4,\"min_lon\":100,\"min_lat\":0,"
+		"\"max_lon\":100.000001,\"max_lat\":1e-06,\"events\":0,\"inserts\":4,"
+		"\"deletes\":0}";
+	static const char c3[] =
+		"{\"id\":3,\"worker\":0,\"subs\":1,\"min_lon\":-100,\"min_lat\":0,"
+		"\"max_lon\":-99.999999,\"max_lat\":1e-06,\"events\":0,\"inserts\":1,"
+		"\"deletes\":0}";
 	char all[1024];
-	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s,%s,%s],\"total\":3,\"page\":0,\"shown\":3}\n",
-		 c2, c1, c3);
+	snprintf(all, sizeof(all),
+		 "ok\n{\"categories\":[%s,%s,%s],\"total\":3,\"page\":0,\"shown\":3}\n", c2, c1,
+		 c3);
 	CHECK_ASK("json show categories", all);
-	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s],\"total\":3,\"page\":1,\"shown\":1}\n", c1);
+	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s],\"total\":3,\"page\":1,\"shown\":1}\n",
+		 c1);
 	CHECK_ASK("json show categories --top 1 --page 1", all);
-	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s],\"total\":3,\"page\":1,\"shown\":1}\n", c3);
+	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s],\"total\":3,\"page\":1,\"shown\":1}\n",
+		 c3);
 	CHECK_ASK("json show categories --page 1 --top 2", all);
-	snprintf(all, sizeof(all), "ok\n{\"categories\":[%s,%s],\"total\":3,\"page\":0,\"shown\":2}\n",
-		 c2, c1);
+	snprintf(all, sizeof(all),
+		 "ok\n{\"categories\":[%s,%s],\"total\":3,\"page\":0,\"shown\":2}\n", c2, c1);
 	CHECK_ASK("json show categories --top 2 --worker 0", all);
 	CHECK_ASK("json show placement", "ok\n{\"workers\":[{\"worker\":0,\"categories\":3,"
 					 "\"subs\":8,\"events\":0}]}\n");
@@ -375,7 +386,8 @@ static void test_show(void)
 	CHECK(strstr(a, ",\"rx\":41,") != NULL);
 	CHECK(strstr(a, ",\"ring_full_rx\":7,") != NULL);
 	char want[128];
-	snprintf(want, sizeof(want), "\"msg_err\":{\"%s\":3}", spate_err_name(SPATE_E_INVERTED_RECT));
+	snprintf(want, sizeof(want), "\"msg_err\":{\"%s\":3}",
+		 spate_err_name(SPATE_E_INVERTED_RECT));
 	CHECK(strstr(a, want) != NULL);
 	CHECK(strstr(a, "\"hdr_err\":{}") != NULL);
 	CHECK(strstr(a, "\"lcores\":{\"0\":{\"polls\":") != NULL);
@@ -393,8 +405,10 @@ static void test_show(void)
 	CHECK(strncmp(a, head, sizeof(head) - 1) == 0);
 	CHECK(strstr(a, "\n  drt.alpha: 0.2\n") != NULL); /* the first setting too */
 	char port_line[160];
-	snprintf(port_line, sizeof(port_line), "  ports: \n    - \n      port: 0\n      name: net_ring_%s\n"
-		 "      driver: net_ring\n      mac: ", port_name);
+	snprintf(port_line, sizeof(port_line),
+		 "  ports: \n    - \n      port: 0\n      name: net_ring_%s\n"
+		 "      driver: net_ring\n      mac: ",
+		 port_name);
 	CHECK(strstr(a, port_line) != NULL);
 	/* each setting once */
 	CHECK(strstr(a, "\n  journal.sync: always\n") != NULL);
@@ -503,8 +517,11 @@ int main(void)
 		fprintf(stderr, "no port\n");
 		return 2;
 	}
-	struct control_target t = { .conf = &conf, .matcher = matcher,
-				    .dp_lcore = rte_lcore_id(), .n_ports = 1, .ports = ports };
+	struct control_target t = { .conf = &conf,
+				    .matcher = matcher,
+				    .dp_lcore = rte_lcore_id(),
+				    .n_ports = 1,
+				    .ports = ports };
 	if (control_start(&t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "control_start: %s\n", err);
 		return 2;

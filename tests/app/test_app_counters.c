@@ -69,16 +69,19 @@ static void test_counters(void)
 	spated_counters_print(f, 1.5, extra);
 	fclose(f);
 	char head[128];
-	snprintf(head, sizeof(head), "{\"spated\":\"counters\",\"version\":\"%s\",\"uptime_s\":1.500,"
-		 "\"polls\":11,\"busy_polls\":0,\"rx\":1007,", SPATE_RELEASE);
+	snprintf(head, sizeof(head),
+		 "{\"spated\":\"counters\",\"version\":\"%s\",\"uptime_s\":1.500,"
+		 "\"polls\":11,\"busy_polls\":0,\"rx\":1007,",
+		 SPATE_RELEASE);
 	CHECK(strncmp(out, head, strlen(head)) == 0);
 	CHECK(strstr(out, ",\"tx\":9,") != NULL);
 	char tail[400];
-	snprintf(tail, sizeof(tail), ",\"hdr_err\":{\"%s\":4,\"%s\":1},\"msg_err\":{\"%s\":3},"
-		 "\"x\":1,\"lcores\":{\"3\":{\"rx\":5},\"7\":{\"rx\":2,\"tx\":9},\"%d\":{\"polls\":11}}}\n",
+	snprintf(tail, sizeof(tail),
+		 ",\"hdr_err\":{\"%s\":4,\"%s\":1},\"msg_err\":{\"%s\":3},"
+		 "\"x\":1,\"lcores\":{\"3\":{\"rx\":5},\"7\":{\"rx\":2,\"tx\":9},\"%d\":{\"polls\":"
+		 "11}}}\n",
 		 spate_err_name(SPATE_E_BAD_MAGIC), spate_err_name(SPATE_E_AUTH_FAILED),
-		 spate_err_name(SPATE_E_UNKNOWN_ID),
-		 SPATED_COUNTER_SLOTS - 1);
+		 spate_err_name(SPATE_E_UNKNOWN_ID), SPATED_COUNTER_SLOTS - 1);
 	CHECK(out_len >= strlen(tail) && strcmp(out + out_len - strlen(tail), tail) == 0);
 	/* an lcore with only a per-code count is listed (it is not all zero) */
 	spated_cnt_slots[9].c.msg_err[1] = 1;
@@ -133,27 +136,35 @@ static const char *render(bool json)
 static void test_ctl_out(void)
 {
 	const char *j = render(true);
-	CHECK(strcmp(j, "{\"n\":18446744073709551615,\"d\":0.1,\"s\":\"a\\\"b\\\\c\\u000a\",\"t\":true,"
-			"\"f\":false,\"o\":{\"mode\":\"0600\",\"neg\":-0.5,\"exp\":1e+09,\"b\":true,"
-			"\"a\":[1,\"x\",{\"k\":2}]},\"inf\":null,\"open\":[3]}\n") == 0);
-	if (strcmp(j, "{\"n\":18446744073709551615,\"d\":0.1,\"s\":\"a\\\"b\\\\c\\u000a\",\"t\":true,"
-		      "\"f\":false,\"o\":{\"mode\":\"0600\",\"neg\":-0.5,\"exp\":1e+09,\"b\":true,"
-		      "\"a\":[1,\"x\",{\"k\":2}]},\"inf\":null,\"open\":[3]}\n") != 0)
+	CHECK(strcmp(j,
+		     "{\"n\":18446744073709551615,\"d\":0.1,\"s\":\"a\\\"b\\\\c\\u000a\",\"t\":"
+		     "true,"
+		     "\"f\":false,\"o\":{\"mode\":\"0600\",\"neg\":-0.5,\"exp\":1e+09,\"b\":true,"
+		     "\"a\":[1,\"x\",{\"k\":2}]},\"inf\":null,\"open\":[3]}\n") == 0);
+	if (strcmp(j,
+		   "{\"n\":18446744073709551615,\"d\":0.1,\"s\":\"a\\\"b\\\\c\\u000a\",\"t\":true,"
+		   "\"f\":false,\"o\":{\"mode\":\"0600\",\"neg\":-0.5,\"exp\":1e+09,\"b\":true,"
+		   "\"a\":[1,\"x\",{\"k\":2}]},\"inf\":null,\"open\":[3]}\n") != 0)
 		fprintf(stderr, "json: %s", j);
 	const char *t = render(false);
-	static const char text[] = "n: 18446744073709551615\nd: 0.1\ns: a\"b\\c\n\nt: true\nf: false\n"
-				   "o: \n  mode: 0600\n  neg: -0.5\n  exp: 1e+09\n  b: true\n  a: \n"
-				   "    - 1\n    - x\n    - \n      k: 2\ninf: inf\nopen: \n  - 3\n";
+	static const char text[] =
+		"n: 18446744073709551615\nd: 0.1\ns: a\"b\\c\n\nt: true\nf: false\n"
+		"o: \n  mode: 0600\n  neg: -0.5\n  exp: 1e+09\n  b: true\n  a: \n"
+		"    - 1\n    - x\n    - \n      k: 2\ninf: inf\nopen: \n  - 3\n";
 	CHECK(strcmp(t, text) == 0);
 	if (strcmp(t, text) != 0)
 		fprintf(stderr, "text: %s", t);
 	/* JSON's number grammar decides what ctl_out_value leaves unquoted */
-	static const struct { const char *v; bool number; } nums[] = {
-		{ "0", true }, { "-0", true }, { "10", true }, { "0.5", true }, { "1e5", true },
-		{ "1E-5", true }, { "-1.25e+3", true }, { "01", false }, { "1.", false },
-		{ ".5", false }, { "1e", false }, { "1e+", false }, { "-", false }, { "", false },
-		{ "+1", false }, { "0x10", false }, { "1 ", false }, { "nan", false },
-		{ "true", true }, { "false", true }, { "True", false },
+	static const struct {
+		const char *v;
+		bool number;
+	} nums[] = {
+		{ "0", true },     { "-0", true },   { "10", true },       { "0.5", true },
+		{ "1e5", true },   { "1E-5", true }, { "-1.25e+3", true }, { "01", false },
+		{ "1.", false },   { ".5", false },  { "1e", false },      { "1e+", false },
+		{ "-", false },    { "", false },    { "+1", false },      { "0x10", false },
+		{ "1 ", false },   { "nan", false }, { "true", true },     { "false", true },
+		{ "True", false },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		struct ctl_out o;

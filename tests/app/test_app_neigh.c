@@ -47,10 +47,10 @@ static void test_learn_lookup(void)
 	fresh();
 	CHECK(neigh_lookup(t, 0x0a000001, &port) == NULL);
 	CHECK_EQ_INT(port, 99);
-	CHECK(neigh_learn(t, 0x0a000001, &a, 0));       /* new */
-	CHECK(!neigh_learn(t, 0x0a000001, &a, 0));      /* the same again */
-	CHECK(neigh_learn(t, 0x0a000001, &b, 0));       /* another MAC */
-	CHECK(neigh_learn(t, 0x0a000001, &b, 2));       /* another port */
+	CHECK(neigh_learn(t, 0x0a000001, &a, 0));  /* new */
+	CHECK(!neigh_learn(t, 0x0a000001, &a, 0)); /* the same again */
+	CHECK(neigh_learn(t, 0x0a000001, &b, 0));  /* another MAC */
+	CHECK(neigh_learn(t, 0x0a000001, &b, 2));  /* another port */
 	CHECK(!neigh_learn(t, 0x0a000001, &b, 2));
 	const struct rte_ether_addr *m = neigh_lookup(t, 0x0a000001, &port);
 	CHECK(m != NULL && rte_is_same_ether_addr(m, &b));
@@ -75,9 +75,9 @@ static void test_requests(void)
 	CHECK(neigh_want_request(t, 7, 1000, 100));
 	CHECK(!neigh_want_request(t, 7, 1000, 100));
 	CHECK(!neigh_want_request(t, 7, 1099, 100));
-	CHECK(neigh_want_request(t, 7, 1100, 100));    /* a gap later exactly */
+	CHECK(neigh_want_request(t, 7, 1100, 100)); /* a gap later exactly */
 	CHECK(!neigh_want_request(t, 7, 1199, 100));
-	CHECK(neigh_want_request(t, 8, 1199, 100));    /* per address */
+	CHECK(neigh_want_request(t, 8, 1199, 100)); /* per address */
 	/* the first request is what expiry counts from, not the last */
 	int f1 = 1;
 	CHECK(neigh_hold(t, 7, &f1));

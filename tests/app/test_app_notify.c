@@ -188,7 +188,11 @@ static void test_matches(void)
 {
 	struct notifier *nt = notifier_create(1472, 64, capture, &n_out);
 	struct spate_sub subs[5];
-	static const struct { uint64_t id; uint32_t ip; uint16_t port; } def[] = {
+	static const struct {
+		uint64_t id;
+		uint32_t ip;
+		uint16_t port;
+	} def[] = {
 		{ 9, 0x0a000002, 7000 }, { 3, 0x0a000003, 7000 }, { 5, 0x0a000002, 7000 },
 		{ 1, 0x0a000002, 7001 }, { 4, 0x0a000002, 7000 },
 	};

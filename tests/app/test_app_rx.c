@@ -24,8 +24,8 @@
 #include "proto/spate_proto.h"
 #include "net/stage_rx.h"
 
-#define OUR_IP 0x0a000001u   /* 10.0.0.1 */
-#define PEER_IP 0x0a000002u  /* 10.0.0.2 */
+#define OUR_IP 0x0a000001u  /* 10.0.0.1 */
+#define PEER_IP 0x0a000002u /* 10.0.0.2 */
 #define OUR_PORT 47100
 #define SRC_PORT 40000
 
@@ -52,9 +52,13 @@ struct frame_opts {
 
 static struct frame_opts defaults(void)
 {
-	return (struct frame_opts){ .dst_mac = &our_mac, .ether_type = RTE_ETHER_TYPE_IPV4,
-				    .version_ihl = 0x45, .proto = IPPROTO_UDP,
-				    .src_ip = PEER_IP, .dst_ip = OUR_IP, .dport = OUR_PORT };
+	return (struct frame_opts){ .dst_mac = &our_mac,
+				    .ether_type = RTE_ETHER_TYPE_IPV4,
+				    .version_ihl = 0x45,
+				    .proto = IPPROTO_UDP,
+				    .src_ip = PEER_IP,
+				    .dst_ip = OUR_IP,
+				    .dport = OUR_PORT };
 }
 
 /* An Ethernet/IPv4/UDP frame carrying payload, as the port would hand it. */
@@ -62,7 +66,8 @@ static struct rte_mbuf *frame(const struct frame_opts *o, const void *payload, s
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	size_t ip_len = sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) + len;
-	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(sizeof(struct rte_ether_hdr) + ip_len));
+	uint8_t *p =
+		(uint8_t *)rte_pktmbuf_append(m, (uint16_t)(sizeof(struct rte_ether_hdr) + ip_len));
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
@@ -166,7 +171,7 @@ static void moved(const char *field, uint64_t by, unsigned int n_frames, int whi
 			check_failed();                                                       \
 		}                                                                             \
 	}
-/* clang-format on */
+	/* clang-format on */
 	SPATED_FOREACH_COUNTER(DIFF)
 #undef DIFF
 	for (int i = 0; i < SPATE_E__COUNT; i++) {
@@ -548,8 +553,14 @@ static void test_sources(void)
 	struct rte_mbuf *got[16];
 	struct frame_opts o = defaults();
 	size_t len = dgram(buf, sizeof(buf), 0, 5, 1, 1, 1);
-	static const struct { uint32_t ip; unsigned int told; } src[] = {
-		{ 0x70000001, 1 }, { 0xdf000001, 1 }, { 0xe0000001, 0 }, { 0, 0 },
+	static const struct {
+		uint32_t ip;
+		unsigned int told;
+	} src[] = {
+		{ 0x70000001, 1 },
+		{ 0xdf000001, 1 },
+		{ 0xe0000001, 0 },
+		{ 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
@@ -579,11 +590,19 @@ static void test_sources(void)
  * counts them (the channel resends). */
 static void test_match_host(void)
 {
-	struct rte_ring *to_link = rte_ring_create("app_to_link", 4, SOCKET_ID_ANY,
-						   RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct stage_rx_conf c = { .port_id = port_id, .queue_id = 0, .pool = pool, .mac = our_mac,
-				   .ipv4 = OUR_IP, .udp_port = OUR_PORT, .mtu = 1500, .lim = &lim,
-				   .to_cluster = NULL, .to_tx = to_tx, .to_link = to_link,
+	struct rte_ring *to_link =
+		rte_ring_create("app_to_link", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct stage_rx_conf c = { .port_id = port_id,
+				   .queue_id = 0,
+				   .pool = pool,
+				   .mac = our_mac,
+				   .ipv4 = OUR_IP,
+				   .udp_port = OUR_PORT,
+				   .mtu = 1500,
+				   .lim = &lim,
+				   .to_cluster = NULL,
+				   .to_tx = to_tx,
+				   .to_link = to_link,
 				   .peer_port = 47110 };
 	struct stage_rx *mh = stage_rx_create(&c);
 	uint8_t buf[512];
@@ -630,7 +649,8 @@ int main(void)
 	port_tx = rte_ring_create("app_port_tx", 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	to_cluster = rte_ring_create("app_to_cl", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	to_tx = rte_ring_create("app_to_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (pool == NULL || port_rx == NULL || port_tx == NULL || to_cluster == NULL || to_tx == NULL) {
+	if (pool == NULL || port_rx == NULL || port_tx == NULL || to_cluster == NULL ||
+	    to_tx == NULL) {
 		fprintf(stderr, "no pool or rings\n");
 		return 2;
 	}
@@ -640,9 +660,16 @@ int main(void)
 		return 2;
 	}
 	port_id = (uint16_t)p;
-	struct stage_rx_conf c = { .port_id = port_id, .queue_id = 0, .pool = pool, .mac = our_mac,
-				   .ipv4 = OUR_IP, .udp_port = OUR_PORT, .mtu = 1500, .lim = &lim,
-				   .to_cluster = to_cluster, .to_tx = to_tx };
+	struct stage_rx_conf c = { .port_id = port_id,
+				   .queue_id = 0,
+				   .pool = pool,
+				   .mac = our_mac,
+				   .ipv4 = OUR_IP,
+				   .udp_port = OUR_PORT,
+				   .mtu = 1500,
+				   .lim = &lim,
+				   .to_cluster = to_cluster,
+				   .to_tx = to_tx };
 	rx = stage_rx_create(&c);
 	if (rx == NULL) {
 		fprintf(stderr, "stage_rx_create\n");

@@ -26,10 +26,10 @@
 #include "proto/spate_proto.h"
 #include "net/stage_tx.h"
 
-#define OUR_IP 0x0a000001u  /* 10.0.0.1/24 */
+#define OUR_IP 0x0a000001u /* 10.0.0.1/24 */
 #define PEER_IP 0x0a000002u
 #define GW_IP 0x0a0000feu
-#define FAR_IP 0xc0a80105u  /* 192.168.1.5: off the link */
+#define FAR_IP 0xc0a80105u /* 192.168.1.5: off the link */
 #define OUR_PORT 47100
 
 static struct rte_mempool *pool;
@@ -183,8 +183,8 @@ static void test_arp_and_release(void)
 	void *arp1 = NULL;
 	CHECK_EQ_INT(rte_ring_dequeue(port1_tx, &arp1), 0);
 	if (arp1 != NULL) {
-		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod((struct rte_mbuf *)arp1,
-								  const struct rte_ether_hdr *);
+		const struct rte_ether_hdr *eth =
+			rte_pktmbuf_mtod((struct rte_mbuf *)arp1, const struct rte_ether_hdr *);
 		CHECK(rte_is_same_ether_addr(&eth->src_addr, &our_macs[1]));
 		CHECK_EQ_INT(rte_be_to_cpu_16(eth->ether_type), RTE_ETHER_TYPE_ARP);
 		rte_pktmbuf_free(arp1);
@@ -192,7 +192,8 @@ static void test_arp_and_release(void)
 	unsigned int n = sent(got, 64);
 	CHECK_EQ_INT(n, 1);
 	if (n == 1) {
-		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(got[0], const struct rte_ether_hdr *);
+		const struct rte_ether_hdr *eth =
+			rte_pktmbuf_mtod(got[0], const struct rte_ether_hdr *);
 		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)(eth + 1);
 		CHECK(rte_is_broadcast_ether_addr(&eth->dst_addr));
 		CHECK_EQ_INT(rte_be_to_cpu_16(eth->ether_type), RTE_ETHER_TYPE_ARP);
@@ -262,7 +263,8 @@ static void test_routes(void)
 	n = sent(got, 64);
 	CHECK_EQ_INT(n, 1);
 	if (n == 1) {
-		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(got[0], const struct rte_ether_hdr *);
+		const struct rte_ether_hdr *eth =
+			rte_pktmbuf_mtod(got[0], const struct rte_ether_hdr *);
 		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)(eth + 1);
 		CHECK_EQ_INT(rte_be_to_cpu_32(arp->arp_data.arp_tip), 0x0a000003);
 	}
@@ -376,9 +378,9 @@ static void test_expiry(void)
 		poll_tx(0);
 	CHECK_EQ_INT(CNT(arp_unresolved), 0);
 	usleep(3200 * 1000);
-	poll_tx(0); /* the 1024th: the sweep */
+	poll_tx(0);                           /* the 1024th: the sweep */
 	CHECK_EQ_INT(CNT(arp_unresolved), 2); /* and 10.0.0.3's of test_routes */
-	CHECK_EQ_INT(CNT(tx), 2); /* the ARP requests only */
+	CHECK_EQ_INT(CNT(tx), 2);             /* the ARP requests only */
 	free_all(got, sent(got, 64));
 	/* held at the stage's end: given back, counted the same way */
 	payload(0x0a000064, 6000, 20, 0xd2);
@@ -404,8 +406,8 @@ static void test_second_port(void)
 	CHECK_EQ_INT(sent(got, 64), 0);
 	CHECK_EQ_INT(rte_ring_dequeue(port1_tx, &obj), 0);
 	if (obj != NULL) {
-		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod((struct rte_mbuf *)obj,
-								  const struct rte_ether_hdr *);
+		const struct rte_ether_hdr *eth =
+			rte_pktmbuf_mtod((struct rte_mbuf *)obj, const struct rte_ether_hdr *);
 		CHECK(rte_is_same_ether_addr(&eth->src_addr, &our_macs[1]));
 		CHECK(rte_is_same_ether_addr(&eth->dst_addr, &peer_mac));
 		rte_pktmbuf_free(obj);
@@ -414,20 +416,23 @@ static void test_second_port(void)
 
 int main(void)
 {
-
 	app_eal_start("app-tx");
 	spated_counters_bind(rte_lcore_id());
 	pool = rte_pktmbuf_pool_create("app_tx_pool", 1023, 0, PKT_META_SIZE,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	port_rx = rte_ring_create("app_tx_port_rx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	port_tx = rte_ring_create("app_tx_port_tx", 128, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port_rx =
+		rte_ring_create("app_tx_port_rx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port_tx = rte_ring_create("app_tx_port_tx", 128, SOCKET_ID_ANY,
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
 	in = rte_ring_create("app_tx_in", 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (pool == NULL || port_rx == NULL || port_tx == NULL || in == NULL) {
 		fprintf(stderr, "no pool or rings\n");
 		return 2;
 	}
-	port1_rx = rte_ring_create("app_tx_port1_rx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	port1_tx = rte_ring_create("app_tx_port1_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port1_rx = rte_ring_create("app_tx_port1_rx", 64, SOCKET_ID_ANY,
+				   RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port1_tx = rte_ring_create("app_tx_port1_tx", 64, SOCKET_ID_ANY,
+				   RING_F_SP_ENQ | RING_F_SC_DEQ);
 	int p0 = app_ring_port("tx0_", pool, &port_rx, &port_tx);
 	int p1 = port1_rx && port1_tx ? app_ring_port("tx1_", pool, &port1_rx, &port1_tx) : -1;
 	if (p0 != 0 || p1 != 1) {
@@ -437,10 +442,21 @@ int main(void)
 	ring_tx_burst = rte_eth_fp_ops[0].tx_pkt_burst;
 	rte_eth_fp_ops[0].tx_pkt_burst = scripted_tx_burst;
 	uint16_t ports[2] = { 0, 1 };
-	struct stage_tx_conf c = { .port_id = 0, .queue_id = 0, .n_ports = 2, .ports = ports,
-				   .macs = our_macs, .pool = pool, .mac = our_mac, .ipv4 = OUR_IP,
-				   .mask = 0xffffff00, .gw = GW_IP, .udp_port = OUR_PORT,
-				   .max_payload = 1472, .max_messages = 64, .burst = 32, .in = &in,
+	struct stage_tx_conf c = { .port_id = 0,
+				   .queue_id = 0,
+				   .n_ports = 2,
+				   .ports = ports,
+				   .macs = our_macs,
+				   .pool = pool,
+				   .mac = our_mac,
+				   .ipv4 = OUR_IP,
+				   .mask = 0xffffff00,
+				   .gw = GW_IP,
+				   .udp_port = OUR_PORT,
+				   .max_payload = 1472,
+				   .max_messages = 64,
+				   .burst = 32,
+				   .in = &in,
 				   .n_in = 1 };
 	tx = stage_tx_create(&c);
 	if (tx == NULL) {

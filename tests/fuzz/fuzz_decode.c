@@ -17,7 +17,6 @@
 #include "proto_cmp.h"
 #include "proto/spate_proto.h"
 
-
 static uint8_t enc[65535];
 static uint64_t ids[65535 / 8];
 static struct spate_msg m1, m2; /* a few KB each: static */
@@ -73,11 +72,11 @@ static void check_round_trip(const struct spate_hdr *h, const struct spate_limit
 	struct spate_hdr h2;
 	struct spate_reader r;
 
-	if (n != SPATE_HDR_LEN + orig_len ||
-	    memcmp(enc + SPATE_HDR_LEN, orig, orig_len) != 0)
+	if (n != SPATE_HDR_LEN + orig_len || memcmp(enc + SPATE_HDR_LEN, orig, orig_len) != 0)
 		fail("re-encoding differs from the original bytes", &m1);
 	if (spate_hdr_decode(enc, n, lim, &h2) != 0 || h2.count != 1 ||
-	    h2.flags != (h->flags & ~SPATE_FLAG_AUTH) || h2.client_id != h->client_id || h2.seq != h->seq)
+	    h2.flags != (h->flags & ~SPATE_FLAG_AUTH) || h2.client_id != h->client_id ||
+	    h2.seq != h->seq)
 		fail("re-encoded header does not decode", &m1);
 	spate_reader_init(&r, enc, n, &h2);
 	if (spate_reader_next(&r, lim, &m2) != 1)
@@ -136,17 +135,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
 		return 2;
 	}
-	ev = (struct spate_raw_event){ .id = 42, .lon = 1453920000, .lat = -60816900,
-				       .n_kw = 2, .n_attr = 2 };
+	ev = (struct spate_raw_event){
+		.id = 42, .lon = 1453920000, .lat = -60816900, .n_kw = 2, .n_attr = 2
+	};
 	ev.kw[0] = spate_str_of("iata:gka");
 	ev.kw[1] = spate_str_of("caf\xc3\xa9");
 	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
 	ev.attr[1] = (struct spate_raw_attr){ spate_str_of("x.y"), -0.5 };
 	sub = (struct spate_raw_sub){ .id = 1001,
 				      .rect = { -1800000000, -900000000, 1800000000, 900000000 },
-				      .dest = { 0xc0000207, 47200 }, .n_kw = 1, .n_cons = 2 };
+				      .dest = { 0xc0000207, 47200 },
+				      .n_kw = 1,
+				      .n_cons = 2 };
 	sub.kw[0] = spate_str_of("type:airport");
-	sub.cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
+	sub.cons[0] =
+		(struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
 	sub.cons[1] = (struct spate_raw_constraint){ spate_str_of("r"), SPATE_OP_NE, 1e300 };
 
 	for (int t = 0; t <= SPATE_MSG_TYPE_MAX; t++) {
@@ -175,8 +178,8 @@ int main(int argc, char **argv)
 		 * datagram's length and count, the message length, the
 		 * EVENT's and SUB_ADD's keyword/attribute/constraint counts,
 		 * NOTIFY's id count, every string's length byte */
-		static const char *const strs[] = { "iata:gka", "caf\xc3\xa9", "altitude_ft", "x.y",
-						    "type:airport", "r" };
+		static const char *const strs[] = { "iata:gka", "caf\xc3\xa9",  "altitude_ft",
+						    "x.y",      "type:airport", "r" };
 		const size_t b = SPATE_HDR_LEN + SPATE_MSG_HDR_LEN;
 		struct seed_field f[32] = { { 4, 2 }, { 6, 2 }, { SPATE_HDR_LEN + 2, 2 } };
 		size_t nf = 3;

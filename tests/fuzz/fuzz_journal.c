@@ -51,8 +51,8 @@ static void check_snapshot(struct spate_matcher *m)
 	unlink(path);
 	spate_journal_conf_default(&jc);
 	jc.sync = SPATE_JOURNAL_SYNC_NONE; /* fuzzing speed: no fdatasync */
-	struct spate_journal *j = spate_journal_open(path, &jc, spate_journal_apply_matcher, m,
-						     &st, err, sizeof(err));
+	struct spate_journal *j = spate_journal_open(path, &jc, spate_journal_apply_matcher, m, &st,
+						     err, sizeof(err));
 	if (j == NULL)
 		fail(err);
 	if (spate_journal_compact(j, spate_journal_visit_matcher, m) != 0)
@@ -77,13 +77,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (m == NULL || m2 == NULL || m3 == NULL)
 		fail("no memory");
-	size_t good = spate_journal_replay_buf(data, size, spate_journal_apply_matcher, m, false,
-					       &st);
+	size_t good =
+		spate_journal_replay_buf(data, size, spate_journal_apply_matcher, m, false, &st);
 	if (good > size || st.adds + st.dels != st.records ||
 	    (st.cut_bytes != 0) != (st.cut_why != NULL))
 		fail("inconsistent replay stats");
-	if (st.damage_why == NULL ? st.cut_bytes != size - good || st.sound_after != 0 :
-				    st.sound_after == 0 || st.damaged_spans == 0 ||
+	if (st.damage_why == NULL ? st.cut_bytes != size - good || st.sound_after != 0
+				  : st.sound_after == 0 || st.damaged_spans == 0 ||
 					    (st.damaged_record > 0 && st.damaged_at != good))
 		fail("inconsistent damage stats");
 	if (good > 0) {
@@ -156,9 +156,11 @@ static int write_journal_edges(const char *dir, const char *path)
 				*at = (uint8_t)(*at + d);
 				uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), copy + off, 4);
 				c = (uint32_t)crc32(c, copy + off + 8, n);
-				copy[off + 4] = (uint8_t)(c >> 24), copy[off + 5] = (uint8_t)(c >> 16);
+				copy[off + 4] = (uint8_t)(c >> 24),
+					   copy[off + 5] = (uint8_t)(c >> 16);
 				copy[off + 6] = (uint8_t)(c >> 8), copy[off + 7] = (uint8_t)c;
-				snprintf(name, sizeof(name), "rec%d-crc-e%zu%+d", rec, pf[i].off, d);
+				snprintf(name, sizeof(name), "rec%d-crc-e%zu%+d", rec, pf[i].off,
+					 d);
 				bad |= write_seed(dir, name, copy, len);
 			}
 		off += 8 + n;
@@ -196,13 +198,15 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 3 + seed * 4; i++) {
 			memset(&rs, 0, sizeof(rs));
 			rs.id = (uint64_t)(i * 7 + seed);
-			rs.rect = (struct spate_rect){ -10000000 * i, -5000000, 10000000 * i, 5000000 };
+			rs.rect = (struct spate_rect){ -10000000 * i, -5000000, 10000000 * i,
+						       5000000 };
 			rs.dest = (struct spate_dest){ 0xc6120002u, (uint16_t)(40000 + i) };
 			rs.n_kw = (uint32_t)(i % 4);
 			for (uint32_t k = 0; k < rs.n_kw; k++)
 				rs.kw[k] = s(kws[k % 3]);
 			rs.n_cons = (uint32_t)(i % 2);
-			rs.cons[0] = (struct spate_raw_constraint){ s("speed"), 1 + (uint8_t)(i % 6), 2.5 };
+			rs.cons[0] = (struct spate_raw_constraint){ s("speed"),
+								    1 + (uint8_t)(i % 6), 2.5 };
 			spate_journal_add(j, &rs, (uint32_t)(1 + i % 3));
 			if (i % 3 == 2)
 				spate_journal_del(j, rs.id, (uint32_t)(1 + i % 3));

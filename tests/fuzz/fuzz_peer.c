@@ -19,7 +19,6 @@
 #include "peer_cmp.h"
 #include "peer/spate_peer_chan.h"
 
-
 static uint8_t enc[SPATE_PEER_BODY_MAX];
 
 static void fail(const char *what, const struct spate_peer_msg *m)
@@ -64,9 +63,9 @@ static void check_channel(const uint8_t *data, const struct spate_peer_hdr *h)
 	int hello = h->dst_epoch == 0;
 	if (hello && h->count != 0)
 		abort();
-	struct spate_peer_chan *ch = spate_peer_chan_create(h->dst_host, hello ? 1 : h->dst_epoch,
-							    h->src_host, h->src_epoch,
-							    SPATE_PEER_WINDOW_MAX, 10);
+	struct spate_peer_chan *ch =
+		spate_peer_chan_create(h->dst_host, hello ? 1 : h->dst_epoch, h->src_host,
+				       h->src_epoch, SPATE_PEER_WINDOW_MAX, 10);
 	if (!ch)
 		abort(); /* a decoded header always names a valid pair */
 	for (int i = 0; i < 5; i++)
@@ -126,9 +125,14 @@ static int write_frame(const char *dir, const char *name, const struct spate_pee
 		       uint32_t seq, uint32_t dst_epoch)
 {
 	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_OVERHEAD + w->len),
-				    .count = w->count, .src_host = 1, .src_epoch = 3,
-				    .dst_host = 2, .dst_epoch = dst_epoch, .seq = w->count ? seq : 0,
-				    .ack = 2, .sack = 5 };
+				    .count = w->count,
+				    .src_host = 1,
+				    .src_epoch = 3,
+				    .dst_host = 2,
+				    .dst_epoch = dst_epoch,
+				    .seq = w->count ? seq : 0,
+				    .ack = 2,
+				    .sack = 5 };
 	spate_peer_hdr_encode(frame, &h);
 	memcpy(frame + SPATE_PEER_HDR_LEN, w->buf, w->len);
 	memset(frame + SPATE_PEER_HDR_LEN + w->len, 0, SPATE_PEER_TAG_LEN); /* unsigned */
@@ -165,14 +169,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
 		return 2;
 	}
-	ev = (struct spate_raw_event){ .id = 42, .lon = 1453920000, .lat = -60816900,
-				       .n_kw = 1, .n_attr = 1 };
+	ev = (struct spate_raw_event){
+		.id = 42, .lon = 1453920000, .lat = -60816900, .n_kw = 1, .n_attr = 1
+	};
 	ev.kw[0] = spate_str_of("iata:gka");
 	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
-	sub = (struct spate_raw_sub){ .id = 1001, .rect = { -10, -10, 10, 10 },
-				      .dest = { 0xc0000207, 47200 }, .n_kw = 1, .n_cons = 1 };
+	sub = (struct spate_raw_sub){ .id = 1001,
+				      .rect = { -10, -10, 10, 10 },
+				      .dest = { 0xc0000207, 47200 },
+				      .n_kw = 1,
+				      .n_cons = 1 };
 	sub.kw[0] = spate_str_of("type:airport");
-	sub.cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
+	sub.cons[0] =
+		(struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
 	for (uint32_t i = 0; i < SPATE_PEER_CATS_MAX; i++)
 		cats[i] = i * 7;
 

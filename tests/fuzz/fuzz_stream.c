@@ -74,9 +74,9 @@ static void run(const char *line, size_t len, const struct spate_limits *lim)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct spate_limits def, big = { SPATE_KW_MAX_HARD, SPATE_KW_LEN_MAX_HARD,
-						SPATE_CONS_MAX_HARD, SPATE_ATTR_MAX_HARD,
-						SPATE_NAME_LEN_MAX_HARD, 1024 };
+	static struct spate_limits def,
+		big = { SPATE_KW_MAX_HARD,   SPATE_KW_LEN_MAX_HARD,   SPATE_CONS_MAX_HARD,
+			SPATE_ATTR_MAX_HARD, SPATE_NAME_LEN_MAX_HARD, 1024 };
 	/* The parser gets exactly `size` bytes: copy them so that ASan sees a
 	 * read past the end of the line as a heap overflow. */
 	char *line = malloc(size ? size : 1);
@@ -125,15 +125,18 @@ int main(int argc, char **argv)
 	spate_limits_default(&lim);
 	for (int v = 0; v < 10; v++) {
 		uint32_t nkw = v == 1 ? lim.max_keywords + 1 : v == 0 ? lim.max_keywords : 1;
-		uint32_t kwlen = v == 2 ? lim.max_keyword_len + 1 : v == 3 ? lim.max_keyword_len : 3;
-		uint32_t ncons = v == 4 ? lim.max_constraints + 1 : v == 5 ? lim.max_constraints : 1;
+		uint32_t kwlen = v == 2   ? lim.max_keyword_len + 1
+				 : v == 3 ? lim.max_keyword_len
+					  : 3;
+		uint32_t ncons = v == 4   ? lim.max_constraints + 1
+				 : v == 5 ? lim.max_constraints
+					  : 1;
 		uint32_t nlen = v == 6 ? lim.max_name_len + 1 : v == 7 ? lim.max_name_len : 2;
-		size_t n = (size_t)snprintf(big, sizeof(big), "%s\t%s\t%s\t%s\t%s\t%s\t",
-					    v == 8 || v == 9 ? "event" : "sub",
-					    v == 9 ? "18446744073709551616" : "5",
-					    v == 8 ? "180.0000001" : "-180",
-					    v == 8 ? "-90.0000001" : "-90",
-					    v == 8 ? "k" : "180", v == 8 ? "x=1" : "90");
+		size_t n = (size_t)snprintf(
+			big, sizeof(big), "%s\t%s\t%s\t%s\t%s\t%s\t",
+			v == 8 || v == 9 ? "event" : "sub", v == 9 ? "18446744073709551616" : "5",
+			v == 8 ? "180.0000001" : "-180", v == 8 ? "-90.0000001" : "-90",
+			v == 8 ? "k" : "180", v == 8 ? "x=1" : "90");
 		if (v >= 8) {
 			big[n - 1] = '\n';
 			goto write;
@@ -148,9 +151,10 @@ int main(int argc, char **argv)
 			big[n++] = (char)('a' + (int)(i % 26));
 			for (uint32_t c = 1; c < nlen; c++)
 				big[n++] = 'n';
-			n += (size_t)snprintf(big + n, sizeof(big) - n, ">=%u%c", i, i + 1 < ncons ? ',' : '\n');
+			n += (size_t)snprintf(big + n, sizeof(big) - n, ">=%u%c", i,
+					      i + 1 < ncons ? ',' : '\n');
 		}
-	write:
+write:
 		snprintf(name, sizeof(name), "limits-%d", v);
 		bad |= write_seed(argv[1], name, big, n);
 	}

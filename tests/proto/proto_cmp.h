@@ -48,8 +48,7 @@ static inline bool cmp_sub(const struct spate_raw_sub *a, const struct spate_raw
 			return false;
 	for (uint32_t i = 0; i < a->n_cons; i++)
 		if (!cmp_str(&a->cons[i].name, &b->cons[i].name) ||
-		    a->cons[i].op != b->cons[i].op ||
-		    !cmp_f64(a->cons[i].value, b->cons[i].value))
+		    a->cons[i].op != b->cons[i].op || !cmp_f64(a->cons[i].value, b->cons[i].value))
 			return false;
 	return true;
 }

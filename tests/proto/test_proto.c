@@ -18,15 +18,15 @@
 #include "proto/spate_proto.h"
 
 static struct spate_limits lim;
-static struct spate_msg msg;     /* a few KB: not on the stack */
-static char abuf[300];           /* 'a' * 300 for long strings */
+static struct spate_msg msg; /* a few KB: not on the stack */
+static char abuf[300];       /* 'a' * 300 for long strings */
 
-static struct spate_str A(uint32_t n)
-{
+static struct spate_str A(uint32_t n) {
 	return (struct spate_str){ abuf, n };
 }
 
-static void set16(uint8_t *p, uint16_t v)
+static void
+set16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
@@ -61,7 +61,8 @@ static void sample_sub(struct spate_raw_sub *s)
 	s->n_kw = 1;
 	s->kw[0] = spate_str_of("type:airport");
 	s->n_cons = 2;
-	s->cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 1000 };
+	s->cons[0] =
+		(struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 1000 };
 	s->cons[1] = (struct spate_raw_constraint){ spate_str_of("runways"), SPATE_OP_NE, -0.0 };
 }
 
@@ -192,10 +193,9 @@ static const uint8_t golden_event[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, /* id 42 */
 	0x56, 0xa9, 0x0f, 0x00, 0xfc, 0x60, 0x01, 0xfc, /* lon, lat */
 	0x02, 0x01, 0x00, 0x00,                         /* n_kw n_attr 0 */
-	0x08, 'i', 'a', 't', 'a', ':', 'g', 'k', 'a',
-	0x0c, 't', 'y', 'p', 'e', ':', 'a', 'i', 'r', 'p', 'o', 'r', 't',
-	0x0b, 'a', 'l', 't', 'i', 't', 'u', 'd', 'e', '_', 'f', 't',
-	0x40, 0xb4, 0xa2, 0x00, 0x00, 0x00, 0x00, 0x00, /* 5282.0 */
+	0x08, 'i',  'a',  't',  'a',  ':',  'g',  'k',  'a',  0x0c, 't',  'y',  'p', 'e', ':',
+	'a',  'i',  'r',  'p',  'o',  'r',  't',  0x0b, 'a',  'l',  't',  'i',  't', 'u', 'd',
+	'e',  '_',  'f',  't',  0x40, 0xb4, 0xa2, 0x00, 0x00, 0x00, 0x00, 0x00, /* 5282.0 */
 };
 
 static void test_golden(void)
@@ -221,8 +221,13 @@ static void test_golden(void)
 
 static void test_round_trip(void)
 {
-	static const int types[] = { SPATE_MSG_EVENT, SPATE_MSG_SUB_ADD, SPATE_MSG_SUB_DEL,
-				     SPATE_MSG_ACK, SPATE_MSG_NACK, SPATE_MSG_NOTIFY, 0 };
+	static const int types[] = { SPATE_MSG_EVENT,
+				     SPATE_MSG_SUB_ADD,
+				     SPATE_MSG_SUB_DEL,
+				     SPATE_MSG_ACK,
+				     SPATE_MSG_NACK,
+				     SPATE_MSG_NOTIFY,
+				     0 };
 	uint8_t buf[SPATE_DGRAM_MAX];
 
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
@@ -231,8 +236,7 @@ static void test_round_trip(void)
 		struct spate_reader r;
 		int want = types[t] ? 1 : SPATE_MSG_TYPE_MAX, seen = 0, rc;
 
-		spate_writer_init(&w, buf, sizeof(buf), SPATE_FLAG_SERVER, 0xdeadbeef,
-				  0xfffffffe);
+		spate_writer_init(&w, buf, sizeof(buf), SPATE_FLAG_SERVER, 0xdeadbeef, 0xfffffffe);
 		put_sample(&w, types[t]);
 		size_t n = spate_writer_finish(&w);
 		CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
@@ -307,12 +311,21 @@ static void test_truncations(void)
 
 /* Offsets in a datagram holding one message (spate_proto.h). */
 enum {
-	O_FLAGS = 3, O_LEN = 4, O_COUNT = 6, O_TYPE = 16, O_MFLAGS = 17, O_MLEN = 18,
+	O_FLAGS = 3,
+	O_LEN = 4,
+	O_COUNT = 6,
+	O_TYPE = 16,
+	O_MFLAGS = 17,
+	O_MLEN = 18,
 	O_BODY = 20,
-	O_EV_NKW = O_BODY + 16, O_EV_RSV = O_BODY + 18,
-	O_SUB_NKW = O_BODY + 30, O_SUB_NCONS = O_BODY + 31,
-	O_NOTIFY_N = O_BODY + 8, O_NOTIFY_RSV = O_BODY + 10,
-	O_ACK_CODE = O_BODY + 1, O_ACK_RSV = O_BODY + 2,
+	O_EV_NKW = O_BODY + 16,
+	O_EV_RSV = O_BODY + 18,
+	O_SUB_NKW = O_BODY + 30,
+	O_SUB_NCONS = O_BODY + 31,
+	O_NOTIFY_N = O_BODY + 8,
+	O_NOTIFY_RSV = O_BODY + 10,
+	O_ACK_CODE = O_BODY + 1,
+	O_ACK_RSV = O_BODY + 2,
 };
 
 static size_t put_one_event(uint8_t *b, const struct spate_raw_event *e)
@@ -344,28 +357,28 @@ static size_t grow(uint8_t *b, size_t n, size_t k)
 
 /* Cases: an event or sub built from the sample after `...`, or a sample
  * datagram of TYPE patched by `...` (which may change n). */
-#define EV_CASE(fn, ...)                                                      \
-	static size_t fn(uint8_t *b)                                          \
-	{                                                                     \
-		struct spate_raw_event e;                                     \
-		sample_event(&e);                                             \
-		__VA_ARGS__;                                                  \
-		return put_one_event(b, &e);                                  \
+#define EV_CASE(fn, ...)                     \
+	static size_t fn(uint8_t *b)         \
+	{                                    \
+		struct spate_raw_event e;    \
+		sample_event(&e);            \
+		__VA_ARGS__;                 \
+		return put_one_event(b, &e); \
 	}
-#define SUB_CASE(fn, ...)                                                     \
-	static size_t fn(uint8_t *b)                                          \
-	{                                                                     \
-		struct spate_raw_sub s;                                       \
-		sample_sub(&s);                                               \
-		__VA_ARGS__;                                                  \
-		return put_one_sub(b, &s);                                    \
+#define SUB_CASE(fn, ...)                  \
+	static size_t fn(uint8_t *b)       \
+	{                                  \
+		struct spate_raw_sub s;    \
+		sample_sub(&s);            \
+		__VA_ARGS__;               \
+		return put_one_sub(b, &s); \
 	}
-#define RAW_CASE(fn, TYPE, ...)                                               \
-	static size_t fn(uint8_t *b)                                          \
-	{                                                                     \
-		size_t n = frame(b, SPATE_DGRAM_MAX, TYPE);                   \
-		__VA_ARGS__;                                                  \
-		return n;                                                     \
+#define RAW_CASE(fn, TYPE, ...)                             \
+	static size_t fn(uint8_t *b)                        \
+	{                                                   \
+		size_t n = frame(b, SPATE_DGRAM_MAX, TYPE); \
+		__VA_ARGS__;                                \
+		return n;                                   \
 	}
 
 RAW_CASE(c_short_hdr, SPATE_MSG_SUB_DEL, n = 15)
@@ -385,15 +398,13 @@ RAW_CASE(c_count_max, SPATE_MSG_SUB_DEL, set16(b + O_COUNT, 0xffff))
 RAW_CASE(c_count_more, SPATE_MSG_SUB_DEL, set16(b + O_COUNT, 2))
 RAW_CASE(c_count_less, 0, set16(b + O_COUNT, 5)) /* 6 messages follow */
 RAW_CASE(c_trailing, SPATE_MSG_SUB_DEL, b[n++] = 0; set16(b + O_LEN, (uint16_t)n))
-RAW_CASE(c_trailing3, SPATE_MSG_SUB_DEL, memset(b + n, 0, 3); n += 3;
-	 set16(b + O_LEN, (uint16_t)n))
+RAW_CASE(c_trailing3, SPATE_MSG_SUB_DEL, memset(b + n, 0, 3); n += 3; set16(b + O_LEN, (uint16_t)n))
 RAW_CASE(c_mlen0, SPATE_MSG_SUB_DEL, set16(b + O_MLEN, 0))
 RAW_CASE(c_mlen3, SPATE_MSG_SUB_DEL, set16(b + O_MLEN, 3))
 RAW_CASE(c_mlen_past, SPATE_MSG_SUB_DEL, set16(b + O_MLEN, (uint16_t)(n - 16 + 1)))
 RAW_CASE(c_mlen_ffff, SPATE_MSG_SUB_DEL, set16(b + O_MLEN, 0xffff))
 RAW_CASE(c_mflags, SPATE_MSG_SUB_DEL, b[O_MFLAGS] = 1)
-RAW_CASE(c_del_short, SPATE_MSG_SUB_DEL, set16(b + O_MLEN, 11); n--;
-	 set16(b + O_LEN, (uint16_t)n))
+RAW_CASE(c_del_short, SPATE_MSG_SUB_DEL, set16(b + O_MLEN, 11); n--; set16(b + O_LEN, (uint16_t)n))
 RAW_CASE(c_del_long, SPATE_MSG_SUB_DEL, n = grow(b, n, 1))
 RAW_CASE(c_ev_long, SPATE_MSG_EVENT, n = grow(b, n, 8))
 RAW_CASE(c_ev_short, SPATE_MSG_EVENT, set16(b + O_MLEN, (uint16_t)(get16(b + O_MLEN) - 1)))
@@ -412,15 +423,15 @@ RAW_CASE(c_notify_rsv, SPATE_MSG_NOTIFY, b[O_NOTIFY_RSV] = 0x80)
 RAW_CASE(c_type0, SPATE_MSG_SUB_DEL, b[O_TYPE] = 0)
 RAW_CASE(c_type99, SPATE_MSG_SUB_DEL, b[O_TYPE] = 99)
 
-EV_CASE(c_lon_hi, e.lon = SPATE_LON_MAX + 1)             /* 180.0000001 */
+EV_CASE(c_lon_hi, e.lon = SPATE_LON_MAX + 1) /* 180.0000001 */
 EV_CASE(c_lon_lo, e.lon = -SPATE_LON_MAX - 1)
 EV_CASE(c_lon_min, e.lon = INT32_MIN)
-EV_CASE(c_lat_lo, e.lat = -SPATE_LAT_MAX - 1)            /* -90.0000001 */
+EV_CASE(c_lat_lo, e.lat = -SPATE_LAT_MAX - 1) /* -90.0000001 */
 EV_CASE(c_lat_hi, e.lat = SPATE_LAT_MAX + 1)
 EV_CASE(c_ev_17kw, e.n_kw = 17; for (int i = 0; i < 17; i++) e.kw[i] = spate_str_of("k"))
 EV_CASE(c_kw_long, e.kw[1] = A(65))
 EV_CASE(c_kw_empty, e.kw[0] = spate_str_of(""))
-EV_CASE(c_kw_utf8, e.kw[0] = spate_str_of("caf\xc3"))                /* cut sequence */
+EV_CASE(c_kw_utf8, e.kw[0] = spate_str_of("caf\xc3")) /* cut sequence */
 EV_CASE(c_kw_overlong, e.kw[0] = spate_str_of("\xc0\xaf"))
 EV_CASE(c_kw_surrogate, e.kw[0] = spate_str_of("\xed\xa0\x80"))
 EV_CASE(c_kw_comma, e.kw[0] = spate_str_of("a,b"))
@@ -513,7 +524,10 @@ static void test_string_one_past(void)
 		}
 		size_t n = spate_writer_finish(&w), at = 0;
 		for (size_t i = 0; i + 4 <= n; i++)
-			if (memcmp(b + i, "\x03" "abc", 4) == 0)
+			if (memcmp(b + i,
+				   "\x03"
+				   "abc",
+				   4) == 0)
 				at = i;
 		CHECK(at > 0);
 		int ok;
@@ -606,12 +620,14 @@ static void test_limits_check(void)
 		static const int64_t delta[4] = { -1, 0, 0, 1 };
 		for (int k = 0; k < 4; k++) {
 			spate_limits_default(&l);
-			*f[i].field = k < 2 ? (uint32_t)(1 + delta[k]) : (uint32_t)(f[i].max + delta[k]);
+			*f[i].field =
+				k < 2 ? (uint32_t)(1 + delta[k]) : (uint32_t)(f[i].max + delta[k]);
 			int want = k == 0 || k == 3 ? -SPATE_E_BAD_VALUE : 0;
 			check_count++;
 			if (spate_limits_check(&l) != want) {
-				fprintf(stderr, "%s:%d: limit %zu = %u: got %d, want %d\n", __FILE__,
-					__LINE__, i, *f[i].field, spate_limits_check(&l), want);
+				fprintf(stderr, "%s:%d: limit %zu = %u: got %d, want %d\n",
+					__FILE__, __LINE__, i, *f[i].field, spate_limits_check(&l),
+					want);
 				check_failed();
 			}
 		}
@@ -646,15 +662,16 @@ static void test_utf8_and_doubles(void)
 	static const struct {
 		double v;
 		const char *text;
-	} d[] = { { 0.7, "0.7" }, { 0.1 + 0.2, "0.30000000000000004" }, { 1000, "1000" },
-		  { -2.5, "-2.5" }, { 1e20, "1e+20" }, { 1.0 / 3, "0.3333333333333333" } };
+	} d[] = { { 0.7, "0.7" },    { 0.1 + 0.2, "0.30000000000000004" },
+		  { 1000, "1000" },  { -2.5, "-2.5" },
+		  { 1e20, "1e+20" }, { 1.0 / 3, "0.3333333333333333" } };
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		char buf[64] = "";
 		spate_format_double(buf, sizeof(buf), d[i].v);
 		check_count++;
 		if (strcmp(buf, d[i].text) != 0) {
-			fprintf(stderr, "%s:%d: format %.17g: '%s', want '%s'\n", __FILE__, __LINE__,
-				d[i].v, buf, d[i].text);
+			fprintf(stderr, "%s:%d: format %.17g: '%s', want '%s'\n", __FILE__,
+				__LINE__, d[i].v, buf, d[i].text);
 			check_failed();
 		}
 	}
@@ -663,8 +680,8 @@ static void test_utf8_and_doubles(void)
 struct bad_case {
 	const char *name;
 	size_t (*build)(uint8_t *b);
-	int want;  /* enum spate_err */
-	int n_ok;  /* valid messages still decoded */
+	int want; /* enum spate_err */
+	int n_ok; /* valid messages still decoded */
 };
 
 static const struct bad_case bad_cases[] = {
@@ -975,7 +992,7 @@ static void test_notify_room(void)
 				want = 0;
 			CHECK_EQ_INT(room, want);
 			CHECK_EQ_INT(spate_put_notify(&w, 1, ids, (uint16_t)(room + 1)),
-			     -SPATE_E_NO_MEMORY);
+				     -SPATE_E_NO_MEMORY);
 			if (room > 0) {
 				CHECK_EQ_INT(spate_put_notify(&w, 1, ids, room), 0);
 				CHECK_EQ_INT(spate_notify_room(&w), 0);
@@ -1025,8 +1042,18 @@ static size_t arena_used;
 /* A valid keyword: ASCII and multi-byte UTF-8, never "-" alone. */
 static struct spate_str rnd_keyword(void)
 {
-	static const char *const pieces[] = { "a", "Z", "9", ":", "_", "/", ".", "-", "#",
-					      "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80" };
+	static const char *const pieces[] = { "a",
+					      "Z",
+					      "9",
+					      ":",
+					      "_",
+					      "/",
+					      ".",
+					      "-",
+					      "#",
+					      "\xc3\xa9",
+					      "\xe4\xb8\xad",
+					      "\xf0\x9f\x98\x80" };
 	uint32_t max = rnd_below(16) == 0 ? lim.max_keyword_len : 12;
 	uint32_t want = 1 + rnd_below(max);
 	char *p = arena + arena_used;
@@ -1246,8 +1273,7 @@ static void test_random(void)
 	if (count > 0)
 		check_random_dgram(buf, spate_writer_finish(&w), count, seq);
 	CHECK(skipped < total / 10);
-	printf("random: %d messages in %u datagrams (%d too big skipped)\n", total, seq,
-	       skipped);
+	printf("random: %d messages in %u datagrams (%d too big skipped)\n", total, seq, skipped);
 }
 
 /* spate_dgram_peek: the header, the EVENT count and the first message of

@@ -103,8 +103,7 @@ static void print_sub(FILE *f, const struct spate_raw_sub *s)
 
 	fprintf(f, "SUB_ADD id=%llu rect=%d,%d,%d,%d dest=%u.%u.%u.%u:%u",
 		(unsigned long long)s->id, s->rect.min_lon, s->rect.min_lat, s->rect.max_lon,
-		s->rect.max_lat, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255,
-		s->dest.port);
+		s->rect.max_lat, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255, s->dest.port);
 	print_kws(f, s->kw, s->n_kw);
 	fputs(" cons=", f);
 	if (s->n_cons == 0)
@@ -315,8 +314,9 @@ static int check_example(struct doc *d, int hex_line, char *seen)
 	fclose(mem);
 	int rc = 0;
 	if (strcmp(got, want) != 0) {
-		fprintf(stderr, "protocol.md:%d: example does not decode as documented\n"
-				"--- documented:\n%s--- decoder says:\n%s---\n",
+		fprintf(stderr,
+			"protocol.md:%d: example does not decode as documented\n"
+			"--- documented:\n%s--- decoder says:\n%s---\n",
 			hex_line, want, got);
 		rc = -1;
 	}
@@ -345,13 +345,16 @@ static int check_code_row(const struct doc *d, const char *l, int *next)
 	for (size_t k = strlen(reason); k > 0 && reason[k - 1] == ' '; k--)
 		reason[k - 1] = 0;
 	if (code != *next || code >= SPATE_E__COUNT) {
-		fprintf(stderr, "protocol.md:%d: code %d where %d was due (%d codes in spate_err.h)\n",
+		fprintf(stderr,
+			"protocol.md:%d: code %d where %d was due (%d codes in spate_err.h)\n",
 			d->line, code, *next, SPATE_E__COUNT);
 		return -1;
 	}
 	++*next;
-	if (strcmp(name, spate_err_name(code)) != 0 || strcmp(reason, spate_err_reason(code)) != 0) {
-		fprintf(stderr, "protocol.md:%d: code %d is `%s` \"%s\" here, `%s` \"%s\" in spate_err.h\n",
+	if (strcmp(name, spate_err_name(code)) != 0 ||
+	    strcmp(reason, spate_err_reason(code)) != 0) {
+		fprintf(stderr,
+			"protocol.md:%d: code %d is `%s` \"%s\" here, `%s` \"%s\" in spate_err.h\n",
 			d->line, code, name, reason, spate_err_name(code), spate_err_reason(code));
 		return -1;
 	}
@@ -407,7 +410,8 @@ int main(int argc, char **argv)
 			bad++;
 		}
 	if (next_code != SPATE_E__COUNT) {
-		fprintf(stderr, "protocol.md: the NACK codes table lists %d codes, spate_err.h has %d\n",
+		fprintf(stderr,
+			"protocol.md: the NACK codes table lists %d codes, spate_err.h has %d\n",
 			next_code, SPATE_E__COUNT);
 		bad++;
 	}

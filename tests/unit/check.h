@@ -31,15 +31,15 @@ static inline void check_failed(void)
 	} while (0)
 /* clang-format on */
 
-#define CHECK_EQ_INT(a, b)                                                    \
-	do {                                                                  \
-		long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
-		check_count++;                                                \
-		if (check_a_ != check_b_) {                                   \
-			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", \
-				__FILE__, __LINE__, #a, check_a_, #b, check_b_); \
-			check_failed();                                       \
-		}                                                             \
+#define CHECK_EQ_INT(a, b)                                                                    \
+	do {                                                                                  \
+		long long check_a_ = (long long)(a), check_b_ = (long long)(b);               \
+		check_count++;                                                                \
+		if (check_a_ != check_b_) {                                                   \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
+				__LINE__, #a, check_a_, #b, check_b_);                        \
+			check_failed();                                                       \
+		}                                                                             \
 	} while (0)
 
 /* The tests' random source: xorshift64, seeded by assigning check_rng

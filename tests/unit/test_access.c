@@ -179,9 +179,9 @@ static void test_ratelimit(void)
 
 	for (int i = 0; i < 8; i++)
 		ok += spate_ratelimit_take(rl, 1, 0) == 0;
-	CHECK_EQ_INT(ok, 5); /* the burst */
+	CHECK_EQ_INT(ok, 5);                                                     /* the burst */
 	CHECK_EQ_INT(spate_ratelimit_take(rl, 1, 50000), -SPATE_E_RATE_LIMITED); /* 0.5 token */
-	CHECK_EQ_INT(spate_ratelimit_take(rl, 1, 100000), 0);  /* 1 token after 100 ms */
+	CHECK_EQ_INT(spate_ratelimit_take(rl, 1, 100000), 0); /* 1 token after 100 ms */
 	CHECK_EQ_INT(spate_ratelimit_take(rl, 1, 100000), -SPATE_E_RATE_LIMITED);
 	/* Another client has its own bucket. */
 	CHECK_EQ_INT(spate_ratelimit_take(rl, 2, 100000), 0);

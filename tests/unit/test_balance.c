@@ -30,14 +30,16 @@ static void test_plan(void)
 	double bound = 1.2 * 60 / 3;
 	CHECK(n >= 2);
 	CHECK(load[0] <= bound && load[1] <= bound && load[2] <= bound);
-	CHECK_EQ_INT(mv[0].cat, 0);   /* DiviPara order */
-	CHECK_EQ_INT(mv[0].to, 2);    /* to its correlated worker */
+	CHECK_EQ_INT(mv[0].cat, 0); /* DiviPara order */
+	CHECK_EQ_INT(mv[0].to, 2);  /* to its correlated worker */
 	CHECK_EQ_INT(mv[0].from, 0);
 	for (size_t i = 0; i < n; i++)
 		CHECK_EQ_INT(c[mv[i].cat].worker, mv[i].to);
 
 	/* balanced already: no move */
-	struct drt_balance_cat b[3] = { { 10, 1, 0, 0, 0 }, { 10, 1, 1, 0, 0 }, { 11, 1, 2, 0, 0 } };
+	struct drt_balance_cat b[3] = { { 10, 1, 0, 0, 0 },
+					{ 10, 1, 1, 0, 0 },
+					{ 11, 1, 2, 0, 0 } };
 	CHECK_EQ_INT(drt_balance_plan(b, 3, 3, 0.2, cor, NULL, mv, 8), 0);
 	/* one worker: nothing to do */
 	CHECK_EQ_INT(drt_balance_plan(c, 6, 1, 0.2, cor, NULL, mv, 8), 0);
@@ -72,7 +74,8 @@ static void test_params(void)
 
 	drt_params_default(&p);
 	/* the paper's values, except the three tuned ones (docs/benchmarks.md) */
-	CHECK(p.alpha == 0.2 && p.new_th == 0.5 && p.lambda == 50000 && p.variant == DRT_SIM_FRE_CO);
+	CHECK(p.alpha == 0.2 && p.new_th == 0.5 && p.lambda == 50000 &&
+	      p.variant == DRT_SIM_FRE_CO);
 	CHECK(p.route_cell == 0.5 && p.cat_cell == 0.5);
 	/* the size awareness of issue 5's Fig. 7 (not in the paper) */
 	CHECK(p.cat_cap == 0.1 && p.place_slack == 0.1);
@@ -212,8 +215,9 @@ static void test_plan_reference(void)
 		for (size_t i = 0; i < n; i++)
 			same &= a[i].worker == b[i].worker;
 		if (!same && bad++ < 3)
-			fprintf(stderr, "balance: case %d (n %zu, m %u): %zu moves, reference %zu\n", t,
-				n, m, na, nb);
+			fprintf(stderr,
+				"balance: case %d (n %zu, m %u): %zu moves, reference %zu\n", t, n,
+				m, na, nb);
 		total_moves += nb;
 	}
 	CHECK_EQ_INT(bad, 0);

@@ -71,15 +71,19 @@ static const uint32_t kw5[] = { 5 }, kw9[] = { 9 }, kw5_9[] = { 5, 9 };
 static struct spate_sub sub_at(uint64_t id, const uint32_t *kw, uint16_t n_kw)
 {
 	/* a small rectangle around (1, 1) degree */
-	return (struct spate_sub){ .id = id, .kw = kw, .n_kw = n_kw,
+	return (struct spate_sub){ .id = id,
+				   .kw = kw,
+				   .n_kw = n_kw,
 				   .rect = { SPATE_COORD_SCALE / 2, SPATE_COORD_SCALE / 2,
-					     SPATE_COORD_SCALE * 3 / 2, SPATE_COORD_SCALE * 3 / 2 } };
+					     SPATE_COORD_SCALE * 3 / 2,
+					     SPATE_COORD_SCALE * 3 / 2 } };
 }
 
 static struct spate_event event_at(const uint32_t *kw, uint16_t n_kw)
 {
-	return (struct spate_event){ .id = 1, .lon = SPATE_COORD_SCALE, .lat = SPATE_COORD_SCALE,
-				     .kw = kw, .n_kw = n_kw };
+	return (struct spate_event){
+		.id = 1, .lon = SPATE_COORD_SCALE, .lat = SPATE_COORD_SCALE, .kw = kw, .n_kw = n_kw
+	};
 }
 
 /* Match ev (routed by mask unless mask == 0); the match count and the
@@ -91,7 +95,8 @@ static size_t match(struct drt_category *c, const struct spate_event *ev, uint64
 	struct drt_category_stats a, b;
 
 	drt_category_stats(c, &a);
-	int rc = mask ? drt_category_match_routed(c, ev, mask, &mv) : drt_category_match(c, ev, &mv);
+	int rc =
+		mask ? drt_category_match_routed(c, ev, mask, &mv) : drt_category_match(c, ev, &mv);
 	CHECK_EQ_INT(rc, 0);
 	drt_category_stats(c, &b);
 	CHECK_EQ_INT(b.events, a.events + 1);
@@ -162,7 +167,9 @@ static void test_routed_content_only(void)
 	drt_category_set_schema(c, &sc);
 	for (uint32_t i = 0; i < N; i++) {
 		cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)i };
-		s[i] = (struct spate_sub){ .id = i + 1, .n_cons = 1, .cons = &cons[i],
+		s[i] = (struct spate_sub){ .id = i + 1,
+					   .n_cons = 1,
+					   .cons = &cons[i],
 					   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
 						     SPATE_LAT_MAX } };
 		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], 0, false), 0);
@@ -246,11 +253,16 @@ static void fill(struct drt_category *c, struct spate_sub *s, struct spate_const
 		uint32_t id = first + i;
 		if (content && i % 4 != 3) { /* content-only: world, one constraint */
 			cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)(id % 300) };
-			s[i] = (struct spate_sub){ .id = id, .n_cons = 1, .cons = &cons[i],
+			s[i] = (struct spate_sub){ .id = id,
+						   .n_cons = 1,
+						   .cons = &cons[i],
 						   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX,
 							     SPATE_LON_MAX, SPATE_LAT_MAX } };
 		} else {
-			s[i] = sub_at(id, i % 3 == 0 ? kw5 : i % 3 == 1 ? kw9 : kw5_9,
+			s[i] = sub_at(id,
+				      i % 3 == 0   ? kw5
+				      : i % 3 == 1 ? kw9
+						   : kw5_9,
 				      i % 3 == 2 ? 2 : 1);
 			if (i % 5 == 0) /* a wider one: another grid level */
 				s[i].rect.max_lon += 20 * SPATE_COORD_SCALE;
@@ -575,7 +587,8 @@ static void om_place(struct spate_raw_sub *rs, uint64_t id)
 	else if (g == 1)
 		rs->rect = (struct spate_rect){ 0, 0, (40 + off) * u, 20 * u };
 	else
-		rs->rect = (struct spate_rect){ (-100 + off) * u, -50 * u, (-98 + off) * u, -48 * u };
+		rs->rect =
+			(struct spate_rect){ (-100 + off) * u, -50 * u, (-98 + off) * u, -48 * u };
 }
 
 static void om_event(struct spate_raw_event *re, uint64_t id, int32_t lon, int32_t lat)

@@ -11,10 +11,14 @@ static struct spate_limits lim;
 static size_t build(uint8_t *buf, size_t cap)
 {
 	struct spate_writer w;
-	struct spate_raw_event ev = { .id = 42, .lon = -1800000000, .lat = 900000000, .n_kw = 2,
-				      .n_attr = 1 };
-	struct spate_raw_sub sub = { .id = UINT64_MAX, .rect = { -5, -6, 7, 8 },
-				     .dest = { 0xc6120002, 4000 }, .n_kw = 1, .n_cons = 2 };
+	struct spate_raw_event ev = {
+		.id = 42, .lon = -1800000000, .lat = 900000000, .n_kw = 2, .n_attr = 1
+	};
+	struct spate_raw_sub sub = { .id = UINT64_MAX,
+				     .rect = { -5, -6, 7, 8 },
+				     .dest = { 0xc6120002, 4000 },
+				     .n_kw = 1,
+				     .n_cons = 2 };
 	uint64_t ids[3] = { 1, 2, 1ull << 60 };
 
 	ev.kw[0] = spate_str_of("caf\xc3\xa9");
@@ -51,9 +55,9 @@ static void test_roundtrip(void)
 	CHECK_EQ_INT(spate_reader_next(&r, &lim, &m), 1);
 	CHECK(m.type == SPATE_MSG_SUB_ADD && m.u.sub.id == UINT64_MAX &&
 	      m.u.sub.rect.min_lon == -5 && m.u.sub.rect.max_lat == 8 &&
-	      m.u.sub.dest.ipv4 == 0xc6120002 && m.u.sub.dest.port == 4000 &&
-	      m.u.sub.n_cons == 2 && m.u.sub.cons[0].op == SPATE_OP_GE &&
-	      m.u.sub.cons[0].value == 1e6 && m.u.sub.cons[1].op == SPATE_OP_NE);
+	      m.u.sub.dest.ipv4 == 0xc6120002 && m.u.sub.dest.port == 4000 && m.u.sub.n_cons == 2 &&
+	      m.u.sub.cons[0].op == SPATE_OP_GE && m.u.sub.cons[0].value == 1e6 &&
+	      m.u.sub.cons[1].op == SPATE_OP_NE);
 	CHECK_EQ_INT(spate_reader_next(&r, &lim, &m), 1);
 	CHECK(m.type == SPATE_MSG_SUB_DEL && m.id == 5);
 	CHECK_EQ_INT(spate_reader_next(&r, &lim, &m), 1);

@@ -18,19 +18,17 @@
 #include "matcher/spate_engine.h"
 #include "matcher/spate_schema.h"
 
-#define CHECK_STR(a, b)                                                            \
-	do {                                                                       \
-		check_count++;                                                     \
-		if (strcmp((a), (b)) != 0) {                                       \
-			fprintf(stderr, "%s:%d: got '%s'\n%*swant '%s'\n", __FILE__, \
-				__LINE__, (a), (int)strlen(__FILE__) + 8, "", (b)); \
-			check_failed();                                            \
-		}                                                                  \
+#define CHECK_STR(a, b)                                                                        \
+	do {                                                                                   \
+		check_count++;                                                                 \
+		if (strcmp((a), (b)) != 0) {                                                   \
+			fprintf(stderr, "%s:%d: got '%s'\n%*swant '%s'\n", __FILE__, __LINE__, \
+				(a), (int)strlen(__FILE__) + 8, "", (b));                      \
+			check_failed();                                                        \
+		}                                                                              \
 	} while (0)
 
 static char err[512];
-
-
 
 /* Read `text` as a whole file into c (defaults first); the return of
  * spate_conf_read, -2 when libconfig itself refuses the text. */
@@ -84,10 +82,10 @@ static const struct int_key keys[] = {
  * the codec read, not only in the text spate_conf_int_get gives back. */
 static uint32_t field_of(const struct spate_conf *c, size_t i)
 {
-	const uint32_t f[] = { c->limits.max_keywords,	    c->limits.max_keyword_len,
+	const uint32_t f[] = { c->limits.max_keywords,      c->limits.max_keyword_len,
 			       c->limits.max_constraints,   c->limits.max_attrs,
-			       c->limits.max_name_len,	    c->limits.max_messages,
-			       c->matcher.max_subs,	    c->matcher.max_subs_per_client,
+			       c->limits.max_name_len,      c->limits.max_messages,
+			       c->matcher.max_subs,         c->matcher.max_subs_per_client,
 			       c->matcher.params.ivx_groups };
 	return f[i];
 }
@@ -107,9 +105,12 @@ static void test_int_table(void)
 
 		/* from a file: min and max accepted and stored, one past refused */
 		for (int end = 0; end < 4; end++) {
-			long long v = end == 0 ? k->min : end == 1 ? k->max :
-				      end == 2 ? k->min - 1 : k->max + 1;
-			snprintf(text, sizeof(text), "spate: {\n  %.*s: {\n    %s = %lldL;\n  };\n};\n",
+			long long v = end == 0   ? k->min
+				      : end == 1 ? k->max
+				      : end == 2 ? k->min - 1
+						 : k->max + 1;
+			snprintf(text, sizeof(text),
+				 "spate: {\n  %.*s: {\n    %s = %lldL;\n  };\n};\n",
 				 (int)(dot - k->path), k->path, dot + 1, v);
 			int rc = read_text(&c, text);
 			if (end < 2) {
@@ -127,8 +128,10 @@ static void test_int_table(void)
 		/* at run time: the same bounds, the same field */
 		spate_conf_default(&c);
 		for (int end = 0; end < 4; end++) {
-			long long v = end == 0 ? k->min : end == 1 ? k->max :
-				      end == 2 ? k->min - 1 : k->max + 1;
+			long long v = end == 0   ? k->min
+				      : end == 1 ? k->max
+				      : end == 2 ? k->min - 1
+						 : k->max + 1;
 			char value[32];
 			snprintf(value, sizeof(value), "%lld", v);
 			int rc = spate_conf_int_set(&c, k->path, value, err, sizeof(err));
@@ -137,8 +140,9 @@ static void test_int_table(void)
 				CHECK_EQ_INT(field_of(&c, i), (uint32_t)v);
 			} else {
 				CHECK_EQ_INT(rc, -1);
-				snprintf(want, sizeof(want), "%s = %lld is out of range [%lld, %lld]",
-					 k->path, v, k->min, k->max);
+				snprintf(want, sizeof(want),
+					 "%s = %lld is out of range [%lld, %lld]", k->path, v,
+					 k->min, k->max);
 				CHECK_STR(err, want);
 				CHECK_EQ_INT(field_of(&c, i), (uint32_t)k->max); /* unchanged */
 			}
@@ -154,8 +158,9 @@ static void test_int_table(void)
 	spate_conf_default(&c);
 	const char *bad[] = { "", "12x", "x", " 3 ", "1.5", "0x10" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_EQ_INT(spate_conf_int_set(&c, "limits.max_keywords", bad[i], err, sizeof(err)),
-			     -1);
+		CHECK_EQ_INT(
+			spate_conf_int_set(&c, "limits.max_keywords", bad[i], err, sizeof(err)),
+			-1);
 		snprintf(want, sizeof(want), "limits.max_keywords: '%s' is not an integer", bad[i]);
 		CHECK_STR(err, want);
 	}
@@ -196,7 +201,9 @@ static void test_keys(void)
 {
 	struct spate_conf c;
 
-	CHECK_EQ_INT(read_text(&c, "spate: {\n engine = \"grid\";\n limits: { max_keywords = 5; };\n};"), 0);
+	CHECK_EQ_INT(
+		read_text(&c, "spate: {\n engine = \"grid\";\n limits: { max_keywords = 5; };\n};"),
+		0);
 	CHECK_STR(c.engine, "grid");
 	CHECK_STR(c.matcher.engine, "grid");
 	CHECK_EQ_INT(c.limits.max_keywords, 5);
@@ -241,14 +248,16 @@ static void test_keys(void)
 	CHECK_STR(err, "t.conf:1: spate.limits must be a group { ... }");
 	/* the first error stops the read; the values before it are set */
 	CHECK_EQ_INT(read_text(&c, "spate: { limits: { max_keywords = 3; max_attrs = 0; "
-				   "max_constraints = 2; }; };"), -1);
+				   "max_constraints = 2; }; };"),
+		     -1);
 	CHECK_EQ_INT(c.limits.max_keywords, 3);
 	CHECK_EQ_INT(c.limits.max_constraints, 16);
 	CHECK_STR(err, "t.conf:1: spate.limits.max_attrs = 0 is out of range [1, 32]");
 	/* the setting it names, for --check-config's next round */
 	config_t cfg;
 	config_init(&cfg);
-	CHECK_EQ_INT(config_read_string(&cfg, "spate: { limits: { max_keywords = 3;\n max_attrs = 0; }; };"),
+	CHECK_EQ_INT(config_read_string(
+			     &cfg, "spate: { limits: { max_keywords = 3;\n max_attrs = 0; }; };"),
 		     CONFIG_TRUE);
 	CHECK_EQ_INT(spate_conf_read(&c, &cfg, "u.conf", err, sizeof(err)), -1);
 	CHECK(spate_conf_last_error_setting() == config_lookup(&cfg, "spate.limits.max_attrs"));
@@ -268,7 +277,8 @@ static void test_drt_group(void)
 	struct spate_conf c;
 
 	CHECK_EQ_INT(read_text(&c, "spate: { drt: { alpha = 0.75; cmax = 9; variant = \"fre\"; "
-				   "lambda = 100L; }; };"), 0);
+				   "lambda = 100L; }; };"),
+		     0);
 	CHECK(c.matcher.params.drt.alpha == 0.75);
 	CHECK_EQ_INT(c.matcher.params.drt.cmax, 9);
 	CHECK_EQ_INT(c.matcher.params.drt.variant, DRT_SIM_FRE);
@@ -295,10 +305,12 @@ static void test_schema(void)
 	struct spate_conf c;
 	const struct spate_schema *s = &c.matcher.params.schema;
 
-	CHECK_EQ_INT(read_text(&c, "spate: {\n attributes = (\n { name = \"price\"; min = 0; "
-				   "max = 10.5; cells = 7; },\n { name = \"r\"; min = -1.0; max = 1L; } );\n"
-				   " attribute_default = { min = 2.0; max = 3; cells = 65536; };\n};"),
-		     0);
+	CHECK_EQ_INT(
+		read_text(&c,
+			  "spate: {\n attributes = (\n { name = \"price\"; min = 0; "
+			  "max = 10.5; cells = 7; },\n { name = \"r\"; min = -1.0; max = 1L; } );\n"
+			  " attribute_default = { min = 2.0; max = 3; cells = 65536; };\n};"),
+		0);
 	CHECK_EQ_INT(s->n, 2);
 	CHECK_STR(s->name[0], "price");
 	CHECK(s->attr[0].min == 0 && s->attr[0].max == 10.5);
@@ -310,16 +322,21 @@ static void test_schema(void)
 	CHECK(s->dflt.min == 2 && s->dflt.max == 3);
 	CHECK_EQ_INT(s->dflt.cells, 65536);
 	/* no attribute_default: the built-in default's cells */
-	CHECK_EQ_INT(read_text(&c, "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; } ); };"), 0);
+	CHECK_EQ_INT(
+		read_text(&c, "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; } ); };"),
+		0);
 	CHECK_EQ_INT(s->attr[0].cells, SPATE_DOMAIN_DEFAULT_CELLS);
 	CHECK_EQ_INT(s->dflt.cells, SPATE_DOMAIN_DEFAULT_CELLS);
 
 	static const struct {
 		const char *text, *err;
 	} bad[] = {
-		{ "spate: { attributes = 3; };", "t.conf:1: spate.attributes must be a list ( { ... }, ... )" },
-		{ "spate: { attributes = ( 3 ); };", "t.conf:1: spate.attributes[0] must be a group { ... }" },
-		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; },\n { min = 0; max = 1; } ); };",
+		{ "spate: { attributes = 3; };",
+		  "t.conf:1: spate.attributes must be a list ( { ... }, ... )" },
+		{ "spate: { attributes = ( 3 ); };",
+		  "t.conf:1: spate.attributes[0] must be a group { ... }" },
+		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; },\n { min = 0; max = "
+		  "1; } ); };",
 		  "t.conf:2: spate.attributes[1]: name is missing" },
 		{ "spate: { attributes = ( { name = 1; min = 0; max = 1; } ); };",
 		  "t.conf:1: spate.attributes[0].name must be a string" },
@@ -337,27 +354,33 @@ static void test_schema(void)
 		  "t.conf:1: spate.attributes[0]: unknown key 'cell' (name, min, max, cells)" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; cells = 0; } ); };",
 		  "t.conf:1: spate.attributes[0]: cells = 0 is out of range [1, 65536]" },
-		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; cells = 65537; } ); };",
+		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; cells = 65537; } ); "
+		  "};",
 		  "t.conf:1: spate.attributes[0]: cells = 65537 is out of range [1, 65536]" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 1; max = 1; } ); };",
-		  "t.conf:1: spate.attributes[0]: min = 1, max = 1: want finite numbers with min < max" },
+		  "t.conf:1: spate.attributes[0]: min = 1, max = 1: want finite numbers with min < "
+		  "max" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; },\n"
 		  " { name = \"a\"; min = 0; max = 1; } ); };",
 		  "t.conf:2: spate.attributes[1]: attribute 'a' is declared twice" },
-		{ "spate: { attribute_default = 1; };", "t.conf:1: spate.attribute_default must be a group { ... }" },
+		{ "spate: { attribute_default = 1; };",
+		  "t.conf:1: spate.attribute_default must be a group { ... }" },
 		{ "spate: { attribute_default = { name = \"x\"; min = 0; max = 1; }; };",
 		  "t.conf:1: spate.attribute_default: unknown key 'name' (min, max, cells)" },
 		{ "spate: { attribute_default = { min = 0; max = 1; cells = 65537; }; };",
 		  "t.conf:1: spate.attribute_default: cells = 65537 is out of range [1, 65536]" },
 		{ "spate: { attribute_default = { min = 2; max = 1; }; };",
-		  "t.conf:1: spate.attribute_default: min = 2, max = 1: want finite numbers with min < max" },
+		  "t.conf:1: spate.attribute_default: min = 2, max = 1: want finite numbers with "
+		  "min < max" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_EQ_INT(read_text(&c, bad[i].text), -1);
 		CHECK_STR(err, bad[i].err);
 	}
 	/* cells at its bounds in the default domain too */
-	CHECK_EQ_INT(read_text(&c, "spate: { attribute_default = { min = 0; max = 1; cells = 1; }; };"), 0);
+	CHECK_EQ_INT(
+		read_text(&c, "spate: { attribute_default = { min = 0; max = 1; cells = 1; }; };"),
+		0);
 	CHECK_EQ_INT(s->dflt.cells, 1);
 }
 
@@ -465,8 +488,9 @@ static void test_drt_params(void)
 			continue;
 		/* a step past each end: one for integers, a relative hair for doubles */
 		/* (below 0 by a normal number: strtod calls a subnormal ERANGE) */
-		double lo_out = k->integer ? k->min - 1 :
-				k->min == 0 ? -1e-300 : nextafter(k->min, -INFINITY);
+		double lo_out = k->integer    ? k->min - 1
+				: k->min == 0 ? -1e-300
+					      : nextafter(k->min, -INFINITY);
 		double hi_out = k->integer ? k->max + 1 : nextafter(k->max, INFINITY);
 		const double vals[4] = { k->min, k->max, lo_out, hi_out };
 		for (int j = 0; j < 4; j++) {
@@ -479,8 +503,8 @@ static void test_drt_params(void)
 				CHECK(strtod(buf, NULL) == vals[j]);
 			} else {
 				CHECK_EQ_INT(rc, -1);
-				snprintf(want, sizeof(want), "%s = %s is out of range [%g, %g]", k->name,
-					 text, k->min, k->max);
+				snprintf(want, sizeof(want), "%s = %s is out of range [%g, %g]",
+					 k->name, text, k->min, k->max);
 				CHECK_STR(err, want);
 				CHECK_EQ_INT(drt_params_get(&p, k->name, buf, sizeof(buf)), 0);
 				CHECK_STR(buf, k->def);
@@ -494,8 +518,10 @@ static void test_drt_params(void)
 		}
 		const char *nan_like[] = { "", "1x", "nan", "inf", "-inf", "1e999", "x" };
 		for (size_t j = 0; j < sizeof(nan_like) / sizeof(nan_like[0]); j++) {
-			CHECK_EQ_INT(drt_params_set(&p, k->name, nan_like[j], err, sizeof(err)), -1);
-			snprintf(want, sizeof(want), "%s: '%s' is not a number", k->name, nan_like[j]);
+			CHECK_EQ_INT(drt_params_set(&p, k->name, nan_like[j], err, sizeof(err)),
+				     -1);
+			snprintf(want, sizeof(want), "%s: '%s' is not a number", k->name,
+				 nan_like[j]);
 			CHECK_STR(err, want);
 		}
 		CHECK_EQ_INT(drt_params_get(&p, k->name, buf, sizeof(buf)), 0);
@@ -545,7 +571,8 @@ static void test_schema_direct(void)
 	spate_schema_default(&sc);
 	CHECK_EQ_INT(spate_schema_check_domain(0, 1, 0, why, sizeof(why)), -1);
 	CHECK_EQ_INT(spate_schema_check_domain(NAN, 1, 1, why, sizeof(why)), -1);
-	CHECK_EQ_INT(spate_schema_check_domain(-1e308, 1e308, 1, why, sizeof(why)), -1); /* max - min overflows */
+	CHECK_EQ_INT(spate_schema_check_domain(-1e308, 1e308, 1, why, sizeof(why)),
+		     -1); /* max - min overflows */
 	CHECK_EQ_INT(spate_schema_check_domain(0, 1, 65536, why, sizeof(why)), 0);
 	for (size_t len = 0; len <= 64; len++) {
 		memset(name, 'n', len);
@@ -557,7 +584,8 @@ static void test_schema_direct(void)
 			CHECK_EQ_INT(rc, 0);
 		} else {
 			CHECK_EQ_INT(rc, -1);
-			snprintf(want, sizeof(want), "name '%s': want 1..63 bytes of [A-Za-z0-9_.:-]", name);
+			snprintf(want, sizeof(want),
+				 "name '%s': want 1..63 bytes of [A-Za-z0-9_.:-]", name);
 			CHECK_STR(why, want);
 		}
 		if (len == 2)

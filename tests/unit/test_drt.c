@@ -36,10 +36,15 @@ static uint32_t zipf_kw(void)
 static int32_t edge_coord(int32_t max)
 {
 	switch (check_below(5)) {
-	case 0: return check_below(2) ? max : -max;
-	case 1: return ((int32_t)check_below(9) - 4) * 5 * SPATE_COORD_SCALE + (int32_t)check_below(3) - 1;
-	case 2: return ((int32_t)check_below(17) - 8) * (SPATE_COORD_SCALE / 4);
-	default: return (int32_t)((int64_t)check_below(2 * (uint32_t)(max / 1000) + 1) * 1000 - max);
+	case 0:
+		return check_below(2) ? max : -max;
+	case 1:
+		return ((int32_t)check_below(9) - 4) * 5 * SPATE_COORD_SCALE +
+		       (int32_t)check_below(3) - 1;
+	case 2:
+		return ((int32_t)check_below(17) - 8) * (SPATE_COORD_SCALE / 4);
+	default:
+		return (int32_t)((int64_t)check_below(2 * (uint32_t)(max / 1000) + 1) * 1000 - max);
 	}
 }
 
@@ -75,13 +80,25 @@ static void gen_sub(uint32_t i, uint64_t id)
 
 	memset(s, 0, sizeof(*s));
 	switch (check_below(4)) {
-	case 0: w = h = 0; break;                                        /* a point */
-	case 1: w = check_below(4) * (SPATE_COORD_SCALE / 4); h = check_below(4) * (SPATE_COORD_SCALE / 4); break;
-	case 2: w = (int64_t)check_below(30) * SPATE_COORD_SCALE; h = (int64_t)check_below(20) * SPATE_COORD_SCALE; break;
-	default: w = 2LL * SPATE_LON_MAX; h = 2LL * SPATE_LAT_MAX; break;  /* huge */
+	case 0:
+		w = h = 0;
+		break; /* a point */
+	case 1:
+		w = check_below(4) * (SPATE_COORD_SCALE / 4);
+		h = check_below(4) * (SPATE_COORD_SCALE / 4);
+		break;
+	case 2:
+		w = (int64_t)check_below(30) * SPATE_COORD_SCALE;
+		h = (int64_t)check_below(20) * SPATE_COORD_SCALE;
+		break;
+	default:
+		w = 2LL * SPATE_LON_MAX;
+		h = 2LL * SPATE_LAT_MAX;
+		break; /* huge */
 	}
 	s->id = id;
-	s->rect = (struct spate_rect){ x, y, clampc(x + w, SPATE_LON_MAX), clampc(y + h, SPATE_LAT_MAX) };
+	s->rect = (struct spate_rect){ x, y, clampc(x + w, SPATE_LON_MAX),
+				       clampc(y + h, SPATE_LAT_MAX) };
 	s->n_kw = (uint16_t)check_below(4);
 	for (uint16_t k = 0; k < s->n_kw; k++)
 		sub_kw[i][k] = zipf_kw();
@@ -89,14 +106,17 @@ static void gen_sub(uint32_t i, uint64_t id)
 	s->kw = sub_kw[i];
 	if (check_below(5) == 0) {
 		s->n_cons = 1;
-		sub_cons[i][0] = (struct spate_constraint){ 1, (uint8_t)(1 + check_below(6)), (double)check_below(3) };
+		sub_cons[i][0] = (struct spate_constraint){ 1, (uint8_t)(1 + check_below(6)),
+							    (double)check_below(3) };
 		s->cons = sub_cons[i];
 	}
 	if (content_heavy && check_below(4) != 0) {
 		s->n_kw = 0;
-		s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX, SPATE_LAT_MAX };
+		s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+					       SPATE_LAT_MAX };
 		s->n_cons = 1;
-		sub_cons[i][0] = (struct spate_constraint){ 1, (uint8_t)(1 + check_below(5)), (double)check_below(3) };
+		sub_cons[i][0] = (struct spate_constraint){ 1, (uint8_t)(1 + check_below(5)),
+							    (double)check_below(3) };
 		s->cons = sub_cons[i];
 	}
 }
@@ -147,8 +167,8 @@ static bool same_as_brute(struct spate_matchvec *mv, const struct spate_event *e
 	for (uint32_t i = lo; i < hi; i++)
 		if (in[i] && spate_sub_matches(&subs[i], e)) {
 			want++;
-			if (mv->n == 0 || bsearch(&(const struct spate_sub *){ &subs[i] }, mv->v, mv->n, sizeof(*mv->v),
-				    cmp_ptr) == NULL)
+			if (mv->n == 0 || bsearch(&(const struct spate_sub *){ &subs[i] }, mv->v,
+						  mv->n, sizeof(*mv->v), cmp_ptr) == NULL)
 				return false;
 		}
 	return want == mv->n;
@@ -180,15 +200,19 @@ static void test_category(uint64_t seed, double cell)
 			const struct spate_sub *q = &subs[i];
 			/* a hint: one of its keywords (right or wrong) or any */
 			uint32_t hint = q->n_kw && check_below(2) ? q->kw[check_below(q->n_kw)] + 1
-								 : check_below(VOCAB + 2);
+								  : check_below(VOCAB + 2);
 			if (in[i])
 				CHECK(check_below(2) ? drt_category_del(c, q)
-						     : drt_category_del_routed(c, q, hint, check_below(2)));
+						     : drt_category_del_routed(c, q, hint,
+									       check_below(2)));
 			else if (check_below(2))
 				CHECK_EQ_INT(drt_category_add(c, &subs[i]), 0);
 			else /* as the cluster files it: one of its keywords, fine or coarse */
-				CHECK_EQ_INT(drt_category_add_routed(c, q, q->n_kw ? q->kw[check_below(q->n_kw)] + 1 : 0,
-								     check_below(2)), 0);
+				CHECK_EQ_INT(drt_category_add_routed(
+						     c, q,
+						     q->n_kw ? q->kw[check_below(q->n_kw)] + 1 : 0,
+						     check_below(2)),
+					     0);
 			in[i] = !in[i];
 			continue;
 		}
@@ -232,11 +256,11 @@ struct view {
 	uint32_t cat_of[N_SUBS];
 	struct spate_idmap *worker_of; /* cat id -> worker + 1 */
 	uint64_t merges, moves;
-	double cat_cap;                /* the cluster's, to check merges against */
+	double cat_cap; /* the cluster's, to check merges against */
 	uint32_t workers;
-	uint64_t capped;               /* merges that went up to the cap */
-	uint32_t down;                 /* a worker taken down, or UINT32_MAX */
-	uint64_t reassigned;           /* categories it had when it went */
+	uint64_t capped;     /* merges that went up to the cap */
+	uint32_t down;       /* a worker taken down, or UINT32_MAX */
+	uint64_t reassigned; /* categories it had when it went */
 };
 
 /* The cluster's cat_cap in subscriptions now (drt_cluster.c cap_size,
@@ -264,7 +288,8 @@ static void take_actions(struct drt_cluster *cl, struct view *v)
 			CHECK(w != 0);
 			CHECK_EQ_INT(w - 1, a[i].from_worker);
 			if (a[i].kind == DRT_ACTION_MERGE) {
-				CHECK((uintptr_t)spate_idmap_get(v->worker_of, a[i].into) == a[i].to_worker + 1);
+				CHECK((uintptr_t)spate_idmap_get(v->worker_of, a[i].into) ==
+				      a[i].to_worker + 1);
 				uint64_t size = 0, cap = cap_now(v);
 				for (uint32_t k = 0; k < N_SUBS; k++) {
 					if (live[k] && v->cat_of[k] == a[i].cat)
@@ -278,7 +303,8 @@ static void take_actions(struct drt_cluster *cl, struct view *v)
 			} else {
 				CHECK_EQ_INT(a[i].kind, DRT_ACTION_MOVE);
 				CHECK(a[i].to_worker != v->down);
-				spate_idmap_put(v->worker_of, a[i].cat, (void *)(uintptr_t)(a[i].to_worker + 1));
+				spate_idmap_put(v->worker_of, a[i].cat,
+						(void *)(uintptr_t)(a[i].to_worker + 1));
 				v->moves++;
 			}
 		}
@@ -324,7 +350,8 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 				uintptr_t was = (uintptr_t)spate_idmap_get(v->worker_of, info.id);
 				changed += was != info.worker + 1;
 				CHECK(was == info.worker + 1 || was == v->down + 1);
-				spate_idmap_put(v->worker_of, info.id, (void *)(uintptr_t)(info.worker + 1));
+				spate_idmap_put(v->worker_of, info.id,
+						(void *)(uintptr_t)(info.worker + 1));
 			}
 			CHECK_EQ_INT(changed, moved);
 			v->reassigned += (uint64_t)moved;
@@ -340,13 +367,16 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 				struct drt_removal rm;
 				uint32_t at_cat, at_kw;
 				bool at_coarse;
-				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw, &at_coarse), 0);
+				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw,
+							       &at_coarse),
+					     0);
 				CHECK_EQ_INT(at_cat, v->cat_of[i]);
 				CHECK_EQ_INT(drt_cluster_remove(cl, &subs[i], &rm), 0);
 				CHECK_EQ_INT(rm.cat, v->cat_of[i]);
 				CHECK_EQ_INT(rm.route_kw, at_kw);
 				CHECK(rm.coarse == at_coarse);
-				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw, &at_coarse),
+				CHECK_EQ_INT(drt_cluster_where(cl, &subs[i], &at_cat, &at_kw,
+							       &at_coarse),
 					     -SPATE_E_UNKNOWN_ID);
 				live[i] = false;
 				bool still = false;
@@ -362,8 +392,10 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 				if (pl.created)
 					CHECK(spate_idmap_get(v->worker_of, pl.cat) == NULL);
 				else
-					CHECK((uintptr_t)spate_idmap_get(v->worker_of, pl.cat) == pl.worker + 1);
-				spate_idmap_put(v->worker_of, pl.cat, (void *)(uintptr_t)(pl.worker + 1));
+					CHECK((uintptr_t)spate_idmap_get(v->worker_of, pl.cat) ==
+					      pl.worker + 1);
+				spate_idmap_put(v->worker_of, pl.cat,
+						(void *)(uintptr_t)(pl.worker + 1));
 				v->cat_of[i] = pl.cat;
 				live[i] = true;
 				take_actions(cl, v);
@@ -388,7 +420,8 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 				hit[n_hit++] = v->cat_of[k];
 		}
 		for (size_t j = 0; j < n; j++) {
-			CHECK((uintptr_t)spate_idmap_get(v->worker_of, r[j].cat) == r[j].worker + 1);
+			CHECK((uintptr_t)spate_idmap_get(v->worker_of, r[j].cat) ==
+			      r[j].worker + 1);
 			CHECK(r[j].worker != v->down);
 			for (size_t k = j + 1; k < n; k++)
 				CHECK(r[j].cat != r[k].cat);
@@ -470,7 +503,8 @@ static void test_engine(const char *name, const struct drt_params *p, uint64_t s
 		const char *m = strstr(buf, "\"merges_in_node\":");
 		const char *b = strstr(buf, "\"merges_between_nodes\":");
 		const char *r = strstr(buf, "\"rebalance_moves\":");
-		engine_merges += (m ? strtoull(m + 17, NULL, 10) : 0) + (b ? strtoull(b + 23, NULL, 10) : 0);
+		engine_merges +=
+			(m ? strtoull(m + 17, NULL, 10) : 0) + (b ? strtoull(b + 23, NULL, 10) : 0);
 		engine_moves += r ? strtoull(r + 18, NULL, 10) : 0;
 		free(buf);
 	}
@@ -618,8 +652,8 @@ static void test_engines(void)
 		test_engine_filled(&p, seed * 101);
 	}
 	content_heavy = false;
-	printf("drt engine: %llu merges, %llu rebalance moves\n",
-	       (unsigned long long)engine_merges, (unsigned long long)engine_moves);
+	printf("drt engine: %llu merges, %llu rebalance moves\n", (unsigned long long)engine_merges,
+	       (unsigned long long)engine_moves);
 	CHECK(engine_merges > 500);
 	CHECK(engine_moves > 20);
 }
@@ -715,7 +749,8 @@ static void check_ftab_layout(const struct drt_ftab *t)
  * near (the end: its run wraps around to slot 0), from *next on. */
 static uint64_t key_near_end(size_t mask, size_t near, uint64_t *next)
 {
-	struct drt_ftab probe = { .mask = mask, .shift = 64 - (uint32_t)__builtin_popcountll(mask) };
+	struct drt_ftab probe = { .mask = mask,
+				  .shift = 64 - (uint32_t)__builtin_popcountll(mask) };
 
 	while (drt_ftab_home(&probe, *next) < mask + 1 - near)
 		++*next;
@@ -784,8 +819,9 @@ static void lone_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, in
 {
 	memset(q, 0, sizeof(*q));
 	q->id = id;
-	q->rect = (struct spate_rect){ lon * SPATE_COORD_SCALE, lat * SPATE_COORD_SCALE,
-				       (lon + 1) * SPATE_COORD_SCALE, (lat + 1) * SPATE_COORD_SCALE };
+	q->rect =
+		(struct spate_rect){ lon * SPATE_COORD_SCALE, lat * SPATE_COORD_SCALE,
+				     (lon + 1) * SPATE_COORD_SCALE, (lat + 1) * SPATE_COORD_SCALE };
 	*kw = k;
 	q->kw = kw;
 	q->n_kw = 1;
@@ -807,7 +843,9 @@ static void test_merge_most_correlated(void)
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	for (uint32_t i = 0; i < 5; i++) {
 		if (i == 4) { /* co-matched: (0,1) once, (0,2) twice, (1,3) 3 times, (2,3) 5 */
-			static const int pair[4][3] = { { 0, 1, 1 }, { 0, 2, 2 }, { 1, 3, 3 }, { 2, 3, 5 } };
+			static const int pair[4][3] = {
+				{ 0, 1, 1 }, { 0, 2, 2 }, { 1, 3, 3 }, { 2, 3, 5 }
+			};
 			for (int k = 0; k < 4; k++)
 				for (int t = 0; t < pair[k][2]; t++) {
 					uint32_t x[2] = { cat[pair[k][0]], cat[pair[k][1]] };
@@ -980,7 +1018,8 @@ static void test_in_node(void)
 {
 	uint64_t in0, in1, in_each, in0_each;
 	uint64_t bet0 = between_merges(0, 0, &in0), bet1 = between_merges(1, 0, &in1);
-	uint64_t bet_each = between_merges(1, 1, &in_each), bet0_each = between_merges(0, 1, &in0_each);
+	uint64_t bet_each = between_merges(1, 1, &in_each),
+		 bet0_each = between_merges(0, 1, &in0_each);
 
 	printf("drt: merge_th 0: %llu in node, %llu between; merge_th 1: %llu, %llu;"
 	       " with merge_each: %llu, %llu\n",
@@ -1016,7 +1055,8 @@ static void test_spatial_area(void)
 	for (int i = 0; i < 3; i++) {
 		q[i] = (struct spate_sub){ .id = (uint64_t)i + 1 };
 		q[i].rect = (struct spate_rect){ (int32_t)(box[i][0] * SPATE_COORD_SCALE), 0,
-						 (int32_t)(box[i][1] * SPATE_COORD_SCALE), SPATE_COORD_SCALE };
+						 (int32_t)(box[i][1] * SPATE_COORD_SCALE),
+						 SPATE_COORD_SCALE };
 		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
 		CHECK(pl.created == (i == 0));
 	}
@@ -1045,7 +1085,8 @@ int main(void)
 		for (uint64_t seed = 1; seed <= 3; seed++)
 			test_ftab(seed * 104729 + (uint64_t)k, 6, map_min[k]);
 		for (uint64_t seed = 4; seed <= 5; seed++)
-			test_ftab(seed * 104729 + (uint64_t)k, 7, map_min[k]); /* the routing table's load */
+			test_ftab(seed * 104729 + (uint64_t)k, 7,
+				  map_min[k]); /* the routing table's load */
 	}
 	test_engines();
 	for (uint64_t seed = 1; seed <= 6; seed++)
@@ -1063,9 +1104,11 @@ int main(void)
 		reassigned += v.reassigned;
 		spate_idmap_destroy(v.worker_of);
 	}
-	printf("drt: %llu merges (%llu up to the cap), %llu moves seen, %llu categories of dead workers"
-	       " reassigned\n", (unsigned long long)merges, (unsigned long long)capped,
-	       (unsigned long long)moves, (unsigned long long)reassigned);
+	printf("drt: %llu merges (%llu up to the cap), %llu moves seen, %llu categories of dead "
+	       "workers"
+	       " reassigned\n",
+	       (unsigned long long)merges, (unsigned long long)capped, (unsigned long long)moves,
+	       (unsigned long long)reassigned);
 	CHECK(reassigned > 10);
 	CHECK(merges > 15); /* the runs do exercise merging and balancing */
 	CHECK(moves > 10);

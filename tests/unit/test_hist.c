@@ -82,15 +82,24 @@ static void test_against_sorted(uint64_t (*draw)(void), size_t n)
 	free(h);
 }
 
-static uint64_t draw_small(void) { return check_rand() % 40; }
-static uint64_t draw_uniform(void) { return check_rand() % 1000000; }
+static uint64_t draw_small(void)
+{
+	return check_rand() % 40;
+}
+static uint64_t draw_uniform(void)
+{
+	return check_rand() % 1000000;
+}
 /* latencies: mostly 20-40k cycles, a tail up to tens of millions */
 static uint64_t draw_tail(void)
 {
 	uint64_t r = check_rand();
 	return r % 100 == 0 ? 100000 + r % 50000000 : 20000 + r % 20000;
 }
-static uint64_t draw_log(void) { return 1ull << (check_rand() % SPATE_HIST_MAX_BITS) | check_rand() % 7; }
+static uint64_t draw_log(void)
+{
+	return 1ull << (check_rand() % SPATE_HIST_MAX_BITS) | check_rand() % 7;
+}
 
 static void test_sum_and_window(void)
 {

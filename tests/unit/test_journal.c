@@ -33,7 +33,8 @@ static struct spate_str str_of(const char *s)
 /* Small world (4 x 4 degrees) so that events hit subscriptions. */
 static int32_t coord(void)
 {
-	return ((int32_t)check_below(9) - 4) * (SPATE_COORD_SCALE / 2) + (int32_t)check_below(3) - 1;
+	return ((int32_t)check_below(9) - 4) * (SPATE_COORD_SCALE / 2) + (int32_t)check_below(3) -
+	       1;
 }
 
 static void make_sub(struct spate_raw_sub *s, uint64_t id)
@@ -84,8 +85,8 @@ static struct spate_journal *open_into(struct spate_matcher *m, const struct spa
 				       struct spate_journal_replay_stats *st)
 {
 	char err[256];
-	struct spate_journal *j = spate_journal_open(path, jc, spate_journal_apply_matcher, m, st,
-						     err, sizeof(err));
+	struct spate_journal *j =
+		spate_journal_open(path, jc, spate_journal_apply_matcher, m, st, err, sizeof(err));
 	if (j == NULL)
 		fprintf(stderr, "journal open refused (expected in test_foreign_file): %s\n", err);
 	return j;
@@ -203,7 +204,8 @@ static size_t boundaries(off_t *out, size_t max)
 		out[n++] = off;
 		if (pread(fd, h, 4, off) != 4)
 			break;
-		off += 8 + ((uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]);
+		off += 8 +
+		       ((uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]);
 	}
 	out[n++] = end;
 	close(fd);

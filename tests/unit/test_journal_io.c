@@ -51,17 +51,17 @@ int __real_rename(const char *a, const char *b);
 off_t __real_lseek64(int fd, off_t off, int whence);
 
 static struct {
-	int write_short_at;  /* the Nth write() from now writes 7 bytes, the next fails */
-	int write_eintr;     /* this many write() calls fail with EINTR first */
+	int write_short_at; /* the Nth write() from now writes 7 bytes, the next fails */
+	int write_eintr;    /* this many write() calls fail with EINTR first */
 	int write_fail_errno;
-	int writes;          /* write() calls since armed */
-	int big_writes;      /* of which >= 1 MiB */
-	int pread_mode;      /* 1: EINTR once, 2: end of file at once */
+	int writes;     /* write() calls since armed */
+	int big_writes; /* of which >= 1 MiB */
+	int pread_mode; /* 1: EINTR once, 2: end of file at once */
 	int pwrite_fail;
-	int fdatasync_fail;  /* this many fail with EIO */
-	int fsyncs;          /* fsync() calls since armed */
-	int fsync_fail;      /* this many fail with EIO */
-	int link_errno;      /* every link() fails with it; 0 = real */
+	int fdatasync_fail; /* this many fail with EIO */
+	int fsyncs;         /* fsync() calls since armed */
+	int fsync_fail;     /* this many fail with EIO */
+	int link_errno;     /* every link() fails with it; 0 = real */
 	int links;
 	int rename_errno;
 	int lseek_fail;
@@ -415,8 +415,8 @@ static void salvage_refused(const struct spate_journal_conf *jc, int links, cons
 	char err[512];
 
 	memset(&seen, 0, sizeof(seen));
-	struct spate_journal *j = spate_journal_open(path, jc, count_apply, &seen, &st, err,
-						     sizeof(err));
+	struct spate_journal *j =
+		spate_journal_open(path, jc, count_apply, &seen, &st, err, sizeof(err));
 	CHECK(j == NULL);
 	CHECK_EQ_INT(fault.links, links);
 	CHECK(strstr(err, want) != NULL);
@@ -453,8 +453,8 @@ static void test_salvage_names_exhausted(void)
 			len);
 	/* And it works when a name is free: records 1, 3, 4 replayed. */
 	memset(&seen, 0, sizeof(seen));
-	struct spate_journal *j = spate_journal_open(path, &jc, count_apply, &seen, &st, err,
-						     sizeof(err));
+	struct spate_journal *j =
+		spate_journal_open(path, &jc, count_apply, &seen, &st, err, sizeof(err));
 	CHECK(j != NULL);
 	CHECK_EQ_INT(fault.links, 1);
 	CHECK_EQ_INT(fault.fsyncs, 2); /* the new file, then the directory */
@@ -709,8 +709,8 @@ static void test_record_shapes(void)
 		for (size_t i = 0; i < tail; i++)
 			junk[off_b + i] = (uint8_t)(i % 2 ? 0x50 : 0x53); /* "SP", the magic */
 		g = guarded(junk, off_b + tail, &map, &maplen);
-		wrong += spate_journal_replay_buf(g, off_b + tail, count_apply, &seen, false, &st) !=
-			 off_b;
+		wrong += spate_journal_replay_buf(g, off_b + tail, count_apply, &seen, false,
+						  &st) != off_b;
 		wrong += st.cut_bytes != tail || st.records != 1;
 		munmap(map, maplen);
 	}
@@ -741,8 +741,8 @@ static void test_other_version(void)
 	for (int salvage = 0; salvage < 2; salvage++) {
 		jc.salvage = salvage;
 		memset(&seen, 0, sizeof(seen));
-		struct spate_journal *j = spate_journal_open(path, &jc, count_apply, &seen, &st,
-							     err, sizeof(err));
+		struct spate_journal *j =
+			spate_journal_open(path, &jc, count_apply, &seen, &st, err, sizeof(err));
 		CHECK(j == NULL);
 		CHECK(strstr(err, "not a Spate journal or another version") != NULL);
 		CHECK_EQ_INT(seen.adds, 0);

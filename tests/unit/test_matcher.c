@@ -8,9 +8,9 @@
 #include "proto/spate_err.h"
 #include "matcher/spate_matcher.h"
 
-
-static const char *const vocab[] = { "a", "b", "c", "d", "e", "f", "g", "h",
-				     "caf\xc3\xa9", "x:y", "long_keyword_here", "z" };
+static const char *const vocab[] = {
+	"a", "b", "c", "d", "e", "f", "g", "h", "caf\xc3\xa9", "x:y", "long_keyword_here", "z"
+};
 static const char *const names[] = { "pop", "elev", "t", "q" };
 #define NV (sizeof(vocab) / sizeof(vocab[0]))
 #define NN (sizeof(names) / sizeof(names[0]))
@@ -36,7 +36,8 @@ static int32_t clamp(int32_t v, int32_t max)
  * minus one unit, so small rectangles and cell borders of a grid are hit. */
 static int32_t local_coord(void)
 {
-	return ((int32_t)check_below(25) - 12) * (SPATE_COORD_SCALE / 4) + (int32_t)check_below(3) - 1;
+	return ((int32_t)check_below(25) - 12) * (SPATE_COORD_SCALE / 4) + (int32_t)check_below(3) -
+	       1;
 }
 
 static double value(void)
@@ -68,8 +69,9 @@ static void gen_sub(struct spate_raw_sub *s, uint64_t id)
 		s->kw[i] = str_of(vocab[check_below(NV)]); /* repeats allowed */
 	s->n_cons = check_below(4) == 0 ? check_below(3) + 1 : 0;
 	for (uint32_t i = 0; i < s->n_cons; i++)
-		s->cons[i] = (struct spate_raw_constraint){ str_of(names[check_below(NN)]),
-							    (uint8_t)(check_below(6) + 1), value() };
+		s->cons[i] =
+			(struct spate_raw_constraint){ str_of(names[check_below(NN)]),
+						       (uint8_t)(check_below(6) + 1), value() };
 }
 
 static void gen_event(struct spate_raw_event *e, uint64_t id)
@@ -101,8 +103,8 @@ static bool str_eq(struct spate_str a, struct spate_str b)
 /* The naive reference, straight from the definition. */
 static bool naive_match(const struct spate_raw_sub *s, const struct spate_raw_event *e)
 {
-	if (e->lon < s->rect.min_lon || e->lon > s->rect.max_lon ||
-	    e->lat < s->rect.min_lat || e->lat > s->rect.max_lat)
+	if (e->lon < s->rect.min_lon || e->lon > s->rect.max_lon || e->lat < s->rect.min_lat ||
+	    e->lat > s->rect.max_lat)
 		return false;
 	for (uint32_t i = 0; i < s->n_kw; i++) {
 		bool found = false;
@@ -202,9 +204,9 @@ static void test_delete_memory(void)
 	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 10), SPATE_MATCHER_DEL_REPEAT);
 	CHECK(spate_matcher_del_tag(m, 2) != NULL && *spate_matcher_del_tag(m, 2) == 77);
 	CHECK_EQ_INT(spate_matcher_sub_count(m), 6);
-	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 11), -SPATE_E_UNKNOWN_ID); /* not its owner */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 11), -SPATE_E_UNKNOWN_ID);  /* not its owner */
 	CHECK_EQ_INT(spate_matcher_sub_del(m, 99, 10), -SPATE_E_UNKNOWN_ID); /* never there */
-	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 10), -SPATE_E_UNKNOWN_ID); /* before the memory */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 10), -SPATE_E_UNKNOWN_ID);  /* before the memory */
 	/* re-added: its next delete is real, then a repeat again */
 	gen_sub(&s, 2);
 	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 12), 0);
@@ -238,8 +240,7 @@ static uint64_t total_matches, total_events;
 
 static bool intern_events; /* run_workload's matchers intern event strings */
 
-static void run_workload(const char *engine, const struct drt_params *drt, uint64_t seed,
-			 int n_ops)
+static void run_workload(const char *engine, const struct drt_params *drt, uint64_t seed, int n_ops)
 {
 	static struct spate_raw_sub live[MAX_LIVE];
 	static bool used[MAX_LIVE];
@@ -289,7 +290,8 @@ static void run_workload(const char *engine, const struct drt_params *drt, uint6
 				same = mv.v[i]->id == want[i];
 			if (!same) {
 				mismatches++;
-				fprintf(stderr, "%s seed %llu op %d: engine gave %zu matches, naive %zu\n",
+				fprintf(stderr,
+					"%s seed %llu op %d: engine gave %zu matches, naive %zu\n",
 					engine, (unsigned long long)seed, op, mv.n, nw);
 			}
 			CHECK(same);
@@ -337,7 +339,10 @@ static int rec_match(struct spate_engine *e, const struct spate_event *ev,
 }
 
 static const struct spate_engine_ops rec_ops = {
-	.name = "record", .sub_add = rec_add, .sub_del = rec_del, .match = rec_match,
+	.name = "record",
+	.sub_add = rec_add,
+	.sub_del = rec_del,
+	.match = rec_match,
 };
 
 /* An event interned before the first subscription using its keyword and
@@ -383,8 +388,10 @@ static void test_event_interning(void)
 static void test_event_keywords(void)
 {
 	static const char *const order[][7] = {
-		{ "c", "zz", "a", "c", "b", "a", "b" }, { "zz", "zz", "b", "a", "c", "c", "y" },
-		{ "a", "b", "c", "a", "b", "c", "zz" }, { "c", "b", "a", "c", "b", "a", "a" },
+		{ "c", "zz", "a", "c", "b", "a", "b" },
+		{ "zz", "zz", "b", "a", "c", "c", "y" },
+		{ "a", "b", "c", "a", "b", "c", "zz" },
+		{ "c", "b", "a", "c", "b", "a", "a" },
 	};
 	struct spate_engine rec = { 0 };
 	struct spate_matcher_conf conf;
@@ -392,7 +399,8 @@ static void test_event_keywords(void)
 	struct spate_matcher *m = spate_matcher_create_engine(&conf, &rec_ops, &rec);
 	struct spate_matchvec mv = { 0 };
 	struct spate_raw_sub sub = { .id = 1, .n_kw = 3 };
-	sub.rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX, SPATE_LAT_MAX };
+	sub.rect =
+		(struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX, SPATE_LAT_MAX };
 	sub.kw[0] = str_of("b"); /* interned first: ids not in name order */
 	sub.kw[1] = str_of("c");
 	sub.kw[2] = str_of("a");
@@ -420,9 +428,10 @@ static void test_event_keywords(void)
  * at one event is found once a subscription brings it. */
 static void test_attr_names(void)
 {
-	static const char *const attr_names[] = { "population_aa", "population_bb", "populatio",
-					     "populatio1", "xpopulation_aa", "abcdefghijklmnop",
-					     "abcdefgXijklmnop", "abcdefghijklmnoX" };
+	static const char *const attr_names[] = { "population_aa",    "population_bb",
+						  "populatio",        "populatio1",
+						  "xpopulation_aa",   "abcdefghijklmnop",
+						  "abcdefgXijklmnop", "abcdefghijklmnoX" };
 	enum { N = sizeof(attr_names) / sizeof(attr_names[0]) };
 	struct spate_matcher_conf conf;
 	spate_matcher_conf_default(&conf);
@@ -435,9 +444,10 @@ static void test_attr_names(void)
 		if (k > 0) { /* sub k: names[k - 1] > 5, between two events with that name */
 			struct spate_raw_sub sub = { .id = k, .n_cons = 1 };
 			struct spate_raw_event ev = { .id = 0, .n_attr = 1 };
-			sub.rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
-							SPATE_LAT_MAX };
-			sub.cons[0] = (struct spate_raw_constraint){ str_of(attr_names[k - 1]), SPATE_OP_GT, 5 };
+			sub.rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX,
+							SPATE_LON_MAX, SPATE_LAT_MAX };
+			sub.cons[0] = (struct spate_raw_constraint){ str_of(attr_names[k - 1]),
+								     SPATE_OP_GT, 5 };
 			ev.attr[0] = (struct spate_raw_attr){ str_of(attr_names[k - 1]), 10 };
 			CHECK(spate_matcher_event(m, &ev, &mv) == 0);
 			CHECK_EQ_INT(mv.n, 0);
@@ -558,7 +568,8 @@ static void test_kdtree_balance(void)
 				      175LL * SPATE_COORD_SCALE);
 		int32_t y = (int32_t)((int64_t)check_below(170u * SPATE_COORD_SCALE) -
 				      85LL * SPATE_COORD_SCALE);
-		s.rect = (struct spate_rect){ x, y, x + SPATE_COORD_SCALE / 100, y + SPATE_COORD_SCALE / 100 };
+		s.rect = (struct spate_rect){ x, y, x + SPATE_COORD_SCALE / 100,
+					      y + SPATE_COORD_SCALE / 100 };
 		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
 	}
 	long long parts = stat_of(m, "partitions"), listed = stat_of(m, "listed");

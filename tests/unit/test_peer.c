@@ -31,12 +31,18 @@ static uint8_t frame[SPATE_PEER_FRAME_MAX];
 static size_t wrap(const struct spate_peer_writer *w, uint32_t seq)
 {
 	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_OVERHEAD + w->len),
-				    .count = w->count, .src_host = 1, .src_epoch = 7,
-				    .dst_host = 2, .dst_epoch = 9, .seq = seq, .ack = 5,
+				    .count = w->count,
+				    .src_host = 1,
+				    .src_epoch = 7,
+				    .dst_host = 2,
+				    .dst_epoch = 9,
+				    .seq = seq,
+				    .ack = 5,
 				    .sack = 0x80000001u };
 	spate_peer_hdr_encode(frame, &h);
 	memcpy(frame + SPATE_PEER_HDR_LEN, w->buf, w->len);
-	memset(frame + SPATE_PEER_HDR_LEN + w->len, 0xa5, SPATE_PEER_TAG_LEN); /* not checked here */
+	memset(frame + SPATE_PEER_HDR_LEN + w->len, 0xa5,
+	       SPATE_PEER_TAG_LEN); /* not checked here */
 	return h.length;
 }
 
@@ -45,16 +51,20 @@ static struct spate_raw_sub sub;
 
 static void fill_samples(void)
 {
-	ev = (struct spate_raw_event){ .id = 42, .lon = 1453920000, .lat = -60816900,
-				       .n_kw = 2, .n_attr = 1 };
+	ev = (struct spate_raw_event){
+		.id = 42, .lon = 1453920000, .lat = -60816900, .n_kw = 2, .n_attr = 1
+	};
 	ev.kw[0] = spate_str_of("iata:gka");
 	ev.kw[1] = spate_str_of("caf\xc3\xa9");
 	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
 	sub = (struct spate_raw_sub){ .id = 1001,
 				      .rect = { -1800000000, -900000000, 1800000000, 900000000 },
-				      .dest = { 0xc0000207, 47200 }, .n_kw = 1, .n_cons = 1 };
+				      .dest = { 0xc0000207, 47200 },
+				      .n_kw = 1,
+				      .n_cons = 1 };
 	sub.kw[0] = spate_str_of("type:airport");
-	sub.cons[0] = (struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
+	sub.cons[0] =
+		(struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
 }
 
 /* One message of each type, in type order. */
@@ -123,8 +133,9 @@ static void test_round_trip(void)
 	/* the fields themselves, spot checks on each type */
 	spate_peer_reader_init(&r, body, w.len, w.count);
 	spate_peer_next(&r, &lim, &m);
-	CHECK(m.ev_seq == 1000 && m.parts == 2 && m.n_cat == 3 && spate_peer_cat(&m, 1) == 0xfffffffeu &&
-	      m.inner.type == SPATE_MSG_EVENT && cmp_event(&m.inner.u.ev, &ev));
+	CHECK(m.ev_seq == 1000 && m.parts == 2 && m.n_cat == 3 &&
+	      spate_peer_cat(&m, 1) == 0xfffffffeu && m.inner.type == SPATE_MSG_EVENT &&
+	      cmp_event(&m.inner.u.ev, &ev));
 	spate_peer_next(&r, &lim, &m);
 	CHECK(m.cat == 5 && m.lcore == 3);
 	spate_peer_next(&r, &lim, &m);
@@ -132,7 +143,8 @@ static void test_round_trip(void)
 	      m.reply.req_type == SPATE_MSG_SUB_ADD && m.reply.req_seq == 77 && m.id == 1001 &&
 	      cmp_sub(&m.inner.u.sub, &sub));
 	spate_peer_next(&r, &lim, &m);
-	CHECK(m.cat == 5 && m.drop_cat == 1 && m.reply.req_type == SPATE_MSG_SUB_DEL && m.id == 1001);
+	CHECK(m.cat == 5 && m.drop_cat == 1 && m.reply.req_type == SPATE_MSG_SUB_DEL &&
+	      m.id == 1001);
 	spate_peer_next(&r, &lim, &m);
 	CHECK(m.cat == 5 && m.id == 1002 && m.reply.req_seq == 77);
 	spate_peer_next(&r, &lim, &m);
@@ -242,13 +254,13 @@ static void test_malformed(void)
 
 	CHECK_EQ_INT(decode_mut(0), -SPATE_E_TRUNCATED);
 	CHECK_EQ_INT(with_byte(1, 0x53), -SPATE_E_BAD_MAGIC); /* "SS" */
-	CHECK_EQ_INT(with_byte(2, 1), -SPATE_E_BAD_VERSION); /* version 1 had no tag */
-	CHECK_EQ_INT(with_byte(3, 7), 0);                    /* the key id: the tag's business */
+	CHECK_EQ_INT(with_byte(2, 1), -SPATE_E_BAD_VERSION);  /* version 1 had no tag */
+	CHECK_EQ_INT(with_byte(3, 7), 0);                     /* the key id: the tag's business */
 	CHECK_EQ_INT(with_byte(5, (uint8_t)(good_len + 1)), -SPATE_E_BAD_LENGTH);
-	CHECK_EQ_INT(with_be32(8, 0), -SPATE_E_BAD_ID);   /* src_host */
-	CHECK_EQ_INT(with_be32(12, 0), -SPATE_E_BAD_ID);  /* src_epoch */
-	CHECK_EQ_INT(with_be32(16, 1), -SPATE_E_BAD_ID);  /* dst == src */
-	CHECK_EQ_INT(with_be32(20, 0), -SPATE_E_BAD_ID);  /* dst_epoch, with messages */
+	CHECK_EQ_INT(with_be32(8, 0), -SPATE_E_BAD_ID);  /* src_host */
+	CHECK_EQ_INT(with_be32(12, 0), -SPATE_E_BAD_ID); /* src_epoch */
+	CHECK_EQ_INT(with_be32(16, 1), -SPATE_E_BAD_ID); /* dst == src */
+	CHECK_EQ_INT(with_be32(20, 0), -SPATE_E_BAD_ID); /* dst_epoch, with messages */
 	{
 		/* a hello (static peers' handshake): a pure ack may name no
 		 * incarnation of the receiver, and nothing else may */
@@ -299,17 +311,18 @@ static void test_malformed(void)
 
 	/* bodies, one field at a time */
 	size_t b = SPATE_PEER_MSG_HDR_LEN;
-	CHECK_EQ_INT(with_byte(ev_off + b + 5, 0), -SPATE_E_BAD_ID);         /* parts 0 */
-	CHECK_EQ_INT(with_byte(ev_off + b + 7, 0), -SPATE_E_BAD_LENGTH);     /* n_cat 0 */
-	CHECK_EQ_INT(with_byte(ev_off + b + 7, 4), -SPATE_E_BAD_LENGTH);     /* swallows the inner header */
-	CHECK_EQ_INT(with_byte(ev_off + b + 6, 2), -SPATE_E_BAD_LENGTH);     /* n_cat 515 */
+	CHECK_EQ_INT(with_byte(ev_off + b + 5, 0), -SPATE_E_BAD_ID);     /* parts 0 */
+	CHECK_EQ_INT(with_byte(ev_off + b + 7, 0), -SPATE_E_BAD_LENGTH); /* n_cat 0 */
+	CHECK_EQ_INT(with_byte(ev_off + b + 7, 4),
+		     -SPATE_E_BAD_LENGTH); /* swallows the inner header */
+	CHECK_EQ_INT(with_byte(ev_off + b + 6, 2), -SPATE_E_BAD_LENGTH); /* n_cat 515 */
 	size_t inner = ev_off + b + 8 + 12;
 	CHECK(with_byte(inner, SPATE_MSG_SUB_ADD) < 0); /* the body misread as a SUB_ADD */
 	CHECK_EQ_INT(with_byte(inner, SPATE_MSG_SUB_DEL), -SPATE_E_BAD_LENGTH); /* longer */
 	CHECK_EQ_INT(with_byte(inner, 99), -SPATE_E_UNKNOWN_TYPE);
-	CHECK_EQ_INT(with_byte(inner + 1, 1), -SPATE_E_BAD_FLAGS);           /* inner mflags */
-	CHECK_EQ_INT(with_byte(inner + 3, 0), -SPATE_E_BAD_LENGTH);          /* inner mlength */
-	CHECK_EQ_INT(with_byte(inner + 4 + 8, 0x7f), -SPATE_E_BAD_COORD);    /* inner lon */
+	CHECK_EQ_INT(with_byte(inner + 1, 1), -SPATE_E_BAD_FLAGS);        /* inner mflags */
+	CHECK_EQ_INT(with_byte(inner + 3, 0), -SPATE_E_BAD_LENGTH);       /* inner mlength */
+	CHECK_EQ_INT(with_byte(inner + 4 + 8, 0x7f), -SPATE_E_BAD_COORD); /* inner lon */
 	size_t cr = off_of[SPATE_PEER_CREATE] + b;
 	CHECK_EQ_INT(with_byte(cr + 7, 1), -SPATE_E_BAD_FLAGS);
 	size_t sa = off_of[SPATE_PEER_SUB_ADD] + b;
@@ -317,13 +330,13 @@ static void test_malformed(void)
 	CHECK_EQ_INT(with_byte(sa + 8 + 7, 1), -SPATE_E_BAD_FLAGS);            /* reply pad */
 	CHECK_EQ_INT(with_byte(sa + 20, SPATE_MSG_SUB_DEL), -SPATE_E_BAD_LENGTH);
 	size_t sd = off_of[SPATE_PEER_SUB_DEL] + b;
-	CHECK_EQ_INT(with_byte(sd + 4, 2), -SPATE_E_BAD_FLAGS);  /* drop_cat */
+	CHECK_EQ_INT(with_byte(sd + 4, 2), -SPATE_E_BAD_FLAGS); /* drop_cat */
 	CHECK_EQ_INT(with_byte(sd + 5, 1), -SPATE_E_BAD_FLAGS);
 	CHECK_EQ_INT(with_byte(sd + 7, 1), -SPATE_E_BAD_FLAGS);
 	size_t mg = off_of[SPATE_PEER_MERGE] + b;
-	CHECK_EQ_INT(with_be32(mg + 4, 5), -SPATE_E_BAD_ID);     /* into itself */
+	CHECK_EQ_INT(with_be32(mg + 4, 5), -SPATE_E_BAD_ID); /* into itself */
 	size_t mv = off_of[SPATE_PEER_MOVE] + b;
-	CHECK_EQ_INT(with_be32(mv + 4, 0), -SPATE_E_BAD_ID);     /* to host 0 */
+	CHECK_EQ_INT(with_be32(mv + 4, 0), -SPATE_E_BAD_ID); /* to host 0 */
 	CHECK_EQ_INT(with_byte(mv + 11, 1), -SPATE_E_BAD_FLAGS);
 	size_t ex = off_of[SPATE_PEER_EXPECT] + b;
 	CHECK_EQ_INT(with_be32(ex + 4, 0), -SPATE_E_BAD_ID);
@@ -331,23 +344,24 @@ static void test_malformed(void)
 	CHECK_EQ_INT(with_byte(fb + 5, 0), -SPATE_E_BAD_ID);     /* parts 0 */
 	CHECK_EQ_INT(with_byte(fb + 7, 1), -SPATE_E_BAD_LENGTH); /* a cat past the end */
 	size_t rl = off_of[SPATE_PEER_RELAY] + b;
-	CHECK_EQ_INT(with_byte(rl + 3, 1), -SPATE_E_BAD_FLAGS);  /* reserved */
-	CHECK(with_byte(rl + 4, SPATE_MSG_SUB_ADD) < 0); /* not an EVENT */
+	CHECK_EQ_INT(with_byte(rl + 3, 1), -SPATE_E_BAD_FLAGS); /* reserved */
+	CHECK(with_byte(rl + 4, SPATE_MSG_SUB_ADD) < 0);        /* not an EVENT */
 	size_t ra = off_of[SPATE_PEER_REPL_ADD] + b;
-	CHECK_EQ_INT(with_byte(ra + 7, 1), -SPATE_E_BAD_FLAGS);  /* reserved */
-	CHECK(with_byte(ra + 8, SPATE_MSG_EVENT) < 0); /* not a SUB_ADD */
+	CHECK_EQ_INT(with_byte(ra + 7, 1), -SPATE_E_BAD_FLAGS); /* reserved */
+	CHECK(with_byte(ra + 8, SPATE_MSG_EVENT) < 0);          /* not a SUB_ADD */
 	size_t rd = off_of[SPATE_PEER_REPL_DEL] + b;
 	CHECK_EQ_INT(with_byte(rd + 4, 1), -SPATE_E_BAD_FLAGS);
 	CHECK_EQ_INT(with_byte(rd - 1, 15), -SPATE_E_BAD_LENGTH); /* mlength: the id cut */
 	size_t rs = off_of[SPATE_PEER_REPL_SYNC] + b;
-	CHECK_EQ_INT(with_byte(rs + 3, 2), -SPATE_E_BAD_FLAGS);  /* phase 2 */
+	CHECK_EQ_INT(with_byte(rs + 3, 2), -SPATE_E_BAD_FLAGS); /* phase 2 */
 	size_t dn = off_of[SPATE_PEER_DONE] + b;
-	CHECK_EQ_INT(with_byte(dn + 3, 1), -SPATE_E_BAD_FLAGS);  /* pad */
+	CHECK_EQ_INT(with_byte(dn + 3, 1), -SPATE_E_BAD_FLAGS); /* pad */
 
 	/* a valid client message of the wrong type inside an EVENT */
-	static const uint8_t wrong[] = { SPATE_PEER_EVENT, 0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 1,
-					 0, 0, 0, 4, SPATE_MSG_SUB_DEL, 0, 0, 12,
-					 0, 0, 0, 0, 0, 0, 0, 9 };
+	static const uint8_t wrong[] = {
+		SPATE_PEER_EVENT,  0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 4,
+		SPATE_MSG_SUB_DEL, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 9
+	};
 	memcpy(frame, good, SPATE_PEER_HDR_LEN);
 	memcpy(frame + SPATE_PEER_HDR_LEN, wrong, sizeof(wrong));
 	spate_put_be16(frame + 4, SPATE_PEER_OVERHEAD + sizeof(wrong));
@@ -363,7 +377,8 @@ static void test_malformed(void)
 	frame[off_of[SPATE_PEER_MERGE] + mlen] = 0;
 	spate_put_be16(frame + off_of[SPATE_PEER_MERGE] + 2, (uint16_t)(mlen + 1));
 	size_t rest = good_len - off_of[SPATE_PEER_MERGE] - mlen;
-	memcpy(frame + off_of[SPATE_PEER_MERGE] + mlen + 1, good + off_of[SPATE_PEER_MERGE] + mlen, rest);
+	memcpy(frame + off_of[SPATE_PEER_MERGE] + mlen + 1, good + off_of[SPATE_PEER_MERGE] + mlen,
+	       rest);
 	spate_put_be16(frame + 4, (uint16_t)(good_len + 1));
 	CHECK_EQ_INT(decode_mut(good_len + 1), -SPATE_E_BAD_LENGTH);
 
@@ -398,15 +413,15 @@ struct model {
 	uint32_t host[NCAT];
 	uint64_t version[NCAT];
 	uint32_t expect_from[NCAT];
-	uint8_t sub_cat[NSUB];     /* category + 1, 0 = none */
-	int32_t sub_lon[NSUB];     /* a content field, to see it travels */
-	uint32_t events[NCAT];     /* events routed to the category */
-	uint64_t acks;             /* sum of acked ids */
-	uint64_t log;              /* order-sensitive hash of the operations */
-	uint32_t handoffs;         /* completed HANDOFF_ENDs */
-	uint32_t handoff_subs;     /* subs received in handoffs */
-	uint32_t ops;              /* operations applied */
-	uint32_t errors;           /* operations inconsistent with the state */
+	uint8_t sub_cat[NSUB]; /* category + 1, 0 = none */
+	int32_t sub_lon[NSUB]; /* a content field, to see it travels */
+	uint32_t events[NCAT]; /* events routed to the category */
+	uint64_t acks;         /* sum of acked ids */
+	uint64_t log;          /* order-sensitive hash of the operations */
+	uint32_t handoffs;     /* completed HANDOFF_ENDs */
+	uint32_t handoff_subs; /* subs received in handoffs */
+	uint32_t ops;          /* operations applied */
+	uint32_t errors;       /* operations inconsistent with the state */
 };
 
 static uint32_t cat_size(const struct model *md, uint32_t c)
@@ -588,7 +603,7 @@ static int gen_op(struct model *md, struct spate_peer_writer *w, uint32_t *ev_se
 			rc = spate_peer_put_ack(w, c, &rep, id);
 		break;
 	default:
-	event:
+event:
 		if (n == 0) {
 			rc = md->exists[c] ? spate_peer_put_expect(w, c, 2, 0, next_version)
 					   : spate_peer_put_create(w, c, 0);
@@ -732,7 +747,8 @@ static bool run_link(uint64_t seed, uint32_t n_ops)
 		/* A: fill frames with operations while its window has room */
 		while (ops < n_ops || pending) {
 			if (!pending) {
-				spate_peer_writer_init(&w, body, 64 + check_below(SPATE_PEER_BODY_MAX - 64));
+				spate_peer_writer_init(&w, body,
+						       64 + check_below(SPATE_PEER_BODY_MAX - 64));
 				pending = true;
 			}
 			int rc = ops < n_ops ? gen_op(&ma, &w, &ev_seq) : -SPATE_E_NO_MEMORY;
@@ -797,9 +813,11 @@ static bool run_link(uint64_t seed, uint32_t n_ops)
 		ok = false;
 	}
 	if (ok && (ops != n_ops || ea.fb_next != ev_seq)) {
-		fprintf(stderr, "seed %llu: not finished after %llu steps (ops %u/%u, window %u, "
-			"loss %u dup %u)\n", (unsigned long long)seed, (unsigned long long)step,
-			ops, n_ops, window, l.loss, l.dup);
+		fprintf(stderr,
+			"seed %llu: not finished after %llu steps (ops %u/%u, window %u, "
+			"loss %u dup %u)\n",
+			(unsigned long long)seed, (unsigned long long)step, ops, n_ops, window,
+			l.loss, l.dup);
 		ok = false;
 	}
 	if (ok && l.loss > 50) {
@@ -809,7 +827,8 @@ static bool run_link(uint64_t seed, uint32_t n_ops)
 		ok = st->retransmits > 0 && sb->delivered == st->queued &&
 		     st->delivered == sb->queued;
 		if (!ok)
-			fprintf(stderr, "seed %llu: stats do not add up\n", (unsigned long long)seed);
+			fprintf(stderr, "seed %llu: stats do not add up\n",
+				(unsigned long long)seed);
 	}
 	for (int side = 0; side < 2; side++) {
 		const struct spate_peer_chan_stats *st = spate_peer_chan_stats(side ? bch : a);
@@ -855,15 +874,15 @@ static void count_deliver(void *ctx, const uint8_t *body, size_t len, uint16_t c
 	n_delivered++;
 }
 
-
 /* CREATE byte for byte: its reserved half-word is 0 whatever was on
  * the stack. */
 static void test_create_bytes(void)
 {
 	uint8_t body[64];
 	struct spate_peer_writer w;
-	static const uint8_t want[12] = { SPATE_PEER_CREATE, 0, 0, 12, 0x01, 0x02, 0x03, 0x04,
-					  0x00, 0x07, 0, 0 };
+	static const uint8_t want[12] = {
+		SPATE_PEER_CREATE, 0, 0, 12, 0x01, 0x02, 0x03, 0x04, 0x00, 0x07, 0, 0
+	};
 
 	spate_peer_writer_init(&w, body, sizeof(body));
 	check_dirty_stack();
@@ -892,7 +911,8 @@ static void test_chan_edges(void)
 	/* a body must hold count message headers (4 bytes each), at least */
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, 2 * SPATE_PEER_MSG_HDR_LEN - 1, 2),
 		     -SPATE_E_BAD_LENGTH);
-	CHECK_EQ_INT(spate_peer_chan_queue(a, body, SPATE_PEER_BODY_MAX + 1, 1), -SPATE_E_BAD_LENGTH);
+	CHECK_EQ_INT(spate_peer_chan_queue(a, body, SPATE_PEER_BODY_MAX + 1, 1),
+		     -SPATE_E_BAD_LENGTH);
 	CHECK_EQ_INT(spate_peer_chan_in_flight(a), 0);
 	{ /* ... and exactly that much, or the largest body, is taken */
 		static uint8_t big[SPATE_PEER_BODY_MAX];
@@ -966,7 +986,8 @@ static void test_chan_edges(void)
 		CHECK_EQ_INT(spate_peer_chan_in_flight(c), 2);
 		spate_peer_chan_destroy(c);
 	}
-	CHECK(spate_peer_chan_acked(a, 1) && spate_peer_chan_acked(a, 2) && !spate_peer_chan_acked(a, 3));
+	CHECK(spate_peer_chan_acked(a, 1) && spate_peer_chan_acked(a, 2) &&
+	      !spate_peer_chan_acked(a, 3));
 
 	/* an ack of a frame never sent is ignored and counted */
 	h.ack = 7;
@@ -977,14 +998,17 @@ static void test_chan_edges(void)
 	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), -SPATE_E_BAD_ID);
 	h.src_host = 2;
 	h.src_epoch = 5;
-	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), -SPATE_E_AUTH_REPLAY);
+	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL),
+		     -SPATE_E_AUTH_REPLAY);
 	CHECK_EQ_INT(spate_peer_chan_newer_epoch(a), 0);
 	h.src_epoch = 8;
-	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), -SPATE_E_AUTH_REPLAY);
+	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL),
+		     -SPATE_E_AUTH_REPLAY);
 	CHECK_EQ_INT(spate_peer_chan_newer_epoch(a), 8);
 	h.src_epoch = 6;
 	h.dst_epoch = 4;
-	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL), -SPATE_E_AUTH_REPLAY);
+	CHECK_EQ_INT(spate_peer_chan_receive(a, out, &h, count_deliver, NULL),
+		     -SPATE_E_AUTH_REPLAY);
 	CHECK_EQ_INT(spate_peer_chan_stats(a)->stale, 3);
 
 	/* B restarts as epoch 8: A resets, loses its one unacked frame, and
@@ -1002,7 +1026,8 @@ static void test_chan_edges(void)
 	}
 	CHECK_EQ_INT(spate_peer_chan_receive(a, f3, &h3, count_deliver, NULL), -SPATE_E_BAD_ID);
 	struct spate_peer_chan *b2 = spate_peer_chan_create(2, 8, 1, 5, 2, 100);
-	CHECK_EQ_INT(spate_peer_chan_receive(b2, f3, &h3, count_deliver, NULL), -SPATE_E_AUTH_REPLAY);
+	CHECK_EQ_INT(spate_peer_chan_receive(b2, f3, &h3, count_deliver, NULL),
+		     -SPATE_E_AUTH_REPLAY);
 	CHECK_EQ_INT(spate_peer_chan_queue(a, body, w.len, w.count), 0);
 	n1 = spate_peer_chan_poll(a, 20000, out, sizeof(out));
 	CHECK_EQ_INT(spate_peer_decode(out, n1, &lim, &h), 0);
@@ -1101,8 +1126,11 @@ static void test_chan_rtt(void)
 
 static void test_map(void)
 {
-	struct spate_peer_place e[4] = { { 1, 2, 0 }, { 7, 3, 5 }, { 0x80000000u, 2, 65535 },
-					 { 0xffffffffu, 9, 1 } }, d[4];
+	struct spate_peer_place e[4] = { { 1, 2, 0 },
+					 { 7, 3, 5 },
+					 { 0x80000000u, 2, 65535 },
+					 { 0xffffffffu, 9, 1 } },
+				d[4];
 	uint8_t buf[64], mut[64];
 	uint32_t n = 99;
 

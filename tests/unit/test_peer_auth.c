@@ -87,8 +87,13 @@ static size_t make_frame(uint8_t *f)
 	spate_peer_put_merge(&w, 5, 6);
 	spate_peer_put_create(&w, 7, 1);
 	struct spate_peer_hdr h = { .length = (uint16_t)(SPATE_PEER_OVERHEAD + w.len),
-				    .count = w.count, .src_host = 1, .src_epoch = 3,
-				    .dst_host = 2, .dst_epoch = 4, .seq = 9, .ack = 2 };
+				    .count = w.count,
+				    .src_host = 1,
+				    .src_epoch = 3,
+				    .dst_host = 2,
+				    .dst_epoch = 4,
+				    .seq = 9,
+				    .ack = 2 };
 	spate_peer_hdr_encode(f, &h);
 	memcpy(f + SPATE_PEER_HDR_LEN, body, w.len);
 	memset(f + SPATE_PEER_HDR_LEN + w.len, 0, SPATE_PEER_TAG_LEN);
@@ -125,7 +130,8 @@ static void test_sign_verify(void)
 	CHECK_EQ_INT(g[3], 1);
 	CHECK_EQ_INT(spate_peer_auth_verify(both, g, n, &slot), 0);
 	CHECK_EQ_INT(slot, 1);
-	CHECK(memcmp(f + n - SPATE_PEER_TAG_LEN, g + n - SPATE_PEER_TAG_LEN, SPATE_PEER_TAG_LEN) != 0);
+	CHECK(memcmp(f + n - SPATE_PEER_TAG_LEN, g + n - SPATE_PEER_TAG_LEN, SPATE_PEER_TAG_LEN) !=
+	      0);
 
 	/* every bit counts: header, key id, epochs, sequence, body, tag */
 	int refused = 0;
@@ -133,7 +139,8 @@ static void test_sign_verify(void)
 		for (int bit = 0; bit < 8; bit++) {
 			memcpy(g, f, n);
 			g[off] ^= (uint8_t)(1u << bit);
-			refused += spate_peer_auth_verify(both, g, n, &slot) == -SPATE_E_AUTH_FAILED;
+			refused +=
+				spate_peer_auth_verify(both, g, n, &slot) == -SPATE_E_AUTH_FAILED;
 		}
 	CHECK_EQ_INT(refused, (int)n * 8);
 	/* a frame cut short, or grown by a byte, is refused */
@@ -205,13 +212,18 @@ static void test_keyfile(void)
 	char err[200];
 
 	CHECK_EQ_INT(parse("# cluster keys\n\nkey 2 " K32 "  # signs\n  key 1 "
-			   "ffeeddccbbaa99887766554433221100\nzk_digest spate:pa$$word\n", &kf, err), 0);
+			   "ffeeddccbbaa99887766554433221100\nzk_digest spate:pa$$word\n",
+			   &kf, err),
+		     0);
 	CHECK_EQ_INT(kf.n_keys, 2);
 	CHECK(kf.key[0].id == 2 && kf.key[0].len == 32 && kf.key[0].bytes[31] == 0x1f);
 	CHECK(kf.key[1].id == 1 && kf.key[1].len == 16 && kf.key[1].bytes[0] == 0xff);
 	CHECK(strcmp(kf.zk_digest, "spate:pa$$word") == 0);
 	/* no newline at the end, upper-case hex */
-	CHECK_EQ_INT(parse("key 255 " "AABBCCDDEEFF00112233445566778899", &kf, err), 0);
+	CHECK_EQ_INT(parse("key 255 "
+			   "AABBCCDDEEFF00112233445566778899",
+			   &kf, err),
+		     0);
 	CHECK(kf.n_keys == 1 && kf.key[0].id == 255 && kf.key[0].bytes[0] == 0xaa &&
 	      kf.zk_digest[0] == '\0');
 	spate_peer_keyfile_wipe(&kf);
@@ -233,7 +245,8 @@ static void test_keyfile(void)
 	for (int bytes = 15; bytes <= 65; bytes++) {
 		int n = snprintf(ktext, sizeof(ktext), "key 9 ");
 		for (int i = 0; i < bytes; i++)
-			n += snprintf(ktext + n, sizeof(ktext) - (size_t)n, "%02x", (unsigned)(i * 5 + 3) & 0xff);
+			n += snprintf(ktext + n, sizeof(ktext) - (size_t)n, "%02x",
+				      (unsigned)(i * 5 + 3) & 0xff);
 		if (bytes >= 16 && bytes <= 64) {
 			CHECK_EQ_INT(parse(ktext, &kf, err), 0);
 			CHECK_EQ_INT(kf.key[0].len, bytes);

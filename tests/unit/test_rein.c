@@ -17,13 +17,12 @@
 #include "proto/spate_err.h"
 #include "matcher/spate_matcher.h"
 
-
 static double unit(void)
 {
 	return (double)(check_rand() >> 11) / 9007199254740992.0;
 }
 
-static const char *const names[] = { "a0", "a1", "a2", "a3", "a4", "a5",
+static const char *const names[] = { "a0", "a1", "a2", "a3", "a4",  "a5",
 				     "a6", "a7", "a8", "a9", "a10", "a11" };
 #define NN (sizeof(names) / sizeof(names[0]))
 /* The attribute names the generators draw from: names[], or 100 names
@@ -46,40 +45,60 @@ static double edge_value(void)
 {
 	double b = REIN_LO + CELLW * (double)check_below(REIN_CELLS + 1);
 	switch (check_below(18)) {
-	case 0: return REIN_LO;
-	case 1: return REIN_HI;
-	case 2: return nextafter(REIN_LO, -INFINITY);
-	case 3: return nextafter(REIN_HI, -INFINITY);
-	case 4: return nextafter(REIN_HI, INFINITY);
-	case 5: return b;
-	case 6: return nextafter(b, -INFINITY);
-	case 7: return nextafter(b, INFINITY);
-	case 8: return -1;
-	case 9: return -1e12;
-	case 10: return 2 * REIN_HI;
-	case 11: return INFINITY;
-	case 12: return -INFINITY;
-	case 13: return NAN;
-	case 14: return -0.0;
-	case 15: return REIN_LO + CELLW * 0.5;
-	case 16: return REIN_HI - CELLW * 0.5;
-	default: return b;
+	case 0:
+		return REIN_LO;
+	case 1:
+		return REIN_HI;
+	case 2:
+		return nextafter(REIN_LO, -INFINITY);
+	case 3:
+		return nextafter(REIN_HI, -INFINITY);
+	case 4:
+		return nextafter(REIN_HI, INFINITY);
+	case 5:
+		return b;
+	case 6:
+		return nextafter(b, -INFINITY);
+	case 7:
+		return nextafter(b, INFINITY);
+	case 8:
+		return -1;
+	case 9:
+		return -1e12;
+	case 10:
+		return 2 * REIN_HI;
+	case 11:
+		return INFINITY;
+	case 12:
+		return -INFINITY;
+	case 13:
+		return NAN;
+	case 14:
+		return -0.0;
+	case 15:
+		return REIN_LO + CELLW * 0.5;
+	case 16:
+		return REIN_HI - CELLW * 0.5;
+	default:
+		return b;
 	}
 }
 
 static double gen_value(void)
 {
 	switch (check_below(4)) {
-	case 0: return edge_value();
-	case 1: return REIN_LO + CELLW * (double)check_below(REIN_CELLS + 1); /* borders */
-	default: return REIN_LO - 0.05 * (REIN_HI - REIN_LO) +
-			1.1 * (REIN_HI - REIN_LO) * unit();
+	case 0:
+		return edge_value();
+	case 1:
+		return REIN_LO + CELLW * (double)check_below(REIN_CELLS + 1); /* borders */
+	default:
+		return REIN_LO - 0.05 * (REIN_HI - REIN_LO) + 1.1 * (REIN_HI - REIN_LO) * unit();
 	}
 }
 
 #define N_ENG 10
-static const char *const engine_names[N_ENG] = { "brute", "rein", "rein-list", "mprein",
-						 "mprein", "mprein", "ivx", "ivx", "ivx", "ivx" };
+static const char *const engine_names[N_ENG] = { "brute",  "rein", "rein-list", "mprein", "mprein",
+						 "mprein", "ivx",  "ivx",       "ivx",    "ivx" };
 /* ivx groups per engine above: the default, 3 (wide groups, many
  * candidates: confirmation must carry exactness alone), 64 (the widest
  * fail mask) and 100 (past it: the per-group path). */
@@ -125,8 +144,9 @@ static void trio_init(struct trio *t, uint32_t n_subs)
 		conf.params.mprein_workers = engine_workers[i];
 		for (uint32_t a = 0; with_schema && a < NN; a++) {
 			char why[128];
-			CHECK_EQ_INT(spate_schema_add(&conf.params.schema, names[a], REIN_LO, REIN_HI,
-						      SCHEMA_CELLS, why, sizeof(why)), 0);
+			CHECK_EQ_INT(spate_schema_add(&conf.params.schema, names[a], REIN_LO,
+						      REIN_HI, SCHEMA_CELLS, why, sizeof(why)),
+				     0);
 		}
 		t->m[i] = spate_matcher_create(&conf);
 		CHECK(t->m[i] != NULL);
@@ -207,9 +227,11 @@ static bool passes_intervals(const struct spate_raw_sub *s, const struct spate_r
 		if (a == NULL || isnan(a->value))
 			return false;
 		double v = a->value;
-		bool ok = k->op == SPATE_OP_GE ? v >= k->value : k->op == SPATE_OP_GT ? v > k->value :
-			  k->op == SPATE_OP_LE ? v <= k->value : k->op == SPATE_OP_LT ? v < k->value :
-			  v == k->value;
+		bool ok = k->op == SPATE_OP_GE   ? v >= k->value
+			  : k->op == SPATE_OP_GT ? v > k->value
+			  : k->op == SPATE_OP_LE ? v <= k->value
+			  : k->op == SPATE_OP_LT ? v < k->value
+						 : v == k->value;
 		if (!ok)
 			return false;
 	}
@@ -242,8 +264,10 @@ static void trio_event(struct trio *t, const struct spate_raw_event *e, const ch
 				want += passes_intervals(&t->live[k], e);
 		}
 		if (c - (long long)t->cand[i] != want && n_mismatch++ < 10)
-			fprintf(stderr, "%s: %s confirmed %lld candidates, %lld pass the intervals "
-				"(event %llu)\n", what, engine_names[i], c - (long long)t->cand[i], want,
+			fprintf(stderr,
+				"%s: %s confirmed %lld candidates, %lld pass the intervals "
+				"(event %llu)\n",
+				what, engine_names[i], c - (long long)t->cand[i], want,
 				(unsigned long long)e->id);
 		CHECK_EQ_INT(c - (long long)t->cand[i], want);
 		t->cand[i] = (uint64_t)c;
@@ -256,8 +280,7 @@ static void trio_event(struct trio *t, const struct spate_raw_event *e, const ch
 			same = t->mv[i].v[k]->id == t->mv[0].v[k]->id;
 		if (!same && n_mismatch++ < 10)
 			fprintf(stderr, "%s: %s gave %zu matches, brute %zu (event %llu)\n", what,
-				engine_names[i], t->mv[i].n, t->mv[0].n,
-				(unsigned long long)e->id);
+				engine_names[i], t->mv[i].n, t->mv[0].n, (unsigned long long)e->id);
 		CHECK(same);
 	}
 }
@@ -266,16 +289,23 @@ static void whole_world(struct spate_raw_sub *s, uint64_t id)
 {
 	memset(s, 0, sizeof(*s));
 	s->id = id;
-	s->rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
-				       SPATE_LAT_MAX };
+	s->rect =
+		(struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX, SPATE_LAT_MAX };
 }
 
 /* Every operator on every edge value, one constraint per sub, against
  * every edge value and an event without the attribute. */
 static void test_edges(void)
 {
-	static const double vals[] = { REIN_LO, REIN_HI, CELLW, 2 * CELLW, -1, 2 * REIN_HI,
-				       REIN_LO + CELLW / 2, REIN_HI - CELLW / 2, -0.0 };
+	static const double vals[] = { REIN_LO,
+				       REIN_HI,
+				       CELLW,
+				       2 * CELLW,
+				       -1,
+				       2 * REIN_HI,
+				       REIN_LO + CELLW / 2,
+				       REIN_HI - CELLW / 2,
+				       -0.0 };
 	enum { NV = sizeof(vals) / sizeof(vals[0]) };
 	double evals[NV * 3 + 4];
 	uint32_t ne = 0;
@@ -323,7 +353,8 @@ static void test_edges(void)
 			e.id = i * 1000 + k;
 			e.attr[e.n_attr++] = (struct spate_raw_attr){ str_of("a0"), evals[i] };
 			if (k < ne)
-				e.attr[e.n_attr++] = (struct spate_raw_attr){ str_of("a1"), evals[k] };
+				e.attr[e.n_attr++] =
+					(struct spate_raw_attr){ str_of("a1"), evals[k] };
 			trio_event(&t, &e, "edges");
 		}
 	memset(&e, 0, sizeof(e));
@@ -366,8 +397,10 @@ static void test_single_interval(void)
 			memset(&e, 0, sizeof(e));
 			e.id = (uint64_t)(round * 10 + v);
 			if (v < 3) /* 5: fails both; 20: passes the first; 1: the second */
-				e.attr[e.n_attr++] = (struct spate_raw_attr){
-					str_of("a11"), v == 0 ? 5.0 : v == 1 ? 20.0 : 1.0 };
+				e.attr[e.n_attr++] =
+					(struct spate_raw_attr){ str_of("a11"), v == 0   ? 5.0
+										: v == 1 ? 20.0
+											 : 1.0 };
 			trio_event(&t, &e, "single");
 		}
 	}
@@ -421,14 +454,17 @@ static void gen_sub(struct spate_raw_sub *s, uint64_t id, bool heavy)
 				w = CELLW * check_below(3);
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
 				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_GE : SPATE_OP_GT),
-				cons_value(lo) };
+				cons_value(lo)
+			};
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
 				str_of(a), (uint8_t)(check_below(2) ? SPATE_OP_LE : SPATE_OP_LT),
-				cons_value(lo + w) };
+				cons_value(lo + w)
+			};
 		} else {
 			s->cons[s->n_cons++] = (struct spate_raw_constraint){
 				str_of(a), (uint8_t)(check_below(SPATE_OP_MAX) + 1),
-				cons_value(gen_value()) };
+				cons_value(gen_value())
+			};
 		}
 	}
 }
@@ -445,8 +481,8 @@ static void gen_event(struct spate_raw_event *e, uint64_t id)
 	for (uint32_t i = 0; i < cur_nn && e->n_attr < SPATE_ATTR_MAX_HARD; i++)
 		if ((!skip_some || check_below(4) != 0) &&
 		    (cur_nn <= SPATE_ATTR_MAX_HARD || check_below(cur_nn) < 30))
-			e->attr[e->n_attr++] = (struct spate_raw_attr){ str_of(cur_names[i]),
-									gen_value() };
+			e->attr[e->n_attr++] =
+				(struct spate_raw_attr){ str_of(cur_names[i]), gen_value() };
 }
 
 /* n_subs subs (heavy: 3..16 constraints), then events interleaved with
@@ -526,7 +562,9 @@ static void check_marks(const struct rein_bucket_ops *bk, const void *b, const s
 		all &= (mark[(ref[i].t & RB_TIE_SLOT) >> 6] >> (ref[i].t & 63)) & 1;
 	CHECK(all);
 	double qk = bucket_key();
-	uint32_t qt = check_below(3) == 0 ? RB_TIE_LAX : (uint32_t)check_below(1u << 31) | (check_below(2) << 31);
+	uint32_t qt = check_below(3) == 0
+			      ? RB_TIE_LAX
+			      : (uint32_t)check_below(1u << 31) | (check_below(2) << 31);
 	memset(mark, 0, words * sizeof(*mark));
 	bk->mark_below(b, mark, qk, qt);
 	bool prefix = true;
@@ -608,41 +646,55 @@ static void test_domain(void)
 		spate_matcher_conf_default(&conf);
 		conf.engine = engine_names[i];
 		CHECK_EQ_INT(spate_schema_add(&conf.params.schema, "price", 0, 100, 10, why,
-					      sizeof(why)), 0);
-		CHECK(spate_schema_add(&conf.params.schema, "price", 0, 1, 10, why, sizeof(why)) != 0);
-		CHECK(spate_schema_add(&conf.params.schema, "bad name", 0, 1, 10, why, sizeof(why)) != 0);
+					      sizeof(why)),
+			     0);
+		CHECK(spate_schema_add(&conf.params.schema, "price", 0, 1, 10, why, sizeof(why)) !=
+		      0);
+		CHECK(spate_schema_add(&conf.params.schema, "bad name", 0, 1, 10, why,
+				       sizeof(why)) != 0);
 		CHECK(spate_schema_add(&conf.params.schema, "x", 1, 1, 10, why, sizeof(why)) != 0);
 		CHECK(spate_schema_add(&conf.params.schema, "x", 0, 1, 0, why, sizeof(why)) != 0);
-		CHECK(spate_schema_add(&conf.params.schema, "x", 0, INFINITY, 1, why, sizeof(why)) != 0);
+		CHECK(spate_schema_add(&conf.params.schema, "x", 0, INFINITY, 1, why,
+				       sizeof(why)) != 0);
 		struct spate_matcher *m = spate_matcher_create(&conf);
 		struct spate_raw_sub s;
 		struct spate_raw_event e;
 		struct spate_matchvec mv = { 0 };
-		static const struct { uint8_t op; double v; int want; } subs[] = {
+		static const struct {
+			uint8_t op;
+			double v;
+			int want;
+		} subs[] = {
 			{ SPATE_OP_GE, -1, -SPATE_E_OUT_OF_DOMAIN },
 			{ SPATE_OP_LE, 100.000000001, -SPATE_E_OUT_OF_DOMAIN },
 			{ SPATE_OP_NE, 1e9, -SPATE_E_OUT_OF_DOMAIN },
-			{ SPATE_OP_GE, 50, 0 },   /* id 4 */
-			{ SPATE_OP_LE, 100, 0 },  /* id 5 */
-			{ SPATE_OP_EQ, 0, 0 },    /* id 6 */
+			{ SPATE_OP_GE, 50, 0 },  /* id 4 */
+			{ SPATE_OP_LE, 100, 0 }, /* id 5 */
+			{ SPATE_OP_EQ, 0, 0 },   /* id 6 */
 		};
 		for (uint32_t k = 0; k < sizeof(subs) / sizeof(subs[0]); k++) {
 			whole_world(&s, k + 1);
 			s.n_cons = 1;
-			s.cons[0] = (struct spate_raw_constraint){ str_of("price"), subs[k].op, subs[k].v };
+			s.cons[0] = (struct spate_raw_constraint){ str_of("price"), subs[k].op,
+								   subs[k].v };
 			CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), subs[k].want);
 		}
 		whole_world(&s, 7); /* undeclared: not checked */
 		s.n_cons = 1;
 		s.cons[0] = (struct spate_raw_constraint){ str_of("zz"), SPATE_OP_GE, -5 };
 		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
-		static const struct { double price; size_t n; uint64_t first; } evs[] = {
+		static const struct {
+			double price;
+			size_t n;
+			uint64_t first;
+		} evs[] = {
 			{ 1e9, 1, 4 }, { 100, 2, 4 }, { -3, 1, 5 }, { 0, 2, 5 }, { -0.0, 2, 5 },
 		};
 		for (uint32_t k = 0; k < sizeof(evs) / sizeof(evs[0]); k++) {
 			memset(&e, 0, sizeof(e));
 			e.id = k;
-			e.attr[e.n_attr++] = (struct spate_raw_attr){ str_of("price"), evs[k].price };
+			e.attr[e.n_attr++] =
+				(struct spate_raw_attr){ str_of("price"), evs[k].price };
 			CHECK_EQ_INT(spate_matcher_event(m, &e, &mv), 0);
 			CHECK_EQ_INT(mv.n, evs[k].n);
 			CHECK(mv.n > 0 && mv.v[0]->id == evs[k].first);
@@ -674,8 +726,12 @@ static void check_cat(struct drt_category *c, const struct spate_sub *subs, cons
 		for (uint32_t a = 0; a < NN; a++)
 			if (check_below(5) != 0)
 				va[na++] = (struct spate_attr){ a, gen_value() };
-		struct spate_event ev = { .id = k, .lon = (int32_t)check_below(3) * SPATE_COORD_SCALE,
-					  .n_kw = 1, .kw = &kw, .n_attr = na, .attr = va };
+		struct spate_event ev = { .id = k,
+					  .lon = (int32_t)check_below(3) * SPATE_COORD_SCALE,
+					  .n_kw = 1,
+					  .kw = &kw,
+					  .n_attr = na,
+					  .attr = va };
 		mv.n = 0;
 		CHECK_EQ_INT(drt_category_match(c, &ev, &mv), 0);
 		uint32_t want = 0;
@@ -711,14 +767,16 @@ static void test_drt_ivx(void)
 	for (uint32_t i = 0; i < N; i++) {
 		uint16_t nc = (uint16_t)check_below(5);
 		for (uint16_t k = 0; k < nc; k++)
-			cons[i][k] = (struct spate_constraint){ (uint32_t)k * 3 + check_below(3),
-								(uint8_t)(check_below(SPATE_OP_MAX) + 1),
-								gen_value() };
+			cons[i][k] =
+				(struct spate_constraint){ (uint32_t)k * 3 + check_below(3),
+							   (uint8_t)(check_below(SPATE_OP_MAX) + 1),
+							   gen_value() };
 		subs[i] = (struct spate_sub){ .id = i + 1, .n_cons = nc, .cons = cons[i] };
 		subs[i].rect = (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
 						    SPATE_LAT_MAX };
 		if (check_below(6) == 0) /* a small rectangle: not content-only */
-			subs[i].rect = (struct spate_rect){ 0, 0, SPATE_COORD_SCALE, SPATE_COORD_SCALE };
+			subs[i].rect =
+				(struct spate_rect){ 0, 0, SPATE_COORD_SCALE, SPATE_COORD_SCALE };
 		if (check_below(6) == 0) { /* a keyword: not content-only */
 			subs[i].n_kw = 1;
 			subs[i].kw = kw;

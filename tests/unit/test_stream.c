@@ -29,7 +29,10 @@ static void test_good(void)
 	CHECK_EQ_INT(parse("# a comment\tsub\t1", &op), 0);
 	CHECK_EQ_INT(op.kind, SPATE_LINE_NONE);
 
-	CHECK_EQ_INT(parse("sub\t7\t-10.5\t-20\t30.25\t40.0000001\tcafe,bar\tpop>=100,elev<500.5,x!=3\n", &op), 0);
+	CHECK_EQ_INT(
+		parse("sub\t7\t-10.5\t-20\t30.25\t40.0000001\tcafe,bar\tpop>=100,elev<500.5,x!=3\n",
+		      &op),
+		0);
 	CHECK_EQ_INT(op.kind, SPATE_LINE_SUB);
 	CHECK_EQ_INT(op.u.sub.id, 7);
 	CHECK_EQ_INT(op.u.sub.rect.min_lon, -105000000);
@@ -59,7 +62,10 @@ static void test_good(void)
 	CHECK_EQ_INT(op.kind, SPATE_LINE_UNSUB);
 	CHECK_EQ_INT(op.u.unsub_id, 42);
 
-	CHECK_EQ_INT(parse("event\t9\t145.39200\t-6.08169\tiata:gka,n:goroka\taltitude_ft=5282,utc=10", &op), 0);
+	CHECK_EQ_INT(
+		parse("event\t9\t145.39200\t-6.08169\tiata:gka,n:goroka\taltitude_ft=5282,utc=10",
+		      &op),
+		0);
 	CHECK_EQ_INT(op.kind, SPATE_LINE_EVENT);
 	CHECK_EQ_INT(op.u.ev.lon, 1453920000);
 	CHECK_EQ_INT(op.u.ev.lat, -60816900);
@@ -156,7 +162,8 @@ static void test_bad(void)
 		{ "sub\t1\t0\t0\t1\t1\ta,-", SPATE_E_BAD_KEYWORD },
 		{ "sub\t1\t0\t0\t1\t1\t\xff\xfe", SPATE_E_BAD_KEYWORD },
 		{ "sub\t1\t0\t0\t1\t1\t\xc0\xaf", SPATE_E_BAD_KEYWORD },
-		{ "sub\t1\t0\t0\t1\t1\ta,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", SPATE_E_TOO_MANY_KEYWORDS },
+		{ "sub\t1\t0\t0\t1\t1\ta,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q",
+		  SPATE_E_TOO_MANY_KEYWORDS },
 		{ "sub\t1\t0\t0\t1\t1\t"
 		  "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
 		  SPATE_E_KEYWORD_TOO_LONG },
@@ -250,10 +257,12 @@ static void test_values_as_strtod(void)
 		int ip = (int)(r % 20), fp = (int)(r / 20 % 27);
 		r /= 540;
 		for (int i = 0; i < ip; i++, r = r * 6364136223846793005ull + 1)
-			num[n++] = (char)('0' + (i == 0 && r % 4 ? 1 + (r >> 33) % 9 : (r >> 33) % 10));
+			num[n++] = (char)('0' +
+					  (i == 0 && r % 4 ? 1 + (r >> 33) % 9 : (r >> 33) % 10));
 		if (fp > 0 || ip == 0) {
 			num[n++] = '.';
-			for (int i = 0; i < fp || (ip == 0 && i == 0); i++, r = r * 6364136223846793005ull + 1)
+			for (int i = 0; i < fp || (ip == 0 && i == 0);
+			     i++, r = r * 6364136223846793005ull + 1)
 				num[n++] = (char)('0' + (r >> 33) % 10);
 		}
 		if (x % 50 == 0)

@@ -8,7 +8,6 @@
 #include "util/spate_hash.h"
 #include "matcher/spate_idmap.h"
 
-
 static void test_dict(void)
 {
 	struct spate_dict *d = spate_dict_create();
@@ -63,7 +62,8 @@ static void test_dict_collisions(void)
 			else
 				memcpy(buf + 8, &y, 4);
 			if (spate_dict_intern(d, buf, (size_t)len) != i && wrong++ < 3)
-				fprintf(stderr, "dict: string %u of %d bytes got another's id\n", i, len);
+				fprintf(stderr, "dict: string %u of %d bytes got another's id\n", i,
+					len);
 		}
 		CHECK_EQ_INT(wrong, 0);
 		CHECK_EQ_INT(spate_dict_count(d), 1000000);

@@ -152,7 +152,8 @@ static void test_members(struct spate_zk *a)
 		snprintf(fd, sizeof(fd), "%d", pipefd[1]);
 		snprintf(slow_s, sizeof(slow_s), "%.3f", slow);
 		close(pipefd[0]);
-		execl("/proc/self/exe", "test_zk", "--member", servers, root, slow_s, fd, (char *)NULL);
+		execl("/proc/self/exe", "test_zk", "--member", servers, root, slow_s, fd,
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -171,7 +172,8 @@ static void test_members(struct spate_zk *a)
 			gone = has_member(a, 3) == 0;
 	}
 	CHECK(gone);
-	printf("test_zk: a killed member (session timeout %d ms) left the membership after %.2f s\n",
+	printf("test_zk: a killed member (session timeout %d ms) left the membership after %.2f "
+	       "s\n",
 	       scaled_ms(1000), now_s() - t0);
 }
 

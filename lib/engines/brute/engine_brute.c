@@ -71,8 +71,7 @@ static int brute_match(struct spate_engine *e, const struct spate_event *ev,
 		       struct spate_matchvec *mv)
 {
 	for (size_t i = 0; i < e->n; i++)
-		if (spate_sub_matches(e->subs[i], ev) &&
-		    spate_matchvec_push(mv, e->subs[i]) != 0)
+		if (spate_sub_matches(e->subs[i], ev) && spate_matchvec_push(mv, e->subs[i]) != 0)
 			return -SPATE_E_NO_MEMORY;
 	return 0;
 }

@@ -6,8 +6,7 @@
 
 #define DIVI_EPS 1e-9
 
-void drt_balance_worker_load(const struct drt_balance_cat *cats, size_t n, uint32_t m,
-			     double *load)
+void drt_balance_worker_load(const struct drt_balance_cat *cats, size_t n, uint32_t m, double *load)
 {
 	for (uint32_t w = 0; w < m; w++)
 		load[w] = 0;

@@ -18,14 +18,14 @@
 #include <stdint.h>
 
 struct drt_balance_cat {
-	double load;     /* formula (7) over the last period */
+	double load; /* formula (7) over the last period */
 	uint32_t size;
 	uint32_t worker;
-	double cs, cd;   /* correlation with same-worker / other-worker categories */
+	double cs, cd; /* correlation with same-worker / other-worker categories */
 };
 
 struct drt_move {
-	uint32_t cat;    /* index into the input array */
+	uint32_t cat; /* index into the input array */
 	uint32_t from, to;
 };
 

@@ -47,7 +47,7 @@
 #include "proto/spate_err.h"
 
 #define CAT_WIDE_CELLS DRT_GRID_FILE_CELLS /* subs over more cells go a level up */
-#define KW_NONE 0                 /* kwkey of keyword-less subs; else keyword + 1 */
+#define KW_NONE 0                          /* kwkey of keyword-less subs; else keyword + 1 */
 #define FILTER_BITS 1024
 #define MAX_KEYS (3 * (SPATE_KW_MAX_HARD + 1))
 /* Content-only subs a category gathers before they get an interval
@@ -102,8 +102,8 @@ struct drt_category {
 	uint64_t filter[FILTER_BITS / 64];
 	uint64_t events, candidates, matches;
 	const struct spate_schema *schema;
-	uint32_t n_content;     /* content-only subs, in the bucket or in ivx */
-	struct ivx_index *ivx;  /* NULL until n_content reaches CAT_IVX_MIN */
+	uint32_t n_content;    /* content-only subs, in the bucket or in ivx */
+	struct ivx_index *ivx; /* NULL until n_content reaches CAT_IVX_MIN */
 };
 
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
@@ -236,11 +236,12 @@ static void prefetch_span(const struct drt_category *c, const struct drt_span *s
 {
 	for (uint32_t y = sp->y0; y <= sp->y1; y++)
 		for (uint32_t x = sp->x0; x <= sp->x1; x++)
-			drt_ftab_prefetch(&c->buckets, key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
+			drt_ftab_prefetch(&c->buckets,
+					  key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
 	for (uint32_t y = sp->y0; y <= sp->y1; y++)
 		for (uint32_t x = sp->x0; x <= sp->x1; x++) {
-			const struct bucket *b = drt_ftab_get(&c->buckets,
-							      key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
+			const struct bucket *b = drt_ftab_get(
+				&c->buckets, key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
 			if (b != NULL && !bucket_single(b))
 				__builtin_prefetch(bucket_array(b));
 		}
@@ -326,8 +327,7 @@ static struct drt_span filing_span(const struct drt_category *c, const struct sp
 
 /* File s under kwkey (KW_CHOOSE: choose_kwkey's), on filing_span(coarse,
  * with a given kwkey). 0 or -SPATE_E_NO_MEMORY (nothing changed). */
-static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey,
-		     bool coarse)
+static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey, bool coarse)
 {
 	struct drt_span sp = filing_span(c, s, coarse && kwkey != KW_CHOOSE);
 	int rc = 0;
@@ -383,8 +383,8 @@ static bool own_kwkey(const struct spate_sub *s, uint32_t kwkey)
 	return false;
 }
 
-int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
-			    uint32_t route_kw, bool coarse)
+int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s, uint32_t route_kw,
+			    bool coarse)
 {
 	if (!own_kwkey(s, route_kw)) /* not a routing keyword of s: file it our way */
 		return drt_category_add(c, s);
@@ -403,7 +403,9 @@ void drt_category_prefetch(const struct drt_category *c, const struct spate_sub 
 	 * into it, a delete's backward shift reads the slots after it */
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1; x++)
-			drt_ftab_prefetch_run(&c->buckets, key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw));
+			drt_ftab_prefetch_run(
+				&c->buckets,
+				key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw));
 }
 
 static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint,
@@ -414,8 +416,8 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s)
 	return del_hinted(c, s, UINT32_MAX, false);
 }
 
-bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s,
-			     uint32_t route_kw, bool coarse)
+bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s, uint32_t route_kw,
+			     bool coarse)
 {
 	return del_hinted(c, s, route_kw, coarse);
 }
@@ -497,8 +499,8 @@ static bool constraints_hold(const struct drt_category *c, const struct spate_su
 
 /* The rest of the match once the point is in s's rectangle: the filing
  * keyword is the event's, so one keyword needs no check. */
-static int confirm(struct drt_category *c, const struct spate_sub *s,
-		   const struct spate_event *ev, struct spate_matchvec *mv)
+static int confirm(struct drt_category *c, const struct spate_sub *s, const struct spate_event *ev,
+		   struct spate_matchvec *mv)
 {
 	if (s->n_kw > 1 && !spate_sub_keywords_in(s, ev))
 		return 0;
@@ -735,7 +737,8 @@ void drt_category_stats(const struct drt_category *c, struct drt_category_stats 
 	for (size_t i = 0; i <= c->buckets.mask; i++) {
 		const struct bucket *b = drt_ftab_at(&c->buckets, i, &key);
 		if (b && !bucket_single(b))
-			bytes += sizeof(struct barray) + bucket_array(b)->cap * sizeof(const struct spate_sub *);
+			bytes += sizeof(struct barray) +
+				 bucket_array(b)->cap * sizeof(const struct spate_sub *);
 	}
 	*st = (struct drt_category_stats){ c->events, c->candidates, c->matches, bytes };
 }

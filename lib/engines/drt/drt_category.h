@@ -42,8 +42,8 @@ int drt_category_add(struct drt_category *c, const struct spate_sub *s);
  * the finest level where its rectangle covers at most 16 cells or,
  * coarse (drt_placement.coarse), the finest from level 1 up (drt_grid.h),
  * as the cluster filed it. Same results as add otherwise. */
-int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s,
-			    uint32_t route_kw, bool coarse);
+int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s, uint32_t route_kw,
+			    bool coarse);
 /* Start the cache misses of the buckets add_routed(c, s, route_kw) or
  * del_routed(c, s, route_kw) will touch; changes nothing. A caller that
  * knows the category before it has other work to do (the cluster's side
@@ -58,8 +58,8 @@ bool drt_category_del(struct drt_category *c, const struct spate_sub *s);
 /* The same, told s's filing keyword and coarse (drt_removal, as given to
  * add_routed): no search among s's keywords. A wrong hint only costs the
  * search. */
-bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s,
-			     uint32_t route_kw, bool coarse);
+bool drt_category_del_routed(struct drt_category *c, const struct spate_sub *s, uint32_t route_kw,
+			     bool coarse);
 
 /* Append every subscription of c that matches ev (spate_sub_matches) to
  * mv, each once, in no particular order. 0 or -SPATE_E_NO_MEMORY. */
@@ -96,7 +96,7 @@ struct drt_category_stats {
 	uint64_t events;     /* match calls */
 	uint64_t candidates; /* index entries looked at by match */
 	uint64_t matches;
-	size_t bytes;        /* memory the index owns (not the subscriptions) */
+	size_t bytes; /* memory the index owns (not the subscriptions) */
 };
 void drt_category_stats(const struct drt_category *c, struct drt_category_stats *st);
 

@@ -47,13 +47,14 @@
 #include "matcher/spate_idmap.h"
 
 #define CL_FINE_CELLS DRT_GRID_FILE_CELLS /* subs over more level-0 routing cells go a level up */
-#define CL_WIDE_CELLS DRT_GRID_FILE_CELLS /* subs over more level-1 routing cells go to the world row */
-#define KW_NONE 0               /* routing keyword of keyword-less subs; else kw + 1 */
-#define KW_ANY 0xfffffffeu      /* the per-cell footprint key */
-#define MAX_CANDIDATES 32       /* categories a placement compares */
-#define MAX_PLACE_CELLS 16      /* cells of q a placement looks in */
-#define MAX_CORR_CATS 32        /* co-matching categories counted per event */
-#define MIN_AREA_CELLS 1.0      /* A(c) clamped to one routing cell (reconstructed) */
+#define CL_WIDE_CELLS \
+	DRT_GRID_FILE_CELLS /* subs over more level-1 routing cells go to the world row */
+#define KW_NONE 0           /* routing keyword of keyword-less subs; else kw + 1 */
+#define KW_ANY 0xfffffffeu  /* the per-cell footprint key */
+#define MAX_CANDIDATES 32   /* categories a placement compares */
+#define MAX_PLACE_CELLS 16  /* cells of q a placement looks in */
+#define MAX_CORR_CATS 32    /* co-matching categories counted per event */
+#define MIN_AREA_CELLS 1.0  /* A(c) clamped to one routing cell (reconstructed) */
 /* The routing table fills up to 6/8 while it is smaller than
  * ROUTE_DENSE_BYTES, 7/8 from there (docs/benchmarks.md): at 7/8 a new
  * key's add walks runs of about 30 slots, and inserts on real places
@@ -64,26 +65,26 @@
 #define ROUTE_LOAD8 7
 #define ROUTE_LOAD8_SMALL 6
 #define ROUTE_DENSE_BYTES ((size_t)16 << 20)
-#define CF_WORDS 4               /* a cell's keyword filter: 256 bits */
-#define CAP_FLOOR 16            /* cat_cap never holds a category below this size */
-#define COARSE_MIN_CELLS 9      /* fine cells from which a rare keyword's sub goes coarse */
+#define CF_WORDS 4         /* a cell's keyword filter: 256 bits */
+#define CAP_FLOOR 16       /* cat_cap never holds a category below this size */
+#define COARSE_MIN_CELLS 9 /* fine cells from which a rare keyword's sub goes coarse */
 
 /* A category, live (root == NULL) or a merged-away part of one. */
 struct cat {
 	uint32_t id, worker, slot;
-	uint32_t num;              /* in cl->pool */
-	uint32_t size;             /* live: subscriptions in it, parts included */
-	uint32_t reg;              /* subscriptions registered (home) to this part */
-	uint32_t lrefs;            /* routing list entries naming it */
-	bool live;                 /* in cats[] */
+	uint32_t num;   /* in cl->pool */
+	uint32_t size;  /* live: subscriptions in it, parts included */
+	uint32_t reg;   /* subscriptions registered (home) to this part */
+	uint32_t lrefs; /* routing list entries naming it */
+	bool live;      /* in cats[] */
 	uint32_t stamp;
-	uint32_t out_at;           /* its entry in route()'s output, this event */
-	uint32_t key_at;           /* the last routing key that named it, this event */
-	struct cat *root;          /* NULL when live, else what it merged into */
-	struct cat *prev, *next;   /* a live category's parts, a ring through it */
+	uint32_t out_at;         /* its entry in route()'s output, this event */
+	uint32_t key_at;         /* the last routing key that named it, this event */
+	struct cat *root;        /* NULL when live, else what it merged into */
+	struct cat *prev, *next; /* a live category's parts, a ring through it */
 	struct spate_rect mbr;
-	double area, area_sim;     /* A(mbr), and floored for SpatialSim (set_mbr) */
-	struct drt_ftab kw;        /* kw + 1 -> count (live only) */
+	double area, area_sim; /* A(mbr), and floored for SpatialSim (set_mbr) */
+	struct drt_ftab kw;    /* kw + 1 -> count (live only) */
 	uint64_t kw_total;
 	uint32_t n_nokw;
 	uint64_t t_num, n_ins, n_del;
@@ -149,12 +150,12 @@ struct drt_cluster {
 	bool hit_lost;
 	uint32_t epoch;
 	uint64_t period_events;
-	uint32_t last_kwkey;         /* routing keyword of the last placement */
-	bool last_coarse;            /* and whether it was filed coarse */
-	uint64_t *w_subs;            /* subscriptions per worker [p.workers] */
-	uint8_t *w_down;             /* worker gone (its host died) [p.workers] */
+	uint32_t last_kwkey; /* routing keyword of the last placement */
+	bool last_coarse;    /* and whether it was filed coarse */
+	uint64_t *w_subs;    /* subscriptions per worker [p.workers] */
+	uint8_t *w_down;     /* worker gone (its host died) [p.workers] */
 	uint32_t n_down;
-	uint64_t n_subs;             /* placed, in all */
+	uint64_t n_subs; /* placed, in all */
 	struct drt_cluster_stats st;
 };
 
@@ -574,8 +575,8 @@ static int cell_mark(struct drt_cluster *cl, uint64_t cell, uint32_t kwkey)
  * (delta 1) or out of (-1) live category p's routing keys: its keyword
  * keys and its footprint ("any") keys. Raising may fail (-1, nothing
  * changed). */
-static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span sp,
-			uint32_t kwkey, int delta)
+static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span sp, uint32_t kwkey,
+			int delta)
 {
 	uint64_t cells[CL_WIDE_CELLS];
 	uint32_t n = 0;
@@ -654,13 +655,14 @@ static uint64_t home_word(const struct cat *p, uint32_t kwkey, bool coarse)
 
 /* The part q is registered to, and its kwkey; NULL when q is not placed
  * (a word this cluster did not write names no part, or not one with q). */
-static struct cat *home_of(const struct drt_cluster *cl, const struct spate_sub *q,
-			   uint32_t *kwkey, bool *coarse)
+static struct cat *home_of(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *kwkey,
+			   bool *coarse)
 {
 	uint64_t w = *spate_sub_engine_word(q);
 	uint32_t num = (uint32_t)((w & ~HOME_COARSE) >> 32);
 
-	if (num == 0 || num > cl->n_pool || cl->pool[num - 1] == NULL || cl->pool[num - 1]->reg == 0)
+	if (num == 0 || num > cl->n_pool || cl->pool[num - 1] == NULL ||
+	    cl->pool[num - 1]->reg == 0)
 		return NULL;
 	*kwkey = (uint32_t)w;
 	*coarse = (w & HOME_COARSE) != 0;
@@ -882,8 +884,8 @@ static void corr_recount(struct drt_cluster *cl, const struct corr_buf *b)
  * subscriptions. 0 or -1 (nothing changed). */
 static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from)
 {
-	struct drt_action a = { DRT_ACTION_MERGE, from->id, into->id, from->worker, into->worker,
-				from->size };
+	struct drt_action a = { DRT_ACTION_MERGE, from->id,     into->id,
+				from->worker,     into->worker, from->size };
 	uint64_t key;
 	size_t done;
 
@@ -1049,7 +1051,8 @@ static int merge_once(struct drt_cluster *cl, struct cat *newest)
 					continue;
 				if (b.v[i].val > best_w ||
 				    (b.v[i].val == best_w && c != NULL &&
-				     (me->id < c->id || (me->id == c->id && other->id < partner->id)))) {
+				     (me->id < c->id ||
+				      (me->id == c->id && other->id < partner->id)))) {
 					best_w = b.v[i].val;
 					c = me;
 					partner = other;
@@ -1176,8 +1179,8 @@ static uint32_t place_cells(const struct drt_cluster *cl, struct drt_span sp,
  * arrays, the candidates' keyword tables), so each step starts all of its
  * misses before it reads any: the lists, then their arrays, then the
  * keyword counts KeySim needs. */
-static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q,
-			     struct drt_span sp, double *best_sim)
+static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, struct drt_span sp,
+			     double *best_sim)
 {
 	uint64_t cells[MAX_PLACE_CELLS + 1];
 	const struct rlist *lists[MAX_PLACE_CELLS + 1];
@@ -1611,10 +1614,10 @@ static int rebalance(struct drt_cluster *cl, const struct corr_buf *b)
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		struct cat *c = cl->cats[i];
-		bc[i] = (struct drt_balance_cat){
-			(double)c->t_num * c->size + cl->p.c_ins * (double)c->n_ins +
-				cl->p.c_del * (double)c->n_del,
-			c->size, c->worker, c->cs, c->cd };
+		bc[i] = (struct drt_balance_cat){ (double)c->t_num * c->size +
+							  cl->p.c_ins * (double)c->n_ins +
+							  cl->p.c_del * (double)c->n_del,
+						  c->size, c->worker, c->cs, c->cd };
 	}
 	for (size_t k = 0; k < b->n; k++) {
 		struct cat *a = live_by_id(cl, (uint32_t)(b->v[k].key >> 32));
@@ -1698,8 +1701,8 @@ void drt_cluster_cat_at(const struct drt_cluster *cl, uint32_t i, struct drt_cat
 {
 	const struct cat *c = cl->cats[i];
 
-	*info = (struct drt_cat_info){ c->id, c->worker, c->size, c->mbr, c->t_num, c->n_ins,
-				       c->n_del };
+	*info = (struct drt_cat_info){ c->id,    c->worker, c->size, c->mbr,
+				       c->t_num, c->n_ins,  c->n_del };
 }
 
 /* Bytes of an idmap holding n keys (load at most 1/2, 16-byte slots). */
@@ -1716,10 +1719,8 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 {
 	size_t bytes = sizeof(*cl) + cl->cap_cats * (sizeof(*cl->cats) + sizeof(*cl->out)) +
 		       cl->cap_pool * (sizeof(*cl->pool) + sizeof(*cl->free_nums)) +
-		       drt_ftab_bytes(&cl->route) +
-		       drt_ftab_bytes(&cl->cellf) +
-		       idmap_bytes(spate_idmap_count(cl->by_id)) +
-		       drt_ftab_bytes(&cl->kw_all) +
+		       drt_ftab_bytes(&cl->route) + drt_ftab_bytes(&cl->cellf) +
+		       idmap_bytes(spate_idmap_count(cl->by_id)) + drt_ftab_bytes(&cl->kw_all) +
 		       idmap_bytes(spate_idmap_count(cl->corr));
 	uint64_t key, keys = 0, entries = 0;
 

@@ -45,9 +45,9 @@ struct drt_cluster *drt_cluster_create(const struct drt_params *p);
 void drt_cluster_destroy(struct drt_cluster *cl);
 
 struct drt_placement {
-	uint32_t cat;    /* category id */
-	uint32_t worker; /* its owner */
-	bool created;    /* a new category: the worker creates it first */
+	uint32_t cat;      /* category id */
+	uint32_t worker;   /* its owner */
+	bool created;      /* a new category: the worker creates it first */
 	uint32_t route_kw; /* q's routing keyword (kw id + 1; 0 = q has none):
 			    * pass it to drt_category_add_routed() so routes'
 			    * kw_mask can narrow matching */
@@ -59,8 +59,7 @@ struct drt_placement {
  * the categories near q; a new one below new_th) and record q in its
  * summary. q->id must not be placed already. 0 or -SPATE_E_NO_MEMORY
  * (nothing changed). May queue merges. */
-int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q,
-		      struct drt_placement *out);
+int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct drt_placement *out);
 
 /* drt_cluster_place() in two halves, so that a caller can start the
  * cache misses of q's category (drt_category_prefetch) while the cluster
@@ -69,7 +68,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q,
 struct drt_place_plan {
 	uint32_t cat;      /* q's category id, 0 = a new category will be made */
 	uint32_t route_kw; /* q's routing keyword (as in drt_placement) */
-	bool coarse;        /* as in drt_placement */
+	bool coarse;       /* as in drt_placement */
 	/* private to drt_cluster.c */
 	struct drt_span sp;
 	void *target, *similar;
@@ -90,15 +89,14 @@ int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, u
 
 struct drt_removal {
 	uint32_t cat, worker;
-	bool emptied;    /* the category is gone: the worker destroys it */
+	bool emptied;      /* the category is gone: the worker destroys it */
 	uint32_t route_kw; /* q's routing keyword, as placed (drt_placement):
 			    * drt_category_del_routed() goes straight to it */
-	bool coarse;        /* as placed */
+	bool coarse;       /* as placed */
 };
 /* Take q (placed before, same content) out of its category's summary.
  * 0, or -SPATE_E_UNKNOWN_ID when q is not placed. Never allocates. */
-int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q,
-		       struct drt_removal *out);
+int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct drt_removal *out);
 
 struct drt_route {
 	uint32_t cat, worker;
@@ -179,15 +177,15 @@ void drt_cluster_cat_at(const struct drt_cluster *cl, uint32_t i, struct drt_cat
 
 struct drt_cluster_stats {
 	uint32_t categories;
-	uint64_t events, routed;      /* routed = category visits, summed */
+	uint64_t events, routed; /* routed = category visits, summed */
 	uint64_t created, merges_in_node, merges_between_nodes, data_moved;
 	uint64_t merged_in_node_subs; /* subscriptions the in-node merges moved */
 	uint64_t merges_no_corr;      /* of all merges, made with no correlated
 				       * pair that fits (nearest by space) */
 	uint64_t periods, moves;
-	uint64_t moved_subs;          /* subscriptions the balancing moves moved */
+	uint64_t moved_subs; /* subscriptions the balancing moves moved */
 	size_t corr_pairs;
-	size_t bytes;                 /* memory of the summaries and indexes */
+	size_t bytes; /* memory of the summaries and indexes */
 	/* routing (cell, keyword) keys and their (key, category) entries:
 	 * entries / keys = categories an event keyword meets in a cell */
 	uint64_t route_keys, route_entries;

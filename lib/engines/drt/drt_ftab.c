@@ -7,7 +7,8 @@
 
 #define FTAB_MIN_BITS 3
 #define FTAB_HUGE ((size_t)2 << 20) /* a huge page: mappings are multiples of it, aligned to it */
-#define FTAB_SLOT_WORDS_MAX 64      /* slots up to this many words grow in place (a slot is copied on the stack) */
+#define FTAB_SLOT_WORDS_MAX \
+	64 /* slots up to this many words grow in place (a slot is copied on the stack) */
 
 static size_t ftab_mapped; /* every table's mappings (atomic: tables live on several lcores) */
 
@@ -26,7 +27,8 @@ static size_t map_len(size_t bytes)
 static unsigned char *map_aligned(size_t len)
 {
 	size_t over = len + FTAB_HUGE;
-	unsigned char *p = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *p =
+		mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -137,7 +139,8 @@ static void rehash_copy(struct drt_ftab *t, const struct drt_ftab *old)
  * slots 0 .. n_wrapped - 1, up to the first empty one, homed near the
  * end) breaks h <= j: those entries, saved in `wrapped` beforehand, go
  * in last. */
-static void rehash_in_place(struct drt_ftab *t, size_t n, const unsigned char *wrapped, size_t n_wrapped)
+static void rehash_in_place(struct drt_ftab *t, size_t n, const unsigned char *wrapped,
+			    size_t n_wrapped)
 {
 	size_t sz = t->slot_size;
 	uint64_t tmp[FTAB_SLOT_WORDS_MAX];
@@ -170,8 +173,10 @@ static int grow(struct drt_ftab *t)
 		unsigned char *m = wrapped ? map_aligned(map_len(2 * bytes)) : NULL;
 		/* the old pages into the new mapping's lower part (no copy);
 		 * the rest of it is fresh */
-		if (m != NULL && mremap(old.slots, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, m) != MAP_FAILED) {
-			__atomic_fetch_sub(&ftab_mapped, len, __ATOMIC_RELAXED); /* counted in m's */
+		if (m != NULL &&
+		    mremap(old.slots, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, m) != MAP_FAILED) {
+			__atomic_fetch_sub(&ftab_mapped, len,
+					   __ATOMIC_RELAXED); /* counted in m's */
 			memcpy(wrapped, m, n_wrapped * old.slot_size);
 			t->slots = m;
 			t->mask = 2 * n - 1;

@@ -41,9 +41,9 @@ struct drt_ftab {
 	unsigned char *slots;
 	size_t mask, count;
 	uint32_t slot_size, shift;
-	uint32_t load8;   /* grow beyond load8/8 full */
-	bool mapped;      /* slots are a mapping of our own */
-	size_t map_min;   /* tables from this many bytes are (init: DRT_FTAB_MAP_MIN) */
+	uint32_t load8; /* grow beyond load8/8 full */
+	bool mapped;    /* slots are a mapping of our own */
+	size_t map_min; /* tables from this many bytes are (init: DRT_FTAB_MAP_MIN) */
 };
 
 /* payload: bytes, a multiple of 8. 0 or -1 on no memory. */

@@ -84,8 +84,9 @@ static inline uint64_t drt_grid_span_cells(const struct drt_span *s)
 
 /* The span of r on level 0 if it covers at most max0 cells there, else
  * on level 1 if at most max1, else the world row. */
-static inline struct drt_span drt_grid_span_fit(const struct drt_grid *g, const struct spate_rect *r,
-						uint32_t max0, uint32_t max1)
+static inline struct drt_span drt_grid_span_fit(const struct drt_grid *g,
+						const struct spate_rect *r, uint32_t max0,
+						uint32_t max1)
 {
 	struct drt_span s = drt_grid_span_on(g, r, 0);
 
@@ -122,7 +123,8 @@ static inline uint64_t drt_grid_first(const struct drt_grid *g, const struct drt
 static inline uint64_t drt_grid_point(const struct drt_grid *g, int32_t lon, int32_t lat, int level)
 {
 	struct spate_rect pt = { lon, lat, lon, lat };
-	struct drt_span s = level < 2 ? drt_grid_span_on(g, &pt, level) : (struct drt_span){ 0, 0, 0, 0, 2 };
+	struct drt_span s =
+		level < 2 ? drt_grid_span_on(g, &pt, level) : (struct drt_span){ 0, 0, 0, 0, 2 };
 
 	return drt_grid_first(g, &s);
 }

@@ -17,22 +17,22 @@ enum drt_variant {
 };
 
 struct drt_params {
-	double alpha;       /* Sim = alpha*KeySim + (1-alpha)*SpatialSim */
-	double new_th;      /* NewTh: below it a new category is made */
-	uint32_t cmax;      /* CMaxNumTh: more categories than this -> merge */
-	double merge_th;    /* 'merge': MergeJudgePara below it -> cross-worker merge */
-	uint32_t lambda;    /* events per load period */
-	double sigma;       /* overload tolerance of formula (8) */
-	double route_cell;  /* degrees, the routing grid interval (paper: 5) */
-	uint32_t workers;   /* matching workers the categories are spread over */
-	uint32_t variant;   /* enum drt_variant */
-	double c_ins, c_del;/* load constants of formula (7) */
-	double cat_cell;    /* degrees, the grid inside a category (paper: 2) */
-	uint32_t merge_each;/* 1: a category with MergeJudgePara below
+	double alpha;          /* Sim = alpha*KeySim + (1-alpha)*SpatialSim */
+	double new_th;         /* NewTh: below it a new category is made */
+	uint32_t cmax;         /* CMaxNumTh: more categories than this -> merge */
+	double merge_th;       /* 'merge': MergeJudgePara below it -> cross-worker merge */
+	uint32_t lambda;       /* events per load period */
+	double sigma;          /* overload tolerance of formula (8) */
+	double route_cell;     /* degrees, the routing grid interval (paper: 5) */
+	uint32_t workers;      /* matching workers the categories are spread over */
+	uint32_t variant;      /* enum drt_variant */
+	double c_ins, c_del;   /* load constants of formula (7) */
+	double cat_cell;       /* degrees, the grid inside a category (paper: 2) */
+	uint32_t merge_each;   /* 1: a category with MergeJudgePara below
 			     * merge_th merges across workers even when the
 			     * largest is not below it (a reading of the
 			     * paper; 0: its text, the largest decides) */
-	uint32_t merge_finite;/* 1: categories with CD = 0 (no co-match on
+	uint32_t merge_finite; /* 1: categories with CD = 0 (no co-match on
 			     * another worker) are left out when the largest
 			     * MergeJudgePara is sought (another reading of
 			     * the text: their value is not a ratio) */
@@ -51,8 +51,8 @@ struct drt_params {
 void drt_params_default(struct drt_params *p);
 /* Set one parameter by name from text. 0, or -1 with a message naming the
  * allowed range in err. */
-int drt_params_set(struct drt_params *p, const char *name, const char *value,
-		   char *err, size_t errlen);
+int drt_params_set(struct drt_params *p, const char *name, const char *value, char *err,
+		   size_t errlen);
 /* Print one parameter's value into buf; -1 if the name is unknown. */
 int drt_params_get(const struct drt_params *p, const char *name, char *buf, size_t len);
 /* Number of parameters and the name of the i-th (for listing). */

@@ -85,9 +85,11 @@ static int carry_out(struct spate_engine *e)
 				continue;
 			}
 			rc = -SPATE_E_NO_MEMORY;
-			struct drt_category **no = realloc(e->orphans, (e->n_orphans + 1) * sizeof(*no));
+			struct drt_category **no =
+				realloc(e->orphans, (e->n_orphans + 1) * sizeof(*no));
 			if (no == NULL) { /* cannot even remember it: keep it findable */
-				spate_idmap_put(e->cats, a[i].cat, from); /* existing slot freed above */
+				spate_idmap_put(e->cats, a[i].cat,
+						from); /* existing slot freed above */
 				continue;
 			}
 			e->orphans = no;
@@ -205,7 +207,8 @@ static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 	bool coarse;
 
 	/* the category's misses start before the cluster's side of it */
-	if (drt_cluster_where(e->cl, q, &cat, &kw, &coarse) == 0 && (c = spate_idmap_get(e->cats, cat)) != NULL)
+	if (drt_cluster_where(e->cl, q, &cat, &kw, &coarse) == 0 &&
+	    (c = spate_idmap_get(e->cats, cat)) != NULL)
 		drt_category_prefetch(c, q, kw, coarse);
 	if (drt_cluster_remove(e->cl, q, &rm) != 0)
 		return;
@@ -291,19 +294,21 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 	drt_cluster_stats(e->cl, &cs);
 	spate_idmap_foreach(e->cats, sum_cat, &x);
 	double ev = cs.events ? (double)cs.events : 1;
-	fprintf(f, "{\"categories\":%u,\"events\":%" PRIu64 ",\"routed\":%" PRIu64
-		   ",\"candidates\":%" PRIu64 ",\"routed_per_event\":%.3f,"
-		   "\"candidates_per_event\":%.3f,\"created\":%" PRIu64 ",\"merges_in_node\":%" PRIu64
-		   ",\"merges_between_nodes\":%" PRIu64 ",\"data_moved\":%" PRIu64
-		   ",\"merged_in_node_subs\":%" PRIu64 ",\"merges_no_corr\":%" PRIu64
-		   ",\"moved_subs\":%" PRIu64
-		   ",\"periods\":%" PRIu64 ",\"rebalance_moves\":%" PRIu64 ",\"corr_pairs\":%zu"
-		   ",\"cluster_bytes\":%zu,\"category_bytes\":%zu"
-		   ",\"route_keys\":%" PRIu64 ",\"route_entries\":%" PRIu64,
-		cs.categories, cs.events, cs.routed, x.sum.candidates, (double)cs.routed / ev, (double)x.sum.candidates / ev,
-		cs.created, cs.merges_in_node, cs.merges_between_nodes, cs.data_moved,
-		cs.merged_in_node_subs, cs.merges_no_corr, cs.moved_subs, cs.periods,
-		cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes, cs.route_keys, cs.route_entries);
+	fprintf(f,
+		"{\"categories\":%u,\"events\":%" PRIu64 ",\"routed\":%" PRIu64
+		",\"candidates\":%" PRIu64 ",\"routed_per_event\":%.3f,"
+		"\"candidates_per_event\":%.3f,\"created\":%" PRIu64 ",\"merges_in_node\":%" PRIu64
+		",\"merges_between_nodes\":%" PRIu64 ",\"data_moved\":%" PRIu64
+		",\"merged_in_node_subs\":%" PRIu64 ",\"merges_no_corr\":%" PRIu64
+		",\"moved_subs\":%" PRIu64 ",\"periods\":%" PRIu64 ",\"rebalance_moves\":%" PRIu64
+		",\"corr_pairs\":%zu"
+		",\"cluster_bytes\":%zu,\"category_bytes\":%zu"
+		",\"route_keys\":%" PRIu64 ",\"route_entries\":%" PRIu64,
+		cs.categories, cs.events, cs.routed, x.sum.candidates, (double)cs.routed / ev,
+		(double)x.sum.candidates / ev, cs.created, cs.merges_in_node,
+		cs.merges_between_nodes, cs.data_moved, cs.merged_in_node_subs, cs.merges_no_corr,
+		cs.moved_subs, cs.periods, cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes,
+		cs.route_keys, cs.route_entries);
 	if (e->worker_ns) {
 		fprintf(f, ",\"worker_match_ns\":[");
 		for (uint32_t w = 0; w < e->p.workers; w++)
@@ -315,11 +320,13 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 
 /* Parameters at run time: the cluster decides which may change; the
  * categories' own grid (cat_cell) is fixed at their creation. */
-static int drt_set_params(struct spate_engine *e, const struct spate_engine_params *p,
-			  char *err, size_t errlen)
+static int drt_set_params(struct spate_engine *e, const struct spate_engine_params *p, char *err,
+			  size_t errlen)
 {
 	if (p->drt.cat_cell != e->p.cat_cell) {
-		snprintf(err, errlen, "cat_cell changes at the next start only (it shapes every category's grid)");
+		snprintf(err, errlen,
+			 "cat_cell changes at the next start only (it shapes every category's "
+			 "grid)");
 		return -1;
 	}
 	if (drt_cluster_set_params(e->cl, &p->drt, err, errlen) != 0)
@@ -344,8 +351,13 @@ static void drt_categories(const struct spate_engine *e, spate_category_fn fn, v
 		struct drt_cat_info c;
 		drt_cluster_cat_at(e->cl, i, &c);
 		struct spate_category_info ci = {
-			.id = c.id, .worker = c.worker, .n_subs = c.size, .mbr = c.mbr,
-			.events = c.t_num, .inserts = c.n_ins, .deletes = c.n_del,
+			.id = c.id,
+			.worker = c.worker,
+			.n_subs = c.size,
+			.mbr = c.mbr,
+			.events = c.t_num,
+			.inserts = c.n_ins,
+			.deletes = c.n_del,
 		};
 		fn(ctx, &ci);
 	}

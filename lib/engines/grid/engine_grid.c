@@ -11,7 +11,7 @@
 #include "util/spate_ptrvec.h"
 
 #define GRID_CELL_UNITS (1 * SPATE_COORD_SCALE) /* 1 degree */
-#define GRID_NX 360 /* cells of GRID_CELL_UNITS over 360 degrees */
+#define GRID_NX 360                             /* cells of GRID_CELL_UNITS over 360 degrees */
 #define GRID_NY 180
 #define GRID_WIDE_CELLS 64
 
@@ -62,8 +62,10 @@ struct cell_span {
 static struct cell_span span_of(const struct spate_rect *r)
 {
 	return (struct cell_span){
-		cell_of(r->min_lon, SPATE_LON_MAX, GRID_NX), cell_of(r->max_lon, SPATE_LON_MAX, GRID_NX),
-		cell_of(r->min_lat, SPATE_LAT_MAX, GRID_NY), cell_of(r->max_lat, SPATE_LAT_MAX, GRID_NY),
+		cell_of(r->min_lon, SPATE_LON_MAX, GRID_NX),
+		cell_of(r->max_lon, SPATE_LON_MAX, GRID_NX),
+		cell_of(r->min_lat, SPATE_LAT_MAX, GRID_NY),
+		cell_of(r->max_lat, SPATE_LAT_MAX, GRID_NY),
 	};
 }
 

@@ -7,16 +7,16 @@
 #include "engines/rein/rein_core.h"
 #include "proto/spate_err.h"
 
-#define BLOCK_SHIFT 12                /* 4096 slots a block */
-#define BLOCK_WORDS 64                /* = 8 lines of each set */
+#define BLOCK_SHIFT 12 /* 4096 slots a block */
+#define BLOCK_WORDS 64 /* = 8 lines of each set */
 #ifndef PREFETCH_AHEAD
-#define PREFETCH_AHEAD 1                /* blocks */
+#define PREFETCH_AHEAD 1 /* blocks */
 #endif
 
 struct ivx_attr {
-	struct rein_dom dom;  /* cells = the index's groups */
-	uint32_t n;           /* intervals held */
-	uint64_t *bits;       /* [block][group 0..G (G = HAS)][BLOCK_WORDS] */
+	struct rein_dom dom; /* cells = the index's groups */
+	uint32_t n;          /* intervals held */
+	uint64_t *bits;      /* [block][group 0..G (G = HAS)][BLOCK_WORDS] */
 	/* [0, G): intervals reaching from group g, [G, 2G): up to group g
 	 * (the sizes of the sets, for plan(), by prefix sums); NULL until
 	 * set up */
@@ -32,10 +32,10 @@ struct ivx_act {
 struct ivx_index {
 	struct rein_slots sl;
 	struct spate_schema schema;
-	uint32_t groups, lines;  /* lines = groups + 1 */
-	void **attrs;            /* struct ivx_attr *, by attribute id (rein_attr_get) */
+	uint32_t groups, lines; /* lines = groups + 1 */
+	void **attrs;           /* struct ivx_attr *, by attribute id (rein_attr_get) */
 	uint32_t n_attrs;
-	uint32_t blocks_cap;     /* blocks every attribute's bits have room for */
+	uint32_t blocks_cap; /* blocks every attribute's bits have room for */
 	/* Per slot, the attributes below 64 whose bits it may still hold: a
 	 * delete only frees the slot (a dead slot is masked by `used`), and
 	 * the next sub given the slot clears what it does not overwrite. */
@@ -166,8 +166,7 @@ static void reach(const struct ivx_index *x, const struct ivx_attr *at, const st
 
 /* Count an interval reaching [glo, ghi] in (d = 1) or out of (d = -1)
  * the attribute: two counters, not one per set (see fails()). */
-static void count(const struct ivx_index *x, struct ivx_attr *at, uint32_t glo, uint32_t ghi,
-		  int d)
+static void count(const struct ivx_index *x, struct ivx_attr *at, uint32_t glo, uint32_t ghi, int d)
 {
 	if (glo <= ghi) {
 		at->cnt[glo] += (uint64_t)(int64_t)d;
@@ -404,7 +403,8 @@ int ivx_match(struct ivx_index *x, const struct spate_event *ev, struct spate_ma
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < BLOCK_WORDS; i++)
 			for (uint64_t c = ~acc[i]; c; c &= c - 1)
-				x->cand[n++] = (b << BLOCK_SHIFT) + i * 64 + (uint32_t)__builtin_ctzll(c);
+				x->cand[n++] =
+					(b << BLOCK_SHIFT) + i * 64 + (uint32_t)__builtin_ctzll(c);
 		cands += n;
 		if (confirm(x, n, ev, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
@@ -437,7 +437,8 @@ void ivx_stats(const struct ivx_index *x, FILE *f)
 
 	for (uint32_t a = 0; a < x->n_attrs; a++)
 		used_attrs += x->attrs[a] && ((const struct ivx_attr *)x->attrs[a])->n;
-	fprintf(f, "\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"groups\":%u,\"bytes\":%zu,"
+	fprintf(f,
+		"\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"groups\":%u,\"bytes\":%zu,"
 		"\"events\":%llu,\"candidates_per_event\":%.2f",
 		ivx_count(x), x->sl.n, used_attrs, x->groups, ivx_bytes(x),
 		(unsigned long long)x->n_events,

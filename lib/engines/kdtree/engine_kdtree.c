@@ -20,15 +20,15 @@
 #include "matcher/spate_idmap.h"
 #include "util/spate_ptrvec.h"
 
-#define KD_DEPTH 6                 /* 64 partitions */
+#define KD_DEPTH 6 /* 64 partitions */
 #define KD_LEAVES (1u << KD_DEPTH)
-#define KD_NODES (KD_LEAVES - 1)   /* internal nodes, heap order */
+#define KD_NODES (KD_LEAVES - 1) /* internal nodes, heap order */
 
 struct spate_engine {
-	int32_t split[KD_NODES];   /* node i splits on x at even depth, y at odd */
+	int32_t split[KD_NODES]; /* node i splits on x at even depth, y at odd */
 	struct spate_ptrvec leaf[KD_LEAVES];
-	struct spate_idmap *live;  /* sub id -> sub */
-	size_t built_for;          /* live count at the last build */
+	struct spate_idmap *live; /* sub id -> sub */
+	size_t built_for;         /* live count at the last build */
 	uint64_t rebuilds;
 };
 
@@ -135,7 +135,8 @@ static void relist(uint64_t key, void *val, void *ctx)
 static int rebuild(struct spate_engine *e)
 {
 	size_t n = spate_idmap_count(e->live);
-	struct centres c = { malloc((n + 1) * sizeof(int32_t)), malloc((n + 1) * sizeof(int32_t)), 0 };
+	struct centres c = { malloc((n + 1) * sizeof(int32_t)), malloc((n + 1) * sizeof(int32_t)),
+			     0 };
 	int64_t *tmp = malloc((n + 1) * sizeof(int64_t));
 	int rc = -1;
 
@@ -213,8 +214,7 @@ static void kd_sub_del(struct spate_engine *e, const struct spate_sub *s)
 		rebuild(e); /* a failed rebuild keeps the old, still exact, tree */
 }
 
-static int kd_match(struct spate_engine *e, const struct spate_event *ev,
-		    struct spate_matchvec *mv)
+static int kd_match(struct spate_engine *e, const struct spate_event *ev, struct spate_matchvec *mv)
 {
 	uint32_t node = 0;
 

@@ -225,8 +225,8 @@ static uint32_t mark_parallel(struct spate_engine *e)
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			continue; /* not joined: its array is not this event's */
 		uint64_t t0 = 0;
-		for (uint32_t i = 1; (__atomic_load_n(&h->offer, __ATOMIC_ACQUIRE) & 3) != OFFER_DONE;
-		     i++) {
+		for (uint32_t i = 1;
+		     (__atomic_load_n(&h->offer, __ATOMIC_ACQUIRE) & 3) != OFFER_DONE; i++) {
 			/* it took tasks: wait; yield the CPU if it seems descheduled */
 			if ((i & 255) == 0) {
 				uint64_t now = now_ns();
@@ -289,8 +289,9 @@ static struct spate_engine *mp_create(const struct spate_engine_params *p)
 	int32_t w = p ? p->mprein_workers : -1;
 
 	return sorted_create(p, &rein_bucket_skiplist, "mprein",
-			     w < 0 ? MP_DEFAULT_HELPERS : w > MP_MAX_HELPERS ? MP_MAX_HELPERS
-									: (uint32_t)w);
+			     w < 0                ? MP_DEFAULT_HELPERS
+			     : w > MP_MAX_HELPERS ? MP_MAX_HELPERS
+						  : (uint32_t)w);
 }
 
 static struct spate_engine *list_create(const struct spate_engine_params *p)
@@ -390,7 +391,8 @@ static int mp_sub_add(struct spate_engine *e, const struct spate_sub *s)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rein_iv *iv = &e->iv[i];
 		void *lb = low_bucket(e, iv);
-		if (e->bk->insert(lb, -iv->lo, rb_tie((uint32_t)slot, iv->lo_strict), &e->rng) != 0) {
+		if (e->bk->insert(lb, -iv->lo, rb_tie((uint32_t)slot, iv->lo_strict), &e->rng) !=
+		    0) {
 			remove_intervals(e, i, (uint32_t)slot);
 			rein_slots_free(&e->sl, s);
 			return -SPATE_E_NO_MEMORY;
@@ -442,8 +444,7 @@ static int reserve(struct spate_engine *e, bool parallel)
 	return 0;
 }
 
-static int mp_match(struct spate_engine *e, const struct spate_event *ev,
-		    struct spate_matchvec *mv)
+static int mp_match(struct spate_engine *e, const struct spate_event *ev, struct spate_matchvec *mv)
 {
 	bool parallel = e->n_helpers > 0 && e->sl.n >= e->par_min;
 	uint32_t nt = 0, n_more = 0;
@@ -457,8 +458,7 @@ static int mp_match(struct spate_engine *e, const struct spate_event *ev,
 			continue;
 		while (j < ev->n_attr && ev->attr[j].attr < a)
 			j++;
-		bool missing = j == ev->n_attr || ev->attr[j].attr != a ||
-			       isnan(ev->attr[j].value);
+		bool missing = j == ev->n_attr || ev->attr[j].attr != a || isnan(ev->attr[j].value);
 		e->tasks[nt++] = (struct mp_task){ at, missing ? 0 : ev->attr[j].value, missing };
 	}
 	e->n_tasks = nt;
@@ -489,7 +489,8 @@ static void mp_stats(const struct spate_engine *e, FILE *f)
 			bytes += e->bk->bytes(at->low + c * e->bk->size) +
 				 e->bk->bytes(at->high + c * e->bk->size);
 	}
-	fprintf(f, "{\"buckets\":\"%s\",\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"threads\":%u,"
+	fprintf(f,
+		"{\"buckets\":\"%s\",\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"threads\":%u,"
 		"\"events\":%llu,\"parallel_events\":%llu,\"helper_joined_events\":%llu,"
 		"\"bucket_bytes\":%zu,\"candidates\":%llu}",
 		e->bk->name, spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, 1 + e->n_helpers,

@@ -212,8 +212,8 @@ static void rein_stats(const struct spate_engine *e, FILE *f)
 	for (uint32_t a = 0; a < e->n_attrs; a++)
 		used_attrs += e->attrs[a] && ((const struct rein_attr *)e->attrs[a])->n;
 	fprintf(f, "{\"subs\":%zu,\"slots\":%u,\"attrs\":%u,\"events\":%llu,\"candidates\":%llu}",
-		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs,
-		(unsigned long long)e->n_events, (unsigned long long)e->sl.candidates);
+		spate_idmap_count(e->sl.pos), e->sl.n, used_attrs, (unsigned long long)e->n_events,
+		(unsigned long long)e->sl.candidates);
 }
 
 const struct spate_engine_ops spate_engine_rein = {

@@ -21,12 +21,25 @@ uint32_t rein_intervals(const struct spate_sub *s, struct rein_iv *iv)
 			if (isnan(v))
 				continue;
 			switch (c->op) {
-			case SPATE_OP_GE: lo = true; break;
-			case SPATE_OP_GT: lo = true; strict = true; break;
-			case SPATE_OP_LE: hi = true; break;
-			case SPATE_OP_LT: hi = true; strict = true; break;
-			case SPATE_OP_EQ: lo = hi = true; break;
-			default: continue; /* != : left to confirmation */
+			case SPATE_OP_GE:
+				lo = true;
+				break;
+			case SPATE_OP_GT:
+				lo = true;
+				strict = true;
+				break;
+			case SPATE_OP_LE:
+				hi = true;
+				break;
+			case SPATE_OP_LT:
+				hi = true;
+				strict = true;
+				break;
+			case SPATE_OP_EQ:
+				lo = hi = true;
+				break;
+			default:
+				continue; /* != : left to confirmation */
 			}
 			any = true;
 			if (lo && (v > cur.lo || (v == cur.lo && strict))) {

@@ -79,11 +79,11 @@ static inline bool rein_hi_ok(double v, double hi, bool strict)
 struct rein_slots {
 	const struct spate_sub **sub;
 	uint64_t *used, *mark;
-	uint32_t n, cap;           /* slots in use or freed: [0, n) */
+	uint32_t n, cap; /* slots in use or freed: [0, n) */
 	uint32_t *free_v;
 	uint32_t n_free, cap_free;
-	struct spate_idmap *pos;   /* sub id -> slot + 1 */
-	uint64_t candidates;       /* unmarked slots confirmed, all events (stats:
+	struct spate_idmap *pos; /* sub id -> slot + 1 */
+	uint64_t candidates;     /* unmarked slots confirmed, all events (stats:
 				    * for intervals the marking is exact, so tests
 				    * pin this count, not only the matches) */
 };

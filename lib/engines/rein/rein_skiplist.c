@@ -133,8 +133,8 @@ static void unlink_free(struct rein_skiplist *s, struct rsk_blk *b)
 	free(b);
 }
 
-static void copy_entries(struct rsk_blk *dst, uint32_t at, const struct rsk_blk *src,
-			 uint32_t from, uint32_t n)
+static void copy_entries(struct rsk_blk *dst, uint32_t at, const struct rsk_blk *src, uint32_t from,
+			 uint32_t n)
 {
 	memcpy(btie(dst) + at, btie(src) + from, n * sizeof(uint32_t));
 	memcpy(bkey(dst) + at, bkey(src) + from, n * sizeof(double));

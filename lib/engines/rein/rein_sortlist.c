@@ -53,7 +53,8 @@ static bool sl_remove(void *bucket, double k, uint32_t t)
 
 static void sl_mark_all(const void *bucket, uint64_t *mark)
 {
-	for (const struct rsl_node *x = ((const struct rein_sortlist *)bucket)->head; x; x = x->next)
+	for (const struct rsl_node *x = ((const struct rein_sortlist *)bucket)->head; x;
+	     x = x->next)
 		rb_mark(mark, x->tie);
 }
 
