@@ -302,8 +302,7 @@ int client_open(struct client *c, const char *server, const char *local)
 	return 0;
 }
 
-int client_start(struct client *c, const char *conf_path, struct spate_stream_reader *rd,
-		 const char *stream, const char *server, const char *local)
+int client_load_limits(struct client *c, const char *conf_path)
 {
 	struct spate_conf conf;
 	char err[512];
@@ -315,6 +314,14 @@ int client_start(struct client *c, const char *conf_path, struct spate_stream_re
 	}
 	c->lim = conf.limits;
 	c->lim.max_messages = 1024;
+	return 0;
+}
+
+int client_start(struct client *c, const char *conf_path, struct spate_stream_reader *rd,
+		 const char *stream, const char *server, const char *local)
+{
+	if (client_load_limits(c, conf_path) != 0)
+		return 2;
 	if (spate_stream_open(rd, stream, &c->lim) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", c->prog, stream, strerror(errno));
 		return 2;

@@ -177,6 +177,10 @@ void client_init(struct client *c, const char *prog);
 int client_open(struct client *c, const char *server, const char *local);
 void client_close(struct client *c);
 
+/* The limits from the config file's 'spate' group (conf_path NULL =
+ * defaults), messages per datagram lifted to 1024 so any server reply
+ * decodes. 0, or 2 (the usage exit status) after a message on stderr. */
+int client_load_limits(struct client *c, const char *conf_path);
 /* The start every client tool shares: the limits from the config file's
  * 'spate' group (conf_path NULL = defaults; messages per datagram lifted
  * to 1024 so any server reply decodes), the stream file opened with them

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "util/spate_release.h"
 
 int opt_u64(const char *prog, const char *name, const char *s, uint64_t min, uint64_t max,
 	    uint64_t *out)
@@ -72,4 +73,12 @@ int opt_onoff(const char *prog, const char *name, const char *s, bool *out)
 	}
 	*out = strcmp(s, "on") == 0;
 	return 0;
+}
+
+int opt_other(const char *prog, int c, void (*usage)(FILE *f))
+{
+	if (c == 'V')
+		return spate_release_print(prog);
+	usage(c == 'h' ? stdout : stderr);
+	return c == 'h' ? 0 : 2;
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 int opt_u64(const char *prog, const char *name, const char *s, uint64_t min, uint64_t max,
 	    uint64_t *out);
@@ -14,5 +15,11 @@ int opt_double(const char *prog, const char *name, const char *s, double min, do
 	       double *out);
 /* "on" or "off". */
 int opt_onoff(const char *prog, const char *name, const char *s, bool *out);
+
+/* The end of every tool's getopt switch, for an option the tool does not
+ * take itself: 'h' (--help: usage on stdout, 0), 'V' (--version: the
+ * release line), anything else (usage on stderr, 2). Returns the exit
+ * status. */
+int opt_other(const char *prog, int c, void (*usage)(FILE *f));
 
 #endif

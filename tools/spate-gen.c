@@ -30,7 +30,6 @@
 #include "conf/spate_conf.h"
 #include "proto/spate_err.h"
 #include "stream/spate_stream.h"
-#include "util/spate_release.h"
 
 #define PROG "spate-gen"
 
@@ -700,14 +699,8 @@ int main(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
-		case 'V':
-			return spate_release_print(PROG);
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return opt_other(PROG, c, usage);
 		}
 	}
 	if (bad)

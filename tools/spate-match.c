@@ -13,7 +13,7 @@
 #include "proto/spate_err.h"
 #include "matcher/spate_matcher.h"
 #include "stream/spate_stream.h"
-#include "util/spate_release.h"
+#include "opt.h"
 
 static void usage(FILE *f)
 {
@@ -120,14 +120,8 @@ int main(int argc, char **argv)
 				printf("%-10s %s%s\n", (*e)->name, (*e)->help,
 				       *e == spate_engine_find(NULL) ? " [default]" : "");
 			return 0;
-		case 'V':
-			return spate_release_print("spate-match");
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return opt_other("spate-match", c, usage);
 		}
 	}
 	if (optind != argc - 1) {

@@ -24,7 +24,6 @@
 #include "proto/spate_proto.h"
 #include "stream/spate_stream.h"
 #include "udp_frame.h"
-#include "util/spate_release.h"
 
 #define PROG "spate-pcap"
 
@@ -414,14 +413,8 @@ int main(int argc, char **argv)
 		case 'p':
 			bad |= opt_int(PROG, "port", optarg, 0, 65535, &rdr.port);
 			break;
-		case 'V':
-			return spate_release_print(PROG);
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return opt_other(PROG, c, usage);
 		}
 	}
 	if (bad)

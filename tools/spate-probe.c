@@ -14,28 +14,20 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "client_cli.h"
 #include "opt.h"
 #include "outfile.h"
-#include "conf/spate_conf.h"
-#include "util/spate_release.h"
+#include "proto/spate_err.h"
 
 #define PROG "spate-probe"
 
 static volatile int stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -252,14 +244,8 @@ int main(int argc, char **argv)
 		case 'c':
 			conf_path = optarg;
 			break;
-		case 'V':
-			return spate_release_print(PROG);
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return opt_other(PROG, c, usage);
 		}
 	}
 	if (bad)
@@ -268,24 +254,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	client_stop_on_signals(&stop_flag);
 	if (serve != NULL)
 		return echo_server(serve);
 
 	struct client cl;
-	struct spate_conf conf;
-	char err[512];
 	client_init(&cl, PROG);
 	cl.batch = 1;
-	spate_conf_default(&conf);
-	if (conf_path && spate_conf_load(&conf, conf_path, err, sizeof(err)) != 0) {
-		fprintf(stderr, PROG ": %s\n", err);
+	if (client_load_limits(&cl, conf_path) != 0)
 		return 2;
-	}
-	cl.lim = conf.limits;
-	cl.lim.max_messages = 1024;
 	if (spate_check_keyword(&cl.lim, keyword, strlen(keyword)) != 0) {
 		fprintf(stderr, PROG ": --keyword: '%s' is not a keyword\n", keyword);
 		return 2;

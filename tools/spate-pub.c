@@ -5,52 +5,39 @@
  * Refused events come back as NACKs, which are reported and counted. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "client.h"
+#include "client_cli.h"
 #include "opt.h"
 #include "proto/spate_err.h"
 #include "stream/spate_stream.h"
-#include "util/spate_release.h"
 
 #define PROG "spate-pub"
 
 static volatile int stop_flag;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static void usage(FILE *f)
 {
+	/* clang-format off */
 	fprintf(f,
 		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] [options] [STREAM.tsv]\n"
 		"Sends the 'event' lines of STREAM.tsv (default or '-': stdin) to a Spate\n"
 		"server; sub/unsub lines are skipped (spate-sub and spate-replay send them).\n"
-		"  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
-		"                    the first that answers; the next when it falls silent,\n"
-		"                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
-		"  --failover-ms N   silence that moves to the next server (default 1000)\n"
+		CLIENT_CLI_HELP_SERVER
 		"  --rate N          events per second, 0 = as fast as possible (default 0)\n"
-		"  --adaptive on|off halve the rate on each OVERLOADED NACK (the server shed\n"
-		"                    our datagrams), climb back over 2 s (default on)\n"
+		CLIENT_CLI_HELP_ADAPTIVE
 		"  --batch N         events per datagram, at most (default 1)\n"
 		"  --count N         stop after N events (default: all)\n"
-		"  --client-id N     client id in every datagram (default: the process id)\n"
-		"  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
+		CLIENT_CLI_HELP_CONF
 		"  --linger-ms N     after the last event, wait this long for NACKs (default 200)\n"
-		"  --progress        progress line even when stderr is not a terminal\n"
-		"  --quiet           no progress line\n"
+		CLIENT_CLI_HELP_PROGRESS
 		"  --skip-bad        report bad lines and go on (default: stop, exit 1)\n"
 		"  --stamps FILE     write 'event_id<TAB>ns' per event sent (CLOCK_REALTIME,\n"
 		"                    the time it was handed to the socket): failover tests\n"
 		"Exit status: 0 all sent and none refused, 1 a bad line, a send error or a\n"
 		"NACK (OVERLOADED included), 2 usage.\n");
+	/* clang-format on */
 }
 
 struct pub {
@@ -80,90 +67,42 @@ static void progress(struct client_progress *pg, const struct client *c, bool fi
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "server", required_argument, NULL, 'S' },
-		{ "failover-ms", required_argument, NULL, 'F' },
-		{ "rate", required_argument, NULL, 'R' },
-		{ "adaptive", required_argument, NULL, 'A' },
-		{ "batch", required_argument, NULL, 'b' },
+		CLIENT_CLI_OPTIONS_BASE,
+		CLIENT_CLI_OPTIONS_SEND,
 		{ "count", required_argument, NULL, 'n' },
-		{ "client-id", required_argument, NULL, 'i' },
-		{ "conf", required_argument, NULL, 'c' },
 		{ "linger-ms", required_argument, NULL, 'l' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "skip-bad", no_argument, NULL, 'k' },
 		{ "stamps", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client cl;
+	struct client_cli cli;
 	struct pub p = { 0 };
-	static char server[1024];
-	const char *conf_path = NULL, *stream = "-", *stamps_path = NULL;
+	const char *stream = "-", *stamps_path = NULL;
 	FILE *stamps = NULL;
-	double rate = 0;
-	uint64_t count = UINT64_MAX, v;
-	int linger_ms = 200, show = isatty(2), c, bad = 0;
-	bool skip_bad = false, adaptive = true;
+	uint64_t count = UINT64_MAX;
+	int linger_ms = 200, c, rc;
 
-	client_init(&cl, PROG);
+	client_cli_init(&cli, &cl, PROG, usage);
 	cl.batch = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S':
-			bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0;
-			break;
-		case 'F':
-			bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms);
-			break;
-		case 'c':
-			conf_path = optarg;
-			break;
-		case 'R':
-			bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate);
-			break;
-		case 'A':
-			bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive);
-			break;
-		case 'b':
-			bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch);
-			break;
 		case 'n':
-			bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count);
-			break;
-		case 'i':
-			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &v);
-			cl.client_id = (uint32_t)v;
+			cli.bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count) != 0;
 			break;
 		case 'l':
-			bad |= opt_int(PROG, "linger-ms", optarg, 0, 600000, &linger_ms);
+			cli.bad |= opt_int(PROG, "linger-ms", optarg, 0, 600000, &linger_ms) != 0;
 			break;
-		case 'P':
-			show = 1;
-			break;
-		case 'q':
-			show = 0;
-			break;
-		case 'k':
-			skip_bad = true;
-			break;
-		case 'V':
-			return spate_release_print(PROG);
 		case 's':
 			stamps_path = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			if ((rc = client_cli_opt(&cli, &cl, c, optarg)) >= 0)
+				return rc;
 		}
 	}
-	if (bad)
-		return 2;
-	if (server[0] == '\0' || argc - optind > 1) {
+	if ((rc = client_cli_check(&cli)) >= 0)
+		return rc;
+	if (argc - optind > 1) {
 		usage(stderr);
 		return 2;
 	}
@@ -177,7 +116,7 @@ int main(int argc, char **argv)
 	}
 
 	struct spate_stream_reader rd;
-	int start_rc = client_start(&cl, conf_path, &rd, stream, server, NULL);
+	int start_rc = client_start(&cl, cli.conf_path, &rd, stream, cli.server, NULL);
 	if (start_rc != 0)
 		return start_rc;
 	/* events get no answer: without this, a wrong address or a stopped
@@ -187,20 +126,18 @@ int main(int argc, char **argv)
 		client_close(&cl);
 		return 1;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	client_stop_on_signals(&stop_flag);
 
 	struct spate_stream_op op;
 	uint64_t n_bad = 0, n_skipped = 0;
-	int rc, status = 0;
+	int status = 0;
 	double t0 = client_now();
 	struct client_progress pg;
-	client_progress_start(&pg, show);
-	client_set_rate(&cl, rate, adaptive);
+	client_progress_start(&pg, cli.show_progress);
+	client_set_rate(&cl, cli.rate, cli.adaptive);
 
 	while (!stop_flag && cl.cnt.events < count &&
-	       (rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
+	       (rc = spate_stream_next_reported(&rd, &op, PROG, cli.skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
 			status = 1;
 			break;

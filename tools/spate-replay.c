@@ -10,16 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "client.h"
+#include "client_cli.h"
 #include "opt.h"
 #include "outfile.h"
-#include "proto/spate_err.h"
 #include "matcher/spate_idmap.h"
 #include "proto/spate_proto.h"
 #include "stream/spate_stream.h"
-#include "util/spate_release.h"
 
 #define PROG "spate-replay"
 
@@ -37,33 +34,26 @@ struct replay {
 
 static void usage(FILE *f)
 {
+	/* clang-format off */
 	fprintf(f,
-		"usage: " PROG
-		" --server HOST:PORT[,HOST:PORT...] --stream FILE --out FILE [options]\n"
+		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] --stream FILE --out FILE [options]\n"
 		"Replays a stream in order to a Spate server and writes the notifications\n"
 		"received as 'event_id<TAB>sub_id' lines to FILE ('-' = stdout).\n"
-		"  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
-		"                    the first that answers; the next when it falls silent,\n"
-		"                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
-		"  --failover-ms N   silence that moves to the next server (default 1000)\n"
-		"  --client-id N     client id in every datagram (default: the process id)\n"
+		CLIENT_CLI_HELP_SERVER
 		"  --local ADDR:PORT bind here (a later run gets the notifications of the\n"
 		"                    subscriptions an earlier one made, with --client-id)\n"
-		"  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
-		"  --timeout-ms N    wait for an ACK before retransmitting (default 200)\n"
-		"  --retries N       retransmissions before giving up (default 10)\n"
+		CLIENT_CLI_HELP_CONF
+		CLIENT_CLI_HELP_ACK
 		"  --idle-ms N       stop when no notification came for this long (default 500)\n"
 		"  --batch N         events per datagram, at most (default 16)\n"
 		"  --rate N          events per second, 0 = unpaced (default 20000); time spent\n"
 		"                    waiting for ACKs is not made up later in a burst\n"
-		"  --adaptive on|off halve the rate on each OVERLOADED NACK (the server shed\n"
-		"                    our datagrams), climb back over 2 s (default on)\n"
+		CLIENT_CLI_HELP_ADAPTIVE
 		"  --rcvbuf BYTES    socket receive buffer for the notifications (default 8 MB;\n"
 		"                    the kernel's drops beyond it are reported)\n"
-		"  --skip-bad        report NACKed and bad lines and go on (default: exit 1 at "
-		"end)\n"
-		"  --progress        progress line even when stderr is not a terminal\n"
-		"  --quiet           no progress line\n");
+		"  --skip-bad        report NACKed and bad lines and go on (default: exit 1 at end)\n"
+		CLIENT_CLI_HELP_PROGRESS);
+	/* clang-format on */
 }
 
 static void record_pair(void *ctx, uint64_t ev, uint64_t sub)
@@ -98,46 +88,26 @@ static int cmp_pair(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "server", required_argument, NULL, 'S' },
-		{ "failover-ms", required_argument, NULL, 'F' },
+		CLIENT_CLI_OPTIONS_BASE,
+		CLIENT_CLI_OPTIONS_SEND,
+		CLIENT_CLI_OPTIONS_ACK,
 		{ "stream", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
-		{ "client-id", required_argument, NULL, 'i' },
 		{ "local", required_argument, NULL, 'l' },
-		{ "conf", required_argument, NULL, 'c' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "retries", required_argument, NULL, 'r' },
 		{ "idle-ms", required_argument, NULL, 'd' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "rate", required_argument, NULL, 'R' },
-		{ "adaptive", required_argument, NULL, 'A' },
-		{ "rcvbuf", required_argument, NULL, 'B' },
-		{ "skip-bad", no_argument, NULL, 'k' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay r = { 0 };
 	struct client cl;
-	static char server[1024];
-	const char *stream = NULL, *out = NULL, *conf_path = NULL, *local = NULL;
-	bool skip_bad = false, adaptive = true;
+	struct client_cli cli;
+	const char *stream = NULL, *out = NULL, *local = NULL;
 	int idle_ms = 500;
-	double rate = 20000;
-	uint64_t id;
-	int c, bad = 0, show = isatty(2);
+	int c, rc;
 
-	client_init(&cl, PROG);
+	client_cli_init(&cli, &cl, PROG, usage);
+	cli.rate = 20000;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S':
-			bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0;
-			break;
-		case 'F':
-			bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms);
-			break;
 		case 's':
 			stream = optarg;
 			break;
@@ -147,56 +117,17 @@ int main(int argc, char **argv)
 		case 'l':
 			local = optarg;
 			break;
-		case 'c':
-			conf_path = optarg;
-			break;
-		case 'i':
-			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &id);
-			cl.client_id = (uint32_t)id;
-			break;
-		case 't':
-			bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms);
-			break;
-		case 'r':
-			bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries);
-			break;
 		case 'd':
-			bad |= opt_int(PROG, "idle-ms", optarg, 1, 3600000, &idle_ms);
+			cli.bad |= opt_int(PROG, "idle-ms", optarg, 1, 3600000, &idle_ms) != 0;
 			break;
-		case 'b':
-			bad |= opt_int(PROG, "batch", optarg, 1, 1024, &cl.batch);
-			break;
-		case 'R':
-			bad |= opt_double(PROG, "rate", optarg, 0, 1e9, &rate);
-			break;
-		case 'A':
-			bad |= opt_onoff(PROG, "adaptive", optarg, &adaptive);
-			break;
-		case 'B':
-			bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf);
-			break;
-		case 'k':
-			skip_bad = true;
-			break;
-		case 'P':
-			show = 1;
-			break;
-		case 'q':
-			show = 0;
-			break;
-		case 'V':
-			return spate_release_print(PROG);
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			if ((rc = client_cli_opt(&cli, &cl, c, optarg)) >= 0)
+				return rc;
 		}
 	}
-	if (bad)
-		return 2;
-	if (server[0] == '\0' || !stream || !out || optind != argc) {
+	if ((rc = client_cli_check(&cli)) >= 0)
+		return rc;
+	if (!stream || !out || optind != argc) {
 		usage(stderr);
 		return 2;
 	}
@@ -204,21 +135,21 @@ int main(int argc, char **argv)
 	cl.ctx = &r;
 
 	struct spate_stream_reader rd;
-	int start_rc = client_start(&cl, conf_path, &rd, stream, server, local);
+	int start_rc = client_start(&cl, cli.conf_path, &rd, stream, cli.server, local);
 	if (start_rc != 0)
 		return start_rc;
 	r.event_order = spate_idmap_create();
 
 	struct spate_stream_op op;
 	uint64_t n_bad = 0, n_ops = 0;
-	int rc, status = 0;
+	int status = 0;
 	bool stopped = false; /* the stream was not replayed to its end */
 	double t0 = client_now();
 	struct client_progress pg;
-	client_progress_start(&pg, show);
-	client_set_rate(&cl, rate, adaptive);
+	client_progress_start(&pg, cli.show_progress);
+	client_set_rate(&cl, cli.rate, cli.adaptive);
 
-	while ((rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
+	while ((rc = spate_stream_next_reported(&rd, &op, PROG, cli.skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
 			status = 1;
 			stopped = true;
@@ -244,19 +175,15 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
-		int ans = client_sub_op(&cl, &op);
+		int ans = client_sub_op_reported(&cl, &op, &rd, cli.server);
 		if (ans < 0) {
-			fprintf(stderr, PROG ": %s:%lu: no answer from %s after %d tries\n",
-				rd.path, rd.line_no, server, cl.retries + 1);
 			status = 1;
 			stopped = true;
 			break;
 		}
 		if (ans > 0) {
 			n_bad++;
-			fprintf(stderr, PROG ": %s:%lu: NACK %s: %s\n", rd.path, rd.line_no,
-				spate_err_name(ans), spate_err_reason(ans));
-			if (!skip_bad)
+			if (!cli.skip_bad)
 				status = 1;
 		}
 	}

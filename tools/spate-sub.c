@@ -6,60 +6,47 @@
  * and reported as they happen and in the summary. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <time.h>
 
-#include "client.h"
+#include "client_cli.h"
 #include "opt.h"
 #include "outfile.h"
-#include "proto/spate_err.h"
 #include "stream/spate_stream.h"
-#include "util/spate_release.h"
 
 #define PROG "spate-sub"
 
 static volatile int stop_flag;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " --server HOST:PORT[,HOST:PORT...] [options] STREAM.tsv\n"
-		   "Applies the 'sub' and 'unsub' lines of STREAM.tsv ('-' = stdin) in order,\n"
-		   "each ACKed by the server, then listens: every notification is written as\n"
-		   "'event_id<TAB>sub_id' to --out. Event lines are skipped. Stops on SIGINT or\n"
-		   "SIGTERM, or as --duration/--idle-ms/--count say; gaps in the server's\n"
-		   "sequence numbers (lost datagrams) are reported on stderr.\n"
-		   "  --server LIST     HOST:PORT, or several (a comma list, or --server again):\n"
-		   "                    the first that answers; the next when it falls silent,\n"
-		   "                    is unreachable (ICMP) or sheds everything (OVERLOADED)\n"
-		   "  --failover-ms N   silence that moves to the next server (default 1000)\n"
-		   "  --out FILE        notifications ('-' = stdout, the default, line by line;\n"
-		   "                    a file appears, complete, when spate-sub ends)\n"
-		   "  --listen HOST:PORT  local address to bind (default: any, ephemeral port)\n"
-		   "  --duration S      stop S seconds after listening began (default: never)\n"
-		   "  --idle-ms N       stop when nothing came for N ms after a first\n"
-		   "                    notification (default: never)\n"
-		   "  --count N         stop after N notifications (sub ids)\n"
-		   "  --cleanup         remove the subscriptions still active before exiting\n"
-		   "  --client-id N     client id (default: the process id)\n"
-		   "  --conf FILE       libconfig file; its 'spate' group sets the limits\n"
-		   "  --timeout-ms N    wait for an ACK before retransmitting (default 200)\n"
-		   "  --retries N       retransmissions before giving up (default 10)\n"
-		   "  --rcvbuf BYTES    socket receive buffer (default 8 MB); the datagrams this\n"
-		   "                    host's kernel dropped when it was full are reported\n"
-		   "  --skip-bad        report bad and NACKed lines and go on (default: exit 1)\n"
-		   "  --progress        progress line even when stderr is not a terminal\n"
-		   "  --quiet           no progress line\n"
-		   "  --times           a third column: when it came (ns, CLOCK_REALTIME)\n"
-		   "Exit status: 0 done, 1 a bad or refused line or no answer, 2 usage.\n");
+	/* clang-format off */
+	fprintf(f,
+		"usage: " PROG " --server HOST:PORT[,HOST:PORT...] [options] STREAM.tsv\n"
+		"Applies the 'sub' and 'unsub' lines of STREAM.tsv ('-' = stdin) in order,\n"
+		"each ACKed by the server, then listens: every notification is written as\n"
+		"'event_id<TAB>sub_id' to --out. Event lines are skipped. Stops on SIGINT or\n"
+		"SIGTERM, or as --duration/--idle-ms/--count say; gaps in the server's\n"
+		"sequence numbers (lost datagrams) are reported on stderr.\n"
+		CLIENT_CLI_HELP_SERVER
+		"  --out FILE        notifications ('-' = stdout, the default, line by line;\n"
+		"                    a file appears, complete, when spate-sub ends)\n"
+		"  --listen HOST:PORT  local address to bind (default: any, ephemeral port)\n"
+		"  --duration S      stop S seconds after listening began (default: never)\n"
+		"  --idle-ms N       stop when nothing came for N ms after a first\n"
+		"                    notification (default: never)\n"
+		"  --count N         stop after N notifications (sub ids)\n"
+		"  --cleanup         remove the subscriptions still active before exiting\n"
+		CLIENT_CLI_HELP_CONF
+		CLIENT_CLI_HELP_ACK
+		"  --rcvbuf BYTES    socket receive buffer (default 8 MB); the datagrams this\n"
+		"                    host's kernel dropped when it was full are reported\n"
+		"  --skip-bad        report bad and NACKed lines and go on (default: exit 1)\n"
+		CLIENT_CLI_HELP_PROGRESS
+		"  --times           a third column: when it came (ns, CLOCK_REALTIME)\n"
+		"Exit status: 0 done, 1 a bad or refused line or no answer, 2 usage.\n");
+	/* clang-format on */
 }
 
 struct sub_state {
@@ -108,105 +95,59 @@ static int track(struct sub_state *s, const struct spate_stream_op *op)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "server", required_argument, NULL, 'S' },
-		{ "failover-ms", required_argument, NULL, 'F' },
+		CLIENT_CLI_OPTIONS_BASE,
+		CLIENT_CLI_OPTIONS_ACK,
 		{ "out", required_argument, NULL, 'o' },
 		{ "listen", required_argument, NULL, 'L' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "idle-ms", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "cleanup", no_argument, NULL, 'C' },
-		{ "client-id", required_argument, NULL, 'i' },
-		{ "conf", required_argument, NULL, 'c' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "retries", required_argument, NULL, 'r' },
-		{ "rcvbuf", required_argument, NULL, 'B' },
-		{ "skip-bad", no_argument, NULL, 'k' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "times", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client cl;
+	struct client_cli cli;
 	struct sub_state st = { 0 };
-	static char server[1024];
-	const char *conf_path = NULL, *out = "-", *listen_on = NULL;
+	const char *out = "-", *listen_on = NULL;
 	double duration = 0;
-	int idle_ms = 0, c, bad = 0, show = isatty(2);
-	uint64_t count = 0, v;
-	bool skip_bad = false, cleanup = false;
+	int idle_ms = 0, c, rc;
+	uint64_t count = 0;
+	bool cleanup = false;
 
-	client_init(&cl, PROG);
+	client_cli_init(&cli, &cl, PROG, usage);
 	cl.report_gaps = true;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S':
-			bad |= client_server_opt(PROG, server, sizeof(server), optarg) != 0;
-			break;
-		case 'F':
-			bad |= opt_int(PROG, "failover-ms", optarg, 50, 600000, &cl.failover_ms);
-			break;
 		case 'o':
 			out = optarg;
 			break;
 		case 'L':
 			listen_on = optarg;
 			break;
-		case 'c':
-			conf_path = optarg;
-			break;
 		case 'D':
-			bad |= opt_double(PROG, "duration", optarg, 0, 1e7, &duration);
+			cli.bad |= opt_double(PROG, "duration", optarg, 0, 1e7, &duration) != 0;
 			break;
 		case 'd':
-			bad |= opt_int(PROG, "idle-ms", optarg, 0, 86400000, &idle_ms);
+			cli.bad |= opt_int(PROG, "idle-ms", optarg, 0, 86400000, &idle_ms) != 0;
 			break;
 		case 'n':
-			bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count);
+			cli.bad |= opt_u64(PROG, "count", optarg, 0, UINT64_MAX, &count) != 0;
 			break;
 		case 'C':
 			cleanup = true;
 			break;
-		case 'i':
-			bad |= opt_u64(PROG, "client-id", optarg, 1, UINT32_MAX, &v);
-			cl.client_id = (uint32_t)v;
-			break;
-		case 't':
-			bad |= opt_int(PROG, "timeout-ms", optarg, 1, 600000, &cl.timeout_ms);
-			break;
-		case 'r':
-			bad |= opt_int(PROG, "retries", optarg, 0, 1000, &cl.retries);
-			break;
-		case 'B':
-			bad |= opt_int(PROG, "rcvbuf", optarg, 4096, 1 << 30, &cl.rcvbuf);
-			break;
-		case 'k':
-			skip_bad = true;
-			break;
-		case 'P':
-			show = 1;
-			break;
-		case 'q':
-			show = 0;
-			break;
-		case 'V':
-			return spate_release_print(PROG);
 		case 'T':
 			st.times = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			if ((rc = client_cli_opt(&cli, &cl, c, optarg)) >= 0)
+				return rc;
 		}
 	}
-	if (bad)
-		return 2;
-	if (server[0] == '\0' || argc - optind != 1) {
+	if ((rc = client_cli_check(&cli)) >= 0)
+		return rc;
+	if (argc - optind != 1) {
 		usage(stderr);
 		return 2;
 	}
@@ -215,7 +156,7 @@ int main(int argc, char **argv)
 	cl.ctx = &st;
 
 	struct spate_stream_reader rd;
-	int start_rc = client_start(&cl, conf_path, &rd, stream, server, listen_on);
+	int start_rc = client_start(&cl, cli.conf_path, &rd, stream, cli.server, listen_on);
 	if (start_rc != 0)
 		return start_rc;
 	struct outfile of;
@@ -225,18 +166,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	st.out = of.f;
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	client_stop_on_signals(&stop_flag);
 
 	/* 1. Subscribe. */
 	struct client_progress pg;
-	client_progress_start(&pg, show);
+	client_progress_start(&pg, cli.show_progress);
 	struct spate_stream_op op;
 	uint64_t n_bad = 0, n_skipped = 0, n_ops = 0;
-	int rc, status = 0;
+	int status = 0;
 	while (!stop_flag &&
-	       (rc = spate_stream_next_reported(&rd, &op, PROG, skip_bad, &n_bad)) != 0) {
+	       (rc = spate_stream_next_reported(&rd, &op, PROG, cli.skip_bad, &n_bad)) != 0) {
 		if (rc < 0) {
 			status = 1;
 			break;
@@ -247,18 +186,14 @@ int main(int argc, char **argv)
 		}
 		n_ops++;
 		client_progress(&pg, &cl, false, "subscribing: %" PRIu64 " changes applied", n_ops);
-		int ans = client_sub_op(&cl, &op);
+		int ans = client_sub_op_reported(&cl, &op, &rd, cli.server);
 		if (ans < 0) {
-			fprintf(stderr, PROG ": %s:%lu: no answer from %s after %d tries\n",
-				rd.path, rd.line_no, server, cl.retries + 1);
 			status = 1;
 			break;
 		}
 		if (ans > 0) {
 			n_bad++;
-			fprintf(stderr, PROG ": %s:%lu: NACK %s: %s\n", rd.path, rd.line_no,
-				spate_err_name(ans), spate_err_reason(ans));
-			if (!skip_bad) {
+			if (!cli.skip_bad) {
 				status = 1;
 				break;
 			}
