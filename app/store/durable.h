@@ -2,7 +2,7 @@
  * one record per applied SUB_ADD/SUB_DEL, and the commit that lets the
  * cluster stage release what it holds back.
  *
- * The rule (app/cluster/stage_cluster.c applies it): from the moment a record is
+ * The rule (app/cluster/cluster_hold.c applies it): from the moment a record is
  * appended until it is durable per the sync policy, the cluster stage
  * holds everything it sends - the subscription changes and event parts
  * for the matching stages (which send the ACKs once they have applied a
