@@ -169,19 +169,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
 		return 2;
 	}
-	ev = (struct spate_raw_event){
-		.id = 42, .lon = 1453920000, .lat = -60816900, .n_kw = 1, .n_attr = 1
-	};
-	ev.kw[0] = spate_str_of("iata:gka");
-	ev.attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
-	sub = (struct spate_raw_sub){ .id = 1001,
-				      .rect = { -10, -10, 10, 10 },
-				      .dest = { 0xc0000207, 47200 },
-				      .n_kw = 1,
-				      .n_cons = 1 };
-	sub.kw[0] = spate_str_of("type:airport");
-	sub.cons[0] =
-		(struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
+	static const int32_t rect[4] = { -10, -10, 10, 10 };
+	peer_samples(&ev, &sub, rect);
 	for (uint32_t i = 0; i < SPATE_PEER_CATS_MAX; i++)
 		cats[i] = i * 7;
 

@@ -1,6 +1,7 @@
 /* peer_cmp.h - field-by-field equality of decoded inter-host messages
  * (spate_peer.h) and their re-encoding, shared by tests/unit/test_peer.c
- * and tests/fuzz/fuzz_peer.c so both mean the same thing by "round trips". */
+ * and tests/fuzz/fuzz_peer.c so both mean the same thing by "round trips";
+ * and the sample event and subscription both put in their frames. */
 #ifndef SPATE_PEER_CMP_H
 #define SPATE_PEER_CMP_H
 
@@ -78,6 +79,27 @@ static inline int peer_reencode(struct spate_peer_writer *w, const struct spate_
 		return spate_peer_put_done(w, m->lcore, m->ev_seq);
 	}
 	return -SPATE_E_UNKNOWN_TYPE;
+}
+
+/* The sample messages carry: an airport event (one keyword, one
+ * attribute) and a subscription (one keyword, one constraint) to
+ * 192.0.2.7:47200 over rect. */
+static inline void peer_samples(struct spate_raw_event *ev, struct spate_raw_sub *sub,
+				const int32_t rect[4])
+{
+	*ev = (struct spate_raw_event){
+		.id = 42, .lon = 1453920000, .lat = -60816900, .n_kw = 1, .n_attr = 1
+	};
+	ev->kw[0] = spate_str_of("iata:gka");
+	ev->attr[0] = (struct spate_raw_attr){ spate_str_of("altitude_ft"), 5282 };
+	*sub = (struct spate_raw_sub){ .id = 1001,
+				       .rect = { rect[0], rect[1], rect[2], rect[3] },
+				       .dest = { 0xc0000207, 47200 },
+				       .n_kw = 1,
+				       .n_cons = 1 };
+	sub->kw[0] = spate_str_of("type:airport");
+	sub->cons[0] =
+		(struct spate_raw_constraint){ spate_str_of("altitude_ft"), SPATE_OP_GE, 5000 };
 }
 
 #endif
