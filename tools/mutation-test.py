@@ -56,7 +56,7 @@ FAST = {
                      ['tests/proto/test_protocol_doc', '@SRC@/docs/protocol.md']),
 }
 for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 'journal', 'journal_io',
-           'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf']:
+           'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf', 'ivx']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
 for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx', 'neigh', 'ring', 'notify']:
@@ -101,8 +101,8 @@ AREAS = {
         'lib/matcher/spate_schema.c': ['conf', 'category', 'rein-quick', 'matcher'],
     },
     'ivx': {
-        'lib/engines/ivx/engine_ivx.c': ['rein-quick', 'tables', 'rein'],
-        'lib/engines/ivx/ivx_index.c': ['rein-drt_ivx', 'rein-quick', 'tables', 'rein'],
+        'lib/engines/ivx/engine_ivx.c': ['ivx', 'rein-quick', 'tables', 'rein'],
+        'lib/engines/ivx/ivx_index.c': ['ivx', 'rein-drt_ivx', 'rein-quick', 'tables', 'rein'],
     },
     'matching': {
         'lib/matcher/spate_matcher.c': ['matcher', 'tables', 'keyword', 'rein-quick'],
