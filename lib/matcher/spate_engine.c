@@ -51,16 +51,15 @@ bool spate_sub_matches(const struct spate_sub *s, const struct spate_event *e)
 	return spate_sub_keywords_in(s, e) && spate_sub_constraints_hold(s, e);
 }
 
-int spate_matchvec_push(struct spate_matchvec *mv, const struct spate_sub *s)
+int spate_matchvec_grow_push(struct spate_matchvec *mv, const struct spate_sub *s)
 {
-	if (mv->n == mv->cap) {
-		size_t ncap = mv->cap ? mv->cap * 2 : 64;
-		const struct spate_sub **nv = realloc(mv->v, ncap * sizeof(*nv));
-		if (nv == NULL)
-			return -SPATE_E_NO_MEMORY;
-		mv->v = nv;
-		mv->cap = ncap;
-	}
+	size_t ncap = mv->cap ? mv->cap * 2 : 64;
+	const struct spate_sub **nv = realloc(mv->v, ncap * sizeof(*nv));
+
+	if (nv == NULL)
+		return -SPATE_E_NO_MEMORY;
+	mv->v = nv;
+	mv->cap = ncap;
 	mv->v[mv->n++] = s;
 	return 0;
 }

@@ -76,8 +76,18 @@ struct spate_matchvec {
 	const struct spate_sub **v;
 	size_t n, cap;
 };
-/* 0 or -SPATE_E_NO_MEMORY. */
-int spate_matchvec_push(struct spate_matchvec *mv, const struct spate_sub *s);
+/* The slow path of spate_matchvec_push: grow, then push. */
+int spate_matchvec_grow_push(struct spate_matchvec *mv, const struct spate_sub *s);
+/* 0 or -SPATE_E_NO_MEMORY. Inline: every engine calls it once a match,
+ * and the call cost a third of the push (callgrind, cities: 17
+ * instructions a push out of line). */
+static inline int spate_matchvec_push(struct spate_matchvec *mv, const struct spate_sub *s)
+{
+	if (__builtin_expect(mv->n == mv->cap, 0))
+		return spate_matchvec_grow_push(mv, s);
+	mv->v[mv->n++] = s;
+	return 0;
+}
 void spate_matchvec_free(struct spate_matchvec *mv);
 
 struct spate_engine;

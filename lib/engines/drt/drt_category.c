@@ -499,8 +499,10 @@ static bool constraints_hold(const struct drt_category *c, const struct spate_su
 
 /* The rest of the match once the point is in s's rectangle: the filing
  * keyword is the event's, so one keyword needs no check. */
-static int confirm(struct drt_category *c, const struct spate_sub *s, const struct spate_event *ev,
-		   struct spate_matchvec *mv)
+static inline __attribute__((always_inline)) int confirm(struct drt_category *c,
+							 const struct spate_sub *s,
+							 const struct spate_event *ev,
+							 struct spate_matchvec *mv)
 {
 	if (s->n_kw > 1 && !spate_sub_keywords_in(s, ev))
 		return 0;
