@@ -1522,20 +1522,31 @@ size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 	cl->st.events++;
 	cl->period_events++;
 	/* the cells' filters, then every key they admit, prefetched, then
-	 * the lists */
-	const struct cellf *f[3];
+	 * the lists. A cell without a filter (and a level not in use) reads
+	 * an empty one: a keyword tests its bit in all three at once, no
+	 * branch per cell (callgrind, cities: the loop per keyword and cell
+	 * took a quarter of route()). */
+	static const struct cellf no_keys;
+	const struct cellf *f[3] = { &no_keys, &no_keys, &no_keys };
 	for (size_t i = 0; i < n_cells; i++)
 		drt_ftab_prefetch(&cl->cellf, cells[i]);
-	for (size_t i = 0; i < n_cells; i++)
-		f[i] = drt_ftab_get(&cl->cellf, cells[i]);
+	for (size_t i = 0; i < n_cells; i++) {
+		const struct cellf *x = drt_ftab_get(&cl->cellf, cells[i]);
+		if (x != NULL)
+			f[i] = x;
+	}
 	for (int32_t k = cl->n_nokw ? -1 : 0; k < (int32_t)ev->n_kw; k++) {
 		uint32_t kwkey = k < 0 ? KW_NONE : ev->kw[k] + 1, b = cf_bit(kwkey);
+		uint32_t w = b / 64, sh = b % 64;
+		uint32_t in =
+			(uint32_t)(f[0]->w[w] >> sh & 1) | (uint32_t)(f[1]->w[w] >> sh & 1) << 1 |
+			(uint32_t)(f[2]->w[w] >> sh & 1) << 2; /* cells that may have the key */
+		if (in == 0)
+			continue;
 		uint64_t bit = 1ull << (k < 62 ? k + 1 : 63);
-		for (size_t i = 0; i < n_cells; i++) {
-			if (f[i] == NULL || !(f[i]->w[b / 64] >> (b % 64) & 1))
-				continue; /* no key (cell, kwkey) */
+		for (; in != 0; in &= in - 1) {
 			bits[nk] = bit;
-			keys[nk++] = key_of(cells[i], kwkey);
+			keys[nk++] = key_of(cells[__builtin_ctz(in)], kwkey);
 		}
 	}
 	for (size_t i = 0; i < nk; i++)
