@@ -173,6 +173,20 @@ static uint64_t moved_err(int code)
 		CHECK_EQ_INT((rp).to_port, SRC_PORT);    \
 	} while (0)
 
+/* The datagram in d sent and polled: refused by exactly one NACK, of
+ * code err (wire number num: both checked) for the message of type
+ * req_type, seq and id; err's counter moved once. A macro: a failure
+ * names the caller's line. */
+#define SEND_ONE_NACK(d, err, num, req_type_, seq_, id_)        \
+	do {                                                    \
+		struct reply one_[16];                          \
+		dg_send(d, SRC_IP);                             \
+		poll_once();                                    \
+		CHECK_EQ_INT(replies(one_, 16), 1);             \
+		CHECK_NACK(one_[0], num, req_type_, seq_, id_); \
+		CHECK_EQ_INT(moved_err(err), 1);                \
+	} while (0)
+
 static void test_sub_add(void)
 {
 	struct dg d;
@@ -229,11 +243,7 @@ static void test_nacks(void)
 	/* id 1 again with other content: DUPLICATE_ID (16) */
 	dg_begin(&d, 7, 2000);
 	dg_sub_add(&d, 1, "zz", 0, 0);
-	dg_send(&d, SRC_IP);
-	poll_once();
-	CHECK_EQ_INT(replies(rp, 16), 1);
-	CHECK_NACK(rp[0], 16, SPATE_MSG_SUB_ADD, 2000, 1);
-	CHECK_EQ_INT(moved_err(SPATE_E_DUPLICATE_ID), 1);
+	SEND_ONE_NACK(&d, SPATE_E_DUPLICATE_ID, 16, SPATE_MSG_SUB_ADD, 2000, 1);
 	/* the same add again (a retransmission): no NACK, an ACK behind it */
 	dg_begin(&d, 7, 2001);
 	dg_sub_add(&d, 1, "a", 0, 0);
@@ -285,28 +295,16 @@ static void test_nacks(void)
 	/* client 0 is the server's own: RESERVED_CLIENT (32) */
 	dg_begin(&d, 0, 4000);
 	dg_sub_add(&d, 50, "a", 0, 0);
-	dg_send(&d, SRC_IP);
-	poll_once();
-	CHECK_EQ_INT(replies(rp, 16), 1);
-	CHECK_NACK(rp[0], 32, SPATE_MSG_SUB_ADD, 4000, 50);
-	CHECK_EQ_INT(moved_err(SPATE_E_RESERVED_CLIENT), 1);
+	SEND_ONE_NACK(&d, SPATE_E_RESERVED_CLIENT, 32, SPATE_MSG_SUB_ADD, 4000, 50);
 	/* a client's ACK: NOT_ALLOWED (26) */
 	dg_begin(&d, 7, 4001);
 	CHECK_EQ_INT(spate_put_ack(&d.w, SPATE_MSG_SUB_ADD, 5, 6), 0);
-	dg_send(&d, SRC_IP);
-	poll_once();
-	CHECK_EQ_INT(replies(rp, 16), 1);
-	CHECK_NACK(rp[0], 26, SPATE_MSG_ACK, 4001, 6);
-	CHECK_EQ_INT(moved_err(SPATE_E_NOT_ALLOWED), 1);
+	SEND_ONE_NACK(&d, SPATE_E_NOT_ALLOWED, 26, SPATE_MSG_ACK, 4001, 6);
 	/* over the per-client quota of 5 (19): client 9 adds 6 */
 	dg_begin(&d, 9, 5000);
 	for (uint64_t id = 100; id < 106; id++)
 		dg_sub_add(&d, id, "q", 0, 0);
-	dg_send(&d, SRC_IP);
-	poll_once();
-	CHECK_EQ_INT(replies(rp, 16), 1);
-	CHECK_NACK(rp[0], 19, SPATE_MSG_SUB_ADD, 5000, 105);
-	CHECK_EQ_INT(moved_err(SPATE_E_OVER_QUOTA), 1);
+	SEND_ONE_NACK(&d, SPATE_E_OVER_QUOTA, 19, SPATE_MSG_SUB_ADD, 5000, 105);
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(CNT(sub_adds), 5);
 	put_all(got, to_worker(0, got, 16));
@@ -316,11 +314,7 @@ static void test_nacks(void)
 	rs.rect = (struct spate_rect){ 10, 0, 5, 10 };
 	dg_begin(&d, 7, 6000);
 	CHECK_EQ_INT(spate_put_sub_add(&d.w, &rs), 0);
-	dg_send(&d, SRC_IP);
-	poll_once();
-	CHECK_EQ_INT(replies(rp, 16), 1);
-	CHECK_NACK(rp[0], 6, SPATE_MSG_SUB_ADD, 6000, 200);
-	CHECK_EQ_INT(moved_err(SPATE_E_INVERTED_RECT), 1);
+	SEND_ONE_NACK(&d, SPATE_E_INVERTED_RECT, 6, SPATE_MSG_SUB_ADD, 6000, 200);
 	/* a datagram whose header is bad never gets this far: counted, no reply */
 	dg_begin(&d, 7, 7000);
 	dg_sub_add(&d, 300, "a", 0, 0);

@@ -126,6 +126,25 @@ static void put(struct rte_mbuf *m)
 		abort();
 }
 
+/* The stage on our port: a front's (to_cluster) or a match host's (no
+ * cluster stage; inter-host frames on peer_port to to_link). */
+static struct stage_rx_conf rx_conf(struct rte_ring *to_cl, struct rte_ring *to_link,
+				    uint16_t peer_port)
+{
+	return (struct stage_rx_conf){ .port_id = port_id,
+				       .queue_id = 0,
+				       .pool = pool,
+				       .mac = our_mac,
+				       .ipv4 = OUR_IP,
+				       .udp_port = OUR_PORT,
+				       .mtu = 1500,
+				       .lim = &lim,
+				       .to_cluster = to_cl,
+				       .to_tx = to_tx,
+				       .to_link = to_link,
+				       .peer_port = peer_port };
+}
+
 /* ---- counters: the whole block, before and after ---- */
 
 static struct spated_counters before;
@@ -186,6 +205,15 @@ static void moved(const char *field, uint64_t by, unsigned int n_frames, int whi
 }
 #define MOVED(field, by, frames) moved(field, by, frames, 0, 0, __LINE__)
 
+/* One frame into the port, the counters marked, one poll that takes it
+ * (a macro: a failure names the caller's line). */
+#define POLL_ONE(m)                                 \
+	do {                                        \
+		put(m);                             \
+		mark();                             \
+		CHECK_EQ_INT(stage_rx_poll(rx), 1); \
+	} while (0)
+
 #define drain app_drain
 #define free_all app_free_all
 
@@ -233,13 +261,19 @@ static void one(const struct frame_opts *o, const void *payload, size_t len, con
 {
 	struct rte_mbuf *got[8];
 
-	put(frame(o, payload, len));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(o, payload, len));
 	moved(field, 1, 1, 0, 0, line);
 	CHECK_EQ_INT(rte_ring_count(to_cluster), 0);
 	free_all(got, drain(to_tx, got, 8));
 }
+
+/* A frame of the defaults but for `set` ends in `field` alone. */
+#define DROP(set, field)                            \
+	do {                                        \
+		o = defaults();                     \
+		set;                                \
+		one(&o, buf, len, field, __LINE__); \
+	} while (0)
 
 static void test_drops(void)
 {
@@ -248,55 +282,25 @@ static void test_drops(void)
 	struct frame_opts o;
 	struct rte_mbuf *got[8];
 
-	o = defaults();
-	o.dst_mac = &peer_mac;
-	one(&o, buf, len, "rx_other_mac", __LINE__);
-	o = defaults();
-	o.ether_type = RTE_ETHER_TYPE_IPV6;
-	one(&o, buf, len, "rx_other_ethertype", __LINE__);
-	o = defaults();
-	o.version_ihl = 0x65;
-	one(&o, buf, len, "ip_bad_header", __LINE__);
-	o = defaults();
-	o.version_ihl = 0x44; /* IHL 16 bytes: shorter than a header */
-	one(&o, buf, len, "ip_bad_header", __LINE__);
-	o = defaults();
-	o.bad_ip_cksum = true;
-	one(&o, buf, len, "ip_bad_csum", __LINE__);
-	o = defaults();
-	o.tot_delta = 1;
-	one(&o, buf, len, "ip_truncated", __LINE__);
-	o = defaults();
-	o.frag = RTE_IPV4_HDR_MF_FLAG;
-	one(&o, buf, len, "ip_fragment", __LINE__);
-	o = defaults();
-	o.frag = 1; /* an offset, MF clear: the last fragment */
-	one(&o, buf, len, "ip_fragment", __LINE__);
-	o = defaults();
-	o.dst_ip = OUR_IP + 1;
-	one(&o, buf, len, "ip_not_ours", __LINE__);
-	o = defaults();
-	o.proto = IPPROTO_TCP;
-	one(&o, buf, len, "ip_other_proto", __LINE__);
-	o = defaults();
-	o.udp_len_delta = -1;
-	one(&o, buf, len, "udp_bad_len", __LINE__);
-	o = defaults();
-	o.udp_len_delta = 1;
-	one(&o, buf, len, "udp_bad_len", __LINE__);
-	o = defaults();
-	o.bad_udp_cksum = true;
-	one(&o, buf, len, "udp_bad_csum", __LINE__);
-	o = defaults();
-	o.dport = OUR_PORT + 1;
-	one(&o, buf, len, "udp_other_port", __LINE__);
+	DROP(o.dst_mac = &peer_mac, "rx_other_mac");
+	DROP(o.ether_type = RTE_ETHER_TYPE_IPV6, "rx_other_ethertype");
+	DROP(o.version_ihl = 0x65, "ip_bad_header");
+	DROP(o.version_ihl = 0x44, "ip_bad_header"); /* IHL 16 bytes: shorter than a header */
+	DROP(o.bad_ip_cksum = true, "ip_bad_csum");
+	DROP(o.tot_delta = 1, "ip_truncated");
+	DROP(o.frag = RTE_IPV4_HDR_MF_FLAG, "ip_fragment");
+	DROP(o.frag = 1, "ip_fragment"); /* an offset, MF clear: the last fragment */
+	DROP(o.dst_ip = OUR_IP + 1, "ip_not_ours");
+	DROP(o.proto = IPPROTO_TCP, "ip_other_proto");
+	DROP(o.udp_len_delta = -1, "udp_bad_len");
+	DROP(o.udp_len_delta = 1, "udp_bad_len");
+	DROP(o.bad_udp_cksum = true, "udp_bad_csum");
+	DROP(o.dport = OUR_PORT + 1, "udp_other_port");
 	/* an IP packet shorter than the frame is fine (Ethernet padding) */
 	o = defaults();
 	o.tot_delta = -2;
 	o.udp_len_delta = -2;
-	put(frame(&o, buf, len + 2));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, buf, len + 2));
 	MOVED("dgrams", 1, 1);
 	CHECK_EQ_INT(drain(to_cluster, got, 8), 1);
 	CHECK_EQ_INT(rte_pktmbuf_data_len(got[0]), len);
@@ -306,13 +310,9 @@ static void test_drops(void)
 	size_t n1500 = 1500 - 28;
 	memcpy(big, buf, len);
 	o = defaults();
-	put(frame(&o, big, n1500 + 1));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, big, n1500 + 1));
 	MOVED("ip_over_mtu", 1, 1);
-	put(frame(&o, big, n1500));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, big, n1500));
 	/* 1500 passes the IP checks; the Spate header then refuses its
 	 * length (the datagram is shorter than the UDP payload) */
 	struct spated_counters now;
@@ -323,9 +323,7 @@ static void test_drops(void)
 	/* a runt */
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	memset(rte_pktmbuf_append(m, 13), 0xff, 13);
-	put(m);
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(m);
 	MOVED("rx_runt", 1, 1);
 }
 
@@ -337,21 +335,15 @@ static void test_header(void)
 
 	/* a bad magic: bad_header and its code */
 	buf[0] ^= 0xff;
-	put(frame(&o, buf, len));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, buf, len));
 	moved("dgrams,bad_header", 1, 1, 1, SPATE_E_BAD_MAGIC, __LINE__);
 	buf[0] ^= 0xff;
 	/* shorter than a header */
-	put(frame(&o, buf, SPATE_HDR_LEN - 1));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, buf, SPATE_HDR_LEN - 1));
 	moved("dgrams,bad_header", 1, 1, 1, SPATE_E_TRUNCATED, __LINE__);
 	/* another server's datagram: ignored, never answered */
 	len = dgram(buf, sizeof(buf), SPATE_FLAG_SERVER, 5, 1, 1, 1);
-	put(frame(&o, buf, len));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, buf, len));
 	struct spated_counters now;
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(now.from_server - before.from_server, 1);
@@ -491,9 +483,7 @@ static void test_tx_full(void)
 	size_t len = dgram(buf, sizeof(buf), 0, 40, 1, 1, 1);
 	while (rte_ring_free_count(to_tx) > 0 && (fill[k] = rte_pktmbuf_alloc(pool)) != NULL)
 		CHECK_EQ_INT(rte_ring_enqueue(to_tx, fill[k++]), 0);
-	put(frame(&o, buf, len));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, buf, len));
 	struct spated_counters now;
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(now.ring_full_tx - before.ring_full_tx, 1);
@@ -501,9 +491,7 @@ static void test_tx_full(void)
 	free_all(got, drain(to_cluster, got, 64));
 	free_all(got, drain(to_tx, got, 64));
 	/* the same host again: news again */
-	put(frame(&o, buf, len));
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(frame(&o, buf, len));
 	unsigned int n = drain(to_tx, got, 64);
 	CHECK_EQ_INT(n, 1);
 	if (n == 1) {
@@ -578,9 +566,7 @@ static void test_sources(void)
 	eth->dst_addr = our_mac;
 	eth->src_addr = peer_mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	put(m);
-	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 1);
+	POLL_ONE(m);
 	MOVED("ip_bad_header", 1, 1);
 }
 
@@ -592,18 +578,7 @@ static void test_match_host(void)
 {
 	struct rte_ring *to_link =
 		rte_ring_create("app_to_link", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct stage_rx_conf c = { .port_id = port_id,
-				   .queue_id = 0,
-				   .pool = pool,
-				   .mac = our_mac,
-				   .ipv4 = OUR_IP,
-				   .udp_port = OUR_PORT,
-				   .mtu = 1500,
-				   .lim = &lim,
-				   .to_cluster = NULL,
-				   .to_tx = to_tx,
-				   .to_link = to_link,
-				   .peer_port = 47110 };
+	struct stage_rx_conf c = rx_conf(NULL, to_link, 47110);
 	struct stage_rx *mh = stage_rx_create(&c);
 	uint8_t buf[512];
 	struct rte_mbuf *got[16];
@@ -660,16 +635,7 @@ int main(void)
 		return 2;
 	}
 	port_id = (uint16_t)p;
-	struct stage_rx_conf c = { .port_id = port_id,
-				   .queue_id = 0,
-				   .pool = pool,
-				   .mac = our_mac,
-				   .ipv4 = OUR_IP,
-				   .udp_port = OUR_PORT,
-				   .mtu = 1500,
-				   .lim = &lim,
-				   .to_cluster = to_cluster,
-				   .to_tx = to_tx };
+	struct stage_rx_conf c = rx_conf(to_cluster, NULL, 0);
 	rx = stage_rx_create(&c);
 	if (rx == NULL) {
 		fprintf(stderr, "stage_rx_create\n");
