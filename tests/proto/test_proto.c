@@ -19,7 +19,25 @@
 
 static struct spate_limits lim;
 static struct spate_msg msg; /* a few KB: not on the stack */
-static char abuf[300];       /* 'a' * 300 for long strings */
+
+/* The datagram of n bytes in buf: its header decoded under l (a check:
+ * it must be accepted; a failure names the caller's line), then what the
+ * reader says of its first message (into msg). */
+static int first_msg(const uint8_t *buf, size_t n, const struct spate_limits *l,
+		     struct spate_hdr *h, struct spate_reader *r, int line)
+{
+	int rc = spate_hdr_decode(buf, n, l, h);
+
+	check_count++;
+	if (rc != 0) {
+		fprintf(stderr, "%s:%d: spate_hdr_decode == %d, expected 0\n", __FILE__, line, rc);
+		check_failed();
+	}
+	spate_reader_init(r, buf, n, h);
+	return spate_reader_next(r, l, &msg);
+}
+#define FIRST_MSG(lim_) first_msg(buf, n, lim_, &h, &r, __LINE__)
+static char abuf[300]; /* 'a' * 300 for long strings */
 
 static struct spate_str A(uint32_t n) {
 	return (struct spate_str){ abuf, n };
@@ -798,9 +816,7 @@ static void test_skip_and_ids(void)
 	put_sample(&w, SPATE_MSG_EVENT);
 	size_t n = spate_writer_finish(&w);
 	buf[O_TYPE] = 99;
-	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
-	spate_reader_init(&r, buf, n, &h);
-	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), -SPATE_E_UNKNOWN_TYPE);
+	CHECK_EQ_INT(FIRST_MSG(&lim), -SPATE_E_UNKNOWN_TYPE);
 	CHECK_EQ_INT(msg.type, 99);
 	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
 	CHECK(msg.type == SPATE_MSG_EVENT && is_sample(&msg));
@@ -813,9 +829,7 @@ static void test_skip_and_ids(void)
 	CHECK_EQ_INT(spate_put_sub_add(&w, &s), 0);
 	put_sample(&w, SPATE_MSG_SUB_DEL);
 	n = spate_writer_finish(&w);
-	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
-	spate_reader_init(&r, buf, n, &h);
-	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), -SPATE_E_INVERTED_RECT);
+	CHECK_EQ_INT(FIRST_MSG(&lim), -SPATE_E_INVERTED_RECT);
 	CHECK_EQ_INT(msg.type, SPATE_MSG_SUB_ADD);
 	CHECK(msg.id == s.id);
 	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
@@ -863,9 +877,7 @@ static void test_limits_above_hard(void)
 	e.n_attr = 0;
 	n = put_one_event(buf, &e);
 	buf[O_EV_NKW] = SPATE_KW_MAX_HARD + 1;
-	CHECK_EQ_INT(spate_hdr_decode(buf, n, &big, &h), 0);
-	spate_reader_init(&r, buf, n, &h);
-	CHECK_EQ_INT(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_KEYWORDS);
+	CHECK_EQ_INT(FIRST_MSG(&big), -SPATE_E_TOO_MANY_KEYWORDS);
 	buf[O_EV_NKW] = 0;
 	buf[O_EV_NKW + 1] = SPATE_ATTR_MAX_HARD + 1;
 	spate_reader_init(&r, buf, n, &h);
@@ -876,17 +888,13 @@ static void test_limits_above_hard(void)
 	s.n_cons = 0;
 	n = put_one_sub(buf, &s);
 	buf[O_SUB_NCONS] = SPATE_CONS_MAX_HARD + 1;
-	CHECK_EQ_INT(spate_hdr_decode(buf, n, &big, &h), 0);
-	spate_reader_init(&r, buf, n, &h);
-	CHECK_EQ_INT(spate_reader_next(&r, &big, &msg), -SPATE_E_TOO_MANY_CONSTRAINTS);
+	CHECK_EQ_INT(FIRST_MSG(&big), -SPATE_E_TOO_MANY_CONSTRAINTS);
 
 	/* 255-byte keyword: the hard maximum, accepted under big limits */
 	sample_event(&e);
 	e.kw[0] = A(255);
 	n = put_one_event(buf, &e);
-	CHECK_EQ_INT(spate_hdr_decode(buf, n, &big, &h), 0);
-	spate_reader_init(&r, buf, n, &h);
-	CHECK_EQ_INT(spate_reader_next(&r, &big, &msg), 1);
+	CHECK_EQ_INT(FIRST_MSG(&big), 1);
 	CHECK(cmp_event(&msg.u.ev, &e));
 }
 
@@ -1010,9 +1018,7 @@ static void test_notify_room(void)
 	CHECK_EQ_INT(n, 32 + 8 * ((65535 - 32) / 8));
 	struct spate_hdr h;
 	struct spate_reader r;
-	CHECK_EQ_INT(spate_hdr_decode(buf, n, &lim, &h), 0);
-	spate_reader_init(&r, buf, n, &h);
-	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 1);
+	CHECK_EQ_INT(FIRST_MSG(&lim), 1);
 	CHECK_EQ_INT(msg.u.notify.n_subs, (65535 - 32) / 8);
 	CHECK_EQ_INT(spate_notify_id(&msg.u.notify, 8000), 8000);
 	CHECK_EQ_INT(spate_reader_next(&r, &lim, &msg), 0);

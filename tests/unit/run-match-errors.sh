@@ -14,6 +14,14 @@ check() { # description, command status expected, stderr pattern
 		echo "FAIL: $1: stderr lacks '$4':" >&2; cat "$tmp/err" >&2; fail=1
 	fi
 }
+# conf_case DESCRIPTION STATUS PATTERN NAME CONTENT: spate-match on
+# basic.tsv with the config file NAME holding CONTENT (printf %b) exits
+# STATUS and says PATTERN on stderr.
+conf_case() {
+	printf '%b' "$5" > "$tmp/$4"
+	"$match" --conf "$tmp/$4" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
+	check "$1" $? "$2" "$3"
+}
 printf 'sub\t1\t0\t0\t1\t1\ta\nevent\t1\t0\t0\ta\nsub\t2\t5\t0\t1\t1\ta\nevent\t2\t0\t0\ta\n' > "$tmp/bad.tsv"
 "$match" "$tmp/bad.tsv" > "$tmp/out" 2> "$tmp/err"
 check "inverted rect" $? 1 "bad.tsv:3: rectangle min greater than max"
@@ -31,15 +39,12 @@ check "duplicate id" $? 1 "dup.tsv:2: subscription id already in use"
 check "missing file" $? 2 "missing.tsv: No such file"
 "$match" --engine nope "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
 check "unknown engine" $? 2 "unknown engine 'nope'"
-printf 'spate: { limits: { max_keywords = 1000; }; };\n' > "$tmp/bad.conf"
-"$match" --conf "$tmp/bad.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
-check "bad conf range" $? 2 "bad.conf:1: spate.limits.max_keywords = 1000 is out of range"
-printf 'spate: { limits: { max_keywords = 1; }; };\n' > "$tmp/small.conf"
-"$match" --conf "$tmp/small.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
-check "conf limit applies" $? 1 "basic.tsv:4: more than 1 keywords"
-printf 'spate: { engine = 3 \n' > "$tmp/syntax.conf"
-"$match" --conf "$tmp/syntax.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
-check "conf syntax" $? 2 "syntax.conf:"
+conf_case "bad conf range" 2 "bad.conf:1: spate.limits.max_keywords = 1000 is out of range" \
+	bad.conf 'spate: { limits: { max_keywords = 1000; }; };\n'
+conf_case "conf limit applies" 1 "basic.tsv:4: more than 1 keywords" \
+	small.conf 'spate: { limits: { max_keywords = 1; }; };\n'
+conf_case "conf syntax" 2 "syntax.conf:" \
+	syntax.conf 'spate: { engine = 3 \n'
 # The attribute schema: a constraint outside a declared domain is refused
 # where it enters (file:line), event values outside it still match, and
 # bad schema entries name their line.
@@ -50,16 +55,12 @@ for e in rein rein-list mprein ivx; do
 	check "out of domain ($e)" $? 1 "dom.tsv:3: constraint value outside the attribute's declared domain"
 	[ "$(cat "$tmp/out")" = "$(printf '1\t1')" ] || { echo "FAIL: $e: clamped event" >&2; fail=1; }
 done
-printf 'spate: {\n  attributes = (\n    { name = "price"; min = 5; max = 1; }\n  );\n};\n' > "$tmp/inv.conf"
-"$match" --conf "$tmp/inv.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
-check "schema min > max" $? 2 "inv.conf:3: spate.attributes\[0\]: min = 5, max = 1"
-printf 'spate: {\n  attributes = (\n    { name = "a"; min = 0; max = 1; },\n    { name = "a"; min = 0; max = 1; cells = 0; }\n  );\n};\n' > "$tmp/twice.conf"
-"$match" --conf "$tmp/twice.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
-check "schema declared twice" $? 2 "twice.conf:4: spate.attributes\[1\]: attribute 'a' is declared twice"
-printf 'spate: { attribute_default = { min = 0; max = 1; cells = 70000; }; };\n' > "$tmp/cells.conf"
-"$match" --conf "$tmp/cells.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
-check "schema cells" $? 2 "cells.conf:1: spate.attribute_default: cells = 70000 is out of range"
-printf 'spate: { attributes = ( { name = "a"; min = 0; max = 1; colour = 3; } ); };\n' > "$tmp/key.conf"
-"$match" --conf "$tmp/key.conf" "$dir/basic.tsv" > /dev/null 2> "$tmp/err"
-check "schema unknown key" $? 2 "key.conf:1: spate.attributes\[0\]: unknown key 'colour'"
+conf_case "schema min > max" 2 "inv.conf:3: spate.attributes\[0\]: min = 5, max = 1" \
+	inv.conf 'spate: {\n  attributes = (\n    { name = "price"; min = 5; max = 1; }\n  );\n};\n'
+conf_case "schema declared twice" 2 "twice.conf:4: spate.attributes\[1\]: attribute 'a' is declared twice" \
+	twice.conf 'spate: {\n  attributes = (\n    { name = "a"; min = 0; max = 1; },\n    { name = "a"; min = 0; max = 1; cells = 0; }\n  );\n};\n'
+conf_case "schema cells" 2 "cells.conf:1: spate.attribute_default: cells = 70000 is out of range" \
+	cells.conf 'spate: { attribute_default = { min = 0; max = 1; cells = 70000; }; };\n'
+conf_case "schema unknown key" 2 "key.conf:1: spate.attributes\[0\]: unknown key 'colour'" \
+	key.conf 'spate: { attributes = ( { name = "a"; min = 0; max = 1; colour = 3; } ); };\n'
 exit $fail

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "journal_files.h"
 #include "proto/spate_err.h"
 #include "store/spate_journal.h"
 #include "matcher/spate_matcher.h"
@@ -131,13 +132,6 @@ static void check_same_state(struct spate_matcher *a, struct spate_matcher *b)
 	free(ev);
 }
 
-static off_t file_size(void)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 ? sb.st_size : -1;
-}
-
 /* Random adds and deletes (several owners, retransmitted adds too) into
  * matcher `m` and journal `j`, committing now and then. */
 static void workload(struct spate_matcher *m, struct spate_journal *j, uint64_t base, int n)
@@ -236,19 +230,7 @@ static uint8_t *small_journal(size_t *len, off_t *bounds, size_t *nb)
 	spate_matcher_destroy(m);
 	*nb = boundaries(bounds, 64);
 	CHECK_EQ_INT(*nb, 13);
-	*len = (size_t)file_size();
-	uint8_t *buf = malloc(*len);
-	int fd = open(path, O_RDONLY);
-	CHECK_EQ_INT(read(fd, buf, *len), (long long)*len);
-	close(fd);
-	return buf;
-}
-
-static void write_file(const uint8_t *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CHECK_EQ_INT(write(fd, buf, len), (long long)len);
-	close(fd);
+	return jf_read(path, len);
 }
 
 /* Cut the file at every byte: replay keeps exactly the whole records
@@ -269,7 +251,7 @@ static void test_torn_tail(void)
 		size_t whole = 0;
 		while (whole + 1 < nb && (size_t)b[whole + 1] <= cut)
 			whole++;
-		write_file(img, cut);
+		jf_write(path, img, cut);
 		struct spate_journal *j = open_into(m, &jc, &st);
 		if (j == NULL) {
 			wrong++;
@@ -279,7 +261,7 @@ static void test_torn_tail(void)
 		wrong += st.records != whole;
 		wrong += st.cut_bytes != cut - (size_t)b[whole];
 		wrong += (st.cut_bytes != 0) != (st.cut_why != NULL);
-		wrong += file_size() != b[whole];
+		wrong += jf_size(path) != b[whole];
 		/* A new record after the cut replays with the good prefix. */
 		make_sub(&s, 99);
 		spate_matcher_sub_add(m, &s, 9);
@@ -322,23 +304,11 @@ static struct spate_matcher *expected_without(const uint8_t *img, size_t len, co
 	memcpy(cut, img, n);
 	memcpy(cut + n, img + b[k2], len - (size_t)b[k2]);
 	n += len - (size_t)b[k2];
-	write_file(cut, n);
+	jf_write(path, cut, n);
 	free(cut);
 	spate_journal_conf_default(&jc);
 	spate_journal_close(open_into(m, &jc, &st));
 	return m;
-}
-
-static bool file_equals(const char *p, const uint8_t *img, size_t len)
-{
-	int fd = open(p, O_RDONLY);
-	uint8_t *got = malloc(len + 1);
-	bool same = fd >= 0 && read(fd, got, len + 1) == (ssize_t)len && memcmp(got, img, len) == 0;
-
-	if (fd >= 0)
-		close(fd);
-	free(got);
-	return same;
 }
 
 /* One damaged image: refused without salvage, naming `want` in the
@@ -355,12 +325,12 @@ static int check_damaged(const uint8_t *bad, size_t len, const char *want, uint6
 	int wrong = 0;
 
 	spate_journal_conf_default(&jc);
-	write_file(bad, len);
+	jf_write(path, bad, len);
 	struct spate_matcher *m = new_matcher();
 	struct spate_journal *j = spate_journal_open(path, &jc, spate_journal_apply_matcher, m, &st,
 						     err, sizeof(err));
 	wrong += j != NULL || strstr(err, want) == NULL || strstr(err, "--salvage-journal") == NULL;
-	wrong += !file_equals(path, bad, len);
+	wrong += !jf_equals(path, bad, len);
 	if (j != NULL)
 		spate_journal_close(j);
 	spate_matcher_destroy(m);
@@ -371,7 +341,7 @@ static int check_damaged(const uint8_t *bad, size_t len, const char *want, uint6
 		return wrong + 1;
 	wrong += st.records != keep || st.damaged_spans != spans || st.damage_why == NULL;
 	wrong += st.lost_exact ? st.lost_records != lost : !inexact_ok || st.lost_records < 1;
-	wrong += !file_equals(st.aside, bad, len);
+	wrong += !jf_equals(st.aside, bad, len);
 	unlink(st.aside);
 	spate_journal_close(j);
 	if (exp != NULL) {
@@ -413,10 +383,10 @@ static void test_damage(void)
 			if (k + 1 == nrec) {
 				struct spate_journal_replay_stats st;
 				struct spate_matcher *m = new_matcher();
-				write_file(bad, len);
+				jf_write(path, bad, len);
 				struct spate_journal *j = open_into(m, &jc, &st);
 				wrong += j == NULL || st.records != k || st.cut_why == NULL ||
-					 st.damage_why != NULL || file_size() != b[k];
+					 st.damage_why != NULL || jf_size(path) != b[k];
 				spate_journal_close(j);
 				spate_matcher_destroy(m);
 				continue;
@@ -464,13 +434,13 @@ static void test_compaction(void)
 	workload(a, j, 5000, 2000);
 	spate_journal_commit(j, 0, true);
 	CHECK(spate_journal_compact_due(j, spate_matcher_sub_count(a)));
-	off_t before = file_size();
+	off_t before = jf_size(path);
 	CHECK_EQ_INT(spate_journal_compact(j, spate_journal_visit_matcher, a), 0);
 	struct spate_journal_stats js;
 	spate_journal_stats(j, &js);
 	CHECK_EQ_INT(js.file_records, spate_matcher_sub_count(a));
 	CHECK_EQ_INT(js.compactions, 1);
-	CHECK(file_size() < before);
+	CHECK(jf_size(path) < before);
 	CHECK(!spate_journal_compact_due(j, spate_matcher_sub_count(a)));
 	char tmp[160];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -547,14 +517,14 @@ static void test_foreign_file(void)
 	const char text[] = "this is somebody's config file\n";
 
 	spate_journal_conf_default(&jc);
-	write_file((const uint8_t *)text, sizeof(text) - 1);
+	jf_write(path, (const uint8_t *)text, sizeof(text) - 1);
 	CHECK(open_into(m, &jc, &st) == NULL);
-	CHECK_EQ_INT(file_size(), (long long)sizeof(text) - 1); /* untouched */
+	CHECK_EQ_INT(jf_size(path), (long long)sizeof(text) - 1); /* untouched */
 	/* A header torn at creation is a prefix of ours: started over. */
-	write_file((const uint8_t *)"SPATE", 5);
+	jf_write(path, (const uint8_t *)"SPATE", 5);
 	struct spate_journal *j = open_into(m, &jc, &st);
 	CHECK(j != NULL);
-	CHECK_EQ_INT(file_size(), 16);
+	CHECK_EQ_INT(jf_size(path), 16);
 	spate_journal_close(j);
 	spate_matcher_destroy(m);
 }

@@ -28,6 +28,7 @@
 #include <zlib.h>
 
 #include "check.h"
+#include "journal_files.h"
 #include "proto/spate_err.h"
 #include "store/spate_journal.h"
 #include "proto/spate_proto.h"
@@ -168,42 +169,6 @@ static char dir[64];
 static char path[128];
 static char tmp_path[160];
 
-static off_t file_size(void)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 ? sb.st_size : -1;
-}
-
-static uint8_t *read_file(size_t *len)
-{
-	int fd = open(path, O_RDONLY);
-	off_t n = lseek(fd, 0, SEEK_END);
-	uint8_t *buf = malloc((size_t)n + 1);
-
-	CHECK_EQ_INT(pread(fd, buf, (size_t)n, 0), n);
-	close(fd);
-	*len = (size_t)n;
-	return buf;
-}
-
-static void write_file(const uint8_t *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CHECK_EQ_INT(write(fd, buf, len), (long long)len);
-	close(fd);
-}
-
-static bool file_is(const uint8_t *img, size_t len)
-{
-	size_t n;
-	uint8_t *now = read_file(&n);
-	bool same = n == len && memcmp(now, img, len) == 0;
-
-	free(now);
-	return same;
-}
-
 /* What a replay applied: adds and dels by id, the last owner. */
 struct seen {
 	uint64_t adds, dels, id_sum;
@@ -294,7 +259,7 @@ static void test_commit_write_fails(void)
 	char err[256];
 
 	fresh_journal(1, 3);
-	off_t size3 = file_size();
+	off_t size3 = jf_size(path);
 	struct spate_journal *j = open_counting(&seen, &st, err, sizeof(err));
 	CHECK(j != NULL);
 	CHECK_EQ_INT(st.records, 3);
@@ -309,7 +274,7 @@ static void test_commit_write_fails(void)
 	CHECK_EQ_INT(spate_journal_commit(j, 0, true), -ENOSPC);
 	CHECK_EQ_INT(fault.writes, 2);
 	disarm();
-	CHECK_EQ_INT(file_size(), size3); /* the partial record is gone */
+	CHECK_EQ_INT(jf_size(path), size3); /* the partial record is gone */
 	CHECK(spate_journal_pending(j));
 	spate_journal_stats(j, &js);
 	CHECK_EQ_INT(js.write_errors, 1);
@@ -329,10 +294,10 @@ static void test_commit_write_fails(void)
 	CHECK_EQ_INT(js.commits, 1);
 	CHECK_EQ_INT(js.syncs, 1);
 	CHECK_EQ_INT(js.file_records, 5);
-	CHECK_EQ_INT(js.file_bytes, file_size());
+	CHECK_EQ_INT(js.file_bytes, jf_size(path));
 	/* Two records of equal size: the file grew by exactly two. */
-	CHECK_EQ_INT((file_size() - 16) % 5, 0);
-	CHECK_EQ_INT(file_size(), size3 + 2 * ((size3 - 16) / 3));
+	CHECK_EQ_INT((jf_size(path) - 16) % 5, 0);
+	CHECK_EQ_INT(jf_size(path), size3 + 2 * ((size3 - 16) / 3));
 	/* A failed sync keeps the commit pending; the next one syncs. */
 	make_sub(&s, 6);
 	CHECK_EQ_INT(spate_journal_add(j, &s, 5), 0);
@@ -363,7 +328,7 @@ static void test_open_faults(void)
 
 	fresh_journal(1, 4);
 	size_t len;
-	uint8_t *img = read_file(&len);
+	uint8_t *img = jf_read(path, &len);
 
 	/* An interrupted read is retried: everything replays. */
 	fault.pread_mode = 1;
@@ -379,14 +344,14 @@ static void test_open_faults(void)
 	CHECK(strstr(err, "cannot read: Input/output error") != NULL);
 	CHECK_EQ_INT(seen.adds, 0);
 	disarm();
-	CHECK(file_is(img, len));
+	CHECK(jf_equals(path, img, len));
 	/* The seek after the replay fails. */
 	fault.lseek_fail = 1;
 	j = open_counting(&seen, &st, err, sizeof(err));
 	disarm();
 	CHECK(j == NULL);
 	CHECK(strstr(err, ": seek: ") != NULL);
-	CHECK(file_is(img, len));
+	CHECK(jf_equals(path, img, len));
 	free(img);
 
 	/* A new journal whose header cannot be written, or synced. */
@@ -421,7 +386,7 @@ static void salvage_refused(const struct spate_journal_conf *jc, int links, cons
 	CHECK_EQ_INT(fault.links, links);
 	CHECK(strstr(err, want) != NULL);
 	CHECK(access(tmp_path, F_OK) != 0);
-	CHECK(file_is(img, len));
+	CHECK(jf_equals(path, img, len));
 	disarm();
 }
 
@@ -434,10 +399,10 @@ static void test_salvage_names_exhausted(void)
 
 	fresh_journal(1, 4);
 	size_t len;
-	uint8_t *img = read_file(&len);
+	uint8_t *img = jf_read(path, &len);
 	size_t rec = (len - 16) / 4;
 	img[16 + rec + 20] ^= 1; /* record 2 damaged, 3 and 4 sound */
-	write_file(img, len);
+	jf_write(path, img, len);
 
 	spate_journal_conf_default(&jc);
 	jc.salvage = true;
@@ -468,7 +433,7 @@ static void test_salvage_names_exhausted(void)
 	CHECK_EQ_INT(seen.id_sum, 8);
 	CHECK_EQ_INT(st.lost_records, 1);
 	CHECK(st.lost_exact);
-	CHECK_EQ_INT(file_size(), (off_t)(16 + 3 * rec));
+	CHECK_EQ_INT(jf_size(path), (off_t)(16 + 3 * rec));
 	unlink(st.aside);
 	spate_journal_close(j);
 	free(img);
@@ -513,7 +478,7 @@ static void test_compaction_big(void)
 	CHECK_EQ_INT(spate_journal_compact(j, visit_big, &n), -ENOSPC);
 	disarm();
 	CHECK(access(tmp_path, F_OK) != 0);
-	img = read_file(&len);
+	img = jf_read(path, &len);
 	spate_journal_stats(j, &js);
 	CHECK_EQ_INT(js.compactions, 0);
 	CHECK_EQ_INT(js.file_records, 3);
@@ -523,7 +488,7 @@ static void test_compaction_big(void)
 	CHECK_EQ_INT(spate_journal_compact(j, visit_big, &n), -EXDEV);
 	disarm();
 	CHECK(access(tmp_path, F_OK) != 0);
-	CHECK(file_is(img, len));
+	CHECK(jf_equals(path, img, len));
 	free(img);
 	/* Still appendable after the failures. */
 	make_sub(&s, 4);
@@ -534,13 +499,13 @@ static void test_compaction_big(void)
 
 	/* The snapshot's fsync fails: same. */
 	j = open_counting(&seen, &st, err, sizeof(err));
-	img = read_file(&len);
+	img = jf_read(path, &len);
 	disarm();
 	fault.fsync_fail = 1;
 	CHECK_EQ_INT(spate_journal_compact(j, visit_big, &n), -EIO);
 	disarm();
 	CHECK(access(tmp_path, F_OK) != 0);
-	CHECK(file_is(img, len));
+	CHECK(jf_equals(path, img, len));
 	free(img);
 	spate_journal_close(j);
 
@@ -554,11 +519,11 @@ static void test_compaction_big(void)
 	struct stat sb;
 	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
 	CHECK(fault.big_writes >= 2);
-	CHECK(file_size() > 2 * 1024 * 1024);
+	CHECK(jf_size(path) > 2 * 1024 * 1024);
 	spate_journal_stats(j, &js);
 	CHECK_EQ_INT(js.compactions, 1);
 	CHECK_EQ_INT(js.file_records, BIG);
-	CHECK_EQ_INT(js.file_bytes, file_size());
+	CHECK_EQ_INT(js.file_bytes, jf_size(path));
 	/* Appends go after the snapshot. */
 	make_sub(&s, BIG + 1);
 	CHECK_EQ_INT(spate_journal_add(j, &s, 5), 0);
@@ -627,7 +592,7 @@ static void test_record_shapes(void)
 
 	fresh_journal(1, 1);
 	size_t flen;
-	uint8_t *f = read_file(&flen);
+	uint8_t *f = jf_read(path, &flen);
 	memcpy(img, f, 16); /* the file header */
 	free(f);
 	len = 16;
@@ -729,14 +694,14 @@ static void test_other_version(void)
 
 	fresh_journal(1, 3);
 	size_t len;
-	uint8_t *img = read_file(&len);
+	uint8_t *img = jf_read(path, &len);
 	img[11] = 2; /* version 2 */
 	uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), img, 12);
 	img[12] = (uint8_t)(c >> 24);
 	img[13] = (uint8_t)(c >> 16);
 	img[14] = (uint8_t)(c >> 8);
 	img[15] = (uint8_t)c;
-	write_file(img, len);
+	jf_write(path, img, len);
 	spate_journal_conf_default(&jc);
 	for (int salvage = 0; salvage < 2; salvage++) {
 		jc.salvage = salvage;
@@ -746,7 +711,7 @@ static void test_other_version(void)
 		CHECK(j == NULL);
 		CHECK(strstr(err, "not a Spate journal or another version") != NULL);
 		CHECK_EQ_INT(seen.adds, 0);
-		CHECK(file_is(img, len));
+		CHECK(jf_equals(path, img, len));
 	}
 	memset(&seen, 0, sizeof(seen));
 	CHECK_EQ_INT(spate_journal_replay_buf(img, len, count_apply, &seen, true, &st), 0);
