@@ -518,8 +518,10 @@ static bool point_in(const struct spate_rect *r, const struct spate_event *ev)
 	       ev->lat <= r->max_lat;
 }
 
-static int scan(struct drt_category *c, const struct bucket *b, const struct spate_event *ev,
-		struct spate_matchvec *mv)
+static inline __attribute__((always_inline)) int scan(struct drt_category *c,
+						      const struct bucket *b,
+						      const struct spate_event *ev,
+						      struct spate_matchvec *mv)
 {
 	if (bucket_single(b)) {
 		const struct spate_sub *s = (const struct spate_sub *)b->w;
