@@ -42,16 +42,20 @@ static void test_dict(void)
 
 /* A million distinct strings of one length meet about a hundred 32-bit
  * hash collisions: the slot's length and 8-byte prefix (8 bytes), or the
- * rest of the string (12 bytes sharing their first 8), must keep them
- * apart. */
+ * rest of the string (12 bytes sharing their first 8: one 8-byte load;
+ * 24 bytes sharing their first 8 and last 8: the memcmp past 16 bytes)
+ * must keep them apart. */
 static void test_dict_collisions(void)
 {
-	for (int len = 8; len <= 12; len += 4) {
+	static const int lens[] = { 8, 12, 24 };
+	for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		int len = lens[li];
 		struct spate_dict *d = spate_dict_create();
-		char buf[16] = "prefix12";
+		char buf[25] = "prefix12-middle-tail1234";
 		int wrong = 0;
 		for (uint32_t i = 0; i < 1000000; i++) {
-			/* 8 bytes: all of them vary (a bijection of i); 12: the last 4 */
+			/* 8 bytes: all of them vary (a bijection of i); 12 and
+			 * 24: bytes 8-11 */
 			uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull; /* splitmix64 */
 			uint32_t y = i * 2654435761u;
 			x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
