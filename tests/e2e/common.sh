@@ -110,27 +110,44 @@ print(" ".join("%s=%s" % kv for kv in d.items()
                if kv[1] and not isinstance(kv[1], (dict, list)) and kv[0] != "spated"))' "$1"
 }
 
-# e2e_replay_check STREAM NAME: replay STREAM from the client namespace and
-# compare (sorted) with spate-match --engine brute on the same stream.
+# e2e_replay_compare STREAM NAME SERVER DUMP RUN...: replay STREAM to
+# SERVER (HOST:PORT) with spate-replay run by RUN... (the command that
+# enters the client's namespace) and compare (sorted) with spate-match
+# --engine brute on the same stream; DUMP (a command) tells what the
+# servers counted when either fails. The replay's summary line is in
+# $E2E_TMP/NAME.replay.err.
 # E2E_REPLAY_ARGS: more spate-replay options (default: none, the client's defaults)
-e2e_replay_check() {
-	local stream=$1 name=$2 exp=$E2E_TMP/$2.expected got=$E2E_TMP/$2.got
+e2e_replay_compare() {
+	local stream=$1 name=$2 server=$3 dump=$4
+	local exp=$E2E_TMP/$2.expected got=$E2E_TMP/$2.got err=$E2E_TMP/$2.replay.err
+	shift 4
 	"$SPATE_BUILD/tools/spate-match" --engine brute --conf "$SPATE_CONF" "$stream" \
 		2>"$E2E_TMP/$name.match.err" | sort >"$exp" || fail "spate-match $stream"
-	netns_cli timeout 300 "$SPATE_BUILD/tools/spate-replay" --conf "$SPATE_CONF" \
-		--server "$NETNS_SRV_IP:$NETNS_PORT" --stream "$stream" --out "$got.raw" \
-		${E2E_REPLAY_ARGS:-} 2>"$E2E_TMP/$name.replay.err" ||
-		{ cat "$E2E_TMP/$name.replay.err"; fail "spate-replay $stream"; }
+	"$@" timeout 300 "$SPATE_BUILD/tools/spate-replay" --conf "$SPATE_CONF" \
+		--server "$server" --stream "$stream" --out "$got.raw" \
+		${E2E_REPLAY_ARGS:-} 2>"$err" ||
+		{ cat "$err"; $dump; fail "spate-replay $stream"; }
 	sort "$got.raw" >"$got"
 	if ! cmp -s "$exp" "$got"; then
 		echo "--- diff expected got (first lines):"
 		diff "$exp" "$got" | head -n 20
-		cat "$E2E_TMP/$name.replay.err"
-		# spated's own view: every counter that moved, to tell a counted
-		# drop from a silent one
-		local stats
-		stats=$(netns_spated_stats 2>/dev/null) && echo "spated: $(e2e_moved "$stats")"
-		fail "$name: spated's matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
+		cat "$err"
+		$dump
+		fail "$name: matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
 	fi
-	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$E2E_TMP/$name.replay.err"))"
+	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$err"))"
+}
+
+# e2e_spated_moved: spated's own view, every counter that moved (to tell
+# a counted drop from a silent one).
+e2e_spated_moved() {
+	local stats
+	stats=$(netns_spated_stats 2>/dev/null) && echo "spated: $(e2e_moved "$stats")"
+	return 0
+}
+
+# e2e_replay_check STREAM NAME: replay STREAM from the client namespace to
+# spated and compare with spate-match (e2e_replay_compare).
+e2e_replay_check() {
+	e2e_replay_compare "$1" "$2" "$NETNS_SRV_IP:$NETNS_PORT" e2e_spated_moved netns_cli
 }

@@ -113,26 +113,14 @@ if ! cmp -s "$E2E_TMP/want" "$E2E_TMP/got"; then
 	fail "$(wc -l <"$E2E_TMP/want") notifications expected, $(wc -l <"$E2E_TMP/got") got"
 fi
 echo "ok: 2 fronts + 4 match hosts: $(wc -l <"$E2E_TMP/got") notifications identical to brute"
-all=""
-for h in f1 f2 m3 m4 m5 m6; do
-	all="$all$h $(mh_stats "$h" "$E2E_TMP/$h.log")"$'\n'
-done
-python3 - "$all" <<'PY' || fail "counters"
-import json, sys
-st = {}
-for line in sys.argv[1].splitlines():
-    if line.strip():
-        h, js = line.split(" ", 1)
-        st[h] = json.loads(js)
+all=$(mh_stats_all f1 f2 m3 m4 m5 m6) || fail "no counters"
+python3 - "$E2E_DIR" "$all" <<'PY' || fail "counters"
+import sys
+sys.path.insert(0, sys.argv[1])
+from mh_counters import read, total, verdict
 keys = ("peer_relayed_out", "peer_relayed_in", "events_routed", "peer_moves", "merges",
         "cats_visited", "peer_handoff_subs", "peer_handoff_subs_in")
-bad = []
-for h, c in st.items():
-    print("  %s: " % h + " ".join("%s=%d" % (k, c.get(k, 0)) for k in keys if c.get(k, 0)))
-    for k in ("peer_bad", "peer_unknown_host", "peer_unsupported", "peer_handoff_bad",
-              "cat_unknown", "msg_no_memory"):
-        if c.get(k, 0):
-            bad.append("%s: %s=%d" % (h, k, c[k]))
+st, bad = read(sys.argv[2], keys)
 for f in ("f1", "f2"):
     if st[f].get("peer_relayed_out", 0) == 0 or st[f].get("peer_relayed_in", 0) == 0:
         bad.append("%s relayed nothing" % f)
@@ -141,12 +129,10 @@ for f in ("f1", "f2"):
 for h in ("m3", "m4", "m5", "m6"):
     if st[h].get("cats_visited", 0) == 0:
         bad.append("%s matched nothing" % h)
-tot = lambda k: sum(c.get(k, 0) for c in st.values())
-if tot("peer_handoff_subs") != tot("peer_handoff_subs_in"):
-    bad.append("shipped %d != received %d" % (tot("peer_handoff_subs"), tot("peer_handoff_subs_in")))
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
+if total(st, "peer_handoff_subs") != total(st, "peer_handoff_subs_in"):
+    bad.append("shipped %d != received %d"
+               % (total(st, "peer_handoff_subs"), total(st, "peer_handoff_subs_in")))
+sys.exit(verdict(bad))
 PY
 for h in m3 m4 m5 m6 f1 f2; do
 	mh_stop "$h" || fail "$h did not exit cleanly"

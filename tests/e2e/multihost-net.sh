@@ -111,6 +111,16 @@ mh_stats() {
 	spated_stats_of "${MH_PID[$1]}" "$2"
 }
 
+# mh_stats_all HOST...: a line "HOST COUNTERS_JSON" for each (its log is
+# $E2E_TMP/HOST.log); 1 (and which, on stderr) when one gives none.
+mh_stats_all() {
+	local h st
+	for h in "$@"; do
+		st=$(mh_stats "$h" "$E2E_TMP/$h.log") || { echo "$h: no counters" >&2; return 1; }
+		echo "$h $st"
+	done
+}
+
 # mh_stop NAME: SIGTERM, at most 10 s; 0 when it exited with status 0.
 mh_stop() {
 	spated_stop_pid "${MH_PID[$1]}"
@@ -131,22 +141,8 @@ mh_dump() {
 # mh_replay_check STREAM NAME: as e2e_replay_check, from the client
 # namespace to the front.
 mh_replay_check() {
-	local stream=$1 name=$2 exp=$E2E_TMP/$2.expected got=$E2E_TMP/$2.got
-	"$SPATE_BUILD/tools/spate-match" --engine brute --conf "$SPATE_CONF" "$stream" \
-		2>"$E2E_TMP/$name.match.err" | sort >"$exp" || fail "spate-match $stream"
-	ip netns exec "$(mh_ns cli)" timeout 300 "$SPATE_BUILD/tools/spate-replay" --conf "$SPATE_CONF" \
-		--server "198.18.0.1:$NETNS_PORT" --stream "$stream" --out "$got.raw" \
-		2>"$E2E_TMP/$name.replay.err" ||
-		{ cat "$E2E_TMP/$name.replay.err"; mh_dump; fail "spate-replay $stream"; }
-	sort "$got.raw" >"$got"
-	if ! cmp -s "$exp" "$got"; then
-		echo "--- diff expected got (first lines):"
-		diff "$exp" "$got" | head -n 20
-		cat "$E2E_TMP/$name.replay.err"
-		mh_dump
-		fail "$name: matches differ from spate-match ($(wc -l <"$exp") expected, $(wc -l <"$got") got)"
-	fi
-	echo "ok: $name: $(wc -l <"$exp") matches identical to spate-match ($(tail -n 1 "$E2E_TMP/$name.replay.err"))"
+	local name=$2
+	e2e_replay_compare "$1" "$name" "198.18.0.1:$NETNS_PORT" mh_dump ip netns exec "$(mh_ns cli)"
 	# a clean run: every host's datagrams to the client in sequence, none
 	# missing (the client tracks each server address apart)
 	case $(tail -n 1 "$E2E_TMP/$name.replay.err") in

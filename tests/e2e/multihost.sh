@@ -54,31 +54,18 @@ mh_replay_check "$E2E_DIR/data/interleaved.tsv" mh-interleaved
 stop_all
 start_all
 mh_replay_check "$E2E_TMP/gen.tsv" mh-generated
-all=""
-for h in front m1 m2; do
-	st=$(mh_stats "$h" "$E2E_TMP/$h.log") || fail "$h: no counters"
-	all="$all$h $st"$'\n'
-done
-python3 - "${MH_REHOME:-0}" "$all" <<'PY' || fail "counters"
-import json, sys
-rehome = sys.argv[1] == "1"
-st = {}
-for line in sys.argv[2].splitlines():
-    if line.strip():
-        h, js = line.split(" ", 1)
-        st[h] = json.loads(js)
+all=$(mh_stats_all front m1 m2) || fail "no counters"
+python3 - "$E2E_DIR" "${MH_REHOME:-0}" "$all" <<'PY' || fail "counters"
+import sys
+sys.path.insert(0, sys.argv[1])
+from mh_counters import read, total as tot_of, verdict
+rehome = sys.argv[2] == "1"
 keys = ("peer_frames_in", "peer_frames_out", "peer_retransmits", "peer_msgs_out", "peer_msgs_in",
         "peer_window_full", "peer_dropped_test", "peer_moves", "peer_handoff_subs",
         "peer_handoff_subs_in", "rehome_subs", "rehomes_out", "rehomes_in", "merges", "parked",
         "events_routed", "cats_visited", "matches")
-bad = []
-for h, c in st.items():
-    print("  %s: " % h + " ".join("%s=%d" % (k, c.get(k, 0)) for k in keys if c.get(k, 0)))
-    for k in ("peer_bad", "peer_unknown_host", "peer_unsupported", "peer_handoff_bad",
-              "cat_unknown", "msg_no_memory"):
-        if c.get(k, 0):
-            bad.append("%s: %s=%d" % (h, k, c[k]))
-tot = lambda k: sum(c.get(k, 0) for c in st.values())
+st, bad = read(sys.argv[3], keys)
+tot = lambda k: tot_of(st, k)
 if st["front"].get("events_routed", 0) == 0:
     bad.append("no events routed")
 for h in ("m1", "m2"):
@@ -97,9 +84,7 @@ if rehome:
         bad.append("fewer than 10 moves between hosts: the test did not rehome")
     if tot("merges") < 50:
         bad.append("fewer than 50 merges")
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
+sys.exit(verdict(bad))
 PY
 # every host has a control socket; `show cluster` on the front and on a
 # match host: members, roles, epochs, state, categories, channel health
