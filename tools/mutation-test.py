@@ -56,7 +56,7 @@ FAST = {
                      ['tests/proto/test_protocol_doc', '@SRC@/docs/protocol.md']),
 }
 for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 'journal', 'journal_io',
-           'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf', 'ivx']:
+           'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf', 'ivx', 'buckets', 'alloc']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
 for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx', 'neigh', 'ring', 'notify']:
@@ -87,17 +87,17 @@ AREAS = {
         'lib/engines/drt/drt_balance.c': ['balance', 'drt'],
     },
     'engines rein': {
-        'lib/engines/rein/engine_rein.c': ['rein-quick', 'tables', 'rein'],
-        'lib/engines/rein/rein_core.c': ['rein-quick', 'tables', 'rein'],
-        'lib/engines/rein/engine_mprein.c': ['rein-quick', 'rein'],
-        'lib/engines/rein/rein_skiplist.c': ['rein-quick', 'rein'],
-        'lib/engines/rein/rein_sortlist.c': ['rein-quick', 'rein'],
+        'lib/engines/rein/engine_rein.c': ['alloc', 'rein-quick', 'tables', 'rein'],
+        'lib/engines/rein/rein_core.c': ['alloc', 'rein-quick', 'tables', 'rein'],
+        'lib/engines/rein/engine_mprein.c': ['alloc', 'rein-quick', 'rein'],
+        'lib/engines/rein/rein_skiplist.c': ['buckets', 'rein-quick', 'rein'],
+        'lib/engines/rein/rein_sortlist.c': ['buckets', 'rein-quick', 'rein'],
     },
     'engines grid, kdtree, brute': {
-        'lib/engines/grid/engine_grid.c': ['tables', 'matcher'],
-        'lib/engines/kdtree/engine_kdtree.c': ['tables', 'matcher'],
-        'lib/engines/brute/engine_brute.c': ['tables', 'matcher', 'rein-quick'],
-        'lib/matcher/spate_engine.c': ['tables', 'conf', 'matcher', 'rein-quick'],
+        'lib/engines/grid/engine_grid.c': ['alloc', 'tables', 'matcher'],
+        'lib/engines/kdtree/engine_kdtree.c': ['alloc', 'tables', 'matcher'],
+        'lib/engines/brute/engine_brute.c': ['alloc', 'tables', 'matcher', 'rein-quick'],
+        'lib/matcher/spate_engine.c': ['alloc', 'tables', 'conf', 'matcher', 'rein-quick'],
         'lib/matcher/spate_schema.c': ['conf', 'category', 'rein-quick', 'matcher'],
     },
     'ivx': {
@@ -105,9 +105,9 @@ AREAS = {
         'lib/engines/ivx/ivx_index.c': ['ivx', 'rein-drt_ivx', 'rein-quick', 'tables', 'rein'],
     },
     'matching': {
-        'lib/matcher/spate_matcher.c': ['matcher', 'tables', 'keyword', 'rein-quick'],
-        'lib/matcher/spate_dict.c': ['tables', 'matcher', 'keyword'],
-        'lib/matcher/spate_idmap.c': ['tables', 'drt', 'matcher'],
+        'lib/matcher/spate_matcher.c': ['alloc', 'matcher', 'tables', 'keyword', 'rein-quick'],
+        'lib/matcher/spate_dict.c': ['alloc', 'tables', 'matcher', 'keyword'],
+        'lib/matcher/spate_idmap.c': ['alloc', 'tables', 'drt', 'matcher'],
     },
     'streams': {
         'lib/stream/spate_stream.c': ['stream', 'tables'],

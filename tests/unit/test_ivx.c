@@ -5,8 +5,9 @@
  *   - every event's candidates are exactly the live subscriptions whose
  *     every interval reaches the event value's group (the method of
  *     ivx_index.h), read from the stats after each event; the matches are
- *     brute force's; groups 1, 3, 16, 64 (the masked write), 65 and 100
- *     (the per-group write), declared and default domains, more than one
+ *     brute force's, the attributes in use those of the live subs;
+ *     groups 1, 3, 16, 64 (the masked write), 65 and 100 (the per-group
+ *     write), declared and default domains, more than one
  *     block of slots, slots reused by subscriptions with other attributes
  *     (ids around 64, where the per-slot attribute mask ends);
  *   - an index whose subscriptions have no interval (only != and NaN
@@ -14,8 +15,8 @@
  *   - the bytes counted include every attribute's bit sets;
  *   - an add that runs out of memory at any allocation: NO_MEMORY, the
  *     index as it was (same candidates, same matches), and destroy frees
- *     every block once (malloc, calloc, realloc, free wrapped:
- *     -Wl,--wrap; a free of a block not handed out is counted, not made);
+ *     every block once; a create that does: NULL, every block given back
+ *     (allocations tracked and failed on demand: alloc_track.h);
  *   - the ivx engine (engine_ivx.c): create and destroy give back every
  *     block, with and without parameters, and when the index refuses
  *     its groups. */
@@ -24,107 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_track.h"
 #include "check.h"
 #include "engines/ivx/ivx_index.h"
 #include "engines/rein/rein_core.h"
 #include "matcher/spate_engine.h"
 #include "proto/spate_err.h"
-
-/* ---------------------------------------------------------- allocations */
-/* Every block the code under test holds, in an open-addressed set: a
- * leak shows as a live count above zero after destroy, a double free as
- * a free of a block not in the set (counted and not passed on, so the
- * test reports it instead of aborting). fail_at: the fail_at-th
- * allocation from now fails (0 = none). */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t k);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t k);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-#define LIVE_SLOTS (1u << 18)
-static void *live[LIVE_SLOTS];
-static long n_live, bad_frees, zero_allocs, fail_at, allocs;
-
-static uint32_t live_hash(const void *p)
-{
-	return (uint32_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ull >> 40) & (LIVE_SLOTS - 1);
-}
-
-static void live_add(void *p)
-{
-	uint32_t i = live_hash(p);
-
-	while (live[i] != NULL && live[i] != (void *)1)
-		i = (i + 1) & (LIVE_SLOTS - 1);
-	live[i] = p;
-	n_live++;
-}
-
-static bool live_del(void *p)
-{
-	for (uint32_t i = live_hash(p); live[i] != NULL; i = (i + 1) & (LIVE_SLOTS - 1))
-		if (live[i] == p) {
-			live[i] = (void *)1; /* tombstone */
-			n_live--;
-			return true;
-		}
-	return false;
-}
-
-static bool alloc_fails(size_t bytes)
-{
-	allocs++;
-	if (bytes == 0)
-		zero_allocs++;
-	return fail_at > 0 && allocs == fail_at;
-}
-
-void *__wrap_malloc(size_t n)
-{
-	void *p = alloc_fails(n) ? NULL : __real_malloc(n);
-	if (p)
-		live_add(p);
-	return p;
-}
-
-void *__wrap_calloc(size_t n, size_t k)
-{
-	void *p = alloc_fails(n * k) ? NULL : __real_calloc(n, k);
-	if (p)
-		live_add(p);
-	return p;
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	if (alloc_fails(n))
-		return NULL;
-	if (p != NULL && !live_del(p)) {
-		bad_frees++;
-		return NULL;
-	}
-	void *q = __real_realloc(p, n);
-	if (q)
-		live_add(q);
-	else if (p)
-		live_add(p);
-	return q;
-}
-
-void __wrap_free(void *p)
-{
-	if (p == NULL)
-		return;
-	if (!live_del(p)) {
-		bad_frees++;
-		return;
-	}
-	__real_free(p);
-}
 
 /* ------------------------------------------------------------ workload */
 #define MAX_CONS 8
@@ -265,17 +171,20 @@ static void stats_of(const struct ivx_index *x, char *buf, size_t len)
  * in all (the same format as ivx_stats: compared as text, so with at most
  * 100 events a single candidate more or less changes it). */
 static void check_stats(const struct ivx_index *x, uint64_t events, uint64_t cands, size_t subs,
-			const char *what)
+			uint32_t attrs, const char *what)
 {
-	char got[512], want[64];
+	char got[512], want[64], want_attrs[32];
 
 	stats_of(x, got, sizeof(got));
 	snprintf(want, sizeof(want), "\"events\":%llu,\"candidates_per_event\":%.2f",
 		 (unsigned long long)events, events ? (double)cands / (double)events : 0.0);
+	snprintf(want_attrs, sizeof(want_attrs), ",\"attrs\":%u,", attrs);
 	const char *p = strstr(got, "\"events\":");
-	CHECK(p != NULL && strcmp(p, want) == 0);
-	if (p == NULL || strcmp(p, want) != 0)
-		fprintf(stderr, "  %s: stats %s, expected %s\n", what, got, want);
+	bool same = p != NULL && strcmp(p, want) == 0 && strstr(got, want_attrs) != NULL;
+	CHECK(same);
+	if (!same)
+		fprintf(stderr, "  %s: stats %s, expected %s and %s\n", what, got, want,
+			want_attrs);
 	CHECK_EQ_INT(ivx_count(x), subs);
 }
 
@@ -301,16 +210,24 @@ static void run_event(struct run *r, const struct spate_event *ev, const char *w
 {
 	struct spate_matchvec mv = { 0 };
 	const struct spate_sub **want = malloc((r->n_subs + 1) * sizeof(*want));
-	uint32_t n_want = 0, n_cand = 0;
+	uint32_t n_want = 0, n_cand = 0, n_attrs = 0;
 	size_t live_subs = 0;
+	static bool seen[256];
 
 	for (uint32_t i = 0; i < r->n_subs; i++) {
 		if (!r->subs[i].live)
 			continue;
 		live_subs++;
+		struct rein_iv iv[MAX_CONS];
+		for (uint32_t k = rein_intervals(&r->subs[i].s, iv); k-- > 0;)
+			seen[iv[k].attr] = true;
 		n_cand += is_candidate(&r->subs[i].s, ev, &r->sc, r->groups);
 		if (spate_sub_matches(&r->subs[i].s, ev))
 			want[n_want++] = &r->subs[i].s;
+	}
+	for (uint32_t a = 0; a < 256; a++) {
+		n_attrs += seen[a];
+		seen[a] = false;
 	}
 	CHECK_EQ_INT(ivx_match(r->x, ev, &mv), 0);
 	r->events++;
@@ -323,7 +240,7 @@ static void run_event(struct run *r, const struct spate_event *ev, const char *w
 			same &= mv.v[i] == want[i];
 		CHECK(same);
 	}
-	check_stats(r->x, r->events, r->cands, live_subs, what);
+	check_stats(r->x, r->events, r->cands, live_subs, n_attrs, what);
 	spate_matchvec_free(&mv);
 	free(want);
 }
@@ -577,6 +494,27 @@ static void test_no_memory(void)
 	CHECK(failed_once);
 }
 
+/* Out of memory at each allocation of ivx_create: NULL, and every
+ * block it took given back. */
+static void test_create_no_memory(void)
+{
+	bool failed_once = false, made = false;
+
+	for (long k = 1; k < 10; k++) {
+		long live0 = n_live;
+		allocs = 0;
+		fail_at = k;
+		struct ivx_index *x = ivx_create(NULL, 4);
+		fail_at = 0;
+		failed_once |= x == NULL;
+		made |= x != NULL;
+		ivx_destroy(x);
+		CHECK_EQ_INT(n_live, live0);
+	}
+	CHECK(failed_once && made);
+	CHECK_EQ_INT(bad_frees, 0);
+}
+
 /* The engine wrapper: everything it allocates comes back, with and
  * without parameters, no block of 0 bytes asked for. */
 static void test_engine(void)
@@ -636,6 +574,7 @@ int main(void)
 	test_bytes();
 	test_engine();
 	test_no_memory();
+	test_create_no_memory();
 	CHECK(ivx_create(NULL, IVX_GROUPS_MAX + 1) == NULL);
 	static const uint32_t groups[] = { 1, 3, 16, 64, 65, 100 };
 	for (uint32_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {

@@ -1,0 +1,124 @@
+/* alloc_track.h - allocations of the code under test, tracked and
+ * failed on demand, for a unit test linked with
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,
+ * --wrap=aligned_alloc (include it
+ * in one file of the executable).
+ *
+ * Every block handed out is kept in an open-addressed set: a leak shows
+ * as n_live above what it was, a double free (or a free of a block not
+ * handed out) as bad_frees, counted and not passed on so that the test
+ * reports it instead of aborting; zero_allocs counts requests of 0 bytes.
+ * fail_at: the fail_at-th allocation after allocs was set to 0 fails
+ * (0 = none). Blocks that libc itself allocates (fopen, open_memstream)
+ * are not seen: use fmemopen on a buffer of the test's own. */
+#ifndef SPATE_ALLOC_TRACK_H
+#define SPATE_ALLOC_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t k);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__real_aligned_alloc(size_t align, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t k);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+void *__wrap_aligned_alloc(size_t align, size_t n);
+
+#define LIVE_SLOTS (1u << 18)
+static void *live[LIVE_SLOTS];
+/* volatile: the compiler takes malloc and free for the builtins, which
+ * touch no global of the program, and would reuse a count read before
+ * the call */
+static volatile long n_live, bad_frees, zero_allocs, fail_at, allocs;
+
+static uint32_t live_hash(const void *p)
+{
+	return (uint32_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ull >> 40) & (LIVE_SLOTS - 1);
+}
+
+static void live_add(void *p)
+{
+	uint32_t i = live_hash(p);
+
+	while (live[i] != NULL && live[i] != (void *)1)
+		i = (i + 1) & (LIVE_SLOTS - 1);
+	live[i] = p;
+	n_live++;
+}
+
+static bool live_del(void *p)
+{
+	for (uint32_t i = live_hash(p); live[i] != NULL; i = (i + 1) & (LIVE_SLOTS - 1))
+		if (live[i] == p) {
+			live[i] = (void *)1; /* tombstone */
+			n_live--;
+			return true;
+		}
+	return false;
+}
+
+static bool alloc_fails(size_t bytes)
+{
+	allocs++;
+	if (bytes == 0)
+		zero_allocs++;
+	return fail_at > 0 && allocs == fail_at;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	void *p = alloc_fails(n) ? NULL : __real_malloc(n);
+	if (p)
+		live_add(p);
+	return p;
+}
+
+void *__wrap_calloc(size_t n, size_t k)
+{
+	void *p = alloc_fails(n * k) ? NULL : __real_calloc(n, k);
+	if (p)
+		live_add(p);
+	return p;
+}
+
+void *__wrap_aligned_alloc(size_t align, size_t n)
+{
+	void *p = alloc_fails(n) ? NULL : __real_aligned_alloc(align, n);
+	if (p)
+		live_add(p);
+	return p;
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	if (alloc_fails(n))
+		return NULL;
+	if (p != NULL && !live_del(p)) {
+		bad_frees++;
+		return NULL;
+	}
+	void *q = __real_realloc(p, n);
+	if (q)
+		live_add(q);
+	else if (p)
+		live_add(p);
+	return q;
+}
+
+void __wrap_free(void *p)
+{
+	if (p == NULL)
+		return;
+	if (!live_del(p)) {
+		bad_frees++;
+		return;
+	}
+	__real_free(p);
+}
+
+#endif

@@ -1,0 +1,322 @@
+/* test_alloc.c - the matcher and every engine under tracked allocations
+ * (issue 24: the destroy paths and the out-of-memory paths of
+ * lib/matcher and the engines, which brute-force comparisons cannot see):
+ *   - a matcher's whole life on each engine (subscriptions with new
+ *     keywords and attributes, events, deletes remembered, destroy) gives
+ *     back every block it took, none twice, no block of 0 bytes asked;
+ *   - a subscription add that runs out of memory at any one allocation
+ *     (the dictionaries growing included): NO_MEMORY exactly, the sub not
+ *     held, the matches still those of brute force over the subs held, no
+ *     block kept; the same add then succeeds;
+ *   - an engine's create out of memory at any allocation: NULL, no block
+ *     kept; an event that is: NO_MEMORY exactly (or its matches), the
+ *     next event right;
+ *   - remember_deletes out of memory: NO_MEMORY exactly, the old memory
+ *     of deletes kept.
+ * Allocations are wrapped (alloc_track.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_track.h"
+#include "check.h"
+#include "matcher/spate_matcher.h"
+#include "proto/spate_err.h"
+
+static const char *const engines[] = { "brute",     "grid",   "kdtree", "rein",
+				       "rein-list", "mprein", "ivx",    "drt" };
+#define N_ENGINES (sizeof(engines) / sizeof(engines[0]))
+
+static char words[400][12];
+static char attrs[12][8];
+
+/* Sub id: keywords from `first` on (new ones grow the dictionary), a
+ * box, a constraint or two. */
+static void gen_sub(struct spate_raw_sub *s, uint64_t id, uint32_t first, uint32_t n_kw)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	int32_t x = (int32_t)check_below(3000000) - 1500000,
+		y = (int32_t)check_below(1500000) - 750000;
+	s->rect = (struct spate_rect){ x, y, x + 400000, y + 300000 };
+	s->n_kw = n_kw;
+	for (uint32_t i = 0; i < n_kw; i++)
+		s->kw[i] = spate_str_of(words[(first + i) % 400]);
+	s->n_cons = check_below(3);
+	for (uint32_t i = 0; i < s->n_cons; i++) {
+		s->cons[i].name = spate_str_of(attrs[check_below(12)]);
+		s->cons[i].op = (uint8_t)(SPATE_OP_GE + check_below(SPATE_OP_NE));
+		s->cons[i].value = check_below(1000);
+	}
+}
+
+static void gen_event(struct spate_raw_event *e, uint64_t id)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->lon = (int32_t)check_below(3000000) - 1500000;
+	e->lat = (int32_t)check_below(1500000) - 750000;
+	e->n_kw = 1 + check_below(3);
+	for (uint32_t i = 0; i < e->n_kw; i++)
+		e->kw[i] = spate_str_of(
+			words[check_below(4) == 0 ? check_below(400) : check_below(8)]);
+	e->n_attr = check_below(6);
+	for (uint32_t i = 0; i < e->n_attr; i++) {
+		e->attr[i].name = spate_str_of(attrs[(i * 2 + check_below(2)) % 12]);
+		e->attr[i].value = check_below(1000);
+	}
+}
+
+static struct spate_matcher *make(const char *engine)
+{
+	struct spate_matcher_conf conf;
+
+	spate_matcher_conf_default(&conf);
+	conf.engine = engine;
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	CHECK(m != NULL);
+	return m;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The ids m matches for e, sorted, into ids (room 4096); how many. */
+static uint32_t match_ids(struct spate_matcher *m, const struct spate_raw_event *e, uint64_t *ids)
+{
+	struct spate_matchvec mv = { 0 };
+
+	CHECK_EQ_INT(spate_matcher_event(m, e, &mv), 0);
+	uint32_t n = mv.n < 4096 ? (uint32_t)mv.n : 4096;
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = mv.v[i]->id;
+	qsort(ids, n, sizeof(*ids), u64_cmp);
+	spate_matchvec_free(&mv);
+	return n;
+}
+
+/* m and brute ref match the same on a few events. */
+static void same_matches(struct spate_matcher *m, struct spate_matcher *ref, const char *what)
+{
+	static uint64_t a[4096], b[4096];
+	struct spate_raw_event e;
+
+	for (uint64_t k = 0; k < 6; k++) {
+		gen_event(&e, k);
+		uint32_t na = match_ids(m, &e, a), nb = match_ids(ref, &e, b);
+		bool same = na == nb && memcmp(a, b, na * sizeof(*a)) == 0;
+		CHECK(same);
+		if (!same)
+			fprintf(stderr, "  %s: %u matches, brute %u\n", what, na, nb);
+	}
+}
+
+/* A matcher's whole life: every block back at the end. */
+static void test_life(const char *engine)
+{
+	long live0 = n_live, zero0 = zero_allocs;
+	struct spate_matcher *m = make(engine), *ref = make("brute");
+	struct spate_raw_sub s;
+
+	check_rng = 5;
+	CHECK_EQ_INT(spate_matcher_remember_deletes(m, 16), 0);
+	for (uint64_t id = 1; id <= 300; id++) {
+		gen_sub(&s, id, (uint32_t)id, 1 + check_below(3));
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, (uint32_t)id % 5), 0);
+		CHECK_EQ_INT(spate_matcher_sub_add(ref, &s, (uint32_t)id % 5), 0);
+	}
+	same_matches(m, ref, engine);
+	for (uint64_t id = 1; id <= 300; id += 2) {
+		CHECK_EQ_INT(spate_matcher_sub_del(m, id, (uint32_t)id % 5), 0);
+		CHECK_EQ_INT(spate_matcher_sub_del(ref, id, (uint32_t)id % 5), 0);
+	}
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 299, 4), SPATE_MATCHER_DEL_REPEAT);
+	same_matches(m, ref, engine);
+	CHECK_EQ_INT(spate_matcher_remember_deletes(m, 4), 0); /* the old memory freed */
+	spate_matcher_destroy(m);
+	spate_matcher_destroy(ref);
+	CHECK_EQ_INT(n_live, live0);
+	CHECK_EQ_INT(bad_frees, 0);
+	CHECK_EQ_INT(zero_allocs, zero0);
+	if (n_live != live0)
+		fprintf(stderr, "  %s: %ld blocks kept\n", engine, n_live - live0);
+}
+
+/* Out of memory at each allocation of an add. */
+static void test_add_no_memory(const char *engine)
+{
+	long live0 = n_live;
+	struct spate_matcher *m = make(engine), *ref = make("brute");
+	struct spate_raw_sub s;
+	uint32_t refused = 0;
+
+	check_rng = 9;
+	for (uint64_t id = 1; id <= 40; id++) {
+		gen_sub(&s, id, (uint32_t)id % 8, 1 + check_below(2));
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 1), 0);
+		CHECK_EQ_INT(spate_matcher_sub_add(ref, &s, 1), 0);
+	}
+	/* each round brings 8 new keywords: the dictionary grows on the way */
+	for (uint64_t id = 41; id <= 52; id++) {
+		gen_sub(&s, id, 8 + 8 * (uint32_t)(id - 41), 8);
+		for (long k = 1;; k++) {
+			long held = n_live;
+			allocs = 0;
+			fail_at = k;
+			int rc = spate_matcher_sub_add(m, &s, 1);
+			long used = allocs;
+			fail_at = 0;
+			if (rc == 0)
+				break;
+			refused++;
+			CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+			CHECK(spate_matcher_sub_find(m, id) == NULL);
+			CHECK_EQ_INT(spate_matcher_sub_count(m), id - 1);
+			/* interned names may stay (a dictionary only grows); no
+			 * more than the names of this one sub */
+			CHECK(n_live - held <= 2 * (long)(s.n_kw + s.n_cons) + 2);
+			if (k % 3 == 0)
+				same_matches(m, ref, engine);
+			if (k > 200 || used < k) {
+				CHECK(!"an add that fails without failing an allocation");
+				break;
+			}
+		}
+		CHECK_EQ_INT(spate_matcher_sub_add(ref, &s, 1), 0);
+		CHECK(spate_matcher_sub_find(m, id) != NULL);
+	}
+	CHECK(refused > 12);
+	same_matches(m, ref, engine);
+	spate_matcher_destroy(m);
+	spate_matcher_destroy(ref);
+	CHECK_EQ_INT(n_live, live0);
+	CHECK_EQ_INT(bad_frees, 0);
+}
+
+/* Out of memory at each allocation of an engine's create: NULL and no
+ * block kept (without and with the matcher's parameters). */
+static void test_create_no_memory(const char *engine)
+{
+	const struct spate_engine_ops *ops = spate_engine_find(engine);
+	struct spate_engine_params p;
+	bool failed = false;
+
+	CHECK(ops != NULL);
+	spate_engine_params_default(&p);
+	for (int with = 0; with < 2; with++)
+		for (long k = 1; k < 400; k++) {
+			long live0 = n_live;
+			allocs = 0;
+			fail_at = k;
+			struct spate_engine *e = ops->create(with ? &p : NULL);
+			long used = allocs;
+			fail_at = 0;
+			failed |= e == NULL;
+			if (e != NULL)
+				ops->destroy(e);
+			CHECK_EQ_INT(n_live, live0);
+			if (e != NULL && used < k)
+				break; /* every allocation of it failed once */
+		}
+	CHECK(failed);
+	CHECK_EQ_INT(bad_frees, 0);
+}
+
+/* Out of memory at each allocation of an event (the match vector
+ * growing past 64): NO_MEMORY exactly or the matches, and the next event
+ * as brute force's. */
+static void test_event_no_memory(const char *engine)
+{
+	long live0 = n_live;
+	struct spate_matcher *m = make(engine), *ref = make("brute");
+	struct spate_raw_sub s;
+	struct spate_raw_event e = { .id = 1, .n_kw = 1 };
+	bool failed = false;
+
+	check_rng = 13;
+	e.kw[0] = spate_str_of(words[0]);
+	for (uint64_t id = 1; id <= 150; id++) {
+		gen_sub(&s, id, 0, 1); /* keyword w0, the whole world */
+		s.rect = (struct spate_rect){ -1800000, -900000, 1800000, 900000 };
+		s.n_cons = 0;
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 1), 0);
+		CHECK_EQ_INT(spate_matcher_sub_add(ref, &s, 1), 0);
+	}
+	for (long k = 1; k < 50; k++) {
+		struct spate_matchvec mv = { 0 };
+		allocs = 0;
+		fail_at = k;
+		int rc = spate_matcher_event(m, &e, &mv);
+		long used = allocs;
+		fail_at = 0;
+		if (rc != 0) {
+			failed = true;
+			CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+		} else {
+			CHECK_EQ_INT(mv.n, 150);
+		}
+		spate_matchvec_free(&mv);
+		same_matches(m, ref, engine);
+		if (rc == 0 && used < k)
+			break;
+	}
+	CHECK(failed);
+	spate_matcher_destroy(m);
+	spate_matcher_destroy(ref);
+	CHECK_EQ_INT(n_live, live0);
+	CHECK_EQ_INT(bad_frees, 0);
+}
+
+/* The memory of deletes cannot grow: the old one stays. */
+static void test_remember_no_memory(void)
+{
+	long live0 = n_live;
+	struct spate_matcher *m = make(NULL);
+	struct spate_raw_sub s;
+
+	check_rng = 3;
+	CHECK_EQ_INT(spate_matcher_remember_deletes(m, 2), 0);
+	for (uint64_t id = 1; id <= 4; id++) {
+		gen_sub(&s, id, 0, 1);
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 7), 0);
+	}
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 7), 0);
+	for (long k = 1; k <= 4; k++) {
+		allocs = 0;
+		fail_at = k;
+		int rc = spate_matcher_remember_deletes(m, 50);
+		fail_at = 0;
+		CHECK_EQ_INT(rc, k <= 3 ? -SPATE_E_NO_MEMORY : 0);
+		if (rc != 0)
+			CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 7), SPATE_MATCHER_DEL_REPEAT);
+	}
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 1, 7), -SPATE_E_UNKNOWN_ID); /* a new memory */
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 7), 0);
+	CHECK_EQ_INT(spate_matcher_sub_del(m, 2, 7), SPATE_MATCHER_DEL_REPEAT);
+	spate_matcher_destroy(m);
+	CHECK_EQ_INT(n_live, live0);
+	CHECK_EQ_INT(bad_frees, 0);
+}
+
+int main(int argc, char **argv)
+{
+	for (uint32_t i = 0; i < 400; i++)
+		snprintf(words[i], sizeof(words[i]), "w%u", i);
+	for (uint32_t i = 0; i < 12; i++)
+		snprintf(attrs[i], sizeof(attrs[i]), "a%u", i);
+	/* argv[1]: one engine only (the mutation tool's runs) */
+	test_remember_no_memory();
+	for (uint32_t i = 0; i < N_ENGINES; i++) {
+		if (argc > 1 && strcmp(argv[1], engines[i]) != 0)
+			continue;
+		test_create_no_memory(engines[i]);
+		test_life(engines[i]);
+		test_add_no_memory(engines[i]);
+		test_event_no_memory(engines[i]);
+	}
+	CHECK_EQ_INT(n_live, 0);
+	return check_summary("alloc");
+}
