@@ -56,7 +56,7 @@ FAST = {
                      ['tests/proto/test_protocol_doc', '@SRC@/docs/protocol.md']),
 }
 for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 'journal', 'journal_io',
-           'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf', 'ivx', 'buckets', 'alloc']:
+           'access', 'peer', 'peer_auth', 'keyword', 'hist', 'conf', 'ivx', 'buckets', 'alloc', 'mprein']:
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
 for _t in ['config', 'control', 'rx', 'cluster', 'counters', 'tx', 'neigh', 'ring', 'notify']:
@@ -89,7 +89,7 @@ AREAS = {
     'engines rein': {
         'lib/engines/rein/engine_rein.c': ['alloc', 'rein-quick', 'tables', 'rein'],
         'lib/engines/rein/rein_core.c': ['alloc', 'rein-quick', 'tables', 'rein'],
-        'lib/engines/rein/engine_mprein.c': ['alloc', 'rein-quick', 'rein'],
+        'lib/engines/rein/engine_mprein.c': ['alloc', 'mprein', 'rein-quick', 'rein'],
         'lib/engines/rein/rein_skiplist.c': ['buckets', 'rein-quick', 'rein'],
         'lib/engines/rein/rein_sortlist.c': ['buckets', 'rein-quick', 'rein'],
     },

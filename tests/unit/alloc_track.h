@@ -7,7 +7,8 @@
  * Every block handed out is kept in an open-addressed set: a leak shows
  * as n_live above what it was, a double free (or a free of a block not
  * handed out) as bad_frees, counted and not passed on so that the test
- * reports it instead of aborting; zero_allocs counts requests of 0 bytes.
+ * reports it instead of aborting; zero_allocs counts requests of 0 bytes,
+ * bad_aligns aligned_alloc's alignments that are not a power of two.
  * fail_at: the fail_at-th allocation after allocs was set to 0 fails
  * (0 = none). Blocks that libc itself allocates (fopen, open_memstream)
  * are not seen: use fmemopen on a buffer of the test's own. */
@@ -34,7 +35,7 @@ static void *live[LIVE_SLOTS];
 /* volatile: the compiler takes malloc and free for the builtins, which
  * touch no global of the program, and would reuse a count read before
  * the call */
-static volatile long n_live, bad_frees, zero_allocs, fail_at, allocs;
+static volatile long n_live, bad_frees, zero_allocs, bad_aligns, fail_at, allocs;
 
 static uint32_t live_hash(const void *p)
 {
@@ -88,6 +89,8 @@ void *__wrap_calloc(size_t n, size_t k)
 
 void *__wrap_aligned_alloc(size_t align, size_t n)
 {
+	if (align == 0 || (align & (align - 1)) != 0)
+		bad_aligns++; /* not a power of two: glibc 2.38 refuses it */
 	void *p = alloc_fails(n) ? NULL : __real_aligned_alloc(align, n);
 	if (p)
 		live_add(p);

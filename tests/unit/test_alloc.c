@@ -3,7 +3,8 @@
  * lib/matcher and the engines, which brute-force comparisons cannot see):
  *   - a matcher's whole life on each engine (subscriptions with new
  *     keywords and attributes, events, deletes remembered, destroy) gives
- *     back every block it took, none twice, no block of 0 bytes asked;
+ *     back every block it took, none twice, no block of 0 bytes asked,
+ *     no alignment that is not a power of two;
  *   - a subscription add that runs out of memory at any one allocation
  *     (the dictionaries growing included): NO_MEMORY exactly, the sub not
  *     held, the matches still those of brute force over the subs held, no
@@ -141,6 +142,7 @@ static void test_life(const char *engine)
 	CHECK_EQ_INT(n_live, live0);
 	CHECK_EQ_INT(bad_frees, 0);
 	CHECK_EQ_INT(zero_allocs, zero0);
+	CHECK_EQ_INT(bad_aligns, 0);
 	if (n_live != live0)
 		fprintf(stderr, "  %s: %ld blocks kept\n", engine, n_live - live0);
 }
