@@ -90,7 +90,7 @@ int check_config(const char *path, FILE *out)
 {
 	config_t cfg;
 	struct spated_conf c;
-	char err[512];
+	char err[1024];
 	int n = 0;
 
 	config_init(&cfg);

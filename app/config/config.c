@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libconfig.h>
 
 #include "config/config.h"
+#include "config/spated_params.h"
 #include "matcher/spate_engine.h"
 
 /* No demo device and no --no-pci by default: without a port in the
@@ -57,60 +59,11 @@ void spated_conf_free(struct spated_conf *c)
 	host_conf_wipe(&c->hosts);
 }
 
-/* Integer keys of the "spated" group: name, range, destination. */
-struct uint_key {
-	const char *name;
-	long long min, max;
-	size_t off;  /* offset in struct spated_conf */
-	size_t size; /* 2 or 4 */
-};
-
-#define UKEY(n, lo, hi, field)                                   \
-	{                                                        \
-		n, lo, hi, offsetof(struct spated_conf, field),  \
-			sizeof(((struct spated_conf *)0)->field) \
-	}
-
-static const struct uint_key uint_keys[] = {
-	UKEY("udp_port", 1, 65535, udp_port),
-	/* 576: the IPv4 minimum; 9000: jumbo, needs framesz on af_packet. */
-	UKEY("mtu", 576, 9000, mtu),
-	/* 0: derived from the memory spated is given (sizing.h) */
-	UKEY("mbufs", 0, 1 << 20, mbufs),
-	UKEY("rx_desc", 32, 16384, rx_desc),
-	UKEY("tx_desc", 32, 16384, tx_desc),
-	UKEY("stats_interval", 0, 86400, stats_interval),
-	UKEY("idle_spin_us", 0, 1000000, idle_spin_us),
-	UKEY("idle_sleep_us", 0, 100000, idle_sleep_us),
-	UKEY("ring_size", 0, 1 << 20, ring_size),
-	UKEY("msgs", 0, 1 << 22, msgs),
-	UKEY("backlog_max", 0, 1 << 20, backlog_max),
-	UKEY("rcu_warn_ms", 0, 600000, rcu_warn_ms),
-};
-
-static int read_uint(struct spated_conf *c, const config_setting_t *s, const struct uint_key *k,
-		     const char *path, char *err, size_t errlen)
-{
-	int type = config_setting_type(s);
-
-	if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-		return spate_conf_error(err, errlen, path, s, "spated.%s must be an integer",
-					k->name);
-	long long v = config_setting_get_int64(s);
-	if (v < k->min || v > k->max)
-		return spate_conf_error(err, errlen, path, s,
-					"spated.%s = %lld is out of range [%lld, %lld]", k->name, v,
-					k->min, k->max);
-	if (k->size == 2)
-		*(uint16_t *)((char *)c + k->off) = (uint16_t)v;
-	else
-		*(uint32_t *)((char *)c + k->off) = (uint32_t)v;
-	return 0;
-}
-
-static int read_eal(struct spated_conf *c, const config_setting_t *s, const char *path, char *err,
+static int read_eal(void *obj, const config_setting_t *s, const char *path, char *err,
 		    size_t errlen)
 {
+	struct spated_conf *c = obj;
+
 	if (!config_setting_is_array(s) && !config_setting_is_list(s))
 		return spate_conf_error(err, errlen, path, s,
 					"spated.eal must be a list of strings [ \"...\", ... ]");
@@ -145,33 +98,25 @@ static int read_device(struct spated_conf *c, const config_setting_t *e, const c
 	return 0;
 }
 
-static int read_port(struct spated_conf *c, const config_setting_t *s, const char *path, char *err,
-		     size_t errlen)
+/* spated.port.device: a vdev string or a list of them. */
+static int read_devices(void *obj, const config_setting_t *e, const char *path, char *err,
+			size_t errlen)
 {
-	if (!config_setting_is_group(s))
-		return spate_conf_error(err, errlen, path, s,
-					"spated.port must be a group { device = \"...\"; }");
-	for (int i = 0; i < config_setting_length(s); i++) {
-		const config_setting_t *e = config_setting_get_elem(s, i);
-		const char *name = config_setting_name(e);
-		if (strcmp(name, "device") != 0)
-			return spate_conf_error(err, errlen, path, e,
-						"spated.port: unknown setting '%s' (known: device)",
-						name);
-		c->n_devices = 0;
-		if (config_setting_type(e) == CONFIG_TYPE_STRING)
-			return read_device(c, e, path, err, errlen);
-		int n = config_setting_length(e);
-		if ((!config_setting_is_array(e) && !config_setting_is_list(e)) || n < 1 ||
-		    n > SPATED_PORTS_MAX)
-			return spate_conf_error(err, errlen, path, e,
-						"spated.port.device must be a vdev string or a "
-						"list of 1 to %d of them",
-						SPATED_PORTS_MAX);
-		for (int k = 0; k < n; k++)
-			if (read_device(c, config_setting_get_elem(e, k), path, err, errlen) != 0)
-				return -1;
-	}
+	struct spated_conf *c = obj;
+
+	c->n_devices = 0;
+	if (config_setting_type(e) == CONFIG_TYPE_STRING)
+		return read_device(c, e, path, err, errlen);
+	int n = config_setting_length(e);
+	if ((!config_setting_is_array(e) && !config_setting_is_list(e)) || n < 1 ||
+	    n > SPATED_PORTS_MAX)
+		return spate_conf_error(err, errlen, path, e,
+					"spated.port.device must be a vdev string or a "
+					"list of 1 to %d of them",
+					SPATED_PORTS_MAX);
+	for (int k = 0; k < n; k++)
+		if (read_device(c, config_setting_get_elem(e, k), path, err, errlen) != 0)
+			return -1;
 	return 0;
 }
 
@@ -182,9 +127,10 @@ static bool is_unicast(uint32_t ip)
 }
 
 /* "A.B.C.D" or "A.B.C.D/N" (the link's prefix, for the gateway). */
-static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const char *path, char *err,
+static int read_ipv4(void *obj, const config_setting_t *s, const char *path, char *err,
 		     size_t errlen)
 {
+	struct spated_conf *c = obj;
 	const char *v = config_setting_get_string(s);
 	char addr[INET_ADDRSTRLEN + 4];
 	struct in_addr a;
@@ -218,9 +164,10 @@ static int read_ipv4(struct spated_conf *c, const config_setting_t *s, const cha
 	return 0;
 }
 
-static int read_gateway(struct spated_conf *c, const config_setting_t *s, const char *path,
-			char *err, size_t errlen)
+static int read_gateway(void *obj, const config_setting_t *s, const char *path, char *err,
+			size_t errlen)
 {
+	struct spated_conf *c = obj;
 	const char *v = config_setting_get_string(s);
 	struct in_addr a;
 
@@ -268,128 +215,109 @@ static int read_lcore_list(const config_setting_t *s, const char *what, const ch
 	return 0;
 }
 
-static int read_lcores(struct spated_conf *c, const config_setting_t *g, const char *path,
-		       char *err, size_t errlen)
+/* spated.lcores.rx: one lcore id, or a list (one RX queue each). */
+static int read_lcores_rx(void *obj, const config_setting_t *s, const char *path, char *err,
+			  size_t errlen)
 {
-	if (!config_setting_is_group(g))
-		return spate_conf_error(err, errlen, path, g,
-					"spated.lcores must be a group { rx = N or [ N, ... ]; tx "
-					"= N; cluster = N; match = [ N, ... ]; }");
-	for (int i = 0; i < config_setting_length(g); i++) {
-		const config_setting_t *s = config_setting_get_elem(g, i);
-		const char *name = config_setting_name(s);
-		int rc;
+	struct spated_conf *c = obj;
 
-		if (strcmp(name, "rx") == 0 && config_setting_type(s) == CONFIG_TYPE_INT) {
-			rc = read_lcore_id(s, name, &c->lcores.rx[0], path, err, errlen);
-			c->lcores.n_rx = 1;
-		} else if (strcmp(name, "rx") == 0) {
-			rc = read_lcore_list(s, "rx", "an lcore id or a list",
-					     " (one RX queue each)", SPATED_RX_MAX, c->lcores.rx,
-					     &c->lcores.n_rx, path, err, errlen);
-		} else if (strcmp(name, "tx") == 0)
-			rc = read_lcore_id(s, name, &c->lcores.tx, path, err, errlen);
-		else if (strcmp(name, "cluster") == 0)
-			rc = read_lcore_id(s, name, &c->lcores.cluster, path, err, errlen);
-		else if (strcmp(name, "match") == 0) {
-			rc = read_lcore_list(s, "match", "a list", "", SPATED_MATCH_MAX,
-					     c->lcores.match, &c->lcores.n_match, path, err,
-					     errlen);
-		} else
-			return spate_conf_error(err, errlen, path, s,
-						"spated.lcores: unknown setting '%s' (known: rx, "
-						"tx, cluster, match)",
-						name);
-		if (rc != 0)
-			return -1;
+	if (config_setting_type(s) == CONFIG_TYPE_INT) {
+		c->lcores.n_rx = 1;
+		return read_lcore_id(s, "rx", &c->lcores.rx[0], path, err, errlen);
 	}
-	return 0;
+	return read_lcore_list(s, "rx", "an lcore id or a list", " (one RX queue each)",
+			       SPATED_RX_MAX, c->lcores.rx, &c->lcores.n_rx, path, err, errlen);
 }
 
-static int read_string(const config_setting_t *s, const char *key, char *out, size_t outlen,
-		       const char *path, char *err, size_t errlen)
+static int read_lcores_match(void *obj, const config_setting_t *s, const char *path, char *err,
+			     size_t errlen)
 {
-	const char *v = config_setting_get_string(s);
+	struct spated_conf *c = obj;
 
-	if (v == NULL || strlen(v) >= outlen)
-		return spate_conf_error(err, errlen, path, s,
-					"spated.%s must be a string of at most %zu bytes", key,
-					outlen - 1);
-	snprintf(out, outlen, "%s", v);
-	return 0;
+	return read_lcore_list(s, "match", "a list", "", SPATED_MATCH_MAX, c->lcores.match,
+			       &c->lcores.n_match, path, err, errlen);
 }
 
-static int read_spated(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
-		       size_t errlen)
+/* The rows of the "spated" group (spate_param.h; the multi-host ones are
+ * host_conf.c's). The order is the one "unknown setting" lists. */
+#define SC(f) offsetof(struct spated_conf, f), sizeof(((struct spated_conf *)0)->f)
+#define U32(key, reach, lo, hi, def, help)                                                       \
+	{                                                                                        \
+#key, SPATE_PARAM_U32, SPATE_PARAM_##reach, lo, hi, def, SC(key), NULL, NULL, 0, \
+			help                                                                     \
+	}
+#define CUSTOM(key, def, fn, help)                                                            \
+	{                                                                                     \
+		key, SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, def, 0, 0, NULL, fn, 0, help \
+	}
+
+const struct spate_param spated_conf_rows[] = {
+	CUSTOM("eal", "[ \"--file-prefix=spated\" ]", read_eal,
+	       "DPDK EAL arguments, a list of strings (at most 64)"),
+	CUSTOM("port.device", "every port the EAL probed", read_devices,
+	       "the ports: a vdev string or a list of 1 to 4 (-a PCI or --vdev in eal otherwise)"),
+	CUSTOM("ipv4", "198.18.0.1", read_ipv4,
+	       "this host's address, \"A.B.C.D\" or \"A.B.C.D/N\" (the link's prefix)"),
+	CUSTOM("gateway", "none", read_gateway,
+	       "next hop off the link, \"A.B.C.D\" (needs the prefix in ipv4)"),
+	{ "udp_port", SPATE_PARAM_U16, SPATE_PARAM_FILE, 1, 65535, "47100", SC(udp_port), NULL,
+	  NULL, 0, "UDP port of the publish/subscribe protocol" },
+	/* 576: the IPv4 minimum; 9000: jumbo, needs framesz on af_packet. */
+	U32(mtu, FILE, 576, 9000, "1500", "largest IPv4 packet sent or received"),
+	U32(mbufs, FILE, 0, 1 << 20, "0",
+	    "packet buffers in the pool (0: derived from the memory, sizing.h; else at least "
+	    "1023)"),
+	U32(rx_desc, FILE, 32, 16384, "512", "RX descriptors per queue"),
+	U32(tx_desc, FILE, 32, 16384, "512", "TX descriptors per queue"),
+	U32(stats_interval, FILE, 0, 86400, "0",
+	    "seconds between counter lines in the log, 0 = off"),
+	U32(idle_spin_us, LIVE, 0, 1000000, "1000",
+	    "an idle lcore keeps polling this long after its last work (lcore_idle.h)"),
+	U32(idle_sleep_us, LIVE, 0, 100000, "0",
+	    "then sleeps up to this between polls; 0 = busy poll"),
+	CUSTOM("lcores.rx", "the main lcore", read_lcores_rx,
+	       "RX stages: an lcore id or a list of 1 to 8 (one RX queue each)"),
+	{ "lcores.tx", SPATE_PARAM_INT, SPATE_PARAM_FILE, 0, 1023, "-1", SC(lcores.tx), NULL, NULL,
+	  0, "the TX stage's lcore (-1, unset: the main lcore)" },
+	{ "lcores.cluster", SPATE_PARAM_INT, SPATE_PARAM_FILE, 0, 1023, "-1", SC(lcores.cluster),
+	  NULL, NULL, 0, "the cluster stage's lcore (-1, unset: the main lcore)" },
+	CUSTOM("lcores.match", "[ the main lcore ]", read_lcores_match,
+	       "matching workers: a list of 1 to 16 lcore ids, one worker each"),
+	U32(ring_size, FILE, 0, 1 << 20, "0",
+	    "slots of every stage ring, a power of 2 (0: derived from the memory; else at least "
+	    "64)"),
+	U32(msgs, FILE, 0, 1 << 22, "0",
+	    "pipeline messages in the pool (0: derived from the memory; else at least 1023)"),
+	U32(backlog_max, FILE, 0, 1 << 20, "0",
+	    "the cluster stage stops reading past this backlog (0: derived; else at least 32)"),
+	{ "category_engine", SPATE_PARAM_STRING, SPATE_PARAM_FILE, 0, 0, "drt", SC(category_engine),
+	  NULL, NULL, 0,
+	  "the index inside each category: \"drt\" or a library engine (spate-match "
+	  "--list-engines)" },
+	{ "rcu_cpu", SPATE_PARAM_INT, SPATE_PARAM_FILE, -1, 1023, "-1", SC(rcu_cpu), NULL, NULL, 0,
+	  "CPU of the call_rcu thread; -1 = not pinned" },
+	U32(rcu_warn_ms, FILE, 0, 600000, "1000",
+	    "warn about RCU grace periods longer than this, 0 = off"),
+	{ "debug_hooks", SPATE_PARAM_BOOL, SPATE_PARAM_FILE, 0, 0, "false", SC(debug_hooks), NULL,
+	  NULL, 0, "allow `spatectl debug ...` and fault injection (tests only)" },
+	{ "cpu_accounting", SPATE_PARAM_BOOL, SPATE_PARAM_FILE, 0, 0, "false", SC(cpu_accounting),
+	  NULL, NULL, 0,
+	  "matching lcores count match_cpu_ns: two system calls a busy poll (benchmarks)" },
+	{ "preload", SPATE_PARAM_STRING, SPATE_PARAM_FILE, 0, 0, "", SC(preload), NULL, NULL, 0,
+	  "stream file of subscriptions applied at start" },
+	{ NULL },
+};
+
+/* After every row of the file is read: what holds between settings
+ * (the cluster file, the engine's name, the roles, the floors). */
+static int check_spated(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
+			size_t errlen)
 {
 	/* libconfig lookups take non-const pointers; they do not modify. */
 	config_setting_t *top = config_lookup(cfg, "spated");
 
 	if (top == NULL)
 		return 0;
-	if (!config_setting_is_group(top))
-		return spate_conf_error(err, errlen, path, top, "'spated' must be a group { ... }");
-	for (int i = 0; i < config_setting_length(top); i++) {
-		const config_setting_t *s = config_setting_get_elem(top, i);
-		const char *name = config_setting_name(s);
-		int rc = 1;
-
-		if (strcmp(name, "eal") == 0)
-			rc = read_eal(c, s, path, err, errlen);
-		else if (strcmp(name, "port") == 0)
-			rc = read_port(c, s, path, err, errlen);
-		else if (strcmp(name, "ipv4") == 0)
-			rc = read_ipv4(c, s, path, err, errlen);
-		else if (strcmp(name, "gateway") == 0)
-			rc = read_gateway(c, s, path, err, errlen);
-		else if (strcmp(name, "lcores") == 0)
-			rc = read_lcores(c, s, path, err, errlen);
-		else if (strcmp(name, "preload") == 0)
-			rc = read_string(s, name, c->preload, sizeof(c->preload), path, err,
-					 errlen);
-		else if (strcmp(name, "category_engine") == 0)
-			rc = read_string(s, name, c->category_engine, sizeof(c->category_engine),
-					 path, err, errlen);
-		else if (strcmp(name, "rcu_cpu") == 0) {
-			if (config_setting_type(s) != CONFIG_TYPE_INT ||
-			    config_setting_get_int(s) < -1 || config_setting_get_int(s) > 1023)
-				return spate_conf_error(err, errlen, path, s,
-							"spated.rcu_cpu must be -1 (not pinned) or "
-							"a CPU in [0, 1023]");
-			c->rcu_cpu = config_setting_get_int(s);
-			rc = 0;
-		} else if (strcmp(name, "debug_hooks") == 0 ||
-			   strcmp(name, "cpu_accounting") == 0) {
-			bool *flag = strcmp(name, "debug_hooks") == 0 ? &c->debug_hooks
-								      : &c->cpu_accounting;
-
-			if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-				return spate_conf_error(err, errlen, path, s,
-							"spated.%s must be true or false", name);
-			*flag = config_setting_get_bool(s);
-			rc = 0;
-		}
-		if (rc > 0)
-			rc = host_conf_read(&c->hosts, s, path, err, errlen);
-		for (size_t k = 0; rc > 0 && k < sizeof(uint_keys) / sizeof(uint_keys[0]); k++)
-			if (strcmp(name, uint_keys[k].name) == 0)
-				rc = read_uint(c, s, &uint_keys[k], path, err, errlen);
-		if (rc > 0)
-			return spate_conf_error(err, errlen, path, s,
-						"spated: unknown setting '%s' (known: eal, port, "
-						"ipv4, gateway, udp_port, "
-						"mtu, mbufs, rx_desc, tx_desc, stats_interval, "
-						"idle_spin_us, idle_sleep_us, lcores, "
-						"ring_size, msgs, backlog_max, category_engine, "
-						"rcu_cpu, rcu_warn_ms, "
-						"debug_hooks, cpu_accounting, preload, role, "
-						"host_id, peers, peer_rto_ms, peer_drop_ppm, "
-						"peer_key_file, peer_auth, zookeeper, zk_root, "
-						"zk_session_ms, zk_wait_ms)",
-						name);
-		if (rc < 0)
-			return -1;
-	}
 	config_setting_t *cl = config_lookup(cfg, "cluster");
 	if (cl != NULL && host_conf_read_cluster(&c->hosts, cl, top, &c->ipv4,
 						 config_setting_lookup(top, "ipv4") != NULL,
@@ -452,134 +380,59 @@ static int read_spated(struct spated_conf *c, const config_t *cfg, const char *p
 	return 0;
 }
 
-/* ---- run time: the keys that change while spated runs ---- */
-
-static const char *const runtime_names[] = { "spated.idle_spin_us", "spated.idle_sleep_us" };
-#define N_RUNTIME (sizeof(runtime_names) / sizeof(runtime_names[0]))
-
-/* The uint_keys entry of a run-time name ("spated.KEY"), or NULL. */
-static const struct uint_key *runtime_key(const char *name)
+/* drt.workers is the number of matching workers spated runs (a front's:
+ * its match hosts' lcores), whatever the file says: the clustering plans
+ * for them, and `spatectl show params` reports what runs. */
+static void derive_workers(struct spated_conf *c)
 {
-	for (size_t i = 0; i < N_RUNTIME; i++)
-		if (strcmp(name, runtime_names[i]) == 0)
-			for (size_t k = 0; k < sizeof(uint_keys) / sizeof(uint_keys[0]); k++)
-				if (strcmp(name + 7, uint_keys[k].name) == 0)
-					return &uint_keys[k];
-	return NULL;
+	c->common.matcher.params.drt.workers = c->hosts.role == SPATED_ROLE_FRONT
+						       ? host_conf_remote_workers(&c->hosts)
+						       : c->lcores.n_match;
 }
 
-const char *spated_conf_runtime_name(size_t i)
+/* The overrides file (control.overrides, written by `spatectl save`):
+ * the groups of the main file, but of "spated" only its run-time keys. */
+static int read_overrides_tree(struct spated_conf *c, const config_t *cfg, const char *path,
+			       char *err, size_t errlen)
 {
-	return i < N_RUNTIME ? runtime_names[i] : NULL;
-}
+	const config_setting_t *top = config_lookup(cfg, "spated");
 
-int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf, size_t len)
-{
-	const struct uint_key *k = runtime_key(name);
-
-	if (k == NULL)
-		return -1;
-	snprintf(buf, len, "%u",
-		 __atomic_load_n((const uint32_t *)((const char *)c + k->off), __ATOMIC_RELAXED));
-	return 0;
-}
-
-int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value, char *err,
-			    size_t errlen)
-{
-	const struct uint_key *k = runtime_key(name);
-	char *end;
-
-	if (k == NULL) {
-		snprintf(err, errlen, "%s cannot change while spated runs", name);
-		return -1;
-	}
-	errno = 0;
-	long long v = strtoll(value, &end, 10);
-	if (*value == '\0' || *end != '\0' || errno != 0 || v < k->min || v > k->max) {
-		snprintf(err, errlen, "%s = '%s': want an integer in [%lld, %lld]", name, value,
-			 k->min, k->max);
-		return -1;
-	}
-	__atomic_store_n((uint32_t *)((char *)c + k->off), (uint32_t)v, __ATOMIC_RELAXED);
-	return 0;
-}
-
-int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const char *path,
-			     char *err, size_t errlen)
-{
-	config_setting_t *top = config_lookup(cfg, "spated");
-
-	if (top == NULL)
-		return 0;
-	if (!config_setting_is_group(top))
-		return spate_conf_error(err, errlen, path, top, "'spated' must be a group { ... }");
-	for (int i = 0; i < config_setting_length(top); i++) {
-		const config_setting_t *s = config_setting_get_elem(top, i);
+	for (int i = 0; top && config_setting_is_group(top) && i < config_setting_length(top);
+	     i++) {
+		const config_setting_t *s = config_setting_get_elem(top, (unsigned)i);
 		char name[96];
 		snprintf(name, sizeof(name), "spated.%s", config_setting_name(s));
-		const struct uint_key *k = runtime_key(name);
-		if (k == NULL)
+		struct spate_param_ref r = spate_param_find(&spated_param_table, name);
+		if (r.row == NULL || r.row->reach != SPATE_PARAM_LIVE)
 			return spate_conf_error(
 				err, errlen, path, s,
 				"%s is not a run-time setting (spatectl show params lists them)",
 				name);
-		if (read_uint(c, s, k, path, err, errlen) != 0)
-			return -1;
 	}
-	return 0;
-}
-
-/* The top-level groups: each must be one a reader takes ("spate", read
- * by spate_conf_read; "spated" and "cluster", read here; the groups of
- * ops_conf), so a
- * misspelt group is an error, not a section silently ignored. */
-static int check_groups(const config_t *cfg, const char *path, char *err, size_t errlen)
-{
-	const config_setting_t *root = config_root_setting(cfg);
-
-	for (int i = 0; i < config_setting_length(root); i++) {
-		const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
-		const char *name = config_setting_name(s);
-		bool known = strcmp(name, "spate") == 0 || strcmp(name, "spated") == 0 ||
-			     strcmp(name, "cluster") == 0;
-		for (size_t g = 0; !known && ops_conf_group_name(g) != NULL; g++)
-			known = strcmp(name, ops_conf_group_name(g)) == 0;
-		if (known)
-			continue;
-		char list[128] = "spate, spated, cluster";
-		for (size_t g = 0; ops_conf_group_name(g) != NULL; g++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s",
-				 ops_conf_group_name(g));
-		return spate_conf_error(err, errlen, path, s, "unknown group '%s' (known: %s)",
-					name, list);
-	}
-	return 0;
-}
-
-/* The rest of an overrides file: its groups, and the run-time keys of
- * "spated" (a hand-edited file is checked like the main one). */
-static int read_overrides_spated(void *ctx, const config_t *cfg, const char *path, char *err,
-				 size_t errlen)
-{
-	if (check_groups(cfg, path, err, errlen) != 0)
+	if (spate_param_read_group(&spated_param_table, c, config_root_setting(cfg), "", path, err,
+				   errlen) != 0)
 		return -1;
-	return spated_conf_read_runtime(ctx, cfg, path, err, errlen);
+	config_setting_t *spate = config_lookup(cfg, "spate");
+	if (spate != NULL && spate_conf_read_schema(&c->common, spate, path, err, errlen) != 0)
+		return -1;
+	return ops_conf_check(&c->ops, cfg, path, err, errlen);
 }
 
 int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
 			  size_t errlen)
 {
-	int rc = check_groups(cfg, path, err, errlen);
-
-	if (rc == 0)
-		rc = spate_conf_read(&c->common, cfg, path, err, errlen);
-
-	if (rc == 0)
-		rc = read_spated(c, cfg, path, err, errlen);
-	if (rc == 0)
-		rc = ops_conf_read(&c->ops, cfg, path, err, errlen);
-	return rc;
+	/* Every group and key through its row, in the file's order: a key
+	 * or group no row names is an error, never a silently ignored typo. */
+	if (spate_param_read_group(&spated_param_table, c, config_root_setting(cfg), "", path, err,
+				   errlen) != 0)
+		return -1;
+	config_setting_t *spate = config_lookup(cfg, "spate");
+	if (spate != NULL && spate_conf_read_schema(&c->common, spate, path, err, errlen) != 0)
+		return -1;
+	if (check_spated(c, cfg, path, err, errlen) != 0)
+		return -1;
+	derive_workers(c);
+	return ops_conf_check(&c->ops, cfg, path, err, errlen);
 }
 
 int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t errlen)
@@ -608,5 +461,25 @@ int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t 
 
 int spated_conf_read_overrides(struct spated_conf *c, char *err, size_t errlen)
 {
-	return ops_conf_read_overrides(&c->ops, &c->common, read_overrides_spated, c, err, errlen);
+	char path[sizeof(c->ops.overrides_path)];
+	config_t cfg;
+	int rc;
+
+	/* Read before the file may change it (it cannot name another). */
+	snprintf(path, sizeof(path), "%s", c->ops.overrides_path);
+	if (path[0] == '\0' || access(path, F_OK) != 0)
+		return 0;
+	config_init(&cfg);
+	if (spate_conf_read_file(&cfg, path) != CONFIG_TRUE) {
+		snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg),
+			 config_error_type(&cfg) == CONFIG_ERR_FILE_IO ? "cannot read file"
+								       : config_error_text(&cfg));
+		config_destroy(&cfg);
+		return -1;
+	}
+	rc = read_overrides_tree(c, &cfg, path, err, errlen);
+	derive_workers(c);
+	snprintf(c->ops.overrides_path, sizeof(c->ops.overrides_path), "%s", path);
+	config_destroy(&cfg);
+	return rc;
 }

@@ -28,7 +28,8 @@
  * lcores at start.
  *
  * Every key is optional (defaults above); unknown keys are errors so that
- * typos do not silently fall back to a default.
+ * typos do not silently fall back to a default. Every key is a row of the
+ * parameter table (config/spated_params.h, docs/parameters.md).
  */
 #ifndef SPATED_CONFIG_H
 #define SPATED_CONFIG_H
@@ -98,19 +99,9 @@ int spated_conf_load(struct spated_conf *c, const char *path, char *err, size_t 
  * already, as spated_conf_load does. 0, or -1 with err. */
 int spated_conf_read_overrides(struct spated_conf *c, char *err, size_t errlen);
 void spated_conf_free(struct spated_conf *c);
-/* Run time (spatectl): the keys of the "spated" group that change while
- * it runs, by "spated.KEY" name, with the file's checks; NULL past the
- * last. get: 0, or -1 for another name. set: 0, or -1 with the allowed
- * range in err. Values are stored with atomic word stores: the lcores
- * read them on every idle poll. */
-const char *spated_conf_runtime_name(size_t i);
-int spated_conf_runtime_get(const struct spated_conf *c, const char *name, char *buf, size_t len);
-int spated_conf_runtime_set(struct spated_conf *c, const char *name, const char *value, char *err,
-			    size_t errlen);
-/* The same keys from another parsed file (the overrides file): 0, or -1
- * with "file:line: message" in err. */
-int spated_conf_read_runtime(struct spated_conf *c, const config_t *cfg, const char *path,
-			     char *err, size_t errlen);
+/* The rows of the "spated" group (spate_param.h), ended by a NULL key;
+ * the whole table: config/spated_params.h. */
+extern const struct spate_param spated_conf_rows[];
 
 /* Every group of a parsed tree (no overrides file). 0, or -1 with
  * "file:line: message" in err. */

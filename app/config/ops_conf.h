@@ -39,6 +39,7 @@
 #include <libconfig.h>
 
 #include "conf/spate_conf.h"
+#include "conf/spate_param.h"
 #include "store/spate_journal.h"
 
 #define OPS_KEYS_MAX 4096
@@ -69,29 +70,18 @@ struct ops_conf {
 void ops_conf_default(struct ops_conf *c);
 /* "A.B.C.D:PORT" (port 1..65535) to host-order address and port: 0 or -1. */
 int ops_conf_parse_listen(const char *s, uint32_t *ip, uint16_t *port);
-/* Read the journal, control and access groups of a parsed file. 0, or -1
- * with "file:line: message" in err (spate_conf_error). */
-int ops_conf_read(struct ops_conf *c, const config_t *cfg, const char *path, char *err,
-		  size_t errlen);
+/* The rows of the journal, control, access and metrics groups
+ * (spate_param.h), each ended by a NULL key. */
+extern const struct spate_param ops_journal_rows[], ops_control_rows[], ops_access_rows[],
+	ops_metrics_rows[];
+/* After the rows are read: what holds between keys (a listen address's
+ * shape, keys for require_auth). 0, or -1 with "file:line: message". */
+int ops_conf_check(const struct ops_conf *c, const config_t *cfg, const char *path, char *err,
+		   size_t errlen);
 void ops_conf_free(struct ops_conf *c);
-/* The overrides file (control.overrides, written by `spatectl save`), if
- * it exists: its spate, journal, control and access settings replace the
- * main file's, and `more` (when not NULL) reads the rest of it. 0, or -1
- * with "file:line: message" in err. */
-int ops_conf_read_overrides(struct ops_conf *c, struct spate_conf *common,
-			    int (*more)(void *ctx, const config_t *cfg, const char *path, char *err,
-					size_t errlen),
-			    void *ctx, char *err, size_t errlen);
-
-/* The groups read here ("journal", "control", "access"), by index;
- * NULL past the last. */
-const char *ops_conf_group_name(size_t i);
-
-/* Run time (spatectl): the settings that can change while spated runs, by
- * "group.key" name, values as text with the same checks as the file
- * (errors name the allowed range). 0, or -1 with err. */
-size_t ops_conf_runtime_count(void);
-const char *ops_conf_runtime_name(size_t i);
+/* By "group.key" name, values as text with the same checks as the file
+ * (errors name the allowed range): set takes the run-time keys only.
+ * 0, or -1 with err. */
 int ops_conf_set(struct ops_conf *c, const char *name, const char *value, char *err, size_t errlen);
 /* Any key of the three groups; -1 if unknown. */
 int ops_conf_get(const struct ops_conf *c, const char *name, char *buf, size_t len);

@@ -31,8 +31,8 @@
 #include "infra/counters.h"
 #include "link/ctl_cluster.h"
 #include "control/ctl_out.h"
+#include "control/ctl_params.h"
 #include "infra/debug_stall.h"
-#include "engines/drt/drt_params.h"
 #include "store/durable.h"
 #include "main/info.h"
 #include "infra/latency.h"
@@ -82,115 +82,28 @@ static struct {
 static int n_overrides;
 
 /* ---------------------------------------------------------------- */
-/* Settings by name: drt.*, limits.*, quotas.*, and the ops groups.   */
+/* Settings by name: the parameter table (ctl_params.h).              */
 
-static bool starts(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* "log_level" is short for control.log_level. */
 static const char *canonical(const char *name)
 {
-	return strcmp(name, "log_level") == 0 ? "control.log_level" : name;
+	return ctl_param_canonical(name);
 }
 
 static int param_get(const char *name, char *buf, size_t len)
 {
-	/* a match host has no cluster matcher: the configured values */
-	const struct spate_matcher_conf *mc =
-		tgt.matcher ? spate_matcher_get_conf(tgt.matcher) : &tgt.conf->common.matcher;
-
-	name = canonical(name);
-	if (starts(name, "drt."))
-		return drt_params_get(&mc->params.drt, name + 4, buf, len);
-	if (spate_conf_int_get(&tgt.conf->common, name, buf, len) == 0 ||
-	    spated_conf_runtime_get(tgt.conf, name, buf, len) == 0)
-		return 0;
-	if (strcmp(name, "control.log_level") == 0) {
-		int l = rte_log_get_level(spated_logtype);
-		static const char *const names[] = { "",        "emerg",  "alert", "crit", "err",
-						     "warning", "notice", "info",  "debug" };
-		snprintf(buf, len, "%s", l >= 1 && l <= 8 ? names[l] : "?");
-		return 0;
-	}
-	return ops_conf_get(&tgt.conf->ops, name, buf, len);
+	return ctl_param_get(&tgt, name, buf, len);
 }
 
-/* Validate and apply one setting on the data plane; the caller reads it
- * back. 0, or -1 with a message naming the allowed values. */
-static int param_set(const char *name, const char *value, char *err, size_t errlen)
+int control_param_get(const char *name, char *buf, size_t len)
 {
-	struct spated_conf *c = tgt.conf;
-
-	name = canonical(name);
-	if (starts(name, "drt.")) {
-		struct spate_engine_params p = spate_matcher_get_conf(tgt.matcher)->params;
-		if (drt_params_set(&p.drt, name + 4, value, err, errlen) != 0 ||
-		    spate_matcher_set_params(tgt.matcher, &p, err, errlen) != 0)
-			return -1;
-		c->common.matcher.params = p;
-		return 0;
-	}
-	if (starts(name, "limits.") || starts(name, "quotas.") || starts(name, "ivx.")) {
-		/* The notifier packs to the limit it was created with, and the
-		 * interval indexes are laid out for their value groups: those
-		 * take only their current value at run time. */
-		char cur[32];
-		if ((strcmp(name, "limits.max_messages") == 0 || starts(name, "ivx.")) &&
-		    (spate_conf_int_get(&c->common, name, cur, sizeof(cur)) != 0 ||
-		     strcmp(cur, value) != 0)) {
-			snprintf(err, errlen, "%s changes at the next start only", name);
-			return -1;
-		}
-		/* In place: the frame handler reads these very fields. */
-		if (spate_conf_int_set(&c->common, name, value, err, errlen) != 0)
-			return -1;
-		spate_matcher_set_quotas(tgt.matcher, c->common.matcher.max_subs,
-					 c->common.matcher.max_subs_per_client);
-		return 0;
-	}
-	if (starts(name, "spated."))
-		return spated_conf_runtime_set(c, name, value, err, errlen);
-	struct ops_conf tmp = c->ops;
-	if (ops_conf_set(&tmp, name, value, err, errlen) != 0)
-		return -1;
-	if (tmp.require_auth && tmp.n_keys == 0) {
-		snprintf(err, errlen, "access.require_auth: no keys configured (access.keys)");
-		return -1;
-	}
-	c->ops = tmp;
-	spate_ratelimit_set(access_ratelimit(spated_access), c->ops.rate, c->ops.burst);
-	spate_auth_set_required(access_auth(spated_access), c->ops.require_auth);
-	if (durable_journal(spated_durable))
-		spate_journal_set_conf(durable_journal(spated_durable), &c->ops.journal);
-	if (c->ops.log_level)
-		rte_log_set_level(spated_logtype, c->ops.log_level);
-	return 0;
-}
-
-/* Every settable name, in a stable order. */
-static const char *param_name(size_t i)
-{
-	if (i < drt_params_count()) {
-		static char buf[64];
-		snprintf(buf, sizeof(buf), "drt.%s", drt_params_name(i));
-		return buf;
-	}
-	i -= drt_params_count();
-	if (i < spate_conf_int_count())
-		return spate_conf_int_name(i);
-	i -= spate_conf_int_count();
-	if (i < ops_conf_runtime_count())
-		return ops_conf_runtime_name(i);
-	return spated_conf_runtime_name(i - ops_conf_runtime_count());
+	return tgt.conf != NULL ? param_get(name, buf, len) : -1;
 }
 
 /* A setting's value: typed in JSON (a number, a boolean), except the
  * text ones (paths, names, modes, choices) whatever they look like. */
 static void out_setting(struct ctl_out *o, const char *name, const char *value)
 {
-	if (ops_conf_is_text(canonical(name)))
+	if (ctl_param_is_text(canonical(name)))
 		ctl_out_str(o, name, value);
 	else
 		ctl_out_value(o, name, value);
@@ -221,7 +134,7 @@ static int cmd_set(struct ctl_req *r, struct ctl_out *o, char *err, size_t errle
 			 r->argv[0]);
 		return -1;
 	}
-	if (param_set(r->argv[0], r->argv[1], err, errlen) != 0)
+	if (ctl_param_set(&tgt, r->argv[0], r->argv[1], err, errlen) != 0)
 		return -1;
 	param_get(r->argv[0], buf, sizeof(buf)); /* read back what is in force */
 	out_setting(o, canonical(r->argv[0]), buf);
@@ -233,12 +146,10 @@ static int cmd_show_params(struct ctl_req *r, struct ctl_out *o, char *err, size
 	(void)r;
 	(void)err;
 	(void)errlen;
-	for (size_t i = 0; param_name(i) != NULL; i++) {
-		char buf[256];
-		const char *name = param_name(i);
+	char name[96], buf[256];
+	for (size_t i = 0; ctl_param_name(i, false, name, sizeof(name)) != NULL; i++)
 		if (param_get(name, buf, sizeof(buf)) == 0)
 			out_setting(o, name, buf);
-	}
 	return 0;
 }
 
@@ -502,13 +413,7 @@ static void out_ports(struct ctl_out *o)
 static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
 {
 	const struct spated_conf *c = tgt.conf;
-	char buf[256], ip[24];
-	/* the ops keys fixed at start (the run-time ones are among the
-	 * settings already: listed twice, a JSON object had duplicate keys) */
-	static const char *const ops_keys[] = {
-		"journal.path",  "control.socket",    "control.mode",
-		"control.group", "control.overrides", "metrics.listen",
-	};
+	char buf[256], ip[24], name[96];
 
 	(void)r;
 	(void)err;
@@ -538,12 +443,10 @@ static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size
 	out_ports(o);
 	ctl_out_end(o);
 	ctl_out_obj(o, "settings");
-	for (size_t i = 0; param_name(i) != NULL; i++)
-		if (param_get(param_name(i), buf, sizeof(buf)) == 0)
-			out_setting(o, param_name(i), buf);
-	for (size_t i = 0; i < sizeof(ops_keys) / sizeof(ops_keys[0]); i++)
-		if (ops_conf_get(&c->ops, ops_keys[i], buf, sizeof(buf)) == 0)
-			out_setting(o, ops_keys[i], buf);
+	/* every name spatectl knows, each once */
+	for (size_t i = 0; ctl_param_name(i, true, name, sizeof(name)) != NULL; i++)
+		if (param_get(name, buf, sizeof(buf)) == 0)
+			out_setting(o, name, buf);
 	ctl_out_u64(o, "access.keys", c->ops.n_keys); /* how many, never the keys */
 	ctl_out_end(o);
 	return 0;
@@ -667,55 +570,6 @@ static int cmd_show_cluster(struct ctl_req *r, struct ctl_out *o, char *err, siz
 	return ctl_show_cluster(tgt.link, tgt.dir, o, err, errlen);
 }
 
-/* The libconfig type of a setting in the overrides file: the same the
- * main config uses (drt values as text, which read_drt takes). */
-static int add_override(config_t *cfg, const char *name, const char *value)
-{
-	char group[64], path[96];
-	const char *key = strrchr(name, '.') + 1;
-	config_setting_t *g;
-
-	if (starts(name, "drt."))
-		snprintf(group, sizeof(group), "spate.drt");
-	else if (starts(name, "limits.") || starts(name, "quotas.") || starts(name, "ivx."))
-		snprintf(group, sizeof(group), "spate.%.*s", (int)(key - 1 - name), name);
-	else
-		snprintf(group, sizeof(group), "%.*s", (int)(key - 1 - name), name);
-	g = config_lookup(cfg, group);
-	if (g == NULL) {
-		config_setting_t *parent = config_root_setting(cfg);
-		char *dot = strchr(group, '.');
-		if (dot) {
-			*dot = '\0';
-			config_setting_t *top = config_lookup(cfg, group);
-			parent = top ? top : config_setting_add(parent, group, CONFIG_TYPE_GROUP);
-			g = config_setting_add(parent, dot + 1, CONFIG_TYPE_GROUP);
-			*dot = '.';
-		} else {
-			g = config_setting_add(parent, group, CONFIG_TYPE_GROUP);
-		}
-	}
-	if (g == NULL)
-		return -1;
-	snprintf(path, sizeof(path), "%s", key);
-	config_setting_t *s;
-	if (starts(name, "drt.") || strcmp(name, "journal.sync") == 0 ||
-	    strcmp(name, "control.log_level") == 0) {
-		s = config_setting_add(g, path, CONFIG_TYPE_STRING);
-		return s && config_setting_set_string(s, value) ? 0 : -1;
-	}
-	if (strcmp(name, "access.require_auth") == 0) {
-		s = config_setting_add(g, path, CONFIG_TYPE_BOOL);
-		return s && config_setting_set_bool(s, strcmp(value, "true") == 0) ? 0 : -1;
-	}
-	if (strcmp(name, "access.rate") == 0) {
-		s = config_setting_add(g, path, CONFIG_TYPE_FLOAT);
-		return s && config_setting_set_float(s, strtod(value, NULL)) ? 0 : -1;
-	}
-	s = config_setting_add(g, path, CONFIG_TYPE_INT64);
-	return s && config_setting_set_int64(s, strtoll(value, NULL, 0)) ? 0 : -1;
-}
-
 static int cmd_save(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
 {
 	const char *path = tgt.conf->ops.overrides_path;
@@ -730,7 +584,7 @@ static int cmd_save(struct ctl_req *r, struct ctl_out *o, char *err, size_t errl
 	}
 	config_init(&cfg);
 	for (int i = 0; i < n_overrides && rc == 0; i++)
-		rc = add_override(&cfg, overrides[i].name, overrides[i].value);
+		rc = ctl_param_save(&cfg, overrides[i].name, overrides[i].value);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	/* Written aside and renamed: the next start reads a whole file. */
 	if (rc == 0 && config_write_file(&cfg, tmp) != CONFIG_TRUE)

@@ -44,6 +44,11 @@ void control_poll(void);
 /* Stop the thread, remove the socket. */
 void control_stop(void);
 
+/* A setting's value in force, by spatectl name (ctl_params.h), from any
+ * thread (telemetry): 0, or -1 for an unknown name or before
+ * control_start. */
+int control_param_get(const char *name, char *buf, size_t len);
+
 /* Apply the log level of the config (after the EAL is up). */
 void control_apply_log_level(const struct spated_conf *conf);
 

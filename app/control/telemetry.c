@@ -11,11 +11,16 @@
  *                  (port_*, also in /spate/stats) and every non-zero xstat
  * /spate/latency   per stage (rx_to_matched, rx_to_tx): count and
  *                  p50/p90/p99/p999 (99.9%)/max/mean in nanoseconds (latency.h)
+ * /spate/params    every setting spatectl names, with the value in force
+ *                  (/spate/params,NAME: that one); integers as numbers,
+ *                  the rest as strings (DPDK 22.11 has no double)
  * Callbacks run on DPDK's telemetry thread and read the data plane's
  * plain counters without locks: aligned 64-bit loads, a value may be one
  * burst old, which is what a reader of counters expects. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <rte_telemetry.h>
 
@@ -25,6 +30,8 @@
 #include "infra/latency.h"
 #include "net/port_stats.h"
 #include "main/spated_log.h"
+#include "control/control.h"
+#include "control/ctl_params.h"
 #include "control/telemetry.h"
 
 static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -143,6 +150,35 @@ static int tel_port(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static int tel_add_param(struct rte_tel_data *d, const char *name)
+{
+	char buf[256];
+
+	if (control_param_get(name, buf, sizeof(buf)) != 0)
+		return -EINVAL;
+	if (!ctl_param_is_text(name) && buf[0] != '\0' && strspn(buf, "0123456789") == strlen(buf))
+		rte_tel_data_add_dict_u64(d, name, strtoull(buf, NULL, 10));
+	else if (!ctl_param_is_text(name) && buf[0] == '-' && buf[1] != '\0' &&
+		 strspn(buf + 1, "0123456789") == strlen(buf + 1))
+		rte_tel_data_add_dict_int(d, name, atoi(buf));
+	else
+		rte_tel_data_add_dict_string(d, name, buf);
+	return 0;
+}
+
+static int tel_params(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char name[96];
+
+	(void)cmd;
+	rte_tel_data_start_dict(d);
+	if (params != NULL && params[0] != '\0')
+		return tel_add_param(d, ctl_param_canonical(params));
+	for (size_t i = 0; ctl_param_name(i, false, name, sizeof(name)) != NULL; i++)
+		tel_add_param(d, name);
+	return 0;
+}
+
 void telemetry_register(void)
 {
 	if (rte_telemetry_register_cmd("/spate/stats", tel_stats,
@@ -161,6 +197,9 @@ void telemetry_register(void)
 				       "non-zero xstat (pN_name). No parameters") != 0 ||
 	    rte_telemetry_register_cmd(
 		    "/spate/latency", tel_latency,
-		    "Latency per stage (rx_to_matched, rx_to_tx), ns. No parameters") != 0)
+		    "Latency per stage (rx_to_matched, rx_to_tx), ns. No parameters") != 0 ||
+	    rte_telemetry_register_cmd("/spate/params", tel_params,
+				       "Settings in force, as spatectl show params. Parameters: "
+				       "none, or a setting's name") != 0)
 		SPATED_LOG(WARNING, "telemetry: cannot register the /spate commands\n");
 }

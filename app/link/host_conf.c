@@ -6,8 +6,9 @@
 
 #include "link/host_conf.h"
 #include "conf/spate_conf.h"
+#include "conf/spate_param.h"
 
-static const char *const role_names[] = { "both", "front", "match" };
+static const char *const role_names[] = { "both", "front", "match", NULL };
 
 const char *host_conf_role_name(uint8_t role)
 {
@@ -159,73 +160,47 @@ static int read_peer(struct spated_peer *p, const config_setting_t *g, int clust
 	return 0;
 }
 
-int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path, char *err,
-		   size_t errlen)
+static int read_key_file(void *obj, const config_setting_t *s, const char *path, char *err,
+			 size_t errlen)
 {
-	const char *name = config_setting_name(s);
+	struct host_conf *h = obj;
+	const char *v = config_setting_get_string(s);
 
-	if (strcmp(name, "role") == 0) {
-		const char *v = config_setting_get_string(s);
-		for (uint8_t r = 0; v != NULL && r < 3; r++)
-			if (strcmp(v, role_names[r]) == 0) {
-				h->role = r;
-				return 0;
-			}
+	if (v == NULL || v[0] == '\0' || strlen(v) >= sizeof(h->key_file))
 		return spate_conf_error(err, errlen, path, s,
-					"%s.role must be \"both\", \"front\" or \"match\"", grp(s));
-	}
-	if (strcmp(name, "host_id") == 0)
-		return read_int(s, "host_id", 1, UINT32_MAX, &h->host_id, path, err, errlen);
-	if (strcmp(name, "peer_drop_ppm") == 0)
-		return read_int(s, "peer_drop_ppm", 0, 500000, &h->drop_ppm, path, err, errlen);
-	if (strcmp(name, "peer_rto_ms") == 0)
-		return read_int(s, "peer_rto_ms", 1, 10000, &h->rto_ms, path, err, errlen);
-	if (strcmp(name, "peer_hb_ms") == 0)
-		return read_int(s, "peer_hb_ms", 5, 10000, &h->hb_ms, path, err, errlen);
-	if (strcmp(name, "peer_dead_ms") == 0)
-		return read_int(s, "peer_dead_ms", 20, 60000, &h->dead_ms, path, err, errlen);
-	if (strcmp(name, "zk_session_ms") == 0)
-		return read_int(s, "zk_session_ms", 400, 60000, &h->zk_session_ms, path, err,
-				errlen);
-	if (strcmp(name, "zk_wait_ms") == 0)
-		return read_int(s, "zk_wait_ms", 0, 600000, &h->zk_wait_ms, path, err, errlen);
-	if (strcmp(name, "peer_key_file") == 0) {
-		const char *v = config_setting_get_string(s);
-		if (v == NULL || v[0] == '\0' || strlen(v) >= sizeof(h->key_file))
-			return spate_conf_error(err, errlen, path, s,
-						"%s.peer_key_file must be a path (under %zu bytes)",
-						grp(s), sizeof(h->key_file));
-		snprintf(h->key_file, sizeof(h->key_file), "%s", v);
-		return 0;
-	}
-	if (strcmp(name, "peer_auth") == 0) {
-		const char *v = config_setting_get_string(s);
-		if (v == NULL || (strcmp(v, "hmac-sha256") != 0 && strcmp(v, "none") != 0))
-			return spate_conf_error(err, errlen, path, s,
-						"%s.peer_auth must be \"hmac-sha256\" or \"none\"",
-						grp(s));
-		h->auth_none = strcmp(v, "none") == 0;
-		return 0;
-	}
-	if (strcmp(name, "zookeeper") == 0 || strcmp(name, "zk_root") == 0) {
-		int root = name[1] == 'k';
-		const char *v = config_setting_get_string(s);
-		char *dst = root ? h->zk_root : h->zookeeper;
-		size_t cap = root ? sizeof(h->zk_root) : sizeof(h->zookeeper);
-		if (v == NULL || v[0] == '\0' || strlen(v) >= cap ||
-		    (root && (v[0] != '/' || v[1] == '\0')))
-			return spate_conf_error(err, errlen, path, s,
-						root ? "%s.zk_root must be a ZooKeeper path like "
-						       "\"/spate/prod\" (under %zu bytes)"
-						     : "%s.zookeeper must be a string "
-						       "\"host:port,host:port\" (under %zu bytes)",
-						grp(s), cap);
-		snprintf(dst, cap, "%s", v);
-		return 0;
-	}
-	if (strcmp(name, "peers") != 0)
-		return 1;
+					"%s.peer_key_file must be a path (under %zu bytes)", grp(s),
+					sizeof(h->key_file));
+	snprintf(h->key_file, sizeof(h->key_file), "%s", v);
+	return 0;
+}
+
+/* zookeeper ("host:port,...") and zk_root (a ZooKeeper path). */
+static int read_zk(void *obj, const config_setting_t *s, const char *path, char *err, size_t errlen)
+{
+	struct host_conf *h = obj;
+	int root = config_setting_name(s)[1] == 'k';
+	const char *v = config_setting_get_string(s);
+	char *dst = root ? h->zk_root : h->zookeeper;
+	size_t cap = root ? sizeof(h->zk_root) : sizeof(h->zookeeper);
+
+	if (v == NULL || v[0] == '\0' || strlen(v) >= cap ||
+	    (root && (v[0] != '/' || v[1] == '\0')))
+		return spate_conf_error(err, errlen, path, s,
+					root ? "%s.zk_root must be a ZooKeeper path like "
+					       "\"/spate/prod\" (under %zu bytes)"
+					     : "%s.zookeeper must be a string "
+					       "\"host:port,host:port\" (under %zu bytes)",
+					grp(s), cap);
+	snprintf(dst, cap, "%s", v);
+	return 0;
+}
+
+static int read_peers(void *obj, const config_setting_t *s, const char *path, char *err,
+		      size_t errlen)
+{
+	struct host_conf *h = obj;
 	int n = config_setting_length(s);
+
 	if (!config_setting_is_list(s) || n > SPATED_PEERS_MAX)
 		return spate_conf_error(
 			err, errlen, path, s,
@@ -245,6 +220,79 @@ int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *p
 		h->n_peers++;
 	}
 	return 0;
+}
+
+#define HC(f) offsetof(struct host_conf, f), sizeof(((struct host_conf *)0)->f)
+#define MS(key, f, lo, hi, def, help)                                                   \
+	{                                                                               \
+		key, SPATE_PARAM_U32, SPATE_PARAM_FILE, lo, hi, def, HC(f), NULL, NULL, \
+			SPATE_PARAM_CLUSTER, help                                       \
+	}
+
+static const char *const auth_names[] = { "hmac-sha256", "none", NULL };
+
+/* The multi-host rows of the "spated" group (spate_param.h); those
+ * marked SPATE_PARAM_CLUSTER may be set once in the cluster group. */
+const struct spate_param host_conf_rows[] = {
+	{ "role", SPATE_PARAM_ENUM, SPATE_PARAM_FILE, 0, 0, "both", HC(role), role_names, NULL, 0,
+	  "both: one box; front: clustering, the clients; match: matching workers only" },
+	{ "host_id", SPATE_PARAM_U32, SPATE_PARAM_FILE, 1, UINT32_MAX, "0", HC(host_id), NULL, NULL,
+	  0, "this host in the cluster, unique (front and match; 0: unset)" },
+	{ "peers", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "( )", 0, 0, NULL, read_peers, 0,
+	  "static membership: ( { host = N; ipv4 = \"A.B.C.D\"; lcores = N (a match host); }, "
+	  "... ) (host_conf.h)" },
+	MS("peer_rto_ms", rto_ms, 1, 10000, "20",
+	   "the inter-host channel's retransmission timeout"),
+	MS("peer_hb_ms", hb_ms, 5, 10000, "50", "a frame to every peer at least this often"),
+	MS("peer_dead_ms", dead_ms, 20, 60000, "300",
+	   "a peer silent this long is dead (at least 3 x peer_hb_ms)"),
+	MS("peer_drop_ppm", drop_ppm, 0, 500000, "0",
+	   "fault injection: inter-host frames dropped per million (needs debug_hooks)"),
+	{ "peer_key_file", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "", 0, 0, NULL,
+	  read_key_file, SPATE_PARAM_CLUSTER,
+	  "the cluster keys that sign inter-host frames (docs/operations.md, \"Cluster keys\")" },
+	{ "peer_auth", SPATE_PARAM_ENUM, SPATE_PARAM_FILE, 0, 0, "hmac-sha256", HC(auth_none),
+	  auth_names, NULL, SPATE_PARAM_CLUSTER,
+	  "none: unsigned inter-host frames (tests and benchmarks: needs debug_hooks)" },
+	{ "zookeeper", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "", 0, 0, NULL, read_zk,
+	  SPATE_PARAM_CLUSTER,
+	  "\"host:port,host:port\": membership and epochs; \"\" = static peers" },
+	{ "zk_root", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "/spate/default", 0, 0, NULL,
+	  read_zk, SPATE_PARAM_CLUSTER, "this cluster's nodes in ZooKeeper" },
+	MS("zk_session_ms", zk_session_ms, 400, 60000, "4000",
+	   "a dead host is noticed after about this long"),
+	MS("zk_wait_ms", zk_wait_ms, 0, 600000, "30000",
+	   "at start: how long to wait for the peers to join"),
+	{ NULL },
+};
+
+/* The rows with struct host_conf as root, and the cluster group's own key
+ * (what host_conf_read_cluster may meet, and its list of known keys). */
+static const struct spate_param cluster_rows[] = {
+	{ "hosts", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "", 0, 0, NULL, NULL, 0, "" },
+	{ NULL },
+};
+static const struct spate_param_section host_sec = { "spated", "spated.", 0, false,
+						     host_conf_rows };
+static const struct spate_param_section cluster_sec = { "cluster", "cluster.", 0, false,
+							cluster_rows };
+static const struct spate_param_section *const host_secs[] = { &host_sec, &cluster_sec };
+static const struct spate_param_table host_table = { host_secs, 2 };
+
+int host_conf_read(struct host_conf *h, const config_setting_t *s, const char *path, char *err,
+		   size_t errlen)
+{
+	const char *name = config_setting_name(s);
+	char what[96];
+
+	for (size_t i = 0; host_conf_rows[i].key != NULL; i++)
+		if (strcmp(host_conf_rows[i].key, name) == 0) {
+			snprintf(what, sizeof(what), "%s.%s", grp(s), name);
+			return spate_param_read_setting(
+				(struct spate_param_ref){ &host_sec, &host_conf_rows[i] }, h, s,
+				what, path, err, errlen);
+		}
+	return 1;
 }
 
 /* Settings of the cluster group that are each host's own. */
@@ -286,15 +334,18 @@ int host_conf_read_cluster(struct host_conf *h, const config_setting_t *g,
 						"cluster.%s is set in spated too:"
 						" say it once",
 						name);
-		int rc = host_conf_read(h, s, path, err, errlen);
-		if (rc > 0)
-			return spate_conf_error(
-				err, errlen, path, s,
-				"cluster: unknown setting '%s'"
-				" (known: hosts, zookeeper, zk_root, zk_session_ms, zk_wait_ms,"
-				" peer_rto_ms, peer_hb_ms, peer_dead_ms, peer_key_file, peer_auth,"
-				" peer_drop_ppm)",
-				name);
+		int rc = 1;
+		for (size_t k = 0; host_conf_rows[k].key != NULL && rc > 0; k++)
+			if ((host_conf_rows[k].flags & SPATE_PARAM_CLUSTER) &&
+			    strcmp(host_conf_rows[k].key, name) == 0)
+				rc = host_conf_read(h, s, path, err, errlen);
+		if (rc > 0) {
+			char known[400];
+			spate_param_known(&host_table, "cluster", known, sizeof(known));
+			return spate_conf_error(err, errlen, path, s,
+						"cluster: unknown setting '%s' (known: %s)", name,
+						known);
+		}
 		if (rc < 0)
 			return -1;
 	}

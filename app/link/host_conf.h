@@ -44,6 +44,7 @@
 #include <libconfig.h>
 
 #include "auth/spate_peer_auth.h"
+#include "conf/spate_param.h"
 
 #define SPATED_PEERS_MAX 16
 #define SPATED_PEER_PORT 47110
@@ -79,6 +80,10 @@ struct host_conf {
 	int auth_none;                  /* peer_auth = "none" */
 	struct spate_peer_keyfile keys; /* read by host_conf_check */
 };
+
+/* The multi-host rows of the "spated" group (spate_param.h), ended by a
+ * NULL key: role, host_id, peers, peer_*, zookeeper, zk_*. */
+extern const struct spate_param host_conf_rows[];
 
 void host_conf_default(struct host_conf *h);
 /* One setting of the "spated" group: 0 read, -1 error (err filled), 1

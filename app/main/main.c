@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	const char *conf_path = NULL;
 	int check_only = 0, salvage = 0, own_argc = argc, c;
 	struct spated_conf conf;
-	char err[512];
+	char err[1024]; /* an unknown key lists the known ones */
 
 	/* Our options end at "--"; what follows belongs to the EAL. */
 	for (int i = 1; i < argc; i++)

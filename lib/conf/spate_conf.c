@@ -1,7 +1,6 @@
 /* spate_conf.c - the "spate" section of the libconfig file (spate_conf.h).
- * One table of integer parameters (name, range, where it goes) so that
- * adding a limit is one line and every error names the key, its line and
- * the allowed range. */
+ * Its keys are rows (spate_param.h): adding a limit is one row, and every
+ * error names the key, its line and the allowed range. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,28 +8,10 @@
 #include <string.h>
 
 #include "conf/spate_conf.h"
+#include "conf/spate_param.h"
+#include "engines/drt/drt_params.h"
 #include "engines/ivx/ivx_index.h"
 #include "matcher/spate_engine.h"
-
-struct int_param {
-	const char *path; /* relative to the "spate" group */
-	long long min, max;
-	size_t offset; /* of a uint32_t inside struct spate_conf */
-};
-
-#define CONF_U32(field) offsetof(struct spate_conf, field)
-
-static const struct int_param int_params[] = {
-	{ "limits.max_keywords", 1, SPATE_KW_MAX_HARD, CONF_U32(limits.max_keywords) },
-	{ "limits.max_keyword_len", 1, SPATE_KW_LEN_MAX_HARD, CONF_U32(limits.max_keyword_len) },
-	{ "limits.max_constraints", 1, SPATE_CONS_MAX_HARD, CONF_U32(limits.max_constraints) },
-	{ "limits.max_attrs", 1, SPATE_ATTR_MAX_HARD, CONF_U32(limits.max_attrs) },
-	{ "limits.max_name_len", 1, SPATE_NAME_LEN_MAX_HARD, CONF_U32(limits.max_name_len) },
-	{ "limits.max_messages", 1, 1024, CONF_U32(limits.max_messages) },
-	{ "quotas.max_subs", 0, UINT32_MAX, CONF_U32(matcher.max_subs) },
-	{ "quotas.max_subs_per_client", 0, UINT32_MAX, CONF_U32(matcher.max_subs_per_client) },
-	{ "ivx.groups", 0, IVX_GROUPS_MAX, CONF_U32(matcher.params.ivx_groups) },
-};
 
 void spate_conf_default(struct spate_conf *c)
 {
@@ -52,7 +33,7 @@ int spate_conf_error(char *err, size_t errlen, const char *path, const config_se
 		     const char *fmt, ...)
 {
 	last_error_setting = s;
-	char msg[400]; /* the longest: an unknown key with the list of known ones */
+	char msg[1024]; /* the longest: an unknown key with the list of known ones */
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -63,38 +44,6 @@ int spate_conf_error(char *err, size_t errlen, const char *path, const config_se
 	snprintf(err, errlen, "%s:%u: %s", file ? file : path,
 		 s ? config_setting_source_line(s) : 0, msg);
 	return -1;
-}
-
-/* The "drt" group: every key is a DRt parameter, validated by its setter. */
-static int read_drt(struct spate_conf *c, const config_setting_t *g, const char *path, char *err,
-		    size_t errlen)
-{
-	if (!config_setting_is_group(g))
-		return spate_conf_error(err, errlen, path, g, "spate.drt must be a group { ... }");
-	for (int i = 0; i < config_setting_length(g); i++) {
-		config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-		char text[64], why[160];
-		switch (config_setting_type(s)) {
-		case CONFIG_TYPE_INT:
-		case CONFIG_TYPE_INT64:
-			snprintf(text, sizeof(text), "%lld", config_setting_get_int64(s));
-			break;
-		case CONFIG_TYPE_FLOAT:
-			snprintf(text, sizeof(text), "%.17g", config_setting_get_float(s));
-			break;
-		case CONFIG_TYPE_STRING:
-			snprintf(text, sizeof(text), "%s", config_setting_get_string(s));
-			break;
-		default:
-			return spate_conf_error(err, errlen, path, s,
-						"spate.drt.%s must be a number or a string",
-						config_setting_name(s));
-		}
-		if (drt_params_set(&c->matcher.params.drt, config_setting_name(s), text, why,
-				   sizeof(why)) != 0)
-			return spate_conf_error(err, errlen, path, s, "spate.drt: %s", why);
-	}
-	return 0;
 }
 
 /* A number setting (int or float) into *v; false if it is neither. */
@@ -162,8 +111,8 @@ static int read_domain(const config_setting_t *g, const char *what, bool named, 
 
 /* spate.attributes = ( { name; min; max; cells; }, ... ) and
  * spate.attribute_default = { min; max; cells; }: the schema. */
-static int read_schema(struct spate_conf *c, const config_setting_t *top, const char *path,
-		       char *err, size_t errlen)
+int spate_conf_read_schema(struct spate_conf *c, const config_setting_t *top, const char *path,
+			   char *err, size_t errlen)
 {
 	struct spate_schema *sc = &c->matcher.params.schema;
 	const config_setting_t *s;
@@ -219,103 +168,61 @@ static int read_engine(struct spate_conf *c, const config_setting_t *s, const ch
 	return 0;
 }
 
-/* The schema's keys are read together, after the rest (read_schema). */
-static int read_later(struct spate_conf *c, const config_setting_t *s, const char *path, char *err,
-		      size_t errlen)
+/* The rows of the "spate" group (spate_param.h); the drt engine's are in
+ * drt_params.c. The schema (attributes, attribute_default) is read after
+ * the rest: its keys depend on each other. */
+#define CONF_U32(field) offsetof(struct spate_conf, field)
+#define LIMIT(key, hard, def, help)                                              \
+	{                                                                        \
+		"limits." #key, SPATE_PARAM_U32, SPATE_PARAM_LIVE, 1, hard, def, \
+			CONF_U32(limits.key), 0, NULL, NULL, 0, help             \
+	}
+
+static int read_engine_row(void *obj, const config_setting_t *s, const char *path, char *err,
+			   size_t errlen)
 {
-	(void)c;
-	(void)s;
-	(void)path;
-	(void)err;
-	(void)errlen;
-	return 0;
+	return read_engine(obj, s, path, err, errlen);
 }
 
-/* The keys of "spate" other than the integer groups of int_params. */
-static const struct {
-	const char *name;
-	int (*read)(struct spate_conf *c, const config_setting_t *s, const char *path, char *err,
-		    size_t errlen);
-} spate_keys[] = {
-	{ "engine", read_engine },
-	{ "drt", read_drt },
-	{ "attributes", read_later },
-	{ "attribute_default", read_later },
+const struct spate_param spate_conf_rows[] = {
+	{ "engine", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "drt", 0, 0, NULL, read_engine_row,
+	  0,
+	  "the matching engine of the offline tools (spate-match --list-engines); spated "
+	  "matches with spated.category_engine inside its categories" },
+	{ "attributes", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "( )", 0, 0, NULL, NULL, 0,
+	  "the numeric attributes' schema: ( { name = \"price\"; min = 0.0; max = 1000.0; "
+	  "cells = 100; }, ... ) (docs/protocol.md)" },
+	{ "attribute_default", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0,
+	  "{ min = 0.0; max = 1000000.0; cells = 1000; }", 0, 0, NULL, NULL, 0,
+	  "the domain of an attribute the schema does not name: { min; max; cells; }" },
+	LIMIT(max_keywords, SPATE_KW_MAX_HARD, "16", "keywords in one event or subscription"),
+	LIMIT(max_keyword_len, SPATE_KW_LEN_MAX_HARD, "64", "bytes of one keyword"),
+	LIMIT(max_constraints, SPATE_CONS_MAX_HARD, "16", "numeric constraints of a subscription"),
+	LIMIT(max_attrs, SPATE_ATTR_MAX_HARD, "16", "numeric attributes of an event"),
+	LIMIT(max_name_len, SPATE_NAME_LEN_MAX_HARD, "32", "bytes of an attribute's name"),
+	{ "limits.max_messages", SPATE_PARAM_U32, SPATE_PARAM_RESTART, 1, 1024, "64",
+	  CONF_U32(limits.max_messages), 0, NULL, NULL, 0,
+	  "messages in one datagram (the notifier packs to the value it started with)" },
+	{ "quotas.max_subs", SPATE_PARAM_U32, SPATE_PARAM_LIVE, 0, UINT32_MAX, "0",
+	  CONF_U32(matcher.max_subs), 0, NULL, NULL, 0, "subscriptions in all, 0 = unlimited" },
+	{ "quotas.max_subs_per_client", SPATE_PARAM_U32, SPATE_PARAM_LIVE, 0, UINT32_MAX, "0",
+	  CONF_U32(matcher.max_subs_per_client), 0, NULL, NULL, 0,
+	  "subscriptions of one client, 0 = unlimited" },
+	{ "ivx.groups", SPATE_PARAM_U32, SPATE_PARAM_RESTART, 0, IVX_GROUPS_MAX, "0",
+	  CONF_U32(matcher.params.ivx_groups), 0, NULL, NULL, 0,
+	  "value groups of the ivx engine's interval indexes (0 = its own choice); they are "
+	  "laid out for it at start" },
+	{ NULL },
 };
-#define N_SPATE_KEYS (sizeof(spate_keys) / sizeof(spate_keys[0]))
-#define N_INT_PARAMS (sizeof(int_params) / sizeof(int_params[0]))
+#define N_ROWS (sizeof(spate_conf_rows) / sizeof(spate_conf_rows[0]) - 1)
 
-/* Is `group` the group part of int_params[i].path ("limits" of "limits.x")? */
-static bool in_group(size_t i, const char *group, size_t glen)
-{
-	return strncmp(int_params[i].path, group, glen) == 0 && int_params[i].path[glen] == '.';
-}
-
-/* Every name a group of "spate" may hold, for an error: its int_params
- * keys (group != NULL), or the keys and groups of "spate" itself. */
-static void known_names(const char *group, char *buf, size_t len)
-{
-	size_t glen = group ? strlen(group) : 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; group == NULL && i < N_SPATE_KEYS; i++)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "",
-			 spate_keys[i].name);
-	for (size_t i = 0; i < N_INT_PARAMS; i++) {
-		const char *p = int_params[i].path, *dot = strchr(p, '.');
-		if (group != NULL && !in_group(i, group, glen))
-			continue;
-		if (group == NULL && i > 0 && in_group(i - 1, p, (size_t)(dot - p)))
-			continue; /* the group is listed already */
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%.*s", buf[0] ? ", " : "",
-			 group ? (int)strlen(dot + 1) : (int)(dot - p), group ? dot + 1 : p);
-	}
-}
-
-static int unknown(const char *group, const config_setting_t *s, const char *path, char *err,
-		   size_t errlen)
-{
-	char known[256];
-
-	known_names(group, known, sizeof(known));
-	return spate_conf_error(err, errlen, path, s, "spate%s%s: unknown setting '%s' (known: %s)",
-				group ? "." : "", group ? group : "", config_setting_name(s),
-				known);
-}
-
-/* A group of int_params ("limits", "quotas", "ivx"): each key must be one
- * of its entries, in range. */
-static int read_int_group(struct spate_conf *c, const config_setting_t *g, const char *path,
-			  char *err, size_t errlen)
-{
-	const char *group = config_setting_name(g);
-
-	if (!config_setting_is_group(g))
-		return spate_conf_error(err, errlen, path, g, "spate.%s must be a group { ... }",
-					group);
-	for (int k = 0; k < config_setting_length(g); k++) {
-		const config_setting_t *s = config_setting_get_elem(g, (unsigned)k);
-		const struct int_param *p = NULL;
-		for (size_t i = 0; i < N_INT_PARAMS && p == NULL; i++)
-			if (in_group(i, group, strlen(group)) &&
-			    strcmp(int_params[i].path + strlen(group) + 1,
-				   config_setting_name(s)) == 0)
-				p = &int_params[i];
-		if (p == NULL)
-			return unknown(group, s, path, err, errlen);
-		int type = config_setting_type(s);
-		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-			return spate_conf_error(err, errlen, path, s, "spate.%s must be an integer",
-						p->path);
-		long long v = config_setting_get_int64(s);
-		if (v < p->min || v > p->max)
-			return spate_conf_error(err, errlen, path, s,
-						"spate.%s = %lld is out of range [%lld, %lld]",
-						p->path, v, p->min, p->max);
-		*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
-	}
-	return 0;
-}
+/* The offline tools' table: the "spate" group alone, in struct spate_conf. */
+static const struct spate_param_section lib_spate = { "spate", "", 0, false, spate_conf_rows };
+static const struct spate_param_section lib_drt = { "spate.drt", "drt.",
+						    offsetof(struct spate_conf, matcher.params.drt),
+						    true, drt_param_rows };
+static const struct spate_param_section *const lib_sections[] = { &lib_drt, &lib_spate };
+static const struct spate_param_table lib_table = { lib_sections, 2 };
 
 int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path, char *err,
 		    size_t errlen)
@@ -326,26 +233,11 @@ int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path,
 	c->matcher.engine = c->engine;
 	if (top == NULL)
 		return 0;
-	if (!config_setting_is_group(top))
-		return spate_conf_error(err, errlen, path, top, "'spate' must be a group { ... }");
-	/* Every key through its reader, in the file's order: a key no
-	 * reader knows is an error, never a silently ignored typo. */
-	for (int k = 0; k < config_setting_length(top); k++) {
-		const config_setting_t *s = config_setting_get_elem(top, (unsigned)k);
-		const char *name = config_setting_name(s);
-		int rc = 1;
-		for (size_t i = 0; i < N_SPATE_KEYS && rc > 0; i++)
-			if (strcmp(name, spate_keys[i].name) == 0)
-				rc = spate_keys[i].read(c, s, path, err, errlen);
-		for (size_t i = 0; i < N_INT_PARAMS && rc > 0; i++)
-			if (in_group(i, name, strlen(name)))
-				rc = read_int_group(c, s, path, err, errlen);
-		if (rc > 0)
-			return unknown(NULL, s, path, err, errlen);
-		if (rc < 0)
-			return -1;
-	}
-	return read_schema(c, top, path, err, errlen);
+	/* Every key through its row, in the file's order: a key no row
+	 * names is an error, never a silently ignored typo. */
+	if (spate_param_read_group(&lib_table, c, top, "spate", path, err, errlen) != 0)
+		return -1;
+	return spate_conf_read_schema(c, top, path, err, errlen);
 }
 
 int spate_conf_read_file(config_t *cfg, const char *path)
@@ -382,56 +274,59 @@ int spate_conf_load(struct spate_conf *c, const char *path, char *err, size_t er
 	return rc;
 }
 
-/* ---- run time: the integer table by name, values as text ---- */
+/* ---- run time: the integer rows by name, values as text ---- */
+
+/* The integer rows of the group, as the callers of spate_conf_int_*
+ * knew them: limits.*, quotas.*, ivx.groups. */
+static const struct spate_param *int_row(size_t i)
+{
+	for (size_t k = 0; k < N_ROWS; k++)
+		if (spate_conf_rows[k].type == SPATE_PARAM_U32 && i-- == 0)
+			return &spate_conf_rows[k];
+	return NULL;
+}
 
 size_t spate_conf_int_count(void)
 {
-	return sizeof(int_params) / sizeof(int_params[0]);
+	size_t n = 0;
+
+	while (int_row(n) != NULL)
+		n++;
+	return n;
 }
 
 const char *spate_conf_int_name(size_t i)
 {
-	return i < spate_conf_int_count() ? int_params[i].path : NULL;
+	const struct spate_param *r = int_row(i);
+
+	return r ? r->key : NULL;
 }
 
-static const struct int_param *find_int(const char *path)
+static struct spate_param_ref find_int(const char *path)
 {
-	for (size_t i = 0; i < spate_conf_int_count(); i++)
-		if (strcmp(int_params[i].path, path) == 0)
-			return &int_params[i];
-	return NULL;
+	const struct spate_param *r;
+
+	for (size_t i = 0; (r = int_row(i)) != NULL; i++)
+		if (strcmp(r->key, path) == 0)
+			break;
+	return (struct spate_param_ref){ &lib_spate, r };
 }
 
 int spate_conf_int_set(struct spate_conf *c, const char *path, const char *value, char *err,
 		       size_t errlen)
 {
-	const struct int_param *p = find_int(path);
-	char *end;
+	struct spate_param_ref r = find_int(path);
 
-	if (p == NULL) {
+	if (r.row == NULL) {
 		snprintf(err, errlen, "unknown setting '%s'", path);
 		return -1;
 	}
-	long long v = strtoll(value, &end, 10);
-	if (end == value || *end != '\0') {
-		snprintf(err, errlen, "%s: '%s' is not an integer", path, value);
-		return -1;
-	}
-	if (v < p->min || v > p->max) {
-		snprintf(err, errlen, "%s = %lld is out of range [%lld, %lld]", path, v, p->min,
-			 p->max);
-		return -1;
-	}
-	*(uint32_t *)((char *)c + p->offset) = (uint32_t)v;
-	return 0;
+	return spate_param_parse(r, c, value, err, errlen);
 }
 
 int spate_conf_int_get(const struct spate_conf *c, const char *path, char *buf, size_t len)
 {
-	const struct int_param *p = find_int(path);
+	struct spate_param_ref r = find_int(path);
 
-	if (p == NULL)
-		return -1;
-	snprintf(buf, len, "%u", *(const uint32_t *)((const char *)c + p->offset));
-	return 0;
+	return r.row == NULL ? -1 : spate_param_format(r, c, buf, len);
 }

@@ -19,6 +19,7 @@
 #include <libconfig.h>
 #include <stddef.h>
 
+#include "conf/spate_param.h"
 #include "matcher/spate_matcher.h"
 #include "proto/spate_types.h"
 
@@ -33,6 +34,12 @@ void spate_conf_default(struct spate_conf *c);
  * defaults). 0, or -1 with "file:line: message" in err. */
 int spate_conf_read(struct spate_conf *c, const config_t *cfg, const char *path, char *err,
 		    size_t errlen);
+/* The rows of the "spate" group (spate_param.h), ended by a NULL key. */
+extern const struct spate_param spate_conf_rows[];
+/* The attribute schema of a "spate" group (read after its other keys). */
+int spate_conf_read_schema(struct spate_conf *c, const config_setting_t *top, const char *path,
+			   char *err, size_t errlen);
+
 /* Format "path:line: message" (line of setting s, 0 if NULL) into err;
  * returns -1 so callers can `return spate_conf_error(...)`. */
 int spate_conf_error(char *err, size_t errlen, const char *path, const config_setting_t *s,

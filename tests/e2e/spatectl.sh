@@ -59,8 +59,8 @@ while read -r name good bad want; do
 done <<'CASES'
 drt.alpha 0.7 1.5 out of range [0, 1]
 drt.new_th 0.4 -0.1 out of range [0, 1]
-drt.cmax 128 0 out of range [1, 1e+06]
-drt.lambda 1000 0 out of range [1, 1e+09]
+drt.cmax 128 0 out of range [1, 1000000]
+drt.lambda 1000 0 out of range [1, 1000000000]
 drt.sigma 0.3 11 out of range [0, 10]
 drt.merge_th 2 -1 out of range
 drt.variant fre bogus not one of nonfre, fre, freco
@@ -69,12 +69,12 @@ limits.max_keyword_len 32 256 out of range [1, 255]
 quotas.max_subs 100000 -1 out of range [0, 4294967295]
 quotas.max_subs_per_client 5000 x not an integer
 access.rate 1000 -1 out of range [0, 1e+09]
-access.burst 500 0 out of range [1, 1e+09]
+access.burst 500 0 out of range [1, 1000000000]
 journal.sync interval sometimes not one of none, always, interval
-journal.sync_interval_us 5000 1 out of range [100, 1e+07]
+journal.sync_interval_us 5000 1 out of range [100, 10000000]
 control.log_level debug loud not one of emerg
-spated.idle_spin_us 200 1000001 want an integer in [0, 1000000]
-spated.idle_sleep_us 20 x want an integer in [0, 100000]
+spated.idle_spin_us 200 1000001 out of range [0, 1000000]
+spated.idle_sleep_us 20 x not an integer
 CASES
 ctl set access.require_auth true 2>"$E2E_TMP/err" && fail "require_auth without keys accepted"
 grep -q "no keys" "$E2E_TMP/err" || fail "require_auth: $(cat "$E2E_TMP/err")"

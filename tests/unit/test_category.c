@@ -438,22 +438,29 @@ static void test_drt_params(void)
 			CHECK(strstr(err, "is not one of nonfre, fre, freco") != NULL);
 			continue;
 		}
+		/* an integer parameter takes decimal digits only */
+		struct drt_params tmp = q;
+		bool integer = drt_params_set(&tmp, name, "0.5", err, sizeof(err)) != 0 &&
+			       strstr(err, "is not an integer") != NULL;
 		static const char *const bad[] = { "1x", "", "1e999", "nan", "inf", " " };
 		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 			err[0] = '\0';
 			CHECK_EQ_INT(drt_params_set(&q, name, bad[k], err, sizeof(err)), -1);
 			char want[128];
-			snprintf(want, sizeof(want), "%s: '%s' is not a number", name, bad[k]);
+			snprintf(want, sizeof(want), "%s: '%s' is not %s", name, bad[k],
+				 integer ? "an integer" : "a number");
 			CHECK(strcmp(err, want) == 0);
 		}
-		CHECK_EQ_INT(drt_params_set(&q, name, "1e300", err, sizeof(err)), -1);
+		CHECK_EQ_INT(drt_params_set(&q, name, integer ? "99999999999" : "1e300", err,
+					    sizeof(err)),
+			     -1);
 		CHECK(strstr(err, "is out of range") != NULL);
 		CHECK_EQ_INT(drt_params_get(&q, name, back, sizeof(back)), 0);
 		CHECK(strcmp(buf, back) == 0); /* refused: unchanged */
 	}
 	CHECK_EQ_INT(variants, 1);
 	CHECK_EQ_INT(drt_params_set(&q, "no_such", "1", err, sizeof(err)), -1);
-	CHECK(strstr(err, "unknown drt parameter 'no_such'") != NULL);
+	CHECK(strstr(err, "unknown drt parameter 'no_such'") != NULL); /* the library's callers */
 	CHECK_EQ_INT(drt_params_get(&q, "no_such", back, sizeof(back)), -1);
 }
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf/spate_param.h"
+
 enum drt_variant {
 	DRT_SIM_NONFRE = 0, /* KeySim without frequencies, no merging */
 	DRT_SIM_FRE = 1,    /* KeySim with frequencies, no merging */
@@ -47,6 +49,10 @@ struct drt_params {
 			     * this many subscriptions carry is filed by it
 			     * alone (one key, not one per cell; 0 = never) */
 };
+
+/* The rows (spate_param.h), ended by a NULL key: names, types, ranges,
+ * defaults and help; the "spate.drt" group and `spatectl set drt.*`. */
+extern const struct spate_param drt_param_rows[];
 
 void drt_params_default(struct drt_params *p);
 /* Set one parameter by name from text. 0, or -1 with a message naming the
