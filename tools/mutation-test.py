@@ -82,8 +82,8 @@ AREAS = {
         'lib/engines/drt/drt_ftab.c': ['category', 'drt', 'tables'],
     },
     'engine drt': {
-        'lib/engines/drt/engine_drt.c': ['category', 'drt', 'tables', 'matcher'],
-        'lib/engines/drt/drt_cluster.c': ['drt', 'category', 'balance', 'matcher'],
+        'lib/engines/drt/engine_drt.c': ['alloc', 'category', 'drt', 'tables', 'matcher'],
+        'lib/engines/drt/drt_cluster.c': ['alloc', 'drt', 'category', 'balance', 'matcher'],
         'lib/engines/drt/drt_balance.c': ['balance', 'drt'],
     },
     'engines rein': {

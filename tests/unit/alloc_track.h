@@ -31,7 +31,7 @@ void __wrap_free(void *p);
 void *__wrap_aligned_alloc(size_t align, size_t n);
 
 #define LIVE_SLOTS (1u << 18)
-static void *live[LIVE_SLOTS];
+static void *track_live[LIVE_SLOTS];
 /* volatile: the compiler takes malloc and free for the builtins, which
  * touch no global of the program, and would reuse a count read before
  * the call */
@@ -46,17 +46,17 @@ static void live_add(void *p)
 {
 	uint32_t i = live_hash(p);
 
-	while (live[i] != NULL && live[i] != (void *)1)
+	while (track_live[i] != NULL && track_live[i] != (void *)1)
 		i = (i + 1) & (LIVE_SLOTS - 1);
-	live[i] = p;
+	track_live[i] = p;
 	n_live++;
 }
 
 static bool live_del(void *p)
 {
-	for (uint32_t i = live_hash(p); live[i] != NULL; i = (i + 1) & (LIVE_SLOTS - 1))
-		if (live[i] == p) {
-			live[i] = (void *)1; /* tombstone */
+	for (uint32_t i = live_hash(p); track_live[i] != NULL; i = (i + 1) & (LIVE_SLOTS - 1))
+		if (track_live[i] == p) {
+			track_live[i] = (void *)1; /* tombstone */
 			n_live--;
 			return true;
 		}

@@ -125,7 +125,8 @@ static void test_life(const char *engine)
 	check_rng = 5;
 	CHECK_EQ_INT(spate_matcher_remember_deletes(m, 16), 0);
 	for (uint64_t id = 1; id <= 300; id++) {
-		gen_sub(&s, id, (uint32_t)id, 1 + check_below(3));
+		/* a third share four keywords: lists of categories per keyword */
+		gen_sub(&s, id, id % 3 == 0 ? (uint32_t)id % 4 : (uint32_t)id, 1 + check_below(3));
 		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, (uint32_t)id % 5), 0);
 		CHECK_EQ_INT(spate_matcher_sub_add(ref, &s, (uint32_t)id % 5), 0);
 	}
@@ -135,6 +136,11 @@ static void test_life(const char *engine)
 		CHECK_EQ_INT(spate_matcher_sub_del(ref, id, (uint32_t)id % 5), 0);
 	}
 	CHECK_EQ_INT(spate_matcher_sub_del(m, 299, 4), SPATE_MATCHER_DEL_REPEAT);
+	same_matches(m, ref, engine);
+	for (uint64_t id = 4; id <= 300; id += 4) { /* categories emptied */
+		CHECK_EQ_INT(spate_matcher_sub_del(m, id, (uint32_t)id % 5), 0);
+		CHECK_EQ_INT(spate_matcher_sub_del(ref, id, (uint32_t)id % 5), 0);
+	}
 	same_matches(m, ref, engine);
 	CHECK_EQ_INT(spate_matcher_remember_deletes(m, 4), 0); /* the old memory freed */
 	spate_matcher_destroy(m);

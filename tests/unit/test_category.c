@@ -11,6 +11,7 @@
  *   - a merge moves every subscription and leaves `from` empty and usable;
  *     one that runs out of memory at any allocation (malloc, calloc,
  *     realloc wrapped: -Wl,--wrap) changes nothing in either category;
+ *     every block comes back (alloc_track.h);
  *   - the filing table's own mappings (drt_ftab, from map_min bytes):
  *     2 MiB aligned, their bytes counted in multiples of 2 MiB, and every
  *     byte of address space given back when the table is freed;
@@ -35,36 +36,10 @@
 #include "matcher/spate_matcher.h"
 #include "matcher/spate_schema.h"
 
-/* Allocation failure on demand: the fail_at-th allocation from now fails
- * (0 = none). */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t k);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t k);
-void *__wrap_realloc(void *p, size_t n);
-static long fail_at, allocs;
-
-static bool alloc_fails(void)
-{
-	allocs++;
-	return fail_at > 0 && allocs == fail_at;
-}
-
-void *__wrap_malloc(size_t n)
-{
-	return alloc_fails() ? NULL : __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t k)
-{
-	return alloc_fails() ? NULL : __real_calloc(n, k);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	return alloc_fails() ? NULL : __real_realloc(p, n);
-}
+/* Allocations tracked (leaks, double frees) and failed on demand:
+ * alloc_track.h. The buffers of open_memstream are libc's: given back
+ * with __real_free. */
+#include "alloc_track.h"
 
 static const uint32_t kw5[] = { 5 }, kw9[] = { 9 }, kw5_9[] = { 5, 9 };
 
@@ -483,7 +458,7 @@ static uint64_t stat_u64(struct spate_matcher *m, const char *key)
 	fclose(f);
 	const char *p = strstr(buf, key);
 	uint64_t v = p ? strtoull(p + strlen(key), NULL, 10) : (uint64_t)-1;
-	free(buf);
+	__real_free(buf);
 	return v;
 }
 
@@ -513,6 +488,7 @@ static void test_engine_out_of_memory(void)
 	int failed = 0, wrong = 0;
 	bool done = false;
 
+	long live0 = n_live;
 	spate_matcher_conf_default(&mc);
 	mc.engine = "drt";
 	struct spate_matcher *m = spate_matcher_create(&mc);
@@ -565,6 +541,8 @@ static void test_engine_out_of_memory(void)
 	CHECK_EQ_INT(spate_matcher_sub_del(m, 5000, 1), 0);
 	CHECK_EQ_INT(stat_u64(m, "\"candidates\":"), c1);
 	spate_matcher_destroy(m);
+	CHECK_EQ_INT(n_live, live0); /* every block back, the failed tries' too */
+	CHECK_EQ_INT(bad_frees, 0);
 }
 
 /* Merges that run out of memory half-way (every allocation of the add
@@ -648,6 +626,7 @@ static void test_engine_merge_orphans(void)
 		long k = kk / 2;
 		bool destroy_first = kk & 1;
 		bool live[OM_N + 1] = { false };
+		long live0 = n_live, bad0 = bad_frees;
 		spate_matcher_conf_default(&mc);
 		mc.engine = "drt";
 		mc.params.drt.cmax = 2;
@@ -672,8 +651,9 @@ static void test_engine_merge_orphans(void)
 			live[id] = rc == 0;
 		}
 		wrong += om_check(m, live);
-		if (destroy_first) { /* destroyed with its orphans (ASan: nothing leaks) */
+		if (destroy_first) { /* destroyed with its orphans: nothing kept */
 			spate_matcher_destroy(m);
+			wrong += n_live != live0 || bad_frees != bad0;
 			continue;
 		}
 		for (uint64_t id = 1; id <= OM_N; id++)
@@ -685,6 +665,7 @@ static void test_engine_merge_orphans(void)
 		wrong += om_check(m, live);
 		CHECK_EQ_INT(spate_matcher_sub_count(m), 0);
 		spate_matcher_destroy(m);
+		wrong += n_live != live0 || bad_frees != bad0;
 	}
 	/* the placement's own allocations fail the add; the merge's leave
 	 * an orphan behind a successful one */
@@ -719,7 +700,7 @@ static void test_worker_timing(void)
 	spate_matcher_engine_stats(m, f0);
 	fclose(f0);
 	CHECK(strstr(st0, "\"routed_per_event\":0.000,") != NULL); /* no event yet: 0, not NaN */
-	free(st0);
+	__real_free(st0);
 	check_rng = 99;
 	for (uint64_t id = 1; id <= 400; id++) {
 		memset(&rs, 0, sizeof(rs));
@@ -771,7 +752,7 @@ static void test_worker_timing(void)
 	CHECK(cats[0] > 0);
 	const char *cb = strstr(buf, "\"category_bytes\":");
 	CHECK(cb != NULL && strtoull(cb + 17, NULL, 10) > 0);
-	free(buf);
+	__real_free(buf);
 	/* Refused at run time, the old parameters stay. */
 	char err[200] = "";
 	struct spate_engine_params p = mc.params;
