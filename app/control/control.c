@@ -1140,7 +1140,10 @@ int control_start(struct control_target *t, char *err, size_t errlen)
 	mode_t old = umask(0177);
 	int rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (rc != 0 || listen(listen_fd, 8) != 0) {
+	/* A deep backlog: a burst of clients (a monitoring fleet, scripts in a
+	 * loop) must wait in it, to be served or told "busy", not have their
+	 * connect() refused with EAGAIN while the control thread is busy. */
+	if (rc != 0 || listen(listen_fd, SOMAXCONN) != 0) {
 		snprintf(err, errlen, "control socket %s: %s", sock_path, strerror(errno));
 		close(listen_fd);
 		listen_fd = -1;

@@ -158,6 +158,49 @@ e2e_ping 3
 alive "many clients"
 echo "ok: the client bound holds, every client answered, pings answered"
 
+# 4. A burst while spated cannot accept (stopped for a moment, as a busy
+# control thread would be): 100 connects queue in the listen backlog
+# instead of failing with EAGAIN, and each is served ("ok" or "busy") once
+# spated runs again.
+python3 - "$sock" "$NETNS_SPATED_PID" <<'PY' || fail "a burst of connects"
+import os, signal, socket, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+os.kill(pid, signal.SIGSTOP)
+socks = []
+try:
+    for _ in range(100):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.setblocking(False)
+        c.connect(path)  # BlockingIOError (EAGAIN) when the backlog is full
+        socks.append(c)
+finally:
+    os.kill(pid, signal.SIGCONT)
+answers = []
+for c in socks:
+    c.settimeout(20)
+    try:
+        c.sendall(b"show stats\n")
+    except BrokenPipeError:
+        pass
+    buf = b""
+    try:
+        while True:
+            d = c.recv(65536)
+            if not d:
+                break
+            buf += d
+    except ConnectionResetError:
+        pass
+    answers.append(buf.split(b"\n", 2)[:2])
+    c.close()
+served = sum(1 for a in answers if a[:1] == [b"ok"] or
+             (a[:1] == [b"error"] and a[1].startswith(b"busy")))
+print("burst: %d connects queued, %d served" % (len(socks), served))
+assert served == 100, answers
+PY
+alive "a burst of connects"
+echo "ok: a burst of 100 connects waits in the backlog, every one served"
+
 # The misbehaviours are counted.
 ctl --json show stats | python3 -c '
 import json, sys
