@@ -123,6 +123,10 @@ netns_spated_start() {
 	prefix=spate-$$-$_netns_n
 	NETNS_PREFIXES="$NETNS_PREFIXES $prefix"
 	NETNS_SPATED_LOG=$log
+	# a fresh log, before the start: the child truncates it only once it
+	# runs, and an old spated's ready line taken for this one's sends a
+	# SIGUSR1 before the handler is installed (it kills spated)
+	rm -f "$log"
 	ip netns exec "$NETNS_SRV" "$NETNS_SPATED" "$@" -- \
 		--no-huge -m 512 --no-pci --file-prefix="$prefix" ${NETNS_EAL_LCORES:--l 0} \
 		--vdev="net_af_packet0,iface=$NETNS_SRV_IF,framecnt=${NETNS_FRAMECNT:-4096}${NETNS_VDEV_EXTRA:-}" \

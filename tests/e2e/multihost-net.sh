@@ -92,6 +92,10 @@ declare -A MH_PID
 mh_spated() {
 	local name=$1 conf=$2 log=$3 prefix=multihost-$$-$1 i
 	NETNS_PREFIXES="$NETNS_PREFIXES $prefix"
+	# a fresh log, before the start: the child truncates it only once it
+	# runs, and an old spated's ready line taken for this one's sends a
+	# SIGUSR1 before the handler is installed (it kills spated)
+	rm -f "$log"
 	ip netns exec "$(mh_ns "$name")" "$NETNS_SPATED" -c "$conf" -- \
 		--no-huge -m 512 --no-pci --file-prefix="$prefix" -l 0 \
 		--vdev="net_af_packet0,iface=$MH_TAG$name" >"$log" 2>&1 &
