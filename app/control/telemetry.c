@@ -11,13 +11,15 @@
  *                  (port_*, also in /spate/stats) and every non-zero xstat
  * /spate/latency   per stage (rx_to_matched, rx_to_tx): count and
  *                  p50/p90/p99/p999 (99.9%)/max/mean in nanoseconds (latency.h)
- * /spate/params    every setting spatectl names, with the value in force
+ * /spate/params    every setting spatectl names, with the value in force,
+ *                  a dict per group: {"drt": {"alpha": "0.2", ...}, ...}
  *                  (/spate/params,NAME: that one); integers as numbers,
  *                  the rest as strings (DPDK 22.11 has no double)
  * Callbacks run on DPDK's telemetry thread and read the data plane's
  * plain counters without locks: aligned 64-bit loads, a value may be one
  * burst old, which is what a reader of counters expects. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,32 +152,54 @@ static int tel_port(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static int tel_add_param(struct rte_tel_data *d, const char *name)
+/* One setting into d under `key` (its name after the group's dot). */
+static int tel_add_param(struct rte_tel_data *d, const char *name, const char *key)
 {
 	char buf[256];
 
 	if (control_param_get(name, buf, sizeof(buf)) != 0)
 		return -EINVAL;
 	if (!ctl_param_is_text(name) && buf[0] != '\0' && strspn(buf, "0123456789") == strlen(buf))
-		rte_tel_data_add_dict_u64(d, name, strtoull(buf, NULL, 10));
-	else if (!ctl_param_is_text(name) && buf[0] == '-' && buf[1] != '\0' &&
-		 strspn(buf + 1, "0123456789") == strlen(buf + 1))
-		rte_tel_data_add_dict_int(d, name, atoi(buf));
-	else
-		rte_tel_data_add_dict_string(d, name, buf);
-	return 0;
+		return rte_tel_data_add_dict_u64(d, key, strtoull(buf, NULL, 10));
+	if (!ctl_param_is_text(name) && buf[0] == '-' && buf[1] != '\0' &&
+	    strspn(buf + 1, "0123456789") == strlen(buf + 1))
+		return rte_tel_data_add_dict_int(d, key, atoi(buf));
+	return rte_tel_data_add_dict_string(d, key, buf);
 }
 
+/* Telemetry's names allow no dot: a dict per group ("drt", "limits",
+ * "journal", ...), each setting by its key in it. */
 static int tel_params(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	char name[96];
+	char name[96], group[96], other[96];
 
 	(void)cmd;
 	rte_tel_data_start_dict(d);
-	if (params != NULL && params[0] != '\0')
-		return tel_add_param(d, ctl_param_canonical(params));
-	for (size_t i = 0; ctl_param_name(i, false, name, sizeof(name)) != NULL; i++)
-		tel_add_param(d, name);
+	for (size_t i = 0; ctl_param_name(i, false, name, sizeof(name)) != NULL; i++) {
+		const char *dot = strchr(name, '.');
+		if (dot == NULL || (params != NULL && params[0] != '\0' &&
+				    strcmp(ctl_param_canonical(params), name) != 0))
+			continue;
+		snprintf(group, sizeof(group), "%.*s", (int)(dot - name), name);
+		/* a group's first setting: its dict, with all of the group */
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = ctl_param_name(k, false, other, sizeof(other)) == NULL ||
+				strncmp(other, name, (size_t)(dot - name) + 1) != 0 ||
+				(params != NULL && params[0] != '\0');
+		if (!first)
+			continue;
+		struct rte_tel_data *g = rte_tel_data_alloc();
+		if (g == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(g);
+		for (size_t k = i; ctl_param_name(k, false, other, sizeof(other)) != NULL; k++)
+			if (strncmp(other, name, (size_t)(dot - name) + 1) == 0 &&
+			    (params == NULL || params[0] == '\0' ||
+			     strcmp(ctl_param_canonical(params), other) == 0))
+				tel_add_param(g, other, other + (dot - name) + 1);
+		rte_tel_data_add_dict_container(d, group, g, 0);
+	}
 	return 0;
 }
 
