@@ -1,5 +1,5 @@
-/* pipeline.c - building the stages and their rings, and the lcore loop
- * (pipeline.h). */
+/* pipeline.c - the shared parts and rings of the stages, the stages
+ * their modules register (pipeline_int.h), and the lcore loop (pipeline.h). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +16,9 @@
 #include "infra/counters.h"
 #include "store/durable.h"
 #include "infra/lcore_idle.h"
+#include "infra/module.h"
 #include "infra/pipeline.h"
+#include "infra/pipeline_int.h"
 #include "infra/pl_msg.h"
 #include "proto/spate_err.h"
 #include "cluster/stage_cluster.h"
@@ -25,68 +27,16 @@
 #include "net/stage_rx.h"
 #include "net/stage_tx.h"
 
-#define MAX_STAGES (3 + SPATED_RX_MAX + SPATED_MATCH_MAX)
-#define IPV4_UDP_HDRS 28 /* IPv4 (no options) + UDP headers */
+static struct pipeline_stage *stages; /* sorted by order */
 
-struct stage_ref {
-	unsigned int (*poll)(void *arg);
-	void *arg;
-	size_t cycles; /* offset of its cycles counter in spated_counters */
-};
+void pipeline_stage_register(struct pipeline_stage *st)
+{
+	struct pipeline_stage **at = &stages;
 
-struct lcore_plan {
-	struct pipeline *p;
-	unsigned int lcore;
-	unsigned int n;
-	struct stage_ref st[MAX_STAGES];
-};
-
-struct pipeline {
-	const struct spated_conf *conf;
-	uint32_t n_workers;
-	struct rte_mempool *msg_pool;
-	struct category_dir *dir;
-	struct call_rcu_data *crdp;
-	struct stage_rx *rx[SPATED_RX_MAX];
-	struct stage_tx *tx;
-	struct stage_cluster *cluster;
-	struct stage_match *match[SPATED_MATCH_MAX];
-	uint32_t n_local;        /* matching stages on this host */
-	struct stage_link *link; /* multi-host only (host_conf.h) */
-	struct rte_ring *rings[8 + 3 * SPATED_RX_MAX + 4 * SPATED_MATCH_MAX +
-			       SPATED_MATCH_MAX * SPATED_MATCH_MAX];
-	unsigned int n_rings;
-	struct lcore_plan plans[RTE_MAX_LCORE];
-	volatile int stop;
-	uint64_t last_polls[RTE_MAX_LCORE]; /* pipeline_progress's view */
-};
-
-static unsigned int poll_rx(void *a)
-{
-	return stage_rx_poll(a);
-}
-static unsigned int poll_tx(void *a)
-{
-	return stage_tx_poll(a);
-}
-static unsigned int poll_cluster(void *a)
-{
-	return stage_cluster_poll(a);
-}
-static unsigned int poll_match(void *a)
-{
-	return stage_match_poll(a);
-}
-static unsigned int poll_link(void *a)
-{
-	return stage_link_poll(a);
-}
-/* a match host: its link's lcore runs the operators' requests, between
- * two polls (the front's cluster stage does it there) */
-static unsigned int poll_link_ctl(void *a)
-{
-	control_poll();
-	return stage_link_poll(a);
+	while (*at != NULL && (*at)->order <= st->order)
+		at = &(*at)->next;
+	st->next = *at;
+	*at = st;
 }
 
 static struct rte_ring *ring(struct pipeline *p, const char *what)
@@ -99,12 +49,49 @@ static struct rte_ring *ring(struct pipeline *p, const char *what)
 	if (r == NULL)
 		rte_exit(EXIT_FAILURE, "rte_ring_create(%s, %u): err=%d, port=%u\n", name,
 			 p->conf->ring_size, rte_errno, 0u);
-	p->rings[p->n_rings++] = r;
+	p->all_rings[p->n_rings++] = r;
 	return r;
 }
 
-/* The configured lcore of a stage (-1: main), checked against the EAL. */
-static unsigned int lcore_of(int id, const char *what)
+/* A ring into TX. */
+static struct rte_ring *tx_ring(struct pipeline *p, const char *what)
+{
+	struct rte_ring *r = ring(p, what);
+
+	p->rings.tx_in[p->rings.n_tx_in++] = r;
+	return r;
+}
+
+/* The rings of the stages this host runs. */
+static void rings_create(struct pipeline *p)
+{
+	struct pipeline_rings *r = &p->rings;
+
+	for (uint32_t q = 0; q < p->n_rxs; q++) {
+		r->rx_to_cluster[q] = p->front ? ring(p, "rx_to_cluster") : NULL;
+		r->rx_to_tx[q] = tx_ring(p, "rx_to_tx");
+		if (p->multi)
+			r->rx_to_link[q] = ring(p, "rx_to_link");
+	}
+	if (p->front)
+		r->cluster_to_tx = tx_ring(p, "cluster_to_tx");
+	if (p->multi)
+		r->link_to_tx = tx_ring(p, "link_to_tx");
+	for (uint32_t w = 0; w < p->n_workers; w++) {
+		r->cluster_to_match[w] = ring(p, "cluster_to_match");
+		r->match_to_cluster[w] = ring(p, "match_to_cluster");
+		if (w >= p->n_local)
+			continue;
+		r->match_to_tx[w] = tx_ring(p, "match_to_tx");
+		if (p->multi)
+			r->match_to_link[w] = ring(p, "match_to_link");
+		for (uint32_t v = 0; v < p->n_workers; v++)
+			if (v != w)
+				r->match_to_match[w][v] = ring(p, "match_to_match");
+	}
+}
+
+unsigned int pipeline_lcore_of(int id, const char *what)
 {
 	unsigned int l = id < 0 ? rte_get_main_lcore() : (unsigned int)id;
 
@@ -116,37 +103,35 @@ static unsigned int lcore_of(int id, const char *what)
 	return l;
 }
 
-static void place(struct pipeline *p, int id, const char *what, unsigned int (*poll)(void *),
-		  void *arg, size_t cycles)
+void pipeline_place(struct pipeline *p, int id, const char *what, unsigned int (*poll)(void *),
+		    void *arg, size_t cycles)
 {
-	struct lcore_plan *lp = &p->plans[lcore_of(id, what)];
+	struct lcore_plan *lp = &p->plans[pipeline_lcore_of(id, what)];
 
 	lp->st[lp->n++] = (struct stage_ref){ poll, arg, cycles };
 }
 
-/* The link stage's word that a match host's workers died or are back:
- * the cluster stage (same lcore on a front) rebuilds or reuses them. */
-static void workers_changed(void *ctx, const uint32_t *w, uint32_t n, int up)
+/* The message pool, the category directory and its RCU frees. */
+static void shared_create(struct pipeline *p)
 {
-	if (up)
-		stage_cluster_workers_up(ctx, w, n);
-	else if (stage_cluster_workers_down(ctx, w, n) != 0)
-		fprintf(stderr, "spated: every match host is down: categories stay unreachable\n");
-}
+	const struct spated_conf *conf = p->conf;
 
-static int can_take(void *ctx)
-{
-	return stage_cluster_ready(ctx);
-}
-
-static int adopt(void *ctx, uint32_t owner, const struct spate_raw_sub *rs)
-{
-	return stage_cluster_adopt(ctx, owner, rs);
-}
-
-static void relayed(void *ctx, const struct spate_raw_event *ev)
-{
-	stage_cluster_relayed(ctx, ev);
+	p->msg_pool = rte_mempool_create("spated_msgs", conf->msgs, sizeof(struct pl_msg), 64, 0,
+					 NULL, NULL, NULL, NULL, (int)rte_socket_id(), 0);
+	if (p->msg_pool == NULL)
+		rte_exit(EXIT_FAILURE, "rte_mempool_create(%u messages): err=%d, port=%u\n",
+			 conf->msgs, rte_errno, p->ports[0]);
+	/* The directory is read by registered threads: this one too. */
+	urcu_qsbr_register_thread();
+	p->dir = category_dir_create();
+	if (p->dir == NULL)
+		rte_exit(EXIT_FAILURE, "category directory: err=%d, port=%u\n", -ENOMEM,
+			 p->ports[0]);
+	/* Frees of old directory versions run on this thread, off the
+	 * data-plane CPUs when rcu_cpu names one. */
+	p->crdp = urcu_qsbr_create_call_rcu_data(0, conf->rcu_cpu);
+	if (p->crdp == NULL)
+		rte_exit(EXIT_FAILURE, "call_rcu thread: err=%d, port=%u\n", -ENOMEM, p->ports[0]);
 }
 
 struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_ports,
@@ -154,8 +139,7 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 				 struct rte_mempool *pkt_pool, uint32_t epoch,
 				 struct host_view *view)
 {
-	const uint16_t port_id = ports[0];
-	const struct rte_ether_addr *mac = &macs[0];
+	const struct host_conf *hc = &conf->hosts;
 	/* one RX stage per port and queue: queue q of every port on lcores.rx[q] */
 	const uint32_t n_rxs = n_ports * conf->lcores.n_rx;
 
@@ -163,229 +147,35 @@ struct pipeline *pipeline_create(const struct spated_conf *conf, uint16_t n_port
 		rte_exit(EXIT_FAILURE,
 			 "%u ports x %u RX queues: at most %d RX stages (spated.lcores.rx, "
 			 "spated.port.device): err=%d, port=%u\n",
-			 n_ports, conf->lcores.n_rx, SPATED_RX_MAX, -EINVAL, port_id);
+			 n_ports, conf->lcores.n_rx, SPATED_RX_MAX, -EINVAL, ports[0]);
 	struct pipeline *p = calloc(1, sizeof(*p));
-	uint32_t w, v;
-
 	if (p == NULL)
-		rte_exit(EXIT_FAILURE, "pipeline: err=%d, port=%u\n", -ENOMEM, port_id);
-	p->conf = conf;
-	const struct host_conf *hc = &conf->hosts;
-	int front = hc->role != SPATED_ROLE_MATCH; /* runs the cluster stage */
-	int multi = hc->role != SPATED_ROLE_BOTH;
-	/* a front's workers are its match hosts' lcores; none of them here */
-	p->n_workers =
-		hc->role == SPATED_ROLE_FRONT ? host_conf_remote_workers(hc) : conf->lcores.n_match;
+		rte_exit(EXIT_FAILURE, "pipeline: err=%d, port=%u\n", -ENOMEM, ports[0]);
+	*p = (struct pipeline){
+		.conf = conf,
+		.n_ports = n_ports,
+		.ports = ports,
+		.macs = macs,
+		.pkt_pool = pkt_pool,
+		.epoch = epoch,
+		.view = view,
+		.front = hc->role != SPATED_ROLE_MATCH,
+		.multi = hc->role != SPATED_ROLE_BOTH,
+		.n_rxs = n_rxs,
+		/* a front's workers are its match hosts' lcores; none of them here */
+		.n_workers = hc->role == SPATED_ROLE_FRONT ? host_conf_remote_workers(hc)
+							   : conf->lcores.n_match,
+		.max_payload = conf->mtu - IPV4_UDP_HDRS,
+	};
 	p->n_local = hc->role == SPATED_ROLE_FRONT ? 0 : p->n_workers;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		p->plans[l].p = p;
 		p->plans[l].lcore = l;
 	}
-	size_t max_payload = conf->mtu - IPV4_UDP_HDRS;
-	uint32_t max_messages = conf->common.limits.max_messages;
-
-	p->msg_pool = rte_mempool_create("spated_msgs", conf->msgs, sizeof(struct pl_msg), 64, 0,
-					 NULL, NULL, NULL, NULL, (int)rte_socket_id(), 0);
-	if (p->msg_pool == NULL)
-		rte_exit(EXIT_FAILURE, "rte_mempool_create(%u messages): err=%d, port=%u\n",
-			 conf->msgs, rte_errno, port_id);
-	/* The directory is read by registered threads: this one too. */
-	urcu_qsbr_register_thread();
-	p->dir = category_dir_create();
-	if (p->dir == NULL)
-		rte_exit(EXIT_FAILURE, "category directory: err=%d, port=%u\n", -ENOMEM, port_id);
-	/* Frees of old directory versions run on this thread, off the
-	 * data-plane CPUs when rcu_cpu names one. */
-	p->crdp = urcu_qsbr_create_call_rcu_data(0, conf->rcu_cpu);
-	if (p->crdp == NULL)
-		rte_exit(EXIT_FAILURE, "call_rcu thread: err=%d, port=%u\n", -ENOMEM, port_id);
-
-	/* Rings: one per producer/consumer pair. */
-	struct rte_ring *rx_cl[SPATED_RX_MAX], *rx_tx[SPATED_RX_MAX];
-	struct rte_ring *rx_link[SPATED_RX_MAX] = { NULL };
-	struct rte_ring *tx_in[3 + SPATED_RX_MAX + SPATED_MATCH_MAX];
-	uint32_t n_tx_in = 0, q;
-	for (q = 0; q < n_rxs; q++) {
-		rx_cl[q] = front ? ring(p, "rx_cl") : NULL;
-		rx_tx[q] = tx_in[n_tx_in++] = ring(p, "rx_tx");
-		if (multi)
-			rx_link[q] = ring(p, "rx_link");
-	}
-	struct rte_ring *cl_tx = front ? (tx_in[n_tx_in++] = ring(p, "cl_tx")) : NULL;
-	struct rte_ring *link_tx = multi ? (tx_in[n_tx_in++] = ring(p, "link_tx")) : NULL;
-	struct rte_ring *cl_m[SPATED_MATCH_MAX], *m_tx[SPATED_MATCH_MAX], *m_cl[SPATED_MATCH_MAX];
-	struct rte_ring *m_m[SPATED_MATCH_MAX][SPATED_MATCH_MAX] = { { NULL } };
-	struct rte_ring *m_link[SPATED_MATCH_MAX] = { NULL }; /* handoffs to other hosts */
-	for (w = 0; w < p->n_workers; w++) {
-		/* on a match host: the link stage stands for the cluster */
-		cl_m[w] = ring(p, "cl_m");
-		m_cl[w] = ring(p, "m_cl");
-		if (w >= p->n_local)
-			continue;
-		m_tx[w] = tx_in[n_tx_in++] = ring(p, "m_tx");
-		if (multi)
-			m_link[w] = ring(p, "m_link");
-		for (v = 0; v < p->n_workers; v++)
-			if (v != w)
-				m_m[w][v] = ring(p, "m_m");
-	}
-
-	struct stage_tx_conf tc = {
-		.port_id = port_id,
-		.queue_id = 0,
-		.pool = pkt_pool,
-		.mac = *mac,
-		.n_ports = n_ports,
-		.ports = ports,
-		.macs = macs,
-		.ipv4 = conf->ipv4,
-		.mask = spated_conf_mask(conf),
-		.gw = conf->gateway,
-		.udp_port = conf->udp_port,
-		.max_payload = max_payload,
-		.max_messages = max_messages,
-		.in = tx_in,
-		.n_in = n_tx_in,
-		.burst = (uint16_t)conf->tx_desc,
-	};
-	struct stage_cluster_conf cc = {
-		.in = rx_cl,
-		.n_in = n_rxs,
-		.to_match = cl_m,
-		.feedback = m_cl,
-		.n_workers = p->n_workers,
-		.to_tx = cl_tx,
-		.msg_pool = p->msg_pool,
-		.pkt_pool = pkt_pool,
-		.dir = p->dir,
-		.common = &conf->common,
-		.max_payload = max_payload,
-		.backlog_max = conf->backlog_max,
-		.preload = conf->preload,
-		/* several fronts: each numbers its categories apart */
-		.cat_base = hc->role == SPATED_ROLE_FRONT ? host_conf_front_rank(hc, hc->host_id)
-								    << SPATED_CAT_FRONT_SHIFT
-							  : 0,
-	};
-	/* RX stage q polls queue q of the port. */
-	for (q = 0; q < n_rxs; q++) {
-		struct stage_rx_conf rc = {
-			.port_id = ports[q / conf->lcores.n_rx],
-			.queue_id = (uint16_t)(q % conf->lcores.n_rx),
-			.pool = pkt_pool,
-			.mac = macs[q / conf->lcores.n_rx],
-			.ipv4 = conf->ipv4,
-			.udp_port = conf->udp_port,
-			.mtu = (uint16_t)conf->mtu,
-			.lim = &conf->common.limits,
-			.to_cluster = rx_cl[q],
-			.to_tx = rx_tx[q],
-			.to_link = rx_link[q],
-			.peer_port = SPATED_PEER_PORT,
-		};
-		p->rx[q] = stage_rx_create(&rc);
-		if (p->rx[q] == NULL)
-			rte_exit(EXIT_FAILURE, "RX stage %u: err=%d, port=%u\n", q, -ENOMEM,
-				 port_id);
-	}
-	p->tx = stage_tx_create(&tc);
-	if (front)
-		p->cluster = stage_cluster_create(&cc);
-	if (p->tx == NULL || (front && p->cluster == NULL))
-		rte_exit(EXIT_FAILURE, "stages (tx, cluster): err=%d, port=%u\n", -ENOMEM, port_id);
-	if (multi) {
-		struct stage_link_conf lc = {
-			.hosts = hc,
-			.epoch = epoch,
-			.from_rx = rx_link,
-			.n_rx = n_rxs,
-			.to_tx = link_tx,
-			.msg_pool = p->msg_pool,
-			.pkt_pool = pkt_pool,
-			.max_frame = max_payload,
-			.lim = &conf->common.limits,
-			.n_workers = p->n_workers,
-			/* front: cluster -> workers, feedback back; match: the reverse */
-			.from_stage = front ? cl_m : m_cl,
-			.to_stage = front ? m_cl : cl_m,
-			.front_matcher = front ? stage_cluster_matcher(p->cluster) : NULL,
-			.match_conf = &conf->common.matcher,
-			.handoff_in = m_link,
-			.cat_engine = conf->category_engine,
-			.cat_cell = conf->common.matcher.params.drt.cat_cell,
-			.view = view,
-			.keys = &hc->keys,
-			.workers_changed = front ? workers_changed : NULL,
-			.relayed = front ? relayed : NULL,
-			.can_take = front ? can_take : NULL,
-			.adopt = front ? adopt : NULL,
-			.n_ports = n_ports,
-			.ports = ports,
-			.macs = macs,
-			.backlog_max = conf->backlog_max,
-			.workers_ctx = p->cluster,
-		};
-		p->link = stage_link_create(&lc);
-		if (p->link == NULL)
-			rte_exit(EXIT_FAILURE, "link stage (%s): err=%d, port=%u\n",
-				 host_conf_role_name(hc->role), -ENOMEM, port_id);
-		for (uint32_t i = 0; front && i < hc->n_peers; i++)
-			if (hc->peer[i].lcores == 0) {
-				/* another front: share the events; with ZooKeeper,
-				 * copy the subscriptions (it stands by for us) */
-				stage_cluster_set_relay(p->cluster, stage_link_relay, p->link);
-				if (view != NULL)
-					stage_cluster_set_repl(p->cluster, stage_link_repl_add,
-							       stage_link_repl_del,
-							       stage_link_repl_done, p->link);
-				break;
-			}
-	}
-	for (w = 0; w < p->n_local; w++) {
-		struct rte_ring *peer_in[SPATED_MATCH_MAX], *peer_out[SPATED_MATCH_MAX];
-		for (v = 0; v < p->n_workers; v++) {
-			peer_in[v] = m_m[v][w];
-			peer_out[v] = m_m[w][v];
-		}
-		struct stage_match_conf mc = {
-			.worker = w,
-			.n_workers = p->n_workers,
-			.in = cl_m[w],
-			.peer_in = peer_in,
-			.peer_out = peer_out,
-			.to_tx = m_tx[w],
-			.feedback = m_cl[w],
-			.to_link = m_link[w],
-			.msg_pool = p->msg_pool,
-			.pkt_pool = pkt_pool,
-			.cat_engine = conf->category_engine,
-			.cat_cell = conf->common.matcher.params.drt.cat_cell,
-			.max_payload = max_payload,
-			.max_messages = max_messages,
-			.cpu_accounting = conf->cpu_accounting,
-		};
-		p->match[w] = stage_match_create(&mc);
-		if (p->match[w] == NULL)
-			rte_exit(EXIT_FAILURE, "matching stage %u: err=%d, port=%u\n", w, -ENOMEM,
-				 port_id);
-	}
-
-	for (q = 0; q < n_rxs; q++)
-		place(p, conf->lcores.rx[q % conf->lcores.n_rx], "rx", poll_rx, p->rx[q],
-		      offsetof(struct spated_counters, cycles_rx));
-	if (front)
-		place(p, conf->lcores.cluster, "cluster", poll_cluster, p->cluster,
-		      offsetof(struct spated_counters, cycles_cluster));
-	/* on a front the link reads the cluster matcher's dictionaries: same
-	 * lcore; on a match host it takes the cluster's lcore */
-	if (multi)
-		place(p, conf->lcores.cluster, "cluster", front ? poll_link : poll_link_ctl,
-		      p->link, offsetof(struct spated_counters, cycles_link));
-	for (w = 0; w < p->n_local; w++)
-		place(p, conf->lcores.match[w], "match", poll_match, p->match[w],
-		      offsetof(struct spated_counters, cycles_match));
-	place(p, conf->lcores.tx, "tx", poll_tx, p->tx,
-	      offsetof(struct spated_counters, cycles_tx));
+	shared_create(p);
+	rings_create(p);
+	for (struct pipeline_stage *st = stages; st != NULL; st = st->next)
+		st->create(p);
 	return p;
 }
 
@@ -485,21 +275,26 @@ void pipeline_destroy(struct pipeline *p)
 {
 	if (p == NULL)
 		return;
-	for (uint32_t q = 0; q < SPATED_RX_MAX; q++)
-		stage_rx_destroy(p->rx[q]);
-	stage_link_destroy(p->link);
-	stage_cluster_destroy(p->cluster);
-	for (uint32_t w = 0; w < p->n_local; w++)
-		stage_match_destroy(p->match[w]);
-	/* the others' queued packets reach TX's rings: TX frees them */
-	stage_tx_destroy(p->tx);
+	/* by destroy_order: TX last, it frees what the others left in its rings */
+	int done = INT32_MIN;
+	for (;;) {
+		struct pipeline_stage *next = NULL;
+		for (struct pipeline_stage *st = stages; st != NULL; st = st->next)
+			if (st->destroy_order > done &&
+			    (next == NULL || st->destroy_order < next->destroy_order))
+				next = st;
+		if (next == NULL)
+			break;
+		next->destroy(p);
+		done = next->destroy_order;
+	}
 	/* old directory versions: wait for their frees, then the rest */
 	urcu_qsbr_barrier();
 	category_dir_destroy(p->dir);
 	urcu_qsbr_set_thread_call_rcu_data(NULL);
 	urcu_qsbr_call_rcu_data_free(p->crdp);
 	for (unsigned int i = 0; i < p->n_rings; i++)
-		rte_ring_free(p->rings[i]);
+		rte_ring_free(p->all_rings[i]);
 	rte_mempool_free(p->msg_pool);
 	urcu_qsbr_unregister_thread();
 	free(p);
@@ -519,7 +314,7 @@ void pipeline_visit_rings(const struct pipeline *p, void (*fn)(void *ctx, const 
 			  void *ctx)
 {
 	for (unsigned int i = 0; i < p->n_rings; i++)
-		fn(ctx, p->rings[i]);
+		fn(ctx, p->all_rings[i]);
 }
 
 struct rte_mempool *pipeline_msg_pool(const struct pipeline *p)
@@ -547,48 +342,7 @@ struct spate_matcher *pipeline_matcher(struct pipeline *p)
 
 unsigned int pipeline_cluster_lcore(const struct pipeline *p)
 {
-	return lcore_of(p->conf->lcores.cluster, "cluster");
-}
-
-/* Before the lcores start, this thread runs the stages: when the cluster
- * stage's backlogs are long, the matching stages take them in. */
-static int drain_once(struct pipeline *p)
-{
-	unsigned int work = 0;
-
-	stage_cluster_flush(p->cluster);
-	for (uint32_t w = 0; w < p->n_local; w++)
-		work += stage_match_poll(p->match[w]);
-	return work != 0;
-}
-
-/* One replayed record: applied as the network's would be, once there is
- * room, so memory stays bounded however long the journal. A front has no
- * matching stage here to drain: its records wait in the backlogs for the
- * link stage, which sends them to the match hosts once the lcores run. */
-static int replay_one(void *ctx, uint32_t owner, const struct spate_msg *msg)
-{
-	struct pipeline *p = ctx;
-	unsigned int idle = 0;
-
-	while (p->n_local > 0 && !stage_cluster_ready(p->cluster))
-		if (!drain_once(p) && ++idle > 1000)
-			return -SPATE_E_NO_MEMORY; /* stuck: counted as refused */
-	return stage_cluster_apply(p->cluster, owner, msg);
-}
-
-struct durable *pipeline_journal_open(struct pipeline *p, char *err, size_t errlen)
-{
-	const struct spated_conf *c = p->conf;
-	struct durable *d = durable_open(c->ops.journal_path, &c->ops.journal, replay_one, p,
-					 stage_cluster_matcher(p->cluster), err, errlen);
-
-	if (d == NULL)
-		return NULL;
-	for (unsigned int i = 0; i < 1000000 && drain_once(p); i++)
-		;
-	stage_cluster_set_durable(p->cluster, d);
-	return d;
+	return pipeline_lcore_of(p->conf->lcores.cluster, "cluster");
 }
 
 bool pipeline_progress(void *ctx)
@@ -608,3 +362,24 @@ bool pipeline_progress(void *ctx)
 	}
 	return moved;
 }
+
+/* The pipeline as a module (module.h): built once the ports and the
+ * membership are up, freed after everything that reads it. */
+static void pipeline_init(struct spated *d)
+{
+	d->pl = pipeline_create(&d->conf, d->n_ports, d->ports, d->macs, d->pkt_pool, d->epoch,
+				d->zk != NULL ? &d->view : NULL);
+}
+
+static void pipeline_fini(struct spated *d)
+{
+	pipeline_destroy(d->pl);
+}
+
+static struct spated_module pipeline_module = {
+	.name = "pipeline",
+	.order = SPATED_ORDER_PIPELINE,
+	.init = pipeline_init,
+	.fini = pipeline_fini,
+};
+SPATED_MODULE(pipeline_module)

@@ -27,9 +27,10 @@
 
 struct pipeline;
 
-/* Rings, message pool, directory and stages for the started ports (their
- * ids and MACs; each with lcores.n_rx RX queues and one TX queue). Errors
- * are fatal (rte_exit) with the reason. */
+/* Rings, message pool, directory, and the stages their modules register
+ * (pipeline_int.h), for the started ports (their ids and MACs; each with
+ * lcores.n_rx RX queues and one TX queue). Errors are fatal (rte_exit)
+ * with the reason. */
 struct host_view;
 /* epoch: this host's incarnation (1 without ZooKeeper); view: which
  * peers ZooKeeper says are alive (NULL: static peers). */
@@ -66,11 +67,5 @@ unsigned int pipeline_cluster_lcore(const struct pipeline *p);
  * progresses if this runs at all). For the service watchdog; ctx is the
  * pipeline. */
 bool pipeline_progress(void *ctx);
-
-struct durable;
-/* Open the subscription journal (conf->ops.journal_path), replay it into
- * the stages and have the cluster stage record and hold from then on
- * (durable.h). Before pipeline_run. NULL with err on failure. */
-struct durable *pipeline_journal_open(struct pipeline *p, char *err, size_t errlen);
 
 #endif
