@@ -5,6 +5,7 @@
  *     of events is joined by the helper (helper_joined_events above 0);
  *   - after a pause far longer than a helper spins (it sleeps on a
  *     futex), the next bursts are joined again: the offer wakes it;
+ *   - with one attribute constrained (one task) no event goes parallel;
  *   - every event's matches are brute force's.
  * Deadlines are generous and derived from nothing but a bound on the
  * bursts (a loaded machine delays the helper, it never stops it). */
@@ -126,6 +127,24 @@ int main(void)
 		CHECK(joined_again(m, ref));
 	}
 	CHECK(stat_of(m, "parallel_events") == stat_of(m, "events"));
+	spate_matcher_destroy(m);
+	spate_matcher_destroy(ref);
+
+	/* one attribute constrained: one task, nothing to share, no event
+	 * goes parallel */
+	m = make("mprein");
+	ref = make("brute");
+	for (uint64_t id = 1; id <= 100; id++) {
+		gen_sub(&s, id);
+		s.n_cons = 1;
+		s.cons[0].name = spate_str_of("a");
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 0), 0);
+		CHECK_EQ_INT(spate_matcher_sub_add(ref, &s, 0), 0);
+	}
+	for (int i = 0; i < 10; i++)
+		event(m, ref);
+	CHECK_EQ_INT(stat_of(m, "events"), 10);
+	CHECK_EQ_INT(stat_of(m, "parallel_events"), 0);
 	spate_matcher_destroy(m);
 	spate_matcher_destroy(ref);
 	return check_summary("mprein");
