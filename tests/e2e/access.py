@@ -10,18 +10,11 @@ Key of client 21 (and of nobody else): bytes 0x40..0x5f.
 import sys
 import time
 
-from spatecli import PORT, SERVER_IP, Client, datagram, sub_add, sub_del
+from spatecli import PORT, SERVER_IP, Client, datagram, expect, sub_add, sub_del, wait_for_server
 
 KEY = bytes(range(0x40, 0x60))
 WRONG = bytes(range(0x41, 0x61))
 RECT = (-10_000_000, -10_000_000, 10_000_000, 10_000_000)
-
-
-def expect(what, got, want):
-    if got != want:
-        print("FAIL: %s: got %s, want %s" % (what, got, want))
-        sys.exit(1)
-    print("ok: %s" % what)
 
 
 def codes(replies):
@@ -33,17 +26,9 @@ E_NAME = {16: "DUPLICATE_ID", 17: "UNKNOWN_ID", 18: "NOT_OWNER", 19: "OVER_QUOTA
           31: "RATE_LIMITED"}
 
 
-def first_contact(c):
-    end = time.time() + 30
-    while not c.request([sub_del(1)], timeout=0.5):
-        if time.time() > end:
-            print("FAIL: no reply from the server")
-            sys.exit(1)
-
-
 def open_mode():
     a, b = Client(11), Client(12)
-    first_contact(a)
+    wait_for_server(a)
     expect("client 11 adds sub 100", codes(a.request([sub_add(100, RECT, ["x"])])), ["ACK"])
     expect("client 12 cannot delete client 11's sub 100",
            codes(b.request([sub_del(100)])), ["NOT_OWNER"])
@@ -93,11 +78,7 @@ def open_mode():
 def required_mode():
     k = Client(21, key=KEY)
     k.nonce = int(time.time() * 1e6)  # start from the clock: a restart forgot the window
-    end = time.time() + 30
-    while not k.request([sub_del(1)], timeout=0.5):
-        if time.time() > end:
-            print("FAIL: no reply from the server")
-            sys.exit(1)
+    wait_for_server(k)
     u = Client(11)
     expect("keys required: an unsigned datagram is dropped",
            u.request([sub_add(600, RECT, ["u"])], timeout=1.0), [])

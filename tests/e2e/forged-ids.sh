@@ -31,27 +31,18 @@ done
 before=$(netns_spated_stats) || fail "no counters"
 
 netns_cli timeout 120 python3 - "$E2E_DIR" <<'PY' || fail "forged client ids"
-import sys, time
+import sys
 sys.path.insert(0, sys.argv[1])
-from spatecli import Client, event, sub_add, sub_del
+from spatecli import Client, event, expect, sub_add, sub_del, wait_for_server
 
 KEY = bytes(range(0x40, 0x60))
 RECT = (-10_000_000, -10_000_000, 10_000_000, 10_000_000)
 RESERVED_CLIENT = 32
 
-def expect(what, got, want):
-    if got != want:
-        print("FAIL: %s: got %s, want %s" % (what, got, want))
-        sys.exit(1)
-    print("ok: %s" % what)
-
 def codes(replies):
     return sorted((k, c) for k, c, _i in replies)
 
-probe = Client(5)
-end = time.time() + 30
-while not probe.request([sub_del(1)], timeout=0.5):
-    assert time.time() < end, "no reply from the server"
+wait_for_server(Client(5))
 
 zero = Client(0)
 expect("SUB_DEL of preloaded sub 900 claiming client 0",

@@ -22,7 +22,7 @@ import random
 import sys
 import time
 
-from spatecli import WORLD, Client, event, fail, parse, sub_add, sub_del
+from spatecli import WORLD, Client, event, fail, parse, sub_add, sub_del, wait_for_server
 
 CLIENT_ID = 77
 PORT = 40400            # fixed: restarts must find the subscriptions' address
@@ -136,10 +136,7 @@ def load(path, seconds, window=WINDOW):
 
 
 def first_contact(c):
-    end = time.time() + 30
-    while not c.request([sub_del(0)], timeout=0.5):
-        if time.time() > end:
-            fail("no reply from the restarted server")
+    wait_for_server(c, sid=0, why="no reply from the restarted server")
 
 
 def drain(c, got):

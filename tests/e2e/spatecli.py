@@ -24,6 +24,22 @@ def fail(text):
     sys.exit(1)
 
 
+def expect(what, got, want):
+    """One check: "ok: WHAT", or the verdict (fail) when got is not want."""
+    if got != want:
+        fail("%s: got %s, want %s" % (what, got, want))
+    print("ok: %s" % what)
+
+
+def wait_for_server(c, sid=1, seconds=30, why="no reply from the server"):
+    """Until the server answers client c (a SUB_DEL of sid, sent again
+    every 0.5 s), at most `seconds`; else fail with `why`."""
+    end = time.time() + seconds
+    while not c.request([sub_del(sid)], timeout=0.5):
+        if time.time() > end:
+            fail(why)
+
+
 def bound_sockets(addrs, timeout=5.0):
     """One UDP socket bound to each (ip, port) of addrs, in order."""
     out = []
