@@ -212,6 +212,16 @@ ha_sleep_into_stream() {
 	python3 -c "import time; time.sleep(max(0, ($t0 + $1 * 1e9 - $now) / 1e9))"
 }
 
+# ha_run_into_stream S: the cluster up, the subscriptions in, the
+# publisher started and S seconds into its stream: where a fault test
+# strikes.
+ha_run_into_stream() {
+	ha_up
+	ha_subscribe
+	ha_publish
+	ha_sleep_into_stream "$1"
+}
+
 # ha_check FAULT_NS[,FAULT_NS...] [WINDOW_MS]: wait for the clients, then conservation
 # against spate-match --engine brute: outside a window of WINDOW_MS (at
 # most 1000) after FAULT_NS every match arrived exactly once; inside it

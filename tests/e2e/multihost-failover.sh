@@ -61,12 +61,7 @@ open(d + "/e4.tsv", "w").writelines(e4)
 open(d + "/want4.tsv", "w").writelines(subs + [l for l in more if not l.startswith("event")] + e4)
 PY
 
-MH_DRT=""
-[ "${MH_REHOME:-0}" = 1 ] &&
-	MH_DRT=$MH_REHOME_DRT
-SPATE_CONF=$E2E_TMP/base.conf
-e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$MH_DRT"
-mh_net front m1 m2 cli || fail "cannot build the namespaces"
+mh_base "$(mh_rehome_drt)" front m1 m2 cli
 mh_zk_net || fail "management network"
 mh_zk_host front 198.19.0.1 && mh_zk_host m1 198.19.0.3 && mh_zk_host m2 198.19.0.4 ||
 	fail "management interfaces"

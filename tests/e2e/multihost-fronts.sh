@@ -22,10 +22,7 @@ gen 22 | shift_ids | grep '^event' >"$E2E_TMP/events-b.tsv" || fail "gen-stream.
 cat "$E2E_TMP"/subs-a.tsv "$E2E_TMP"/subs-b.tsv "$E2E_TMP"/events-a.tsv "$E2E_TMP"/events-b.tsv \
 	>"$E2E_TMP/all.tsv"
 
-MH_DRT=$MH_REHOME_DRT
-SPATE_CONF=$E2E_TMP/base.conf
-e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$MH_DRT"
-mh_net f1 f2 m3 m4 m5 m6 cli || fail "cannot build the namespaces"
+mh_base "$MH_REHOME_DRT" f1 f2 m3 m4 m5 m6 cli
 # addresses: front 1 .1, the client .2, match hosts 3-6 .3-.6, front 2 .7
 ip_of() { case $1 in 1) echo 198.18.0.1 ;; 2) echo 198.18.0.7 ;; *) echo "198.18.0.$1" ;; esac; }
 peers_of() { # HOST: every other host; fronts without lcores

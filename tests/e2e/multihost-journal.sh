@@ -8,9 +8,7 @@
 . "$(dirname "$0")/common.sh"
 . "$E2E_DIR/multihost-net.sh"
 
-SPATE_CONF=$E2E_TMP/base.conf
-e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" ""
-mh_net front m1 m2 cli || fail "cannot build the namespaces"
+mh_base "" front m1 m2 cli
 mh_conf "$E2E_TMP/front.conf" front 1 198.18.0.1 \
 	'{ host = 2; ipv4 = "198.18.0.3"; lcores = 1; }, { host = 3; ipv4 = "198.18.0.4"; lcores = 2; }' ||
 	fail "front conf"

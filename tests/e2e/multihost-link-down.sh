@@ -33,10 +33,7 @@ HA_EVENTS_SAN=$HA_EVENTS
 # m5's data link: the bridge side of its veth (multihost-net.sh)
 link() { ip -n "$MH_BR" link set "${MH_TAG}bm5" "$1"; }
 
-ha_up
-ha_subscribe
-ha_publish
-ha_sleep_into_stream "$HA_FAULT_S"
+ha_run_into_stream "$HA_FAULT_S"
 [ "$(ha_counter m5 cats_visited)" -gt 0 ] || fail "m5 matched nothing before its link went down"
 t_down=$(date +%s%N)
 link down || fail "m5's data link down"

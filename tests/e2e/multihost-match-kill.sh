@@ -17,10 +17,7 @@
 . "$E2E_DIR/multihost-zk.sh"
 . "$E2E_DIR/ha-net.sh"
 
-ha_up
-ha_subscribe
-ha_publish
-ha_sleep_into_stream "$HA_FAULT_S"
+ha_run_into_stream "$HA_FAULT_S"
 [ "$(ha_counter m3 cats_visited)" -gt 0 ] || fail "m3 matched nothing before the kill"
 t_kill=$(date +%s%N)
 kill -9 "${MH_PID[m3]}"

@@ -12,6 +12,12 @@ MH_TAG=mh$$
 # allowed: many moves and merges, many between hosts, while events stream
 MH_REHOME_DRT="lambda = 4; sigma = 0.0; cmax = 24; new_th = 0.8; route_cell = 1; alpha = 0.5; cat_cell = 2;"
 MH_BR=multihost-$$-br
+# mh_rehome_drt: MH_REHOME_DRT when MH_REHOME=1 (the tests' rehoming
+# variant), else nothing.
+mh_rehome_drt() {
+	[ "${MH_REHOME:-0}" = 1 ] && echo "$MH_REHOME_DRT"
+	return 0
+}
 MH_PIDS=()
 
 # mh_host NAME IP: a namespace NAME with a veth into the bridge; the
@@ -155,6 +161,17 @@ mh_replay_check() {
 	esac
 }
 
+# mh_base DRT HOST...: the DRt settings of every host (MH_DRT, which
+# mh_conf writes too), the common config $SPATE_CONF ($E2E_TMP/base.conf:
+# every stage on lcore 0) and the hosts' namespaces (mh_net).
+mh_base() {
+	MH_DRT=$1
+	shift
+	SPATE_CONF=$E2E_TMP/base.conf
+	e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$MH_DRT"
+	mh_net "$@" || fail "cannot build the namespaces"
+}
+
 # mh_two_hosts SEED SUBS EVENTS: what multihost-forge.sh and
 # multihost-shed.sh share: gen-stream.py's stream (SUBS subscriptions
 # interleaved with their deletes, then EVENTS events) in $E2E_TMP/subs.tsv
@@ -167,9 +184,7 @@ mh_two_hosts() {
 		fail "gen-stream.py"
 	grep -v '^#' "$E2E_TMP/all.tsv" | grep -v '^event' >"$E2E_TMP/subs.tsv"
 	grep '^event' "$E2E_TMP/all.tsv" >"$E2E_TMP/events.tsv"
-	SPATE_CONF=$E2E_TMP/base.conf
-	e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];"
-	mh_net front m1 cli || fail "cannot build the namespaces"
+	mh_base "" front m1 cli
 }
 mh_el() { echo "  [$(( $(date +%s) - MH_T0 )) s] $*"; }
 

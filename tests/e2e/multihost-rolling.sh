@@ -38,10 +38,7 @@ sys.exit(0 if ok else 1)' "$2" ${3:-}
 }
 
 MH_T0=$(date +%s)
-ha_up
-ha_subscribe
-ha_publish
-ha_sleep_into_stream 3
+ha_run_into_stream 3
 faults=""
 t_start=$(date +%s)
 for h in f1 f2 m3 m4 m5; do

@@ -33,10 +33,7 @@ HA_EVENTS=${HA_EVENTS:-$(( (HA_FAULT_S + ZK_FREEZE_S + 5) * ${HA_RATE:-250} ))}
 HA_EVENTS_SAN=$HA_EVENTS
 . "$E2E_DIR/ha-net.sh"
 
-ha_up
-ha_subscribe
-ha_publish
-ha_sleep_into_stream "$HA_FAULT_S"
+ha_run_into_stream "$HA_FAULT_S"
 t_stop=$(date +%s%N)
 kill -STOP "$MH_ZK_PID" || fail "SIGSTOP ZooKeeper"
 t_fault=$t_stop

@@ -18,12 +18,7 @@ extra=""
 [ "$loss_ppm" -gt 0 ] && extra="debug_hooks = true; peer_drop_ppm = $loss_ppm;"
 python3 "$E2E_DIR/gen-stream.py" --seed 5 --subs 400 --events 3000 >"$E2E_TMP/gen.tsv" ||
 	fail "gen-stream.py"
-MH_DRT=""
-[ "${MH_REHOME:-0}" = 1 ] &&
-	MH_DRT=$MH_REHOME_DRT
-SPATE_CONF=$E2E_TMP/base.conf
-e2e_conf "$SPATE_CONF" "rx = 0; tx = 0; cluster = 0; match = [ 0 ];" "$MH_DRT"
-mh_net front m1 m2 cli || fail "cannot build the namespaces"
+mh_base "$(mh_rehome_drt)" front m1 m2 cli
 mh_conf "$E2E_TMP/front.conf" front 1 198.18.0.1 \
 	'{ host = 2; ipv4 = "198.18.0.3"; lcores = 1; }, { host = 3; ipv4 = "198.18.0.4"; lcores = 2; }' \
 	"" "$extra" || fail "front conf"
