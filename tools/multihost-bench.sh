@@ -203,25 +203,12 @@ print(sum(json.loads(l.split(" ",1)[1]).get("peer_msgs_in",0) for l in sys.stdin
 # stream FILE SUBS EVENTS SKEW SIDE: a FAST-style stream (tools/fast-stream.py,
 # squares of side up to SIDE),
 # a fraction SKEW of its events moved into the westmost eighth of the
-# extent (pipeline-bench.sh's hot box).
+# extent (tools/skew-stream.py, pipeline-bench.sh's hot box).
 stream() {
 	python3 "$MHB_TOP/tools/fast-stream.py" --subs "$2" --events "$3" --side "$5" --seed 3 >"$1" ||
 		fail "fast-stream.py"
 	[ "$4" = 0 ] && return 0
-	python3 - "$1" "$4" <<'PY'
-import random, sys
-path, f = sys.argv[1], float(sys.argv[2])
-LON0, LON1 = -125.0, -66.0  # fast-stream.py's extent
-rnd = random.Random(7)
-out = []
-for line in open(path):
-    c = line.rstrip("\n").split("\t")
-    if c[0] == "event" and rnd.random() < f:
-        x = (float(c[2]) - LON0) / (LON1 - LON0)
-        c[2] = "%.6f" % (LON0 + x * (LON1 - LON0) / 8)
-    out.append("\t".join(c) + "\n")
-open(path, "w").write("".join(out))
-PY
+	python3 "$MHB_TOP/tools/skew-stream.py" "$1" "$4" || fail "skew-stream.py"
 }
 
 # pcap_of STREAM: its events as a pcap (64 a datagram), path printed.

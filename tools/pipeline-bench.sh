@@ -36,8 +36,8 @@
 # --series S also prints {"bench":"pipeline-series","t":T,"events_per_s":X}
 # every S seconds during the measurement (Fig. 7: throughput over time).
 # --skew F moves a fraction F of the generated events into a hot box (the
-# westmost eighth of the extent, the same latitudes): the categories there
-# take most of the matching (Fig. 7's skewed workload).
+# westmost eighth of the extent, the same latitudes: tools/skew-stream.py):
+# the categories there take most of the matching (Fig. 7's skewed workload).
 # --perf FILE records `perf record -g` of the daemon over the measurement.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,36 +83,15 @@ if [ -n "$stream" ]; then
 else
 	python3 "$top/tools/fast-stream.py" --subs "$subs" --events "$events" --seed 3 >"$tmp/stream.tsv"
 fi
-if [ "$skew" != 0 ]; then
-	python3 - "$tmp/stream.tsv" "$skew" <<'PY'
-import random, sys
-path, f = sys.argv[1], float(sys.argv[2])
-LON0, LON1 = -125.0, -66.0  # fast-stream.py's extent
-rnd = random.Random(7)
-out = []
-for line in open(path):
-    c = line.rstrip("\n").split("\t")
-    if c[0] == "event" and rnd.random() < f:
-        x = (float(c[2]) - LON0) / (LON1 - LON0)
-        c[2] = "%.6f" % (LON0 + x * (LON1 - LON0) / 8)
-    out.append("\t".join(c) + "\n")
-open(path, "w").write("".join(out))
-PY
-fi
+[ "$skew" != 0 ] && python3 "$top/tools/skew-stream.py" "$tmp/stream.tsv" "$skew"
 grep -v '^event' "$tmp/stream.tsv" >"$tmp/subs.tsv" || true
 "$top/build/tools/spate-pcap" --only events --batch "$batch" --out "$tmp/bench.pcap" \
 	"$tmp/stream.tsv" 2>"$tmp/pcap.log"
 frames=$(sed -n 's/.* in \([0-9]*\) frames$/\1/p' "$tmp/pcap.log")
 # the pool holds the whole pcap (net_pcap keeps it in mbufs) and a margin
 mbufs=$((frames + 16384))
-# lcores: rx, tx, cluster on lcore 0; the matching workers after it,
-# spread over the CPUs there are
-cpus=$(nproc)
-map="0@0" match=""
-for w in $(seq 1 "$workers"); do
-	map="$map,$w@$((w % cpus))"
-	match="$match${match:+, }$w"
-done
+. "$top/tools/bench-lcores.sh"
+bench_lcores "$workers"
 [ -n "$lcores" ] && map=$lcores
 [ -n "$layout" ] || layout="rx = 0; tx = 0; cluster = 0; match = [ $match ];"
 python3 - "$top/conf/demo.conf" "$tmp/bench.conf" "$layout" "$mbufs" "$tmp/subs.tsv" \

@@ -53,12 +53,8 @@ trap 'cleanup; exit 143' TERM
 "$build/tools/spate-bench" drt paper --events "$events" --stream-out "$tmp/stream.tsv"
 n_ev=$(grep -c '^event' "$tmp/stream.tsv")
 n_sub=$(grep -c '^sub' "$tmp/stream.tsv")
-cpus=$(nproc)
-map="0@0" match=""
-for w in $(seq 1 "$workers"); do
-	map="$map,$w@$((w % cpus))"
-	match="$match${match:+, }$w"
-done
+. "$top/tools/bench-lcores.sh"
+bench_lcores "$workers"
 NETNS_EAL_LCORES="--lcores=$map"
 # the in-process Fig. 5's parameters (tools/bench_drt.c FIG5_SPEC)
 common="place_slack = 0.0; cat_cap = 0.0; alpha = 0.5; route_cell = 5.0; cat_cell = 2.0;"
