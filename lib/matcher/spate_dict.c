@@ -57,25 +57,17 @@ void spate_dict_destroy(struct spate_dict *d)
 	free(d);
 }
 
-/* The first min(len, 8) bytes of p, zero-padded: whole loads that
- * overlap where len is short (the bytes they share are the same). */
+/* The first min(len, 8) bytes of p, zero-padded. */
 static inline uint64_t prefix_of(const char *p, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)p;
-	uint64_t w = 0;
-	uint32_t a, b;
+	return spate_hash_load_padded((const unsigned char *)p, len < 8 ? len : 8);
+}
 
-	if (len >= 8) {
-		memcpy(&w, s, 8);
-	} else if (len >= 4) {
-		memcpy(&a, s, 4);
-		memcpy(&b, s + len - 4, 4);
-		w = (uint64_t)a | (uint64_t)b << (8 * (len - 4));
-	} else if (len > 0) {
-		w = (uint64_t)s[0] | (uint64_t)s[len / 2] << (8 * (len / 2)) |
-		    (uint64_t)s[len - 1] << (8 * (len - 1));
-	}
-	return w;
+/* The hash of p, from its prefix where that is all of it (up to 8
+ * bytes: FAST-style keywords, most names), so its bytes are read once. */
+static inline uint32_t hash_of(const char *p, size_t len, uint64_t pre)
+{
+	return len <= 8 ? spate_hash_word(pre, len) : spate_hash_bytes(p, len);
 }
 
 /* Do the bytes of an entry and of p past the first 8 agree (len > 8, the
@@ -92,10 +84,9 @@ static inline bool tail_equal(const char *e, const char *p, size_t len)
 	return a == b;
 }
 
-static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len, uint32_t h)
+static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size_t len, uint32_t h,
+				 uint64_t pre)
 {
-	uint64_t pre = prefix_of(p, len);
-
 	for (uint32_t i = h & d->mask;; i = (i + 1) & d->mask) {
 		const struct dict_slot *s = &d->slots[i];
 		if (s->id == SPATE_DICT_NONE)
@@ -108,20 +99,26 @@ static inline uint32_t find_slot(const struct spate_dict *d, const char *p, size
 
 uint32_t spate_dict_lookup(const struct spate_dict *d, const char *p, size_t len)
 {
-	uint32_t h = spate_hash_bytes(p, len);
-	return d->slots[find_slot(d, p, len, h)].id;
+	uint64_t pre = prefix_of(p, len);
+	return d->slots[find_slot(d, p, len, hash_of(p, len, pre), pre)].id;
 }
 
 void spate_dict_lookup_many(const struct spate_dict *d, const struct spate_str *s, size_t n,
 			    uint32_t *ids)
 {
+	uint64_t pre[SPATE_KW_MAX_HARD];
+	size_t m = n < SPATE_KW_MAX_HARD ? n : SPATE_KW_MAX_HARD;
+
 	/* the hashes parked in ids[] until each is replaced by its id */
-	for (size_t i = 0; i < n; i++) {
-		ids[i] = spate_hash_bytes(s[i].p, s[i].len);
+	for (size_t i = 0; i < m; i++) {
+		pre[i] = prefix_of(s[i].p, s[i].len);
+		ids[i] = hash_of(s[i].p, s[i].len, pre[i]);
 		__builtin_prefetch(&d->slots[ids[i] & d->mask]);
 	}
-	for (size_t i = 0; i < n; i++)
-		ids[i] = d->slots[find_slot(d, s[i].p, s[i].len, ids[i])].id;
+	for (size_t i = 0; i < m; i++)
+		ids[i] = d->slots[find_slot(d, s[i].p, s[i].len, ids[i], pre[i])].id;
+	for (size_t i = m; i < n; i++) /* past an event's most: one by one */
+		ids[i] = spate_dict_lookup(d, s[i].p, s[i].len);
 }
 
 static int grow(struct spate_dict *d)
@@ -150,8 +147,9 @@ static int grow(struct spate_dict *d)
 
 uint32_t spate_dict_intern(struct spate_dict *d, const char *p, size_t len)
 {
-	uint32_t h = spate_hash_bytes(p, len);
-	uint32_t i = find_slot(d, p, len, h);
+	uint64_t pre = prefix_of(p, len);
+	uint32_t h = hash_of(p, len, pre);
+	uint32_t i = find_slot(d, p, len, h, pre);
 
 	if (d->slots[i].id != SPATE_DICT_NONE)
 		return d->slots[i].id;
@@ -176,12 +174,12 @@ uint32_t spate_dict_intern(struct spate_dict *d, const char *p, size_t len)
 			free(copy);
 			return SPATE_DICT_NONE;
 		}
-		i = find_slot(d, p, len, h);
+		i = find_slot(d, p, len, h, pre);
 	}
 	uint32_t id = d->count++;
 	d->entries[id].str = copy;
 	d->entries[id].len = (uint32_t)len;
-	d->slots[i] = (struct dict_slot){ prefix_of(p, len), h, id, (uint32_t)len };
+	d->slots[i] = (struct dict_slot){ pre, h, id, (uint32_t)len };
 	return id;
 }
 

@@ -37,6 +37,26 @@ static void test_dict(void)
 	uint32_t z = spate_dict_intern(d, "a\0b", 3);
 	CHECK(z != spate_dict_lookup(d, "a", 1));
 	CHECK_EQ_INT(spate_dict_count(d), 20002);
+	/* several at once, more than an event carries (SPATE_KW_MAX_HARD),
+	 * lengths 0 to 23, some unknown */
+	enum { MANY = SPATE_KW_MAX_HARD + 40 };
+	static char many_buf[MANY][32];
+	struct spate_str many[MANY];
+	uint32_t ids[MANY];
+	for (int i = 0; i < MANY; i++) {
+		int len = i % 3 == 2 ? snprintf(many_buf[i], 32, "unknown-%d", i)
+				     : snprintf(many_buf[i], 32, "kw%d", i * 997 % 20000);
+		many[i] = (struct spate_str){ many_buf[i], (uint32_t)(i % 7 == 0 ? 0 : len) };
+		if (i % 11 == 0) /* a long one: "kw" and 21 more bytes */
+			many[i].len = (uint32_t)snprintf(many_buf[i], 32, "kw%021d", i);
+	}
+	memset(ids, 0xee, sizeof(ids)); /* no id, and not SPATE_DICT_NONE */
+	spate_dict_lookup_many(d, many, MANY, ids);
+	int many_wrong = 0;
+	for (int i = 0; i < MANY; i++)
+		many_wrong += ids[i] != spate_dict_lookup(d, many[i].p, many[i].len);
+	CHECK_EQ_INT(many_wrong, 0);
+	CHECK(ids[1] == (uint32_t)(997 % 20000) && ids[2] == SPATE_DICT_NONE && ids[7] == e);
 	spate_dict_destroy(d);
 }
 
@@ -74,15 +94,16 @@ static void test_dict_collisions(void)
 		spate_dict_destroy(d);
 	}
 	/* Pairs of 5, 6 and 7 bytes that differ only in their last byte and
-	 * share their 32-bit hash (found by search): only the slot's 8-byte
-	 * prefix tells them apart, so it must hold every byte. */
+	 * share their 32-bit hash (found by search over the first three
+	 * bytes; a new hash needs new pairs): only the slot's 8-byte prefix
+	 * tells them apart, so it must hold every byte. */
 	static const struct {
 		size_t len;
 		const char *a, *b;
 	} twins[] = {
-		{ 5, "\xaa\xb7\x02\x00\x1e", "\xaa\xb7\x02\x00\xe9" },
-		{ 6, "\x0f\xa2\x02\x00x\x93", "\x0f\xa2\x02\x00x\x9a" },
-		{ 7, "\x6c\x84\x00\x00xx\x19", "\x6c\x84\x00\x00xx\x74" },
+		{ 5, "\xa9\x35\x04x\x5b", "\xa9\x35\x04x\xd0" },
+		{ 6, "\xec\x4b\x01xx\x56", "\xec\x4b\x01xx\xf7" },
+		{ 7, "\x92\x1c\x05xxx\x6e", "\x92\x1c\x05xxx\xf5" },
 	};
 	for (size_t t = 0; t < sizeof(twins) / sizeof(twins[0]); t++) {
 		struct spate_dict *d = spate_dict_create();
