@@ -302,6 +302,71 @@ static void test_event_no_memory(const char *engine)
 	CHECK_EQ_INT(bad_frees, 0);
 }
 
+static void count_cat(void *ctx, const struct spate_category_info *ci)
+{
+	(void)ci;
+	++*(uint32_t *)ctx;
+}
+
+/* drt: a sub far from all others makes a new category; out of memory
+ * at each allocation of the add that makes the 33rd (the category table
+ * grows then): NO_MEMORY and nothing kept, or a sub that every event at
+ * its place matches. */
+static void test_drt_category_no_memory(void)
+{
+	long live0 = n_live;
+	struct spate_matcher *m = make("drt");
+	struct spate_raw_sub s;
+	struct spate_raw_event e;
+	static uint64_t ids[4096];
+	uint32_t cats = 0;
+	bool failed = false;
+
+	for (uint64_t id = 1; id <= 33; id++) {
+		memset(&s, 0, sizeof(s));
+		s.id = id;
+		int32_t x = (int32_t)((id % 8) * 40 - 160) * SPATE_COORD_SCALE;
+		int32_t y = (int32_t)((id / 8) * 30 - 70) * SPATE_COORD_SCALE;
+		s.rect = (struct spate_rect){ x, y, x + SPATE_COORD_SCALE / 10,
+					      y + SPATE_COORD_SCALE / 10 };
+		s.n_kw = 1;
+		s.kw[0] = spate_str_of(words[id]);
+		memset(&e, 0, sizeof(e));
+		e.lon = x;
+		e.lat = y;
+		e.n_kw = 1;
+		e.kw[0] = s.kw[0];
+		for (long k = id == 33 ? 1 : 0, tries = 0;; k++, tries++) {
+			long held = n_live;
+			allocs = 0;
+			fail_at = k;
+			int rc = spate_matcher_sub_add(m, &s, 1);
+			long used = allocs;
+			fail_at = 0;
+			if (rc == 0)
+				break;
+			failed = true;
+			CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+			CHECK_EQ_INT(spate_matcher_sub_count(m), id - 1);
+			CHECK_EQ_INT(match_ids(m, &e, ids), 0);
+			if (used < k || tries > 500) {
+				CHECK(!"an add that fails without failing an allocation");
+				break;
+			}
+			if (n_live > held) /* the keyword stayed interned: as above */
+				k--;
+		}
+		CHECK_EQ_INT(match_ids(m, &e, ids), 1);
+		CHECK_EQ_INT(ids[0], id);
+	}
+	CHECK(failed);
+	CHECK_EQ_INT(spate_matcher_categories(m, count_cat, &cats), 0);
+	CHECK_EQ_INT(cats, 33); /* one each: the table did grow */
+	spate_matcher_destroy(m);
+	CHECK_EQ_INT(n_live, live0);
+	CHECK_EQ_INT(bad_frees, 0);
+}
+
 /* The memory of deletes cannot grow: the old one stays. */
 static void test_remember_no_memory(void)
 {
@@ -341,6 +406,7 @@ int main(int argc, char **argv)
 		snprintf(attrs[i], sizeof(attrs[i]), "a%u", i);
 	/* argv[1]: one engine only (the mutation tool's runs) */
 	test_remember_no_memory();
+	test_drt_category_no_memory();
 	for (uint32_t i = 0; i < N_ENGINES; i++) {
 		if (argc > 1 && strcmp(argv[1], engines[i]) != 0)
 			continue;

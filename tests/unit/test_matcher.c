@@ -582,8 +582,64 @@ static void test_kdtree_balance(void)
 	spate_matcher_destroy(m);
 }
 
+/* An interned event back to its raw form (what the multi-host link
+ * re-encodes): every keyword and attribute name, every value. */
+static void test_raw_event(void)
+{
+	struct spate_matcher_conf conf;
+	struct spate_raw_sub rs = { .id = 7, .n_kw = 2, .n_cons = 3 };
+	struct spate_raw_event re;
+
+	spate_matcher_conf_default(&conf);
+	struct spate_matcher *m = spate_matcher_create(&conf);
+	rs.rect = (struct spate_rect){ 0, 0, 10, 10 };
+	rs.kw[0] = spate_str_of("alpha");
+	rs.kw[1] = spate_str_of("beta");
+	static const char *const an[] = { "speed", "alt", "temp" };
+	for (int i = 0; i < 3; i++)
+		rs.cons[i] = (struct spate_raw_constraint){ spate_str_of(an[i]), SPATE_OP_GE, 1 };
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &rs, 1), 0);
+	const struct spate_sub *s = spate_matcher_sub_find(m, 7);
+	CHECK(s != NULL && s->n_cons == 3 && s->n_kw == 2);
+	if (s == NULL || s->n_cons != 3 || s->n_kw != 2) {
+		spate_matcher_destroy(m);
+		return;
+	}
+	struct spate_attr attrs[3];
+	for (int i = 0; i < 3; i++)
+		attrs[i] = (struct spate_attr){ s->cons[i].attr, 10.5 + i };
+	struct spate_event ev = {
+		.id = 99, .lon = -3, .lat = 4, .n_kw = 2, .n_attr = 3, .kw = s->kw, .attr = attrs
+	};
+	memset(&re, 0xa5, sizeof(re));
+	spate_matcher_raw_event(m, &ev, &re);
+	CHECK_EQ_INT(re.id, 99);
+	CHECK_EQ_INT(re.lon, -3);
+	CHECK_EQ_INT(re.lat, 4);
+	CHECK_EQ_INT(re.n_kw, 2);
+	CHECK_EQ_INT(re.n_attr, 3);
+	for (int i = 0; i < 2; i++) {
+		struct spate_raw_sub back;
+		spate_matcher_raw_sub(m, s, &back);
+		CHECK(re.kw[i].len == back.kw[i].len &&
+		      memcmp(re.kw[i].p, back.kw[i].p, re.kw[i].len) == 0);
+	}
+	bool same_names = true;
+	for (int i = 0; i < 3; i++) {
+		struct spate_raw_sub back;
+		spate_matcher_raw_sub(m, s, &back);
+		same_names &=
+			re.attr[i].name.len == back.cons[i].name.len &&
+			memcmp(re.attr[i].name.p, back.cons[i].name.p, re.attr[i].name.len) == 0;
+		CHECK(re.attr[i].value == 10.5 + i);
+	}
+	CHECK(same_names);
+	spate_matcher_destroy(m);
+}
+
 int main(void)
 {
+	test_raw_event();
 	check_rng = 1;
 	test_kdtree_balance();
 	check_rng = 1;
