@@ -154,6 +154,18 @@ static void test_life(const char *engine)
 		fprintf(stderr, "  %s: %ld blocks kept\n", engine, n_live - live0);
 }
 
+/* Add s to m with its k-th allocation failing (0: none); *used: the
+ * allocations it asked. */
+static int add_failing(struct spate_matcher *m, const struct spate_raw_sub *s, long k, long *used)
+{
+	allocs = 0;
+	fail_at = k;
+	int rc = spate_matcher_sub_add(m, s, 1);
+	*used = allocs;
+	fail_at = 0;
+	return rc;
+}
+
 /* Out of memory at each allocation of an add. */
 static void test_add_no_memory(const char *engine)
 {
@@ -181,11 +193,8 @@ static void test_add_no_memory(const char *engine)
 		}
 		for (long k = 1, tries = 0;; k++, tries++) {
 			long held = n_live;
-			allocs = 0;
-			fail_at = k;
-			int rc = spate_matcher_sub_add(m, &s, 1);
-			long used = allocs;
-			fail_at = 0;
+			long used;
+			int rc = add_failing(m, &s, k, &used);
 			if (rc == 0)
 				break;
 			refused++;
@@ -338,11 +347,8 @@ static void test_drt_category_no_memory(void)
 		e.kw[0] = s.kw[0];
 		for (long k = id == 33 ? 1 : 0, tries = 0;; k++, tries++) {
 			long held = n_live;
-			allocs = 0;
-			fail_at = k;
-			int rc = spate_matcher_sub_add(m, &s, 1);
-			long used = allocs;
-			fail_at = 0;
+			long used;
+			int rc = add_failing(m, &s, k, &used);
 			if (rc == 0)
 				break;
 			failed = true;

@@ -265,6 +265,18 @@ static void run_fini(struct run *r)
 	free(r->subs);
 }
 
+/* Subs 1..n of r: the whole world, n_cons constraints each (set by
+ * the caller), no keyword. */
+static void plain_subs(struct run *r, uint16_t n_cons)
+{
+	for (uint32_t i = 0; i < r->n_subs; i++) {
+		r->subs[i].s.id = i + 1;
+		r->subs[i].s.rect = world;
+		r->subs[i].s.n_cons = n_cons;
+		r->subs[i].s.cons = r->subs[i].cons;
+	}
+}
+
 static void add(struct run *r, uint32_t i)
 {
 	CHECK_EQ_INT(ivx_add(r->x, &r->subs[i].s), 0);
@@ -324,13 +336,7 @@ static void test_reuse(uint32_t attr)
 	struct tev ev = { 0 };
 
 	run_init(&r, 16, false, 3);
-	for (uint32_t i = 0; i < 3; i++) {
-		r.subs[i].s.id = i + 1;
-		r.subs[i].s.rect = world;
-		r.subs[i].s.n_cons = 1;
-		r.subs[i].s.cons = r.subs[i].cons;
-		r.subs[i].cons[0].attr = attr;
-	}
+	plain_subs(&r, 1);
 	r.subs[0].cons[0] = (struct spate_constraint){ attr, SPATE_OP_LE, 1000 };   /* group 0 */
 	r.subs[1].cons[0] = (struct spate_constraint){ attr, SPATE_OP_GE, 990000 }; /* group 15 */
 	r.subs[2].cons[0] = (struct spate_constraint){ attr, SPATE_OP_GE, 0 };      /* all */
@@ -361,12 +367,7 @@ static void test_reuse_other_attr(void)
 	struct tev ev = { 0 };
 
 	run_init(&r, 16, false, 2);
-	for (uint32_t i = 0; i < 2; i++) {
-		r.subs[i].s.id = i + 1;
-		r.subs[i].s.rect = world;
-		r.subs[i].s.n_cons = 1;
-		r.subs[i].s.cons = r.subs[i].cons;
-	}
+	plain_subs(&r, 1);
 	r.subs[0].cons[0] = (struct spate_constraint){ 3, SPATE_OP_LE, 1000 };
 	r.subs[1].cons[0] = (struct spate_constraint){ 7, SPATE_OP_GE, 0 };
 	ev.e.attr = ev.attr;
@@ -391,11 +392,7 @@ static void test_no_interval(void)
 	struct tev ev = { 0 };
 
 	run_init(&r, 16, false, 3);
-	for (uint32_t i = 0; i < 3; i++) {
-		r.subs[i].s.id = i + 1;
-		r.subs[i].s.rect = world;
-		r.subs[i].s.cons = r.subs[i].cons;
-	}
+	plain_subs(&r, 0);
 	r.subs[1].s.n_cons = 1;
 	r.subs[1].cons[0] = (struct spate_constraint){ 4, SPATE_OP_NE, 7 };
 	r.subs[2].s.n_cons = 1;
@@ -423,12 +420,7 @@ static void test_bytes(void)
 	const uint32_t g = 16;
 
 	run_init(&r, g, false, 2);
-	for (uint32_t i = 0; i < 2; i++) {
-		r.subs[i].s.id = i + 1;
-		r.subs[i].s.rect = world;
-		r.subs[i].s.n_cons = 1;
-		r.subs[i].s.cons = r.subs[i].cons;
-	}
+	plain_subs(&r, 1);
 	r.subs[0].cons[0] = (struct spate_constraint){ 0, SPATE_OP_LE, 5 };
 	r.subs[1].cons[0] = (struct spate_constraint){ 9, SPATE_OP_LE, 5 };
 	size_t b0 = ivx_bytes(r.x);
@@ -459,12 +451,7 @@ static void test_no_memory(void)
 		struct run r;
 		long live0 = n_live, bad0 = bad_frees;
 		run_init(&r, 8, true, 3);
-		for (uint32_t i = 0; i < 3; i++) {
-			r.subs[i].s.id = i + 1;
-			r.subs[i].s.rect = world;
-			r.subs[i].s.n_cons = 1;
-			r.subs[i].s.cons = r.subs[i].cons;
-		}
+		plain_subs(&r, 1);
 		r.subs[0].cons[0] = (struct spate_constraint){ 0, SPATE_OP_LE, 50 };
 		r.subs[1].cons[0] = (struct spate_constraint){ 63, SPATE_OP_GE, 60 };
 		r.subs[2].cons[0] = (struct spate_constraint){ 64, SPATE_OP_GE, 60 };
