@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "bench_common.h"
+#include "opt.h"
 #include "engines/drt/drt_ftab.h"
 #include "matcher/spate_engine.h"
 #include "stream/spate_stream.h"
@@ -1353,12 +1354,8 @@ int bench_drt_main(int argc, char **argv)
 			}
 			path = strcmp(optarg, "engine") == 0 ? PATH_ENGINE : PATH_MATCHER;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return opt_other("spate-bench drt", c, usage);
 		}
 	}
 	if (kw_text_init(VOCAB + PLACES) != 0) {

@@ -42,7 +42,7 @@
 
 #include <editline/readline.h>
 
-#include "util/spate_release.h"
+#include "opt.h"
 
 #define LINE_MAX_BYTES 1024 /* spated's request line limit */
 
@@ -470,14 +470,8 @@ int main(int argc, char **argv)
 		case 'j':
 			ctl.json = 1;
 			break;
-		case 'V':
-			return spate_release_print("spatectl");
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return opt_other("spatectl", c, usage);
 		}
 	}
 	char tried[800], err[1024];
