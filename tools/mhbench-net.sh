@@ -27,18 +27,10 @@ mhb_if() {
 # mhb_net NAMES...: the bridge, then a namespace per host name.
 mhb_net() {
 	local h ns ifn brif
-	ip netns add "$MHB_NAME-br" || return 1
-	NETNS_NAMES="$NETNS_NAMES $MHB_NAME-br"
-	ip -n "$MHB_NAME-br" link add br0 type bridge || return 1
-	ip -n "$MHB_NAME-br" link set br0 up || return 1
+	netns_bridge "$MHB_NAME-br" || return 1
 	for h in "$@"; do
 		ns=$(mhb_ns "$h") ifn=$(mhb_if "$h") brif=$(mhb_if "$h")b
-		ip netns add "$ns" || return 1
-		NETNS_NAMES="$NETNS_NAMES $ns"
-		ip link add "$ifn" netns "$ns" type veth peer name "$brif" netns "$MHB_NAME-br" || return 1
-		ip -n "$MHB_NAME-br" link set "$brif" master br0 up || return 1
-		ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifn.disable_ipv6=1" 2>/dev/null
-		ip -n "$ns" link set lo up || return 1
+		netns_bridge_port "$ns" "$ifn" "$brif" "$MHB_NAME-br" || return 1
 		ip -n "$ns" link set "$ifn" up || return 1
 	done
 }

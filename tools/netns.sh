@@ -104,6 +104,27 @@ netns_create() {
 	}
 }
 
+# netns_bridge BRNS: a namespace BRNS (cleaned up with the others) holding
+# bridge br0, up: the switch of a multi-host set-up.
+netns_bridge() {
+	ip netns add "$1" || return 1
+	NETNS_NAMES="$NETNS_NAMES $1"
+	ip -n "$1" link add br0 type bridge || return 1
+	ip -n "$1" link set br0 up
+}
+
+# netns_bridge_port NS IF BRIF BRNS: a namespace NS (cleaned up with the
+# others) whose veth IF has its peer BRIF in BRNS's bridge br0; no IPv6
+# on IF (see netns_create), lo up. IF itself is left down.
+netns_bridge_port() {
+	ip netns add "$1" || return 1
+	NETNS_NAMES="$NETNS_NAMES $1"
+	ip link add "$2" netns "$1" type veth peer name "$3" netns "$4" || return 1
+	ip -n "$4" link set "$3" master br0 up || return 1
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1" 2>/dev/null
+	ip -n "$1" link set lo up
+}
+
 netns_cli() { ip netns exec "$NETNS_CLI" "$@"; }
 netns_srv() { ip netns exec "$NETNS_SRV" "$@"; }
 

@@ -24,12 +24,7 @@ MH_PIDS=()
 # client gets IP as a kernel address, spated hosts none (IP "-").
 mh_host() {
 	local name=$1 ip=$2 ns=multihost-$$-$1 ifn=$MH_TAG$1 brif=${MH_TAG}b$1
-	ip netns add "$ns" || return 1
-	NETNS_NAMES="$NETNS_NAMES $ns"
-	ip link add "$ifn" netns "$ns" type veth peer name "$brif" netns "$MH_BR" || return 1
-	ip -n "$MH_BR" link set "$brif" master br0 up || return 1
-	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifn.disable_ipv6=1" 2>/dev/null
-	ip -n "$ns" link set lo up || return 1
+	netns_bridge_port "$ns" "$ifn" "$brif" "$MH_BR" || return 1
 	if [ "$ip" != - ]; then
 		ip -n "$ns" addr add "$ip/24" dev "$ifn" || return 1
 		ip netns exec "$ns" ethtool -K "$ifn" tx off >/dev/null 2>&1 || return 1
@@ -42,10 +37,7 @@ mh_ns() { echo "multihost-$$-$1"; }
 # mh_net NAMES...: the bridge, then a host per name ("cli" gets
 # 198.18.0.2; others none).
 mh_net() {
-	ip netns add "$MH_BR" || return 1
-	NETNS_NAMES="$NETNS_NAMES $MH_BR"
-	ip -n "$MH_BR" link add br0 type bridge || return 1
-	ip -n "$MH_BR" link set br0 up || return 1
+	netns_bridge "$MH_BR" || return 1
 	local h
 	for h in "$@"; do
 		if [ "$h" = cli ]; then
