@@ -95,6 +95,21 @@ e2e_ping() {
 	grep -q " $1 received" "$E2E_TMP/ping.out" || { cat "$E2E_TMP/ping.out"; fail "ping: replies lost"; }
 }
 
+# e2e_wait_listening ERR TENTHS [PID]: until spate-sub's stderr (file ERR)
+# says it listens (its subscriptions acknowledged), at most TENTHS tenths
+# of a second, and while PID (when given) runs. 0, or 1 with ERR shown.
+e2e_wait_listening() {
+	local i
+	for i in $(seq 1 "$2"); do
+		grep -q "listening" "$1" 2>/dev/null && return 0
+		[ -z "${3:-}" ] || kill -0 "$3" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q "listening" "$1" 2>/dev/null && return 0
+	cat "$1" 2>/dev/null
+	return 1
+}
+
 # e2e_counter JSON NAME: one counter from a counters line.
 e2e_counter() {
 	python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], 0))' "$1" "$2"

@@ -174,14 +174,10 @@ ha_sub() {
 ha_subscribe() {
 	ha_sub sub-a "${HA_SUB_A_SERVERS:-$HA_SVC1:$HA_PORT}" 45001 11 "$E2E_TMP/subs-a.tsv"
 	ha_sub sub-b "${HA_SUB_B_SERVERS:-$HA_SVC2:$HA_PORT}" 45002 12 "$E2E_TMP/subs-b.tsv"
-	local s i
+	local s
 	for s in sub-a sub-b; do
-		for i in $(seq 1 1200); do
-			grep -q "listening" "$E2E_TMP/$s.err" 2>/dev/null && break
-			kill -0 "${HA_SUBPID[$s]}" 2>/dev/null || { cat "$E2E_TMP/$s.err"; fail "$s"; }
-			sleep 0.1
-		done
-		grep -q "listening" "$E2E_TMP/$s.err" || fail "$s: subscriptions not acknowledged in 120 s"
+		e2e_wait_listening "$E2E_TMP/$s.err" 1200 "${HA_SUBPID[$s]}" ||
+			fail "$s: subscriptions not acknowledged in 120 s (or it ended)"
 	done
 }
 

@@ -69,11 +69,7 @@ netns_track "$sb"
 # most 120 s (a count on the fronts and 0.5 s lost the first event's
 # matches at load 17)
 for s in a b; do
-	for i in $(seq 1 1200); do
-		grep -q "listening" "$E2E_TMP/sub-$s.err" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q "listening" "$E2E_TMP/sub-$s.err" || { cat "$E2E_TMP/sub-$s.err"; fail "subscriber $s"; }
+	e2e_wait_listening "$E2E_TMP/sub-$s.err" 1200 || fail "subscriber $s"
 done
 pub() { # FRONT STREAM
 	ip netns exec "$(mh_ns cli)" timeout 60 "$SPATE_BUILD/tools/spate-pub" --conf "$SPATE_CONF" \

@@ -36,11 +36,7 @@ for s in a b; do
 	netns_track $!
 done
 for s in a b; do
-	for _ in $(seq 1 300); do
-		grep -q "listening" "$E2E_TMP/$s.err" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q "listening" "$E2E_TMP/$s.err" || { cat "$E2E_TMP/$s.err"; fail "spate-sub $s not listening"; }
+	e2e_wait_listening "$E2E_TMP/$s.err" 300 || fail "spate-sub $s not listening"
 done
 netns_cli timeout 120 "$T/spate-pub" --server "$srv" --rate 20000 --batch 8 "$E2E_TMP/s.tsv" \
 	2>"$E2E_TMP/pub.err" || { cat "$E2E_TMP/pub.err"; fail "spate-pub"; }
