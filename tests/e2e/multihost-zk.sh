@@ -5,6 +5,8 @@
 # management NICs. Everything is tracked for netns_cleanup.
 MH_ZK_IP=198.19.0.254
 MH_ZK_PORT=2181
+# shellcheck source=../zk/zk-server.sh
+. "$E2E_DIR/../zk/zk-server.sh"
 
 # mh_zk_net: br1 with the server's address.
 mh_zk_net() {
@@ -29,33 +31,14 @@ mh_zk_host() {
 # (ip netns exec becomes java). Exits 77 (skipped) when it is not
 # installed.
 mh_zk_start() {
-	local jar=/usr/share/java/zookeeper.jar dir=$E2E_TMP/zk i
-	if ! command -v java >/dev/null 2>&1 || [ ! -f "$jar" ]; then
+	local dir=$E2E_TMP/zk i
+	if ! command -v java >/dev/null 2>&1 || [ ! -f "$ZK_JAR" ]; then
 		echo "SKIP: the ZooKeeper server is not installed (tools/install-deps.sh)"
 		exit 77
 	fi
-	mkdir -p "$dir/data" || return 1
-	cat >"$dir/zoo.cfg" <<CFG
-tickTime=200
-minSessionTimeout=400
-maxSessionTimeout=20000
-dataDir=$dir/data
-clientPort=$MH_ZK_PORT
-clientPortAddress=$MH_ZK_IP
-admin.enableServer=false
-maxClientCnxns=100
-CFG
-	printf '%s\n' 'log4j.rootLogger=WARN, CONSOLE' \
-		'log4j.appender.CONSOLE=org.apache.log4j.ConsoleAppender' \
-		'log4j.appender.CONSOLE.layout=org.apache.log4j.PatternLayout' \
-		'log4j.appender.CONSOLE.layout.ConversionPattern=%d %p %c{1}: %m%n' \
-		>"$dir/log4j.properties"
-	ip netns exec "$MH_BR" java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-		-Dlog4j.configuration="file:$dir/log4j.properties" \
-		-cp "$dir:$jar" org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zoo.cfg" \
-		>"$dir/server.log" 2>&1 &
-	MH_ZK_PID=$!
-	netns_track "$!"
+	zk_server_start "$dir" "$MH_ZK_IP" "$MH_ZK_PORT" ip netns exec "$MH_BR" || return 1
+	MH_ZK_PID=$ZK_PID
+	netns_track "$ZK_PID"
 	for i in $(seq 1 600); do
 		ip netns exec "$MH_BR" python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('$MH_ZK_IP', $MH_ZK_PORT)))" \
 			2>/dev/null && return 0

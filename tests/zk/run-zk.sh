@@ -17,7 +17,7 @@
 set -u
 
 bin=${1:-}
-jar=/usr/share/java/zookeeper.jar
+. "$(dirname "$0")/zk-server.sh"
 # skip WHY: 77, or 1 under CI
 skip() {
 	if [ "${CI:-}" = true ]; then
@@ -30,7 +30,7 @@ skip() {
 if [ -z "$bin" ] || [ ! -x "$bin" ]; then
 	skip "test_zk not built (libzookeeper-mt-dev missing)"
 fi
-if ! command -v java >/dev/null 2>&1 || [ ! -f "$jar" ]; then
+if ! command -v java >/dev/null 2>&1 || [ ! -f "$ZK_JAR" ]; then
 	skip "ZooKeeper server or java not installed"
 fi
 
@@ -47,29 +47,8 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$dir/data"
-cat >"$dir/zoo.cfg" <<CFG
-tickTime=200
-minSessionTimeout=400
-maxSessionTimeout=20000
-dataDir=$dir/data
-clientPort=$port
-clientPortAddress=127.0.0.1
-admin.enableServer=false
-maxClientCnxns=100
-CFG
-cat >"$dir/log4j.properties" <<'LOG'
-log4j.rootLogger=WARN, CONSOLE
-log4j.appender.CONSOLE=org.apache.log4j.ConsoleAppender
-log4j.appender.CONSOLE.layout=org.apache.log4j.PatternLayout
-log4j.appender.CONSOLE.layout.ConversionPattern=%d %p %c{1}: %m%n
-LOG
-
-java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-	-Dlog4j.configuration="file:$dir/log4j.properties" \
-	-cp "$dir:$jar" org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zoo.cfg" \
-	>"$dir/server.log" 2>&1 &
-pid=$!
+zk_server_start "$dir" 127.0.0.1 "$port" || exit 1
+pid=$ZK_PID
 
 # Poll until the JVM listens, by the clock: up to 180 s (a loaded
 # 2-core machine; quiet, about 1 s). One python3 does the polling: a
