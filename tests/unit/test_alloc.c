@@ -422,5 +422,6 @@ int main(int argc, char **argv)
 		test_event_no_memory(engines[i]);
 	}
 	CHECK_EQ_INT(n_live, 0);
+	CHECK_EQ_INT(overruns, 0); /* nothing written past a block */
 	return check_summary("alloc");
 }

@@ -335,5 +335,6 @@ int main(void)
 	}
 	CHECK_EQ_INT(n_live, 0);
 	CHECK_EQ_INT(zero_allocs, 0);
+	CHECK_EQ_INT(overruns, 0); /* nothing written past a block */
 	return check_summary("buckets");
 }

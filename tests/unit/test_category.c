@@ -782,5 +782,6 @@ int main(void)
 	test_engine_out_of_memory();
 	test_engine_merge_orphans();
 	test_worker_timing();
+	CHECK_EQ_INT(overruns, 0); /* nothing written past a block */
 	return check_summary("category");
 }

@@ -1129,5 +1129,6 @@ int main(void)
 	/* every block of every test given back (alloc_track.h) */
 	CHECK_EQ_INT(n_live, 0);
 	CHECK_EQ_INT(bad_frees, 0);
+	CHECK_EQ_INT(overruns, 0); /* nothing written past a block */
 	return check_summary("drt");
 }
