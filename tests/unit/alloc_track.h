@@ -5,7 +5,7 @@
  * in one file of the executable).
  *
  * Every block handed out is kept in an open-addressed set: a leak shows
- * as n_live above what it was, a double free (or a free of a block not
+ * as n_live above what it was (live_bytes: their bytes), a double free (or a free of a block not
  * handed out) as bad_frees, counted and not passed on so that the test
  * reports it instead of aborting; zero_allocs counts requests of 0 bytes,
  * bad_aligns aligned_alloc's alignments that are not a power of two,
@@ -43,7 +43,8 @@ static size_t track_size[LIVE_SLOTS];
 /* volatile: the compiler takes malloc and free for the builtins, which
  * touch no global of the program, and would reuse a count read before
  * the call */
-static volatile long n_live, bad_frees, zero_allocs, bad_aligns, overruns, fail_at, allocs;
+static volatile long n_live, live_bytes, bad_frees, zero_allocs, bad_aligns, overruns, fail_at,
+	allocs;
 
 static uint32_t live_hash(const void *p)
 {
@@ -60,6 +61,7 @@ static void live_add(void *p, size_t n)
 	track_live[i] = p;
 	track_size[i] = n;
 	n_live++;
+	live_bytes += (long)n;
 }
 
 static bool live_del(void *p)
@@ -71,6 +73,7 @@ static bool live_del(void *p)
 				overruns += pad[k] != 0xa5;
 			track_live[i] = (void *)1; /* tombstone */
 			n_live--;
+			live_bytes -= (long)track_size[i];
 			return true;
 		}
 	return false;

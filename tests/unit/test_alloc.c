@@ -13,6 +13,8 @@
  *   - an engine's create out of memory at any allocation: NULL, no block
  *     kept; an event that is: NO_MEMORY exactly (or its matches), the
  *     next event right;
+ *   - 20,000 subs added and deleted one at a time: the memory the
+ *     matcher holds stays what it was after the first 1,000;
  *   - remember_deletes out of memory: NO_MEMORY exactly, the old memory
  *     of deletes kept.
  * Allocations are wrapped (alloc_track.h). */
@@ -237,6 +239,33 @@ static void test_add_no_memory(const char *engine)
 	CHECK_EQ_INT(bad_frees, 0);
 }
 
+/* Churn: one sub stays, 20,000 others come and go one at a time (each
+ * the last added, the first deleted): the engine's memory after it is
+ * what it was after the first 1,000 (room kept for ids it no longer
+ * holds would grow without bound). */
+static void test_churn(const char *engine)
+{
+	struct spate_matcher *m = make(engine);
+	struct spate_raw_sub s;
+	long warm = 0;
+
+	check_rng = 21;
+	gen_sub(&s, 1, 0, 1);
+	CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 1), 0);
+	for (uint64_t id = 2; id <= 20001; id++) {
+		gen_sub(&s, id, 0, 1);
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 1), 0);
+		CHECK_EQ_INT(spate_matcher_sub_del(m, id, 1), 0);
+		if (id == 1001)
+			warm = live_bytes;
+	}
+	CHECK(live_bytes <= warm + 4096);
+	if (live_bytes > warm + 4096)
+		fprintf(stderr, "  %s: %ld bytes after the churn, %ld after 1,000\n", engine,
+			(long)live_bytes, warm);
+	spate_matcher_destroy(m);
+}
+
 /* Out of memory at each allocation of an engine's create: NULL and no
  * block kept (without and with the matcher's parameters). */
 static void test_create_no_memory(const char *engine)
@@ -418,6 +447,7 @@ int main(int argc, char **argv)
 			continue;
 		test_create_no_memory(engines[i]);
 		test_life(engines[i]);
+		test_churn(engines[i]);
 		test_add_no_memory(engines[i]);
 		test_event_no_memory(engines[i]);
 	}
