@@ -15,6 +15,7 @@
  *     next event right;
  *   - 20,000 subs added and deleted one at a time: the memory the
  *     matcher holds stays what it was after the first 1,000;
+ *   - the kd-tree's rebuilds (stats) and the dictionary's unknown ids;
  *   - remember_deletes out of memory: NO_MEMORY exactly, the old memory
  *     of deletes kept.
  * Allocations are wrapped (alloc_track.h). */
@@ -24,6 +25,7 @@
 
 #include "alloc_track.h"
 #include "check.h"
+#include "matcher/spate_dict.h"
 #include "matcher/spate_matcher.h"
 #include "proto/spate_err.h"
 
@@ -266,6 +268,47 @@ static void test_churn(const char *engine)
 	spate_matcher_destroy(m);
 }
 
+/* The kd-tree rebuilds at 64 subs, whenever they doubled since, and
+ * when they fell to a quarter of a build of at least 128 (stats). */
+static void test_kd_rebuilds(void)
+{
+	struct spate_matcher *m = make("kdtree");
+	struct spate_raw_sub s;
+	char buf[256];
+
+	check_rng = 4;
+	for (uint64_t id = 1; id <= 128; id++) {
+		gen_sub(&s, id, 0, 1);
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &s, 1), 0);
+	}
+	for (uint64_t id = 1; id <= 97; id++) {
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		spate_matcher_engine_stats(m, f);
+		fclose(f);
+		/* built at 64 and 128; at 32 left (after deleting 96) again */
+		CHECK(strstr(buf, id <= 96 ? "\"rebuilds\":2}" : "\"rebuilds\":3}") != NULL);
+		CHECK_EQ_INT(spate_matcher_sub_del(m, id, 1), 0);
+	}
+	spate_matcher_destroy(m);
+}
+
+/* Dictionary ids: 0 .. count-1 known, count and past it not. */
+static void test_dict_ids(void)
+{
+	long live0 = n_live;
+	struct spate_dict *d = spate_dict_create();
+	size_t len = 99;
+
+	CHECK(spate_dict_str(d, 0, &len) == NULL && len == 99);
+	for (uint32_t i = 0; i < 100; i++)
+		CHECK_EQ_INT(spate_dict_intern(d, words[i], strlen(words[i])), i);
+	CHECK(spate_dict_str(d, 99, &len) != NULL && len == strlen(words[99]));
+	CHECK(spate_dict_str(d, 100, &len) == NULL);
+	CHECK(spate_dict_str(d, UINT32_MAX, NULL) == NULL);
+	spate_dict_destroy(d);
+	CHECK_EQ_INT(n_live, live0);
+}
+
 /* Out of memory at each allocation of an engine's create: NULL and no
  * block kept (without and with the matcher's parameters). */
 static void test_create_no_memory(const char *engine)
@@ -441,6 +484,8 @@ int main(int argc, char **argv)
 		snprintf(attrs[i], sizeof(attrs[i]), "a%u", i);
 	/* argv[1]: one engine only (the mutation tool's runs) */
 	test_remember_no_memory();
+	test_dict_ids();
+	test_kd_rebuilds();
 	test_drt_category_no_memory();
 	for (uint32_t i = 0; i < N_ENGINES; i++) {
 		if (argc > 1 && strcmp(argv[1], engines[i]) != 0)
