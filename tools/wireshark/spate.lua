@@ -118,6 +118,20 @@ local function str8(buf, off, stop, tree, field)
 	return off + 1 + n, buf(off + 1, n):string()
 end
 
+-- n strings (str8, as field) from p, each followed by `extra` bytes that
+-- add(offset) puts in the tree (keywords: none; an event's attributes:
+-- the value; a subscription's constraints: the operator and the value).
+-- The offset after them, or nil when they overrun stop.
+local function str8_list(buf, p, stop, t, n, field, extra, add)
+	for _ = 1, n do
+		p = str8(buf, p, stop, t, field)
+		if p == nil or p + extra > stop then return nil end
+		if add then add(p) end
+		p = p + extra
+	end
+	return p
+end
+
 local function deg(v) return v / 1e7 end
 
 local bodies = {}
@@ -134,17 +148,10 @@ bodies[1] = function(buf, off, stop, t) -- EVENT
 	t:add(F.ev_n_kw, buf(off + 16, 1))
 	t:add(F.ev_n_attr, buf(off + 17, 1))
 	t:add(F.reserved, buf(off + 18, 2))
-	local p = off + 20
-	for _ = 1, n_kw do
-		p = str8(buf, p, stop, t, F.keyword)
-		if p == nil then return false end
-	end
-	for _ = 1, n_attr do
-		p = str8(buf, p, stop, t, F.attr_name)
-		if p == nil or p + 8 > stop then return false end
-		t:add(F.attr_value, buf(p, 8))
-		p = p + 8
-	end
+	local p = str8_list(buf, off + 20, stop, t, n_kw, F.keyword, 0)
+	p = p and str8_list(buf, p, stop, t, n_attr, F.attr_name, 8,
+		function(q) t:add(F.attr_value, buf(q, 8)) end)
+	if p == nil then return false end
 	return p == stop, "id=" .. buf(off, 8):uint64():tonumber()
 end
 
@@ -160,18 +167,12 @@ bodies[2] = function(buf, off, stop, t) -- SUB_ADD
 	local n_kw, n_cons = buf(off + 30, 1):uint(), buf(off + 31, 1):uint()
 	t:add(F.sub_n_kw, buf(off + 30, 1))
 	t:add(F.sub_n_cons, buf(off + 31, 1))
-	local p = off + 32
-	for _ = 1, n_kw do
-		p = str8(buf, p, stop, t, F.keyword)
-		if p == nil then return false end
-	end
-	for _ = 1, n_cons do
-		p = str8(buf, p, stop, t, F.cons_name)
-		if p == nil or p + 9 > stop then return false end
-		t:add(F.cons_op, buf(p, 1))
-		t:add(F.cons_value, buf(p + 1, 8))
-		p = p + 9
-	end
+	local p = str8_list(buf, off + 32, stop, t, n_kw, F.keyword, 0)
+	p = p and str8_list(buf, p, stop, t, n_cons, F.cons_name, 9, function(q)
+		t:add(F.cons_op, buf(q, 1))
+		t:add(F.cons_value, buf(q + 1, 8))
+	end)
+	if p == nil then return false end
 	return p == stop, "id=" .. buf(off, 8):uint64():tonumber()
 end
 
