@@ -205,6 +205,17 @@ static void moved(const char *field, uint64_t by, unsigned int n_frames, int whi
 }
 #define MOVED(field, by, frames) moved(field, by, frames, 0, 0, __LINE__)
 
+/* The counters now, summed over the lcores. */
+static struct spated_counters counters_now(void)
+{
+	struct spated_counters now;
+
+	spated_counters_sum(&now);
+	return now;
+}
+/* How far counter `name` moved since mark(). */
+#define SINCE(name) (counters_now().name - before.name)
+
 /* One frame into the port, the counters marked, one poll that takes it
  * (a macro: a failure names the caller's line). */
 #define POLL_ONE(m)                                 \
@@ -315,10 +326,8 @@ static void test_drops(void)
 	POLL_ONE(frame(&o, big, n1500));
 	/* 1500 passes the IP checks; the Spate header then refuses its
 	 * length (the datagram is shorter than the UDP payload) */
-	struct spated_counters now;
-	spated_counters_sum(&now);
-	CHECK_EQ_INT(now.ip_over_mtu - before.ip_over_mtu, 0);
-	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
+	CHECK_EQ_INT(SINCE(ip_over_mtu), 0);
+	CHECK_EQ_INT(SINCE(dgrams), 1);
 	free_all(got, drain(to_cluster, got, 8));
 	/* a runt */
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
@@ -344,11 +353,9 @@ static void test_header(void)
 	/* another server's datagram: ignored, never answered */
 	len = dgram(buf, sizeof(buf), SPATE_FLAG_SERVER, 5, 1, 1, 1);
 	POLL_ONE(frame(&o, buf, len));
-	struct spated_counters now;
-	spated_counters_sum(&now);
-	CHECK_EQ_INT(now.from_server - before.from_server, 1);
-	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
-	CHECK_EQ_INT(now.bad_header - before.bad_header, 0);
+	CHECK_EQ_INT(SINCE(from_server), 1);
+	CHECK_EQ_INT(SINCE(dgrams), 1);
+	CHECK_EQ_INT(SINCE(bad_header), 0);
 	CHECK_EQ_INT(rte_ring_count(to_cluster), 0);
 }
 
@@ -396,14 +403,12 @@ static void test_overload(void)
 	}
 	mark();
 	CHECK_EQ_INT(stage_rx_poll(rx), cap + 3);
-	struct spated_counters now;
-	spated_counters_sum(&now);
-	CHECK_EQ_INT(now.rx - before.rx, cap + 3);
-	CHECK_EQ_INT(now.dgrams - before.dgrams, cap);
-	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 3);
-	CHECK_EQ_INT(now.shed_events - before.shed_events, 6);
-	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 1);
-	CHECK_EQ_INT(now.udp_bad_csum - before.udp_bad_csum, 0);
+	CHECK_EQ_INT(SINCE(rx), cap + 3);
+	CHECK_EQ_INT(SINCE(dgrams), cap);
+	CHECK_EQ_INT(SINCE(ring_full_rx), 3);
+	CHECK_EQ_INT(SINCE(shed_events), 6);
+	CHECK_EQ_INT(SINCE(overload_nacks), 1);
+	CHECK_EQ_INT(SINCE(udp_bad_csum), 0);
 	CHECK_EQ_INT(rte_ring_count(to_cluster), cap);
 	unsigned int n = drain(to_tx, got, 64);
 	CHECK_EQ_INT(n, 1);
@@ -428,12 +433,11 @@ static void test_overload(void)
 	o.bad_udp_cksum = false;
 	mark();
 	CHECK_EQ_INT(stage_rx_poll(rx), 7);
-	spated_counters_sum(&now);
-	CHECK_EQ_INT(now.dgrams - before.dgrams, 0);
-	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 7);
-	CHECK_EQ_INT(now.shed_events - before.shed_events, 1 + 2 + 3 + 4 + 5 + 2);
-	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 2);
-	CHECK_EQ_INT(now.udp_bad_csum - before.udp_bad_csum, 0);
+	CHECK_EQ_INT(SINCE(dgrams), 0);
+	CHECK_EQ_INT(SINCE(ring_full_rx), 7);
+	CHECK_EQ_INT(SINCE(shed_events), 1 + 2 + 3 + 4 + 5 + 2);
+	CHECK_EQ_INT(SINCE(overload_nacks), 2);
+	CHECK_EQ_INT(SINCE(udp_bad_csum), 0);
 	n = drain(to_tx, got, 64);
 	CHECK_EQ_INT(n, 2);
 	if (n == 2) {
@@ -454,11 +458,10 @@ static void test_overload(void)
 	}
 	mark();
 	CHECK_EQ_INT(stage_rx_poll(rx), 3);
-	spated_counters_sum(&now);
-	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
-	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 2);
-	CHECK_EQ_INT(now.shed_events - before.shed_events, 6);
-	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 2);
+	CHECK_EQ_INT(SINCE(dgrams), 1);
+	CHECK_EQ_INT(SINCE(ring_full_rx), 2);
+	CHECK_EQ_INT(SINCE(shed_events), 6);
+	CHECK_EQ_INT(SINCE(overload_nacks), 2);
 	n = drain(to_tx, got, 64);
 	CHECK_EQ_INT(n, 2);
 	free_all(got, n);
@@ -484,10 +487,8 @@ static void test_tx_full(void)
 	while (rte_ring_free_count(to_tx) > 0 && (fill[k] = rte_pktmbuf_alloc(pool)) != NULL)
 		CHECK_EQ_INT(rte_ring_enqueue(to_tx, fill[k++]), 0);
 	POLL_ONE(frame(&o, buf, len));
-	struct spated_counters now;
-	spated_counters_sum(&now);
-	CHECK_EQ_INT(now.ring_full_tx - before.ring_full_tx, 1);
-	CHECK_EQ_INT(now.dgrams - before.dgrams, 1);
+	CHECK_EQ_INT(SINCE(ring_full_tx), 1);
+	CHECK_EQ_INT(SINCE(dgrams), 1);
 	free_all(got, drain(to_cluster, got, 64));
 	free_all(got, drain(to_tx, got, 64));
 	/* the same host again: news again */
@@ -518,10 +519,9 @@ static void test_tx_full(void)
 		h++;
 	mark();
 	CHECK_EQ_INT(stage_rx_poll(rx), 1);
-	spated_counters_sum(&now);
-	CHECK_EQ_INT(now.ring_full_rx - before.ring_full_rx, 1);
-	CHECK_EQ_INT(now.overload_nacks - before.overload_nacks, 1);
-	CHECK_EQ_INT(now.no_mbuf - before.no_mbuf, 2);
+	CHECK_EQ_INT(SINCE(ring_full_rx), 1);
+	CHECK_EQ_INT(SINCE(overload_nacks), 1);
+	CHECK_EQ_INT(SINCE(no_mbuf), 2);
 	CHECK_EQ_INT(drain(to_tx, got, 64), 0);
 	free_all(hoard, h);
 	/* the notice was lost: RX forgot the host, its next frame tells TX */
