@@ -828,6 +828,32 @@ static void lone_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, in
 	q->n_kw = 1;
 }
 
+/* The routing keyword of a sub is its globally rarest one (placement
+ * route_kw = keyword id + 1); coarse while fewer than rare_kw subs
+ * carry it. Keyword 20 is on 12 subs, 21 on 3: {20, 21} routes by 21. */
+static void test_rarest_keyword(void)
+{
+	struct drt_params p;
+	struct spate_sub q[16];
+	uint32_t kw[16], both[2] = { 20, 21 };
+	struct drt_placement pl;
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	for (uint32_t i = 0; i < 15; i++) {
+		lone_sub(&q[i], &kw[i], i + 1, -170 + 20 * (int)(i % 15), 10, i < 12 ? 20 : 21);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK_EQ_INT(pl.route_kw, kw[i] + 1);
+	}
+	lone_sub(&q[15], &kw[15], 16, 0, -40, 0);
+	q[15].kw = both;
+	q[15].n_kw = 2;
+	CHECK_EQ_INT(drt_cluster_place(cl, &q[15], &pl), 0);
+	CHECK_EQ_INT(pl.route_kw, 21 + 1);
+	CHECK(pl.coarse); /* 3 (4 with q) below rare_kw = 8 */
+	drt_cluster_destroy(cl);
+}
+
 /* With one worker every CD is 0 (MergeJudgePara infinite for all): the
  * merge is of the most correlated pair, as the paper's single machine
  * merges "the two most correlated categories"; not of the lowest ids. */
@@ -1074,6 +1100,7 @@ int main(void)
 	test_merge_rule(0, 0, 1, 5);
 	test_merge_rule(0, 1, 1, 5);
 	test_new_cat_worker();
+	test_rarest_keyword();
 	test_only_worker();
 	test_in_node();
 	/* growth by copying; in place (mappings) from the first growth on;
