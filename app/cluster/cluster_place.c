@@ -66,7 +66,7 @@ void cluster_run_actions(struct stage_cluster *s)
 			const struct drt_action *a = &s->acts[i];
 			struct ccat *c = ccat_of(s, a->cat);
 			if (c == NULL) {
-				spated_cnt.cat_unknown++;
+				SPATED_CAT_UNKNOWN(cat_unknown_action);
 				continue;
 			}
 			if (a->kind == DRT_ACTION_MOVE) {
@@ -80,7 +80,7 @@ void cluster_run_actions(struct stage_cluster *s)
 			/* MERGE cat into a->into; across workers: move, then merge there */
 			struct ccat *into = ccat_of(s, a->into);
 			if (into == NULL) {
-				spated_cnt.cat_unknown++;
+				SPATED_CAT_UNKNOWN(cat_unknown_action);
 				continue;
 			}
 			if (a->from_worker != a->to_worker) {

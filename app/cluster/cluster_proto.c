@@ -41,7 +41,7 @@ static void ack_behind(struct stage_cluster *s, uint32_t cat, int deleted)
 		return;
 	}
 	if (c == NULL) {
-		spated_cnt.cat_unknown++;
+		SPATED_CAT_UNKNOWN(cat_unknown_ack);
 		return;
 	}
 	struct pl_msg *m = control_msg(s, PL_ACK, cat, 0);

@@ -2,7 +2,9 @@
  * more when it is also answered), so drops are never silent.
  *
  * One X-macro lists the scalar counters: the struct and the JSON printer
- * come from it, so adding a reason is one line. Per-error-code counters
+ * come from it, so adding a reason is one line. Modules keep their own
+ * lists (cluster_counters.h, match_counters.h, link_counters.h), spliced
+ * in here. docs/counters.md documents every one (a test checks). Per-error-code counters
  * (indexed by enum spate_err) sit next to them.
  */
 #ifndef SPATED_COUNTERS_H
@@ -11,6 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cluster/cluster_counters.h"
+#include "link/link_counters.h"
+#include "match/match_counters.h"
 #include "proto/spate_err.h"
 
 /* The ports' own figures (rte_eth_stats summed over the ports) and the
@@ -18,12 +23,12 @@
  * housekeeping (port_stats.h), so they sit in its block only. */
 /* clang-format off */
 #define SPATED_FOREACH_PORT_COUNTER(X)                                       \
-	X(port_ipackets)     \
-	X(port_imissed)      \
-	X(port_ierrors)      \
-	X(port_rx_nombuf)    \
-	X(port_opackets)     \
-	X(port_oerrors)      \
+	X(port_ipackets)     /* frames the ports received (rte_eth_stats) */\
+	X(port_imissed)      /* frames the ports dropped: RX queue full */\
+	X(port_ierrors)      /* frames the ports received in error */\
+	X(port_rx_nombuf)    /* frames dropped: no mbuf for the RX ring */\
+	X(port_opackets)     /* frames the ports sent */\
+	X(port_oerrors)      /* frames the ports failed to send */\
 	X(port_kernel_drops) /* af_packet: frames the kernel's ring dropped */ \
 	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
 	X(port_kernel_reasm_ok) /* af_packet: datagrams the kernel reassembled */\
@@ -71,8 +76,8 @@
 	X(notifications)     /* (event, sub) pairs put into NOTIFY messages */\
 	X(notify_msgs)       /* NOTIFY messages */                           \
 	X(notify_dgrams)     /* datagrams carrying NOTIFY messages */        \
-	X(acks)              \
-	X(nacks)             \
+	X(acks)              /* ACK messages sent */\
+	X(nacks)             /* NACK messages sent (see msg_err by code) */\
 	X(receiver_evicted)  /* receiver table full: oldest entry reused */  \
 	X(no_neighbour)      /* datagram dropped: no address, or no room to hold it */ \
 	X(arp_held)          /* datagrams held while ARP resolved their next hop */ \
@@ -80,7 +85,7 @@
 	X(arp_unresolved)    /* of which dropped: no answer, or entry reused */ \
 	X(no_mbuf)           /* mbuf pool empty when building a frame */     \
 	X(tx)                /* frames sent */                               \
-	X(tx_bytes)          \
+	X(tx_bytes)          /* their bytes (Ethernet header included) */\
 	X(tx_drops)          /* frames the port did not take: freed */   \
 	X(tx_bursts)         /* rte_eth_tx_burst calls (af_packet: sendto) */\
 	SPATED_FOREACH_PORT_COUNTER(X)                                       \
@@ -103,7 +108,10 @@
 	X(merge_subs_in_node) /* (cluster) their subscriptions: merged on their worker */\
 	X(merge_subs_between) /* (cluster) merged across: moved first (DataTra) */\
 	X(move_subs)         /* (cluster) subscriptions of categories moved (balancing) */\
-	X(cat_unknown)       /* message for a category not here: dropped */\
+	X(cat_unknown)       /* sum of the cat_unknown_* causes below */\
+	CLUSTER_FOREACH_COUNTER(X)                                           \
+	MATCH_FOREACH_COUNTER(X)                                             \
+	LINK_FOREACH_COUNTER(X)                                              \
 	X(feedback_lost)     /* correlation feedback the ring did not take */\
 	X(event_parts)       /* event messages a matching stage took */  \
 	X(busy_cycles)       /* TSC cycles of polls that found work */      \
@@ -203,6 +211,11 @@ extern struct spated_counters_slot spated_cnt_slots[SPATED_COUNTER_SLOTS];
  * counter (the flags DPDK brings make this code PIC). */
 extern __thread struct spated_counters *spated_cnt_self __attribute__((tls_model("initial-exec")));
 #define spated_cnt (*spated_cnt_self)
+
+/* One message for a category that is not where it should be, counted by
+ * its cause (cat_unknown_*) and in the sum operators watch (cat_unknown,
+ * 0 in a healthy run). Evaluates to the cause's count before. */
+#define SPATED_CAT_UNKNOWN(cause) (spated_cnt.cat_unknown++, spated_cnt.cause++)
 
 /* Make `spated_cnt` this thread's block for lcore `lcore_id`. */
 void spated_counters_bind(unsigned int lcore_id);

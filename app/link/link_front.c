@@ -180,7 +180,7 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 		 * ships the category to the new owner host) */
 		uint32_t to = m->other;
 		if (to >= s->n_workers) {
-			spated_cnt.cat_unknown++;
+			SPATED_CAT_UNKNOWN(cat_unknown_move_worker);
 			return 0;
 		}
 		rc = announce(s, out, ch, m->cat, w);
@@ -209,7 +209,7 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 		break;
 	}
 	default:
-		spated_cnt.cat_unknown++;
+		SPATED_CAT_UNKNOWN(cat_unknown_link_type);
 	}
 	return rc;
 }
@@ -289,7 +289,7 @@ void link_front_deliver(struct stage_link *s, struct link_peer *p, const uint8_t
 			continue;
 		}
 		if (pm.type != SPATE_PEER_FEEDBACK || w0 == s->n_workers) {
-			spated_cnt.cat_unknown++;
+			SPATED_CAT_UNKNOWN(cat_unknown_peer_msg);
 			continue;
 		}
 		struct pl_msg *f = pl_msg_get(s->msg_pool, 0);

@@ -124,7 +124,7 @@ static int lcore_for(struct stage_link *s, uint32_t cat, uint32_t *l)
 	uintptr_t v = (uintptr_t)spate_idmap_get(s->lcore_of, cat);
 
 	if (v == 0) {
-		if (spated_cnt.cat_unknown++ < 5)
+		if (SPATED_CAT_UNKNOWN(cat_unknown_lcore) < 5)
 			fprintf(stderr,
 				"spated: link: category %u: no CREATE said where it lives\n", cat);
 		return -1;
@@ -434,7 +434,7 @@ static void deliver_one(struct stage_link *s, struct link_peer *p, const struct 
 	switch (pm->type) {
 	case SPATE_PEER_CREATE:
 		if (pm->lcore >= s->n_workers) {
-			spated_cnt.cat_unknown++;
+			SPATED_CAT_UNKNOWN(cat_unknown_create_lcore);
 			return;
 		}
 		/* from another match host: where the handoff that follows goes
@@ -621,7 +621,7 @@ static void ship_to(struct stage_link *s, struct pl_msg *m, struct leave *lv)
 	if (p == NULL || p->down) {
 		/* a host that died meanwhile: the front rebuilds it elsewhere */
 		if (p == NULL)
-			spated_cnt.cat_unknown++;
+			SPATED_CAT_UNKNOWN(cat_unknown_ship_host);
 		else
 			spated_cnt.handoffs_abandoned++;
 		/* its subscriptions stay in the dictionary: the front's rebuild

@@ -217,7 +217,7 @@ static void hand_off(struct stage_match *s, struct mcat *e, uint32_t to)
 	struct ring_out *out = to == s->n_workers ? &s->to_link : &s->peer_out[to];
 
 	if (to > s->n_workers || to == s->worker || out->ring == NULL) {
-		spated_cnt.cat_unknown++;
+		SPATED_CAT_UNKNOWN(cat_unknown_move_to);
 		return;
 	}
 	struct pl_msg *h = pl_msg_get(s->msg_pool, 1);
@@ -269,7 +269,7 @@ static void execute(struct stage_match *s, struct mcat *e, struct pl_msg *m, uin
 			/* e is the partner; m->cat the category it merges into */
 			struct mcat *into = cat_get(s, m->cat);
 			if (into == NULL || into->idx == NULL) {
-				spated_cnt.cat_unknown++;
+				SPATED_CAT_UNKNOWN(cat_unknown_merge_into);
 				break;
 			}
 			into->blocked--;
@@ -278,7 +278,7 @@ static void execute(struct stage_match *s, struct mcat *e, struct pl_msg *m, uin
 		} else {
 			struct mcat *from = cat_get(s, m->other);
 			if (from == NULL) {
-				spated_cnt.cat_unknown++;
+				SPATED_CAT_UNKNOWN(cat_unknown_merge_from);
 			} else if (runnable(from)) {
 				merge_now(s, e, from);
 			} else {
@@ -293,7 +293,7 @@ static void execute(struct stage_match *s, struct mcat *e, struct pl_msg *m, uin
 	case PL_EXPECT:
 		break; /* the handoff came first: nothing to wait for */
 	default:
-		spated_cnt.cat_unknown++;
+		SPATED_CAT_UNKNOWN(cat_unknown_msg_type);
 	}
 }
 
@@ -354,7 +354,7 @@ static void dispatch(struct stage_match *s, uint32_t id, struct pl_msg *m)
 	struct mcat *e = cat_get(s, id);
 
 	if (e == NULL) {
-		spated_cnt.cat_unknown++;
+		SPATED_CAT_UNKNOWN(cat_unknown_msg);
 		return;
 	}
 	if (!runnable(e)) {
@@ -401,7 +401,7 @@ static void on_event(struct stage_match *s, struct pl_msg *m)
 		struct mcat *e = cat_get(s, m->u.ev.cats[i]);
 		size_t before = s->mv.n;
 		if (e == NULL) {
-			spated_cnt.cat_unknown++;
+			SPATED_CAT_UNKNOWN(cat_unknown_event);
 		} else if (runnable(e)) {
 			match_in(s, e, &ev);
 			if (s->mv.n > before)
@@ -592,7 +592,7 @@ static void on_handoff(struct stage_match *s, struct pl_msg *m)
 		cat_index_foreach(m->u.idx, add_late, e->idx);
 		cat_index_destroy(m->u.idx);
 	} else if (e == NULL) {
-		spated_cnt.cat_unknown++;
+		SPATED_CAT_UNKNOWN(cat_unknown_handoff);
 		cat_index_destroy(m->u.idx);
 	} else {
 		e->idx = m->u.idx;
