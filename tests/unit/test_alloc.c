@@ -15,7 +15,8 @@
  *     next event right;
  *   - 20,000 subs added and deleted one at a time: the memory the
  *     matcher holds stays what it was after the first 1,000;
- *   - the kd-tree's rebuilds (stats) and the dictionary's unknown ids;
+ *   - the kd-tree's rebuilds (stats), the dictionary's unknown ids and
+ *     two names that differ in their last byte alone with one hash;
  *   - remember_deletes out of memory: NO_MEMORY exactly, the old memory
  *     of deletes kept.
  * Allocations are wrapped (alloc_track.h). */
@@ -27,6 +28,7 @@
 #include "check.h"
 #include "matcher/spate_dict.h"
 #include "matcher/spate_matcher.h"
+#include "util/spate_hash.h"
 #include "proto/spate_err.h"
 
 static const char *const engines[] = { "brute",     "grid",   "kdtree", "rein",
@@ -309,6 +311,43 @@ static void test_dict_ids(void)
 	CHECK_EQ_INT(n_live, live0);
 }
 
+/* Two 17-byte strings the same but for their last byte, with the same
+ * 32-bit hash (found by search: 256 last bytes a base, about 130,000
+ * bases expected), are two names: only the bytes past the first 8
+ * (tail_equal) tell them apart. */
+static void test_dict_last_byte(void)
+{
+	unsigned char a[17] = "collide:", b[17];
+	static uint32_t h[256];
+	bool found = false;
+
+	for (uint64_t base = 0; base < (1u << 22) && !found; base++) {
+		memcpy(a + 8, &base, 8);
+		for (uint32_t last = 0; last < 256 && !found; last++) {
+			a[16] = (unsigned char)last;
+			h[last] = spate_hash_bytes(a, 17);
+			for (uint32_t j = 0; j < last; j++)
+				if (h[j] == h[last]) {
+					memcpy(b, a, 17);
+					b[16] = (unsigned char)j;
+					found = true;
+					break;
+				}
+		}
+	}
+	CHECK(found);
+	if (!found)
+		return;
+	struct spate_dict *d = spate_dict_create();
+	uint32_t ia = spate_dict_intern(d, (const char *)a, 17);
+	uint32_t ib = spate_dict_intern(d, (const char *)b, 17);
+	CHECK(ia != ib);
+	CHECK_EQ_INT(spate_dict_lookup(d, (const char *)a, 17), ia);
+	CHECK_EQ_INT(spate_dict_lookup(d, (const char *)b, 17), ib);
+	CHECK_EQ_INT(spate_dict_count(d), 2);
+	spate_dict_destroy(d);
+}
+
 /* Out of memory at each allocation of an engine's create: NULL and no
  * block kept (without and with the matcher's parameters). */
 static void test_create_no_memory(const char *engine)
@@ -485,6 +524,7 @@ int main(int argc, char **argv)
 	/* argv[1]: one engine only (the mutation tool's runs) */
 	test_remember_no_memory();
 	test_dict_ids();
+	test_dict_last_byte();
 	test_kd_rebuilds();
 	test_drt_category_no_memory();
 	for (uint32_t i = 0; i < N_ENGINES; i++) {
