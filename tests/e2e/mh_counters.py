@@ -1,9 +1,12 @@
-"""mh_counters.py - the multi-host tests' counter check, shared by
-multihost.sh and multihost-fronts.sh: every host's counters (the lines
+"""mh_counters.py - the multi-host tests' counter checks. read():
+multihost.sh and multihost-fronts.sh, every host's counters (the lines
 "HOST JSON" mh_stats_all prints), one summary line a host of the
 counters of interest that moved, and the counters that must stay at 0
 on every host (a refused or unknown frame, a category nobody knows, no
-memory for a message). Each test adds its own checks to `bad`."""
+memory for a message). host(): the fault tests (multihost-match-kill,
+-front-kill, -link-down), one host's counters, all the keys of interest
+shown, the ones that must stay at 0 checked. Each test adds its own
+checks to `bad`; verdict(bad) is the exit status."""
 import json
 
 MUST_STAY_ZERO = ("peer_bad", "peer_unknown_host", "peer_unsupported", "peer_handoff_bad",
@@ -24,6 +27,15 @@ def read(text, keys):
             if c.get(k, 0):
                 bad.append("%s: %s=%d" % (h, k, c[k]))
     return st, bad
+
+
+def host(label, js, keys, zero=(), prefix=""):
+    """One host's counters (its JSON line): a summary line "  LABEL: k=v ..."
+    of every key (0 too), and what is wrong already: each `zero` counter
+    that moved, as "PREFIXk=v"."""
+    c = json.loads(js)
+    print("  %s: " % label + " ".join("%s=%d" % (k, c.get(k, 0)) for k in keys))
+    return c, ["%s%s=%d" % (prefix, k, c[k]) for k in zero if c.get(k, 0)]
 
 
 def total(st, k):

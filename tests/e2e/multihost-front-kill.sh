@@ -48,26 +48,23 @@ ha_check "$t_kill" 1000
 for h in m3 m4 m5; do
 	kill -0 "${MH_PID[$h]}" 2>/dev/null || fail "match host $h exited"
 done
-python3 - "$(mh_stats f2 "$E2E_TMP/f2.log")" "$(wc -l <"$E2E_TMP/subs-a.tsv")" <<'PY' || { mh_dump; fail "counters"; }
-import json, sys
-c, want = json.loads(sys.argv[1]), int(sys.argv[2])
-print("  front 2: " + " ".join("%s=%d" % (k, c.get(k, 0)) for k in (
+python3 - "$E2E_DIR" "$(mh_stats f2 "$E2E_TMP/f2.log")" "$(wc -l <"$E2E_TMP/subs-a.tsv")" <<'PY' || { mh_dump; fail "counters"; }
+import sys
+sys.path.insert(0, sys.argv[1])
+from mh_counters import host, verdict
+want = int(sys.argv[3])
+# no match host died: nothing was lost on one
+c, bad = host("front 2", sys.argv[2], (
     "peer_hb_dead", "zk_fences", "takeovers", "adopted_subs", "adopt_refused", "garp_sent",
-    "repl_in", "repl_out", "repl_snapshots", "link_stalls")))
-bad = []
+    "repl_in", "repl_out", "repl_snapshots", "link_stalls"),
+    zero=("repl_bad", "adopt_refused", "msg_no_memory", "peer_bad", "events_lost_host"))
 if c.get("takeovers", 0) != 1:
     bad.append("takeovers %d, want 1" % c.get("takeovers", 0))
 if c.get("adopted_subs", 0) != want:
     bad.append("adopted %d subscriptions of front 1, want %d" % (c.get("adopted_subs", 0), want))
 if c.get("garp_sent", 0) == 0:
     bad.append("no gratuitous ARP")
-# no match host died: nothing was lost on one
-for k in ("repl_bad", "adopt_refused", "msg_no_memory", "peer_bad", "events_lost_host"):
-    if c.get(k, 0):
-        bad.append("%s=%d" % (k, c[k]))
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
+sys.exit(verdict(bad))
 PY
 grep -h "took over\|serving\|fenced\|silent" "$E2E_TMP/f2.log" | sed 's/^/  f2: /'
 # the returning front: a standby serving nothing, its journal aside
@@ -75,18 +72,17 @@ grep -h "a standby\|stale\|serving\|copy" "$E2E_TMP/f1.log" | sed 's/^/  f1 (bac
 grep -q "serves 0 service(s): a standby" "$E2E_TMP/f1.log" || fail "the returning front 1 is no standby"
 grep -q "service [0-9]*: serving" "$E2E_TMP/f1.log" && fail "the returning front 1 took a service back"
 [ -z "$(grep -h "service [0-9]*: no more" "$E2E_TMP/f2.log")" ] || fail "front 2 gave a service up"
-python3 - "$(mh_stats f1 "$E2E_TMP/f1.log")" "$HA_SUBS" <<'PY' || { mh_dump; fail "front 1's copy"; }
-import json, sys
-c, want = json.loads(sys.argv[1]), int(sys.argv[2])
-print("  front 1 (back): " + " ".join("%s=%d" % (k, c.get(k, 0)) for k in (
-    "repl_in", "repl_bad", "takeovers", "garp_sent", "adopted_subs")))
-bad = ["%s=%d" % (k, c[k]) for k in ("repl_bad", "takeovers", "garp_sent", "msg_no_memory")
-       if c.get(k, 0)]
+python3 - "$E2E_DIR" "$(mh_stats f1 "$E2E_TMP/f1.log")" "$HA_SUBS" <<'PY' || { mh_dump; fail "front 1's copy"; }
+import sys
+sys.path.insert(0, sys.argv[1])
+from mh_counters import host, verdict
+want = int(sys.argv[3])
+c, bad = host("front 1 (back)", sys.argv[2],
+              ("repl_in", "repl_bad", "takeovers", "garp_sent", "adopted_subs"),
+              zero=("repl_bad", "takeovers", "garp_sent", "msg_no_memory"))
 if c.get("repl_in", 0) < want + 2:
     bad.append("repl_in %d: not a whole copy of %d subscriptions" % (c.get("repl_in", 0), want))
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
+sys.exit(verdict(bad))
 PY
 # front 2 dies too: its standby, front 1, takes both services over
 kill -9 "${MH_PID[f2]}"

@@ -68,17 +68,18 @@ for h in f1 f2 m3 m4; do
 done
 python3 - "$(mh_stats f1 "$E2E_TMP/f1.log")" "$(mh_stats f2 "$E2E_TMP/f2.log")" \
 	"$(mh_stats m3 "$E2E_TMP/m3.log")" "$(mh_stats m4 "$E2E_TMP/m4.log")" \
-	"$(mh_stats m5 "$E2E_TMP/m5.log")" <<'PY' || { mh_dump; fail "counters"; }
-import json, sys
+	"$(mh_stats m5 "$E2E_TMP/m5.log")" "$E2E_DIR" <<'PY' || { mh_dump; fail "counters"; }
+import sys
+sys.path.insert(0, sys.argv[6])
+from mh_counters import host, verdict
 bad = []
-for h, js in zip(("f1", "f2", "m3", "m4", "m5"), sys.argv[1:]):
-    c = json.loads(js)
-    print("  %s: " % h + " ".join("%s=%d" % (k, c.get(k, 0)) for k in (
+for h, js in zip(("f1", "f2", "m3", "m4", "m5"), sys.argv[1:6]):
+    c, wrong = host(h, js, (
         "peer_hb_dead", "zk_fences", "peer_hosts_down", "peer_hosts_up", "failover_cats",
-        "failover_subs", "rebalances_up", "quorum_waits", "link_stalls", "cats_visited")))
-    for k in ("repl_bad", "msg_no_memory", "peer_bad", "peer_handoff_bad", "takeovers"):
-        if c.get(k, 0):
-            bad.append("%s: %s=%d" % (h, k, c[k]))
+        "failover_subs", "rebalances_up", "quorum_waits", "link_stalls", "cats_visited"),
+        zero=("repl_bad", "msg_no_memory", "peer_bad", "peer_handoff_bad", "takeovers"),
+        prefix=h + ": ")
+    bad += wrong
     if h.startswith("f"):
         for k in ("zk_fences", "failover_cats", "rebalances_up"):
             if c.get(k, 0) < 1:
@@ -87,9 +88,7 @@ for h, js in zip(("f1", "f2", "m3", "m4", "m5"), sys.argv[1:]):
     # new incarnation, up when heard)
     if h != "m5" and c.get("peer_hb_dead", 0) != 1:
         bad.append("%s: peer_hb_dead=%d, want 1 (m5)" % (h, c.get("peer_hb_dead", 0)))
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
+sys.exit(verdict(bad))
 PY
 grep -h "silent\|rebuilt\|fenced\|not heard\|host 5 up" "$E2E_TMP/f1.log" | sed 's/^/  f1: /'
 for h in $HA_HOSTS; do

@@ -35,15 +35,17 @@ for f in f1 f2; do
 	sub=sub-a
 	[ "$f" = f2 ] && sub=sub-b
 	missing=$(sed -n "s/^$sub //p" "$E2E_TMP/ev_missing_by")
-	python3 - "$f" "$(mh_stats "$f" "$E2E_TMP/$f.log")" "$missing" "$near" <<'PY' || { mh_dump; fail "counters"; }
-import json, sys
-h, c, missing, near = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-print("  %s: " % h + " ".join("%s=%d" % (k, c.get(k, 0)) for k in (
+	python3 - "$E2E_DIR" "$f" "$(mh_stats "$f" "$E2E_TMP/$f.log")" "$missing" "$near" <<'PY' || { mh_dump; fail "counters"; }
+import sys
+sys.path.insert(0, sys.argv[1])
+from mh_counters import host, verdict
+h, missing, near = sys.argv[2], int(sys.argv[4]), int(sys.argv[5])
+c, bad = host(h, sys.argv[3], (
     "peer_hb_dead", "zk_fences", "failover_cats", "failover_subs", "failover_us",
-    "rebalances_up", "peer_moves", "quorum_waits", "link_stalls", "events_lost_host")))
+    "rebalances_up", "peer_moves", "quorum_waits", "link_stalls", "events_lost_host"),
+    zero=("repl_bad", "msg_no_memory", "peer_bad", "peer_handoff_bad"))
 print("  %s: its subscriber misses matches of %d events; %d sent within 1 s of the kill"
       % (h, missing, near))
-bad = []
 lost = c.get("events_lost_host", 0)
 if lost < missing:
     bad.append("events_lost_host %d: fewer than the %d events with a match missing" % (lost, missing))
@@ -55,12 +57,7 @@ if c.get("failover_cats", 0) < 1:
     bad.append("no category rebuilt")
 if c.get("rebalances_up", 0) < 1:
     bad.append("no load period ended when m3 came back")
-for k in ("repl_bad", "msg_no_memory", "peer_bad", "peer_handoff_bad"):
-    if c.get(k, 0):
-        bad.append("%s=%d" % (k, c[k]))
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
+sys.exit(verdict(bad))
 PY
 done
 grep -h "silent\|rebuilt\|fenced" "$E2E_TMP/f1.log" | sed 's/^/  f1: /'
