@@ -11,6 +11,12 @@ and compare every field with what the bytes are known to hold.
       FILE.pcap was written by `spate-pcap --batch 1` from STREAM.tsv: every
       frame's fields must equal its stream line.
 
+  dissector-check.py codes SPATE_ERR.h SPATE.lua WORKDIR
+      one NACK per code of lib/proto/spate_err.h's X-macro (and one code
+      past the last) goes through tshark: the name Wireshark shows for
+      each must be the X-macro's (the table tshark loaded, not its text),
+      and the code past the last must show as unknown.
+
 Prints one "ok:" line, or the first differences and exits 1.
 """
 import decimal
@@ -239,8 +245,53 @@ def cmd_stream(stream, pcap, lua):
     print(f"ok: dissector: {len(rows)} frames of {os.path.basename(stream)} decoded field by field")
 
 
+def cmd_codes(header, lua, workdir):
+    codes = err_codes(header)
+    if len(codes) < 2 or sorted(codes.values()) != list(range(len(codes))):
+        sys.exit(f"codes: {header}: the X-macro's values are not 0..N-1: {codes}")
+    past = len(codes)
+    payloads = []
+    for code in range(past + 1):
+        msg = struct.pack(">BBH", TYPES["NACK"], 0, 20) + struct.pack(">BBHIQ", 2, code, 0, 7, 9)
+        hdr = struct.pack(">HBBHHII", 0x5350, 1, 1, 16 + len(msg), 1, 0, code + 1)
+        payloads.append((hdr + msg, True))
+    pcap = os.path.join(workdir, "codes.pcap")
+    write_pcap(pcap, payloads)
+    out = subprocess.run(["tshark", "-n", "-X", "lua_script:" + lua, "-r", pcap, "-V"],
+                         check=True, capture_output=True, text=True).stdout
+    shown = []    # (name, value) per "Code: NAME (N)" line, in frame order
+    refused = []  # the expert info's "Refused: NAME", from the lua table at run time
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("Code: ") and line.endswith(")"):
+            name, _, val = line[len("Code: "):-1].rpartition(" (")
+            shown.append((name, int(val)))
+        elif line.startswith("[Refused: ") and line.endswith("]"):
+            refused.append(line[len("[Refused: "):-1])
+    want = sorted(((n, v) for n, v in codes.items()), key=lambda c: c[1])
+    bad = []
+    if len(shown) != past + 1:
+        bad.append(f"codes: tshark showed {len(shown)} NACK codes, {past + 1} sent")
+    for (name, val), got in zip(want, shown):
+        if got != (name, val):
+            bad.append(f"codes: code {val} is {name} in spate_err.h, tshark shows {got[0]} ({got[1]})")
+    if len(shown) == past + 1 and shown[past][0] != "Unknown":
+        bad.append(f"codes: code {past} (past the last) shows as {shown[past][0]}")
+    want_refused = [n for n, _ in want] + [str(past)]
+    if refused != want_refused:
+        diff = [f"{i}: {w} != {g}" for i, (w, g) in enumerate(zip(want_refused, refused)) if w != g]
+        bad.append(f"codes: 'Refused:' names differ (spate_err.h != tshark): "
+                   f"{diff[:5] or (len(want_refused), len(refused))}")
+    if bad:
+        print("\n".join(bad[:10]))
+        sys.exit(1)
+    print(f"ok: {past} NACK codes shown by the dissector as in {os.path.basename(header)}")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "doc":
         cmd_doc(*sys.argv[2:5])
+    elif sys.argv[1] == "codes":
+        cmd_codes(*sys.argv[2:5])
     else:
         cmd_stream(*sys.argv[2:5])

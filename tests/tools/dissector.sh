@@ -17,6 +17,11 @@ sed -n 's/^[[:space:]]*X(\([A-Z_]*\),[[:space:]]*\([0-9]*\),.*/\2 \1/p' "$SPATE_
 cmp -s "$TMP/c.codes" "$TMP/lua.codes" ||
 	{ diff "$TMP/c.codes" "$TMP/lua.codes"; fail "spate.lua's NACK codes differ from lib/proto/spate_err.h"; }
 ok "dissector: $(wc -l <"$TMP/c.codes") NACK codes as in lib/proto/spate_err.h"
+# ... and as tshark shows them (the loaded table, the expert info), one
+# NACK per code and one past the last (docs/protocol.md's table is
+# checked against the same X-macro by tests/proto/test_protocol_doc.c)
+python3 "$TT_DIR/dissector-check.py" codes "$SPATE_SRC/lib/proto/spate_err.h" "$LUA" "$TMP" ||
+	fail "spate.lua's NACK codes as tshark shows them"
 
 # 2. docs/protocol.md examples: EVENT, SUB_ADD, ACK, NOTIFY, SUB_DEL, NACK,
 # two messages in one datagram.
