@@ -14,7 +14,8 @@ static const struct spate_param root_rows[] = {
 	  "keys marked (cluster) (docs/operations.md)" },
 	{ "cluster.hosts", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "( )", 0, 0, NULL, NULL, 0,
 	  "every host once: ( { host = N; role = \"front\"|\"match\"; ipv4 = \"A.B.C.D\"; "
-	  "lcores = N (match); service = \"A.B.C.D\" (front, optional); }, ... )" },
+	  "lcores = N (match); service = \"A.B.C.D\" (front, optional); }, ... )",
+	  host_conf_host_entry_rows },
 	{ NULL },
 };
 

@@ -62,23 +62,6 @@ static const char *grp(const config_setting_t *s)
 	return n && strcmp(n, "cluster") == 0 ? "cluster" : "spated";
 }
 
-static int read_int(const config_setting_t *s, const char *what, long long lo, long long hi,
-		    uint32_t *out, const char *path, char *err, size_t errlen)
-{
-	int t = config_setting_type(s);
-	const char *g = strncmp(what, "hosts.", 6) == 0 ? "cluster" : grp(s);
-
-	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-		return spate_conf_error(err, errlen, path, s, "%s.%s must be an integer", g, what);
-	long long v = config_setting_get_int64(s);
-	if (v < lo || v > hi)
-		return spate_conf_error(err, errlen, path, s,
-					"%s.%s = %lld is out of range [%lld, %lld]", g, what, v, lo,
-					hi);
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static int read_addr(const config_setting_t *s, const char *what, uint32_t *out, const char *path,
 		     char *err, size_t errlen)
 {
@@ -94,11 +77,59 @@ static int read_addr(const config_setting_t *s, const char *what, uint32_t *out,
 
 /* One entry of spated.peers, or (cluster) of cluster.hosts, which also
  * names each host's role and a front's service address. */
+/* "spated.peers" or "cluster.hosts": the list a setting's entry is in. */
+static const char *entry_list(const config_setting_t *s)
+{
+	const config_setting_t *list = config_setting_parent(config_setting_parent(s));
+	const char *n = list ? config_setting_name(list) : NULL;
+
+	return n && strcmp(n, "hosts") == 0 ? "cluster.hosts" : "spated.peers";
+}
+
+static int read_entry_addr(void *obj, const config_setting_t *s, const char *path, char *err,
+			   size_t errlen)
+{
+	struct spated_peer *p = obj;
+	const char *key = config_setting_name(s);
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s.%s", entry_list(s), key);
+	return read_addr(s, what, strcmp(key, "service") == 0 ? &p->service : &p->ipv4, path, err,
+			 errlen);
+}
+
+#define PEER(f) offsetof(struct spated_peer, f), sizeof(((struct spated_peer *)0)->f)
+static const char *const entry_roles[] = { "", "front", "match", NULL };
+
+/* One entry of spated.peers, and of cluster.hosts (which also names each
+ * host's role and a front's service address). */
+static const struct spate_param peer_entry_rows[] = {
+	{ "host", SPATE_PARAM_U32, SPATE_PARAM_FILE, 1, UINT32_MAX, "", PEER(host), NULL, NULL, 0,
+	  "the peer's host_id (required)" },
+	{ "ipv4", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "", 0, 0, NULL, read_entry_addr, 0,
+	  "its data-plane address \"A.B.C.D\" (required)" },
+	{ "lcores", SPATE_PARAM_U32, SPATE_PARAM_FILE, 0, 1024, "0", PEER(lcores), NULL, NULL, 0,
+	  "a match host's matching lcores, in its lcores.match order; 0: a front" },
+	{ NULL },
+};
+const struct spate_param host_conf_host_entry_rows[] = {
+	{ "host", SPATE_PARAM_U32, SPATE_PARAM_FILE, 1, UINT32_MAX, "", PEER(host), NULL, NULL, 0,
+	  "the host's host_id (required)" },
+	{ "role", SPATE_PARAM_ENUM, SPATE_PARAM_FILE, 0, 0, "", PEER(role), entry_roles, NULL, 0,
+	  "front or match (required)" },
+	{ "ipv4", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "", 0, 0, NULL, read_entry_addr, 0,
+	  "its data-plane address \"A.B.C.D\" (required)" },
+	{ "lcores", SPATE_PARAM_U32, SPATE_PARAM_FILE, 1, 1024, "", PEER(lcores), NULL, NULL, 0,
+	  "a match host's matching lcores (required of a match host)" },
+	{ "service", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "none", 0, 0, NULL,
+	  read_entry_addr, 0, "a front's service address \"A.B.C.D\" (optional)" },
+	{ NULL },
+};
+
 static int read_peer(struct spated_peer *p, const config_setting_t *g, int cluster,
 		     const char *path, char *err, size_t errlen)
 {
 	const char *list = cluster ? "cluster.hosts" : "spated.peers";
-	int have_ip = 0;
 
 	if (!config_setting_is_group(g))
 		return spate_conf_error(
@@ -107,43 +138,10 @@ static int read_peer(struct spated_peer *p, const config_setting_t *g, int clust
 				  "\"front\"|\"match\"; ipv4 = \"a.b.c.d\"; ... }"
 				: "spated.peers entries must be groups { host = N; ipv4 = "
 				  "\"a.b.c.d\"; lcores = N; }");
-	for (int i = 0; i < config_setting_length(g); i++) {
-		const config_setting_t *s = config_setting_get_elem(g, i);
-		const char *name = config_setting_name(s);
-		int rc;
-
-		if (strcmp(name, "host") == 0) {
-			rc = read_int(s, cluster ? "hosts.host" : "peers.host", 1, UINT32_MAX,
-				      &p->host, path, err, errlen);
-		} else if (strcmp(name, "lcores") == 0) {
-			rc = read_int(s, cluster ? "hosts.lcores" : "peers.lcores", cluster, 1024,
-				      &p->lcores, path, err, errlen);
-		} else if (strcmp(name, "ipv4") == 0) {
-			rc = read_addr(s, cluster ? "cluster.hosts.ipv4" : "spated.peers.ipv4",
-				       &p->ipv4, path, err, errlen);
-			have_ip = rc == 0;
-		} else if (cluster && strcmp(name, "service") == 0) {
-			rc = read_addr(s, "cluster.hosts.service", &p->service, path, err, errlen);
-		} else if (cluster && strcmp(name, "role") == 0) {
-			const char *v = config_setting_get_string(s);
-			p->role = v == NULL                 ? 0
-				  : strcmp(v, "front") == 0 ? SPATED_ROLE_FRONT
-				  : strcmp(v, "match") == 0 ? SPATED_ROLE_MATCH
-							    : 0;
-			rc = p->role != 0
-				     ? 0
-				     : spate_conf_error(
-					       err, errlen, path, s,
-					       "cluster.hosts.role must be \"front\" or \"match\"");
-		} else {
-			return spate_conf_error(
-				err, errlen, path, s,
-				"%s: unknown setting '%s' (known: host, ipv4, lcores%s)", list,
-				name, cluster ? ", role, service" : "");
-		}
-		if (rc != 0)
-			return -1;
-	}
+	if (spate_param_read_entry(cluster ? host_conf_host_entry_rows : peer_entry_rows, p, g,
+				   list, path, err, errlen) != 0)
+		return -1;
+	int have_ip = p->ipv4 != 0;
 	if (p->host == 0 || !have_ip || (cluster && p->role == 0))
 		return spate_conf_error(err, errlen, path, g, "%s: every %s needs host%s and ipv4",
 					list, cluster ? "host" : "peer", cluster ? ", role" : "");
@@ -240,7 +238,8 @@ const struct spate_param host_conf_rows[] = {
 	  0, "this host in the cluster, unique (front and match; 0: unset)" },
 	{ "peers", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "( )", 0, 0, NULL, read_peers, 0,
 	  "static membership: ( { host = N; ipv4 = \"A.B.C.D\"; lcores = N (a match host); }, "
-	  "... ) (host_conf.h)" },
+	  "... ) (host_conf.h)",
+	  peer_entry_rows },
 	MS("peer_rto_ms", rto_ms, 1, 10000, "20",
 	   "the inter-host channel's retransmission timeout"),
 	MS("peer_hb_ms", hb_ms, 5, 10000, "50", "a frame to every peer at least this often"),
@@ -269,7 +268,8 @@ const struct spate_param host_conf_rows[] = {
 /* The rows with struct host_conf as root, and the cluster group's own key
  * (what host_conf_read_cluster may meet, and its list of known keys). */
 static const struct spate_param cluster_rows[] = {
-	{ "hosts", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "", 0, 0, NULL, NULL, 0, "" },
+	{ "hosts", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "", 0, 0, NULL, NULL, 0, "",
+	  host_conf_host_entry_rows },
 	{ NULL },
 };
 static const struct spate_param_section host_sec = { "spated", "spated.", 0, false,

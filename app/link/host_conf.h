@@ -84,6 +84,8 @@ struct host_conf {
 /* The multi-host rows of the "spated" group (spate_param.h), ended by a
  * NULL key: role, host_id, peers, peer_*, zookeeper, zk_*. */
 extern const struct spate_param host_conf_rows[];
+/* The keys of one cluster.hosts entry (host_conf_read_cluster). */
+extern const struct spate_param host_conf_host_entry_rows[];
 
 void host_conf_default(struct host_conf *h);
 /* One setting of the "spated" group: 0 read, -1 error (err filled), 1

@@ -1,6 +1,8 @@
 /* spate_conf.c - the "spate" section of the libconfig file (spate_conf.h).
  * Its keys are rows (spate_param.h): adding a limit is one row, and every
  * error names the key, its line and the allowed range. */
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -46,65 +48,67 @@ int spate_conf_error(char *err, size_t errlen, const char *path, const config_se
 	return -1;
 }
 
-/* A number setting (int or float) into *v; false if it is neither. */
-static bool conf_number(const config_setting_t *s, double *v)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		*v = (double)config_setting_get_int64(s);
-		return true;
-	case CONFIG_TYPE_FLOAT:
-		*v = config_setting_get_float(s);
-		return true;
-	default:
-		return false;
+/* One attribute domain as read: the keys are rows (so the names a group
+ * may hold are the rows'), checked together by spate_schema_* after. */
+struct domain_in {
+	char name[256];  /* spate_schema_add checks it */
+	double min, max; /* NAN: not given */
+	uint32_t cells;
+};
+
+#define DOM(f) offsetof(struct domain_in, f), sizeof(((struct domain_in *)0)->f)
+#define DOMAIN_ROWS                                                                            \
+	{ "min",                                                                               \
+	  SPATE_PARAM_DOUBLE,                                                                  \
+	  SPATE_PARAM_FILE,                                                                    \
+	  -DBL_MAX,                                                                            \
+	  DBL_MAX,                                                                             \
+	  "",                                                                                  \
+	  DOM(min),                                                                            \
+	  NULL,                                                                                \
+	  NULL,                                                                                \
+	  0,                                                                                   \
+	  "lowest value (required)" },                                                         \
+		{ "max",                                                                       \
+		  SPATE_PARAM_DOUBLE,                                                          \
+		  SPATE_PARAM_FILE,                                                            \
+		  -DBL_MAX,                                                                    \
+		  DBL_MAX,                                                                     \
+		  "",                                                                          \
+		  DOM(max),                                                                    \
+		  NULL,                                                                        \
+		  NULL,                                                                        \
+		  0,                                                                           \
+		  "highest value, above min (required)" },                                     \
+	{                                                                                      \
+		"cells", SPATE_PARAM_U32, SPATE_PARAM_FILE, 1, SPATE_SCHEMA_CELLS_MAX, "1000", \
+			DOM(cells), NULL, NULL, 0,                                             \
+			"cells of the attribute's index between min and max"                   \
 	}
-}
 
-/* One attribute domain group { [name = "..";] min = ..; max = ..; cells = ..; }
- * (`what` names it in errors); cells defaults to *cells. */
+static const struct spate_param attr_rows[] = {
+	{ "name", SPATE_PARAM_STRING, SPATE_PARAM_FILE, 0, 0, "", DOM(name), NULL, NULL, 0,
+	  "the attribute's name, 1 to 63 of A-Z a-z 0-9 _ . : - (required)" },
+	DOMAIN_ROWS,
+	{ NULL },
+};
+static const struct spate_param dflt_rows[] = { DOMAIN_ROWS, { NULL } };
+
+/* One attribute domain group (`what` names it in errors); d->cells is
+ * the default's. */
 static int read_domain(const config_setting_t *g, const char *what, bool named, const char *path,
-		       const char **name, double *min, double *max, long long *cells, char *err,
-		       size_t errlen)
+		       struct domain_in *d, char *err, size_t errlen)
 {
-	bool have_min = false, have_max = false;
-
 	if (!config_setting_is_group(g))
 		return spate_conf_error(err, errlen, path, g, "%s must be a group { ... }", what);
-	*name = NULL;
-	for (int i = 0; i < config_setting_length(g); i++) {
-		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-		const char *key = config_setting_name(s);
-		if (named && strcmp(key, "name") == 0) {
-			*name = config_setting_get_string(s);
-			if (*name == NULL)
-				return spate_conf_error(err, errlen, path, s,
-							"%s.name must be a string", what);
-		} else if (strcmp(key, "min") == 0 || strcmp(key, "max") == 0) {
-			bool is_min = strcmp(key, "min") == 0;
-			if (!conf_number(s, is_min ? min : max))
-				return spate_conf_error(err, errlen, path, s,
-							"%s.%s must be a number", what, key);
-			if (is_min)
-				have_min = true;
-			else
-				have_max = true;
-		} else if (strcmp(key, "cells") == 0) {
-			int type = config_setting_type(s);
-			if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-				return spate_conf_error(err, errlen, path, s,
-							"%s.cells must be an integer", what);
-			*cells = config_setting_get_int64(s);
-		} else {
-			return spate_conf_error(err, errlen, path, s,
-						"%s: unknown key '%s' (%smin, max, cells)", what,
-						key, named ? "name, " : "");
-		}
-	}
-	if (named && *name == NULL)
+	d->name[0] = '\0';
+	d->min = d->max = NAN;
+	if (spate_param_read_entry(named ? attr_rows : dflt_rows, d, g, what, path, err, errlen) !=
+	    0)
+		return -1;
+	if (named && d->name[0] == '\0' && config_setting_get_member(g, "name") == NULL)
 		return spate_conf_error(err, errlen, path, g, "%s: name is missing", what);
-	if (!have_min || !have_max)
+	if (isnan(d->min) || isnan(d->max))
 		return spate_conf_error(err, errlen, path, g, "%s: min and max are required", what);
 	return 0;
 }
@@ -116,20 +120,17 @@ int spate_conf_read_schema(struct spate_conf *c, const config_setting_t *top, co
 {
 	struct spate_schema *sc = &c->matcher.params.schema;
 	const config_setting_t *s;
-	const char *name;
 	char what[64], why[160];
-	double min, max;
-	long long cells;
+	struct domain_in d;
 
 	if ((s = config_setting_lookup((config_setting_t *)top, "attribute_default")) != NULL) {
-		cells = sc->dflt.cells;
-		if (read_domain(s, "spate.attribute_default", false, path, &name, &min, &max,
-				&cells, err, errlen) != 0)
+		d.cells = sc->dflt.cells;
+		if (read_domain(s, "spate.attribute_default", false, path, &d, err, errlen) != 0)
 			return -1;
-		if (spate_schema_check_domain(min, max, cells, why, sizeof(why)) != 0)
+		if (spate_schema_check_domain(d.min, d.max, d.cells, why, sizeof(why)) != 0)
 			return spate_conf_error(err, errlen, path, s, "spate.attribute_default: %s",
 						why);
-		sc->dflt = (struct spate_attr_domain){ min, max, (uint32_t)cells };
+		sc->dflt = (struct spate_attr_domain){ d.min, d.max, d.cells };
 	}
 	if ((s = config_setting_lookup((config_setting_t *)top, "attributes")) == NULL)
 		return 0;
@@ -139,10 +140,10 @@ int spate_conf_read_schema(struct spate_conf *c, const config_setting_t *top, co
 	for (int i = 0; i < config_setting_length(s); i++) {
 		const config_setting_t *g = config_setting_get_elem(s, (unsigned)i);
 		snprintf(what, sizeof(what), "spate.attributes[%d]", i);
-		cells = sc->dflt.cells;
-		if (read_domain(g, what, true, path, &name, &min, &max, &cells, err, errlen) != 0)
+		d.cells = sc->dflt.cells;
+		if (read_domain(g, what, true, path, &d, err, errlen) != 0)
 			return -1;
-		if (spate_schema_add(sc, name, min, max, cells, why, sizeof(why)) != 0)
+		if (spate_schema_add(sc, d.name, d.min, d.max, d.cells, why, sizeof(why)) != 0)
 			return spate_conf_error(err, errlen, path, g, "%s: %s", what, why);
 	}
 	return 0;
@@ -191,10 +192,11 @@ const struct spate_param spate_conf_rows[] = {
 	  "matches with spated.category_engine inside its categories" },
 	{ "attributes", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0, "( )", 0, 0, NULL, NULL, 0,
 	  "the numeric attributes' schema: ( { name = \"price\"; min = 0.0; max = 1000.0; "
-	  "cells = 100; }, ... ) (docs/protocol.md)" },
+	  "cells = 100; }, ... ) (docs/protocol.md)",
+	  attr_rows },
 	{ "attribute_default", SPATE_PARAM_CUSTOM, SPATE_PARAM_FILE, 0, 0,
-	  "{ min = 0.0; max = 1000000.0; cells = 1000; }", 0, 0, NULL, NULL, 0,
-	  "the domain of an attribute the schema does not name: { min; max; cells; }" },
+	  "{ min = 0.0; max = 1000000.0; cells = 1000; }", 0, 0, NULL, NULL, SPATE_PARAM_ONE_GROUP,
+	  "the domain of an attribute the schema does not name: { min; max; cells; }", dflt_rows },
 	LIMIT(max_keywords, SPATE_KW_MAX_HARD, "16", "keywords in one event or subscription"),
 	LIMIT(max_keyword_len, SPATE_KW_LEN_MAX_HARD, "64", "bytes of one keyword"),
 	LIMIT(max_constraints, SPATE_CONS_MAX_HARD, "16", "numeric constraints of a subscription"),

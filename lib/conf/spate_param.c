@@ -548,6 +548,35 @@ int spate_param_read_setting(struct spate_param_ref ref, void *obj, const config
 	return 0;
 }
 
+int spate_param_read_entry(const struct spate_param *rows, void *obj, const config_setting_t *g,
+			   const char *what, const char *file, char *err, size_t errlen)
+{
+	const struct spate_param_section sec = { what, "", 0, false, rows };
+	char path[160], known[400];
+
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+		const char *name = config_setting_name(s);
+		size_t k = 0;
+		while (rows[k].key != NULL && strcmp(rows[k].key, name) != 0)
+			k++;
+		if (rows[k].key == NULL) {
+			known[0] = '\0';
+			for (k = 0; rows[k].key != NULL; k++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s%s", k ? ", " : "", rows[k].key);
+			return spate_conf_error(err, errlen, file, s,
+						"%s: unknown setting '%s' (known: %s)", what, name,
+						known);
+		}
+		join(path, sizeof(path), what, name);
+		if (spate_param_read_setting((struct spate_param_ref){ &sec, &rows[k] }, obj, s,
+					     path, file, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int spate_param_read_group(const struct spate_param_table *t, void *root, const config_setting_t *g,
 			   const char *gpath, const char *file, char *err, size_t errlen)
 {
@@ -646,7 +675,11 @@ static void md_cell(FILE *out, const char *s)
 void spate_param_print_md(const struct spate_param_table *t, FILE *out)
 {
 	size_t total = 0;
+	struct spate_param_ref q;
 
+	for (size_t i = 0; (q = spate_param_at(t, i)).row != NULL; i++)
+		for (size_t e = 0; q.row->entry && q.row->entry[e].key; e++)
+			total++;
 	for (size_t s = 0; s < t->n; s++)
 		total += spate_param_count(t->sec[s]);
 	fprintf(out,
@@ -687,6 +720,19 @@ void spate_param_print_md(const struct spate_param_table *t, FILE *out)
 			fprintf(out, " | %s | ", reach_name(r.row->reach));
 			md_cell(out, r.row->help);
 			fputs(" |\n", out);
+			for (size_t e = 0; r.row->entry && r.row->entry[e].key; e++) {
+				const struct spate_param *er = &r.row->entry[e];
+				range_text(er, range, sizeof(range));
+				fprintf(out, "| `%s%s.%s` | - | %s | ", path,
+					r.row->flags & SPATE_PARAM_ONE_GROUP ? "" : "[]", er->key,
+					type_name(er));
+				md_cell(out, range);
+				fputs(" | ", out);
+				md_cell(out, er->def ? er->def : "");
+				fprintf(out, " | %s | ", reach_name(er->reach));
+				md_cell(out, er->help);
+				fputs(" |\n", out);
+			}
 		}
 	}
 }

@@ -44,10 +44,13 @@ enum spate_param_reach {
 };
 
 /* Flags of a row. */
-#define SPATE_PARAM_CLUSTER 1u /* also a key of the cluster group (host_conf.h) */
-#define SPATE_PARAM_DERIVED \
-	2u /* spated computes the running value (the
-				* row's help says from what) */
+/* SPATE_PARAM_CLUSTER: also a key of the cluster group (host_conf.h);
+ * SPATE_PARAM_DERIVED: spated computes the running value (the row's help
+ * says from what); SPATE_PARAM_ONE_GROUP: the entry rows are the keys of
+ * one group, not of a list's entries. */
+#define SPATE_PARAM_CLUSTER 1u
+#define SPATE_PARAM_DERIVED 2u
+#define SPATE_PARAM_ONE_GROUP 4u
 
 struct spate_param {
 	const char *key; /* in its section's group; "limits.max_keywords" is key
@@ -67,6 +70,10 @@ struct spate_param {
 		    size_t errlen);
 	unsigned flags;
 	const char *help;
+	/* A list of groups ( { ... }, ... ): the rows of one entry (read by
+	 * spate_param_read_entry from the row's reader; listed in the docs
+	 * as "path[].key"), ended by a NULL key. */
+	const struct spate_param *entry;
 };
 
 struct spate_param_section {
@@ -121,6 +128,11 @@ int spate_param_read_group(const struct spate_param_table *t, void *root, const 
  * config path). */
 int spate_param_read_setting(struct spate_param_ref ref, void *obj, const config_setting_t *s,
 			     const char *what, const char *file, char *err, size_t errlen);
+/* One entry of a list (a group): each key through its row of `rows` into
+ * obj; a key none names is refused with the keys of rows. `what` names
+ * the entry in messages ("spated.peers"). 0, or -1 with err. */
+int spate_param_read_entry(const struct spate_param *rows, void *obj, const config_setting_t *g,
+			   const char *what, const char *file, char *err, size_t errlen);
 /* The names a group may hold ("spate.limits": "max_keywords, ..."); for
  * "cluster" also the keys of the rows marked SPATE_PARAM_CLUSTER. */
 void spate_param_known(const struct spate_param_table *t, const char *gpath, char *buf, size_t len);

@@ -262,6 +262,24 @@ static void test_unknown_everywhere(void)
 	snprintf(want, sizeof(want), "%s:3: cluster: unknown setting 'nope' (known: %s)", conf_path,
 		 known);
 	CHECK(strcmp(err, want) == 0);
+	/* the entries of a list: their keys from the entry rows */
+	CHECK_EQ_INT(loadf("spated: { peers = ( {\n host = 2; colour = 1; } ); };\n"), -1);
+	snprintf(want, sizeof(want),
+		 "%s:2: spated.peers: unknown setting 'colour' (known: host, ipv4, lcores)",
+		 conf_path);
+	CHECK(strcmp(err, want) == 0);
+	CHECK_EQ_INT(loadf("spated: { host_id = 1; };\ncluster: { hosts = (\n { host = 1; x = 2; "
+			   "}, { host = 2; } ); };\n"),
+		     -1);
+	snprintf(want, sizeof(want),
+		 "%s:3: cluster.hosts: unknown setting 'x' (known: host, role, ipv4, lcores, "
+		 "service)",
+		 conf_path);
+	CHECK(strcmp(err, want) == 0);
+	CHECK_EQ_INT(loadf("spated: { peers = ( {\n host = 0; } ); };\n"), -1);
+	snprintf(want, sizeof(want), "%s:2: spated.peers.host = 0 is out of range [1, 4294967295]",
+		 conf_path);
+	CHECK(strcmp(err, want) == 0);
 	/* spated's own list has every multi-host key */
 	spate_param_known(&spated_param_table, "spated", known, sizeof(known));
 	CHECK(strstr(known, "peer_hb_ms, peer_dead_ms") != NULL);

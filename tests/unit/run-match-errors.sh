@@ -58,9 +58,9 @@ done
 conf_case "schema min > max" 2 "inv.conf:3: spate.attributes\[0\]: min = 5, max = 1" \
 	inv.conf 'spate: {\n  attributes = (\n    { name = "price"; min = 5; max = 1; }\n  );\n};\n'
 conf_case "schema declared twice" 2 "twice.conf:4: spate.attributes\[1\]: attribute 'a' is declared twice" \
-	twice.conf 'spate: {\n  attributes = (\n    { name = "a"; min = 0; max = 1; },\n    { name = "a"; min = 0; max = 1; cells = 0; }\n  );\n};\n'
-conf_case "schema cells" 2 "cells.conf:1: spate.attribute_default: cells = 70000 is out of range" \
+	twice.conf 'spate: {\n  attributes = (\n    { name = "a"; min = 0; max = 1; },\n    { name = "a"; min = 0; max = 1; cells = 10; }\n  );\n};\n'
+conf_case "schema cells" 2 "cells.conf:1: spate.attribute_default.cells = 70000 is out of range" \
 	cells.conf 'spate: { attribute_default = { min = 0; max = 1; cells = 70000; }; };\n'
-conf_case "schema unknown key" 2 "key.conf:1: spate.attributes\[0\]: unknown key 'colour'" \
+conf_case "schema unknown key" 2 "key.conf:1: spate.attributes\[0\]: unknown setting 'colour'" \
 	key.conf 'spate: { attributes = ( { name = "a"; min = 0; max = 1; colour = 3; } ); };\n'
 exit $fail

@@ -341,7 +341,7 @@ static void test_schema(void)
 		  "1; } ); };",
 		  "t.conf:2: spate.attributes[1]: name is missing" },
 		{ "spate: { attributes = ( { name = 1; min = 0; max = 1; } ); };",
-		  "t.conf:1: spate.attributes[0].name must be a string" },
+		  "t.conf:1: spate.attributes[0].name must be a string of at most 255 bytes" },
 		{ "spate: { attributes = ( { name = \"a\"; max = 1; } ); };",
 		  "t.conf:1: spate.attributes[0]: min and max are required" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 1; } ); };",
@@ -353,12 +353,13 @@ static void test_schema(void)
 		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; cells = 2.0; } ); };",
 		  "t.conf:1: spate.attributes[0].cells must be an integer" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; cell = 2; } ); };",
-		  "t.conf:1: spate.attributes[0]: unknown key 'cell' (name, min, max, cells)" },
+		  "t.conf:1: spate.attributes[0]: unknown setting 'cell' (known: name, min, max, "
+		  "cells)" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; cells = 0; } ); };",
-		  "t.conf:1: spate.attributes[0]: cells = 0 is out of range [1, 65536]" },
+		  "t.conf:1: spate.attributes[0].cells = 0 is out of range [1, 65536]" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 0; max = 1; cells = 65537; } ); "
 		  "};",
-		  "t.conf:1: spate.attributes[0]: cells = 65537 is out of range [1, 65536]" },
+		  "t.conf:1: spate.attributes[0].cells = 65537 is out of range [1, 65536]" },
 		{ "spate: { attributes = ( { name = \"a\"; min = 1; max = 1; } ); };",
 		  "t.conf:1: spate.attributes[0]: min = 1, max = 1: want finite numbers with min < "
 		  "max" },
@@ -368,9 +369,10 @@ static void test_schema(void)
 		{ "spate: { attribute_default = 1; };",
 		  "t.conf:1: spate.attribute_default must be a group { ... }" },
 		{ "spate: { attribute_default = { name = \"x\"; min = 0; max = 1; }; };",
-		  "t.conf:1: spate.attribute_default: unknown key 'name' (min, max, cells)" },
+		  "t.conf:1: spate.attribute_default: unknown setting 'name' (known: min, max, "
+		  "cells)" },
 		{ "spate: { attribute_default = { min = 0; max = 1; cells = 65537; }; };",
-		  "t.conf:1: spate.attribute_default: cells = 65537 is out of range [1, 65536]" },
+		  "t.conf:1: spate.attribute_default.cells = 65537 is out of range [1, 65536]" },
 		{ "spate: { attribute_default = { min = 2; max = 1; }; };",
 		  "t.conf:1: spate.attribute_default: min = 2, max = 1: want finite numbers with "
 		  "min < max" },
