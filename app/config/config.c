@@ -390,6 +390,21 @@ static void derive_workers(struct spated_conf *c)
 						       : c->lcores.n_match;
 }
 
+/* Every group and key through its row, in the file's order (a key or
+ * group no row names is an error, never a silently ignored typo), then
+ * the attribute schema, whose keys are read together. */
+static int read_rows(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
+		     size_t errlen)
+{
+	if (spate_param_read_group(&spated_param_table, c, config_root_setting(cfg), "", path, err,
+				   errlen) != 0)
+		return -1;
+	config_setting_t *spate = config_lookup(cfg, "spate");
+	if (spate != NULL && spate_conf_read_schema(&c->common, spate, path, err, errlen) != 0)
+		return -1;
+	return 0;
+}
+
 /* The overrides file (control.overrides, written by `spatectl save`):
  * the groups of the main file, but of "spated" only its run-time keys. */
 static int read_overrides_tree(struct spated_conf *c, const config_t *cfg, const char *path,
@@ -409,11 +424,7 @@ static int read_overrides_tree(struct spated_conf *c, const config_t *cfg, const
 				"%s is not a run-time setting (spatectl show params lists them)",
 				name);
 	}
-	if (spate_param_read_group(&spated_param_table, c, config_root_setting(cfg), "", path, err,
-				   errlen) != 0)
-		return -1;
-	config_setting_t *spate = config_lookup(cfg, "spate");
-	if (spate != NULL && spate_conf_read_schema(&c->common, spate, path, err, errlen) != 0)
+	if (read_rows(c, cfg, path, err, errlen) != 0)
 		return -1;
 	return ops_conf_check(&c->ops, cfg, path, err, errlen);
 }
@@ -421,13 +432,7 @@ static int read_overrides_tree(struct spated_conf *c, const config_t *cfg, const
 int spated_conf_read_tree(struct spated_conf *c, const config_t *cfg, const char *path, char *err,
 			  size_t errlen)
 {
-	/* Every group and key through its row, in the file's order: a key
-	 * or group no row names is an error, never a silently ignored typo. */
-	if (spate_param_read_group(&spated_param_table, c, config_root_setting(cfg), "", path, err,
-				   errlen) != 0)
-		return -1;
-	config_setting_t *spate = config_lookup(cfg, "spate");
-	if (spate != NULL && spate_conf_read_schema(&c->common, spate, path, err, errlen) != 0)
+	if (read_rows(c, cfg, path, err, errlen) != 0)
 		return -1;
 	if (check_spated(c, cfg, path, err, errlen) != 0)
 		return -1;
