@@ -43,6 +43,7 @@ struct tsub {
 	struct spate_sub s;
 	struct spate_constraint cons[MAX_CONS];
 	bool live;
+	uint32_t visited; /* by ivx_foreach */
 };
 
 struct tev {
@@ -291,6 +292,26 @@ static void del(struct run *r, uint32_t i)
 	CHECK(!ivx_del(r->x, &r->subs[i].s)); /* a second time: not held */
 }
 
+struct visits {
+	struct run *r;
+	uint32_t n;
+	bool ok;
+};
+
+/* ivx_foreach's callback: the sub is one of the run's (its id 1000 + i). */
+static void visit(const struct spate_sub *s, void *ctx)
+{
+	struct visits *v = ctx;
+	uint64_t i = s->id - 1000;
+
+	if (s->id < 1000 || i >= v->r->n_subs || &v->r->subs[i].s != s) {
+		v->ok = false;
+		return;
+	}
+	v->r->subs[i].visited++;
+	v->n++;
+}
+
 /* Random workload: n subs added, a third deleted and replaced by new
  * ones in the freed slots, events between the rounds (at most 100 per
  * index: see check_stats). */
@@ -324,6 +345,14 @@ static void test_random(uint32_t groups, bool declared, uint32_t n, uint64_t see
 		gen_event(&ev, 200 + k, &r.sc);
 		run_event(&r, &ev.e, what);
 	}
+	/* foreach: every live sub once, no other */
+	struct visits v = { &r, 0, true };
+	for (uint32_t i = 0; i < r.n_subs; i++)
+		r.subs[i].visited = 0;
+	ivx_foreach(r.x, visit, &v);
+	for (uint32_t i = 0; i < r.n_subs; i++)
+		v.ok &= r.subs[i].visited == (r.subs[i].live ? 1 : 0);
+	CHECK(v.ok);
 	run_fini(&r);
 }
 
@@ -393,6 +422,7 @@ static void test_no_interval(void)
 	struct tev ev = { 0 };
 
 	run_init(&r, 16, false, 3);
+	check_stats(r.x, 0, 0, 0, 0, "a new index"); /* 0.00 candidates, not 1 */
 	plain_subs(&r, 0);
 	r.subs[1].s.n_cons = 1;
 	r.subs[1].cons[0] = (struct spate_constraint){ 4, SPATE_OP_NE, 7 };
@@ -400,6 +430,9 @@ static void test_no_interval(void)
 	r.subs[2].cons[0] = (struct spate_constraint){ 4, SPATE_OP_LE, NAN };
 	ev.e.attr = ev.attr;
 	run_event(&r, &ev.e, "no interval, empty index");
+	struct spate_constraint one = { 4, SPATE_OP_LE, 7 };
+	struct spate_sub idx = { .id = 9, .n_cons = 1, .cons = &one };
+	CHECK(ivx_indexable(&idx)); /* its first (and only) constraint */
 	for (uint32_t i = 0; i < 3; i++) {
 		CHECK(ivx_indexable(&r.subs[i].s) == false);
 		add(&r, i);
@@ -415,6 +448,13 @@ static void test_no_interval(void)
 
 /* ivx_bytes counts every attribute's bit sets: (groups + 1) lines of 64
  * words per block of 4096 slots, and its two counters per group. */
+static void count_sub(const struct spate_sub *s, void *ctx)
+{
+	uint32_t *seen = ctx;
+	if (s->id >= 1 && s->id <= 2)
+		seen[s->id - 1]++;
+}
+
 static void test_bytes(void)
 {
 	struct run r;
@@ -422,17 +462,25 @@ static void test_bytes(void)
 
 	run_init(&r, g, false, 2);
 	plain_subs(&r, 1);
-	r.subs[0].cons[0] = (struct spate_constraint){ 0, SPATE_OP_LE, 5 };
-	r.subs[1].cons[0] = (struct spate_constraint){ 9, SPATE_OP_LE, 5 };
+	r.subs[0].cons[0] = (struct spate_constraint){ 9, SPATE_OP_LE, 5 };
+	r.subs[1].cons[0] = (struct spate_constraint){ 0, SPATE_OP_LE, 5 };
 	size_t b0 = ivx_bytes(r.x);
-	add(&r, 0);
+	add(&r, 0); /* attribute 9: ids 0..8 stay without a record */
 	size_t b1 = ivx_bytes(r.x);
 	size_t per_attr = (size_t)(g + 1) * 64 * sizeof(uint64_t) + 2 * g * sizeof(uint64_t);
 	CHECK(b1 >= b0 + per_attr);
-	add(&r, 1); /* attribute 9: ids 1..8 stay without a record */
+	add(&r, 1); /* attribute 0 gets its record: the slots had room */
 	size_t b2 = ivx_bytes(r.x);
 	CHECK(b2 >= b1 + per_attr);
-	CHECK(b2 < b1 + 2 * per_attr + 1024);
+	CHECK(b2 <= b1 + per_attr + 256); /* and the record itself, no more */
+	/* foreach visits each sub held once */
+	uint32_t seen[2] = { 0, 0 };
+	ivx_foreach(r.x, count_sub, seen);
+	CHECK(seen[0] == 1 && seen[1] == 1);
+	del(&r, 0);
+	seen[0] = seen[1] = 0;
+	ivx_foreach(r.x, count_sub, seen);
+	CHECK(seen[0] == 0 && seen[1] == 1);
 	run_fini(&r);
 }
 
@@ -574,6 +622,7 @@ int main(void)
 	test_random(65, false, 5000, 98);
 	CHECK_EQ_INT(n_live, 0);
 	CHECK_EQ_INT(bad_frees, 0);
-	CHECK_EQ_INT(overruns, 0); /* nothing written past a block */
+	CHECK_EQ_INT(overruns, 0);    /* nothing written past a block */
+	CHECK_EQ_INT(zero_allocs, 0); /* realloc(p, 0) would free p */
 	return check_summary("ivx");
 }
