@@ -257,12 +257,37 @@ static int parse_mode(const char *text, uint32_t *mode)
 	return 0;
 }
 
+/* A number row's value from text: decimal digits for the integer types
+ * ("0x10" or "1e3" is not what was meant), a finite number for doubles.
+ * 0, or -1 with "what: 'text' is not ..." in err. */
+static int parse_number(const struct spate_param *row, const char *what, const char *text,
+			double *v, char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	if (is_int_type(row->type)) {
+		long long i = strtoll(text, &end, 10);
+		if (end == text || *end != '\0' || errno == ERANGE) {
+			snprintf(err, errlen, "%s: '%s' is not an integer", what, text);
+			return -1;
+		}
+		*v = (double)i;
+		return 0;
+	}
+	*v = strtod(text, &end);
+	if (end == text || *end != '\0' || errno == ERANGE || !isfinite(*v)) {
+		snprintf(err, errlen, "%s: '%s' is not a number", what, text);
+		return -1;
+	}
+	return 0;
+}
+
 int spate_param_parse(struct spate_param_ref ref, void *obj, const char *text, char *err,
 		      size_t errlen)
 {
 	const struct spate_param *row = ref.row;
 	char name[96], list[160];
-	char *end;
 
 	spate_param_ctl_name(ref, name, sizeof(name));
 	switch (row->type) {
@@ -271,22 +296,8 @@ int spate_param_parse(struct spate_param_ref ref, void *obj, const char *text, c
 	case SPATE_PARAM_INT:
 	case SPATE_PARAM_DOUBLE: {
 		double v;
-		errno = 0;
-		if (is_int_type(row->type)) {
-			/* decimal digits only: "0x10" or "1e3" is not what was meant */
-			long long i = strtoll(text, &end, 10);
-			if (end == text || *end != '\0' || errno == ERANGE) {
-				snprintf(err, errlen, "%s: '%s' is not an integer", name, text);
-				return -1;
-			}
-			v = (double)i;
-		} else {
-			v = strtod(text, &end);
-			if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-				snprintf(err, errlen, "%s: '%s' is not a number", name, text);
-				return -1;
-			}
-		}
+		if (parse_number(row, name, text, &v, err, errlen) != 0)
+			return -1;
 		return store_number(row, obj, name, v, err, errlen);
 	}
 	case SPATE_PARAM_BOOL:
@@ -450,16 +461,10 @@ int spate_param_read_setting(struct spate_param_ref ref, void *obj, const config
 	/* the drt group took every value as text: numbers as strings too */
 	if (ref.sec->text_numbers && type == CONFIG_TYPE_STRING &&
 	    (is_int_type(row->type) || row->type == SPATE_PARAM_DOUBLE)) {
-		char *end;
-		const char *text = config_setting_get_string(s);
-		double v = strtod(text, &end);
-		if (end == text || *end != '\0' || !isfinite(v))
-			return spate_conf_error(err, errlen, file, s, "%s: '%s' is not a number",
-						what, text);
-		if (is_int_type(row->type) && v != floor(v))
-			return spate_conf_error(err, errlen, file, s, "%s: '%s' is not an integer",
-						what, text);
-		if (store_number(row, obj, what, v, why, sizeof(why)) != 0)
+		double v;
+		if (parse_number(row, what, config_setting_get_string(s), &v, why, sizeof(why)) !=
+			    0 ||
+		    store_number(row, obj, what, v, why, sizeof(why)) != 0)
 			return spate_conf_error(err, errlen, file, s, "%s", why);
 		return 0;
 	}
