@@ -638,7 +638,8 @@ static const struct command commands[] = {
 	  "spated's and DPDK's versions, uptime, subscriptions, clients", cmd_show_version, false },
 	{ "show subs", 0, 1, "show subs --count", "how many subscriptions, and the quotas",
 	  cmd_show_subs, true, true },
-	{ "show params", 0, 0, "show params", "every setting `set` can change, with its value",
+	{ "show params", 0, 0, "show params",
+	  "every setting get and set name, with the value running (docs/parameters.md)",
 	  cmd_show_params, true },
 	{ "show latency", 0, 1, "show latency [--window]",
 	  "RX to matched and RX to transmit: count, p50, p90, p99, p99.9, max, mean (us), since "
