@@ -1,10 +1,9 @@
 /* control.c - the control socket, its thread, the request ring to the data
- * plane and the command table (control.h). Each command is one row:
- * words, argument count, usage, help, handler, and where it runs (the
- * data-plane lcore for anything touching its state, the control thread
- * for `save` and `help`). */
+ * plane, and `help`. The commands are registered by the modules that own
+ * them (ctl_cmd.h): a request is parsed against that registry and runs
+ * where its command says (the data-plane lcore for anything touching its
+ * state, the control thread for `save`, `help` and the read-only figures). */
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -18,54 +17,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libconfig.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
-#include "cluster/access.h"
 #include "control/control.h"
 #include "control/control_perm.h"
-#include "infra/counters.h"
-#include "link/ctl_cluster.h"
+#include "control/ctl_cmd.h"
 #include "control/ctl_out.h"
 #include "control/ctl_params.h"
-#include "infra/debug_stall.h"
-#include "store/durable.h"
-#include "main/info.h"
-#include "infra/latency.h"
-#include "net/port_stats.h"
+#include "infra/counters.h"
 #include "main/spated_log.h"
 
-#define REQ_LINE_MAX 1024
-#define ARGS_MAX 16
-#define OVERRIDES_MAX 128
-
-struct ctl_req {
-	char line[REQ_LINE_MAX];
-	int argc; /* words after the command's own */
-	char *argv[ARGS_MAX];
-	const struct command *cmd;
-	bool json;
-	/* the answer */
-	int status; /* 0 ok, -1 error (message in out) */
-	char *out;
-	size_t out_len;
-};
-
-typedef int (*cmd_fn)(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen);
-
-struct command {
-	const char *words; /* "show stats" */
-	int min_args, max_args;
-	const char *usage;
-	const char *help;
-	cmd_fn fn;
-	bool on_dp;      /* runs on the data-plane lcore */
-	bool clustering; /* needs the cluster stage's matcher: not on a match host */
-};
+#define REQ_LINE_MAX CTL_REQ_LINE_MAX
+#define ARGS_MAX CTL_ARGS_MAX
 
 static struct control_target tgt;
 static struct rte_ring *req_ring, *rsp_ring;
@@ -74,605 +40,34 @@ static atomic_bool ctl_stop;
 static bool ctl_running;
 static int listen_fd = -1;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-/* `set`s that succeeded, for `save` (control thread only). */
-static struct {
-	char name[64];
-	char value[256];
-} overrides[OVERRIDES_MAX];
-static int n_overrides;
 
 /* ---------------------------------------------------------------- */
-/* Settings by name: the parameter table (ctl_params.h).              */
-
-static const char *canonical(const char *name)
-{
-	return ctl_param_canonical(name);
-}
-
-static int param_get(const char *name, char *buf, size_t len)
-{
-	return ctl_param_get(&tgt, name, buf, len);
-}
+/* Settings by name, for telemetry (ctl_params.h).                    */
 
 int control_param_get(const char *name, char *buf, size_t len)
 {
-	return tgt.conf != NULL ? param_get(name, buf, len) : -1;
+	return tgt.conf != NULL ? ctl_param_get(&tgt, name, buf, len) : -1;
 }
 
-/* A setting's value: typed in JSON (a number, a boolean), except the
- * text ones (paths, names, modes, choices) whatever they look like. */
-static void out_setting(struct ctl_out *o, const char *name, const char *value)
-{
-	if (ctl_param_is_text(canonical(name)))
-		ctl_out_str(o, name, value);
-	else
-		ctl_out_value(o, name, value);
-}
-
-/* ---------------------------------------------------------------- */
-/* Commands run on the data plane.                                    */
-
-static int cmd_get(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	char buf[256];
-
-	if (param_get(r->argv[0], buf, sizeof(buf)) != 0) {
-		snprintf(err, errlen, "unknown setting '%s' (spatectl show params lists them)",
-			 r->argv[0]);
-		return -1;
-	}
-	out_setting(o, canonical(r->argv[0]), buf);
-	return 0;
-}
-
-static int cmd_set(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	char buf[256];
-
-	if (param_get(r->argv[0], buf, sizeof(buf)) != 0) {
-		snprintf(err, errlen, "unknown setting '%s' (spatectl show params lists them)",
-			 r->argv[0]);
-		return -1;
-	}
-	if (ctl_param_set(&tgt, r->argv[0], r->argv[1], err, errlen) != 0)
-		return -1;
-	param_get(r->argv[0], buf, sizeof(buf)); /* read back what is in force */
-	out_setting(o, canonical(r->argv[0]), buf);
-	return 0;
-}
-
-static int cmd_show_params(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	(void)r;
-	(void)err;
-	(void)errlen;
-	char name[96], buf[256];
-	for (size_t i = 0; ctl_param_name(i, false, name, sizeof(name)) != NULL; i++)
-		if (param_get(name, buf, sizeof(buf)) == 0)
-			out_setting(o, name, buf);
-	return 0;
-}
-
-static void out_counters(struct ctl_out *o, const struct spated_counters *c)
-{
-#define OUT_COUNTER(name) ctl_out_u64(o, #name, c->name);
-	SPATED_FOREACH_COUNTER(OUT_COUNTER)
-#undef OUT_COUNTER
-	for (int m = 0; m < 2; m++) {
-		const uint64_t *v = m ? c->msg_err : c->hdr_err;
-		ctl_out_obj(o, m ? "msg_err" : "hdr_err");
-		for (int i = 1; i < SPATE_E__COUNT; i++)
-			if (v[i])
-				ctl_out_u64(o, spate_err_name(i), v[i]);
-		ctl_out_end(o);
-	}
-}
-
-static void out_figure(void *ctx, const char *name, uint64_t v)
-{
-	ctl_out_u64(ctx, name, v);
-}
-
-static int cmd_show_stats(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	(void)r;
-	(void)err;
-	(void)errlen;
-	/* The totals, then each lcore's own block (read without locks:
-	 * every counter is some recent value, counters.h). */
-	struct spated_counters sum;
-	unsigned int l;
-	spated_counters_sum(&sum);
-	ctl_out_obj(o, "total");
-	out_counters(o, &sum);
-	ctl_out_end(o);
-	ctl_out_obj(o, "lcores");
-	RTE_LCORE_FOREACH (l) {
-		char id[16];
-		snprintf(id, sizeof(id), "%u", l);
-		ctl_out_obj(o, id);
-		out_counters(o, &spated_cnt_slots[l].c);
-		ctl_out_end(o);
-	}
-	ctl_out_end(o);
-	if (tgt.matcher != NULL)
-		ctl_out_u64(o, "subscriptions", spate_matcher_sub_count(tgt.matcher));
-	ctl_out_obj(o, "port_xstats"); /* the port_* counters are in the totals */
-	port_stats_xstats(out_figure, o);
-	ctl_out_end(o);
-	ctl_out_obj(o, "journal");
-	durable_figures(spated_durable, out_figure, o);
-	ctl_out_end(o);
-	return 0;
-}
-
-static int cmd_show_lcores(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	unsigned int l;
-
-	(void)r;
-	(void)err;
-	(void)errlen;
-	ctl_out_arr(o, "lcores");
-	RTE_LCORE_FOREACH (l) {
-		ctl_out_obj(o, NULL);
-		ctl_out_u64(o, "lcore", l);
-		ctl_out_u64(o, "socket", rte_lcore_to_socket_id(l));
-		if (l == tgt.dp_lcore)
-			ctl_out_str(o, "runs",
-				    tgt.matcher ? "cluster stage, control requests"
-						: "link stage, control requests");
-		ctl_out_u64(o, "polls", spated_cnt_slots[l].c.polls);
-		ctl_out_u64(o, "busy_polls", spated_cnt_slots[l].c.busy_polls);
-		ctl_out_u64(o, "busy_cycles", spated_cnt_slots[l].c.busy_cycles);
-		ctl_out_end(o);
-	}
-	ctl_out_end(o);
-	return 0;
-}
-
-struct cat_list {
-	struct spate_category_info *v;
-	size_t n, cap;
-	bool oom;
-};
-
-static void collect_cat(void *ctx, const struct spate_category_info *ci)
-{
-	struct cat_list *l = ctx;
-
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		struct spate_category_info *v = realloc(l->v, cap * sizeof(*v));
-		if (v == NULL) {
-			l->oom = true;
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = *ci;
-}
-
-static int by_size(const void *a, const void *b)
-{
-	const struct spate_category_info *x = a, *y = b;
-
-	if (x->n_subs != y->n_subs)
-		return x->n_subs < y->n_subs ? 1 : -1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-static int get_cats(struct cat_list *l, char *err, size_t errlen)
-{
-	memset(l, 0, sizeof(*l));
-	if (spate_matcher_categories(tgt.matcher, collect_cat, l) != 0) {
-		snprintf(err, errlen, "engine %s has no categories (engine = \"drt\" has)",
-			 spate_matcher_engine_name(tgt.matcher));
-		return -1;
-	}
-	if (l->oom) {
-		free(l->v);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-/* A number argument after a flag: --top N, --worker W, --page P. */
-static int flag_value(struct ctl_req *r, const char *flag, long def, long *out, char *err,
-		      size_t errlen)
-{
-	*out = def;
-	for (int i = 0; i < r->argc; i++) {
-		if (strcmp(r->argv[i], flag) != 0)
-			continue;
-		char *end;
-		if (i + 1 >= r->argc || (*out = strtol(r->argv[i + 1], &end, 10), *end != '\0') ||
-		    *out < 0) {
-			snprintf(err, errlen, "%s needs a number >= 0", flag);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int cmd_show_categories(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	struct cat_list l;
-	long top, worker, page;
-
-	for (int i = 0; i < r->argc; i += 2)
-		if (strcmp(r->argv[i], "--top") != 0 && strcmp(r->argv[i], "--worker") != 0 &&
-		    strcmp(r->argv[i], "--page") != 0) {
-			snprintf(err, errlen, "unknown option '%s' (--top N, --worker W, --page P)",
-				 r->argv[i]);
-			return -1;
-		}
-	if (flag_value(r, "--top", 50, &top, err, errlen) ||
-	    flag_value(r, "--worker", -1, &worker, err, errlen) ||
-	    flag_value(r, "--page", 0, &page, err, errlen) || get_cats(&l, err, errlen))
-		return -1;
-	qsort(l.v, l.n, sizeof(*l.v), by_size);
-	size_t matching = 0, shown = 0, skip = (size_t)(page * top);
-	ctl_out_arr(o, "categories");
-	for (size_t i = 0; i < l.n; i++) {
-		const struct spate_category_info *c = &l.v[i];
-		if (worker >= 0 && c->worker != (uint32_t)worker)
-			continue;
-		if (matching++ < skip || shown >= (size_t)top)
-			continue;
-		shown++;
-		ctl_out_obj(o, NULL);
-		ctl_out_u64(o, "id", c->id);
-		ctl_out_u64(o, "worker", c->worker);
-		ctl_out_u64(o, "subs", c->n_subs);
-		ctl_out_dbl(o, "min_lon", c->mbr.min_lon / 1e7);
-		ctl_out_dbl(o, "min_lat", c->mbr.min_lat / 1e7);
-		ctl_out_dbl(o, "max_lon", c->mbr.max_lon / 1e7);
-		ctl_out_dbl(o, "max_lat", c->mbr.max_lat / 1e7);
-		ctl_out_u64(o, "events", c->events);
-		ctl_out_u64(o, "inserts", c->inserts);
-		ctl_out_u64(o, "deletes", c->deletes);
-		ctl_out_end(o);
-	}
-	ctl_out_end(o);
-	ctl_out_u64(o, "total", matching);
-	ctl_out_u64(o, "page", (uint64_t)page);
-	ctl_out_u64(o, "shown", shown);
-	free(l.v);
-	return 0;
-}
-
-static int cmd_show_placement(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	struct cat_list l;
-	uint32_t workers = spate_matcher_get_conf(tgt.matcher)->params.drt.workers;
-
-	(void)r;
-	if (get_cats(&l, err, errlen))
-		return -1;
-	ctl_out_arr(o, "workers");
-	for (uint32_t w = 0; w < workers; w++) {
-		uint64_t cats = 0, subs = 0, events = 0;
-		for (size_t i = 0; i < l.n; i++)
-			if (l.v[i].worker == w) {
-				cats++;
-				subs += l.v[i].n_subs;
-				events += l.v[i].events;
-			}
-		ctl_out_obj(o, NULL);
-		ctl_out_u64(o, "worker", w);
-		ctl_out_u64(o, "categories", cats);
-		ctl_out_u64(o, "subs", subs);
-		ctl_out_u64(o, "events", events);
-		ctl_out_end(o);
-	}
-	ctl_out_end(o);
-	free(l.v);
-	return 0;
-}
-
-static int cmd_show_subs(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	if (r->argc > 0 && strcmp(r->argv[0], "--count") != 0) {
-		snprintf(err, errlen, "only 'show subs --count' is supported");
-		return -1;
-	}
-	const struct spate_matcher_conf *mc = spate_matcher_get_conf(tgt.matcher);
-	ctl_out_u64(o, "count", spate_matcher_sub_count(tgt.matcher));
-	ctl_out_u64(o, "max_subs", mc->max_subs);
-	ctl_out_u64(o, "max_subs_per_client", mc->max_subs_per_client);
-	return 0;
-}
-
-/* The ports in use, whether configured by name or probed by the EAL:
- * DPDK's name (PCI address or vdev), driver and MAC. */
-static void out_ports(struct ctl_out *o)
-{
-	ctl_out_arr(o, "ports");
-	for (uint16_t i = 0; i < tgt.n_ports; i++) {
-		char name[RTE_ETH_NAME_MAX_LEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
-		struct rte_eth_dev_info info;
-		struct rte_ether_addr ea;
-		ctl_out_obj(o, NULL);
-		ctl_out_u64(o, "port", tgt.ports[i]);
-		if (rte_eth_dev_get_name_by_port(tgt.ports[i], name) == 0)
-			ctl_out_str(o, "name", name);
-		if (rte_eth_dev_info_get(tgt.ports[i], &info) == 0 && info.driver_name != NULL)
-			ctl_out_str(o, "driver", info.driver_name);
-		if (rte_eth_macaddr_get(tgt.ports[i], &ea) == 0) {
-			rte_ether_format_addr(mac, sizeof(mac), &ea);
-			ctl_out_str(o, "mac", mac);
-		}
-		ctl_out_end(o);
-	}
-	ctl_out_end(o);
-}
-
-static int cmd_show_config(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	const struct spated_conf *c = tgt.conf;
-	char buf[256], ip[24], name[96];
-
-	(void)r;
-	(void)err;
-	(void)errlen;
-	ctl_out_str(o, "file", tgt.conf_path ? tgt.conf_path : "(defaults)");
-	ctl_out_str(o, "role", host_conf_role_name(c->hosts.role));
-	if (tgt.matcher != NULL)
-		ctl_out_str(o, "engine", spate_matcher_engine_name(tgt.matcher));
-	ctl_out_obj(o, "spated");
-	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", c->ipv4 >> 24, (c->ipv4 >> 16) & 255,
-		 (c->ipv4 >> 8) & 255, c->ipv4 & 255);
-	if (c->prefix_len >= 0)
-		snprintf(ip + strlen(ip), sizeof(ip) - strlen(ip), "/%d", c->prefix_len);
-	ctl_out_str(o, "ipv4", ip);
-	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", c->gateway >> 24, (c->gateway >> 16) & 255,
-		 (c->gateway >> 8) & 255, c->gateway & 255);
-	ctl_out_str(o, "gateway", c->gateway ? ip : "none");
-	ctl_out_u64(o, "udp_port", c->udp_port);
-	ctl_out_u64(o, "mtu", c->mtu);
-	ctl_out_u64(o, "mbufs", c->mbufs);
-	ctl_out_u64(o, "rx_desc", c->rx_desc);
-	ctl_out_u64(o, "tx_desc", c->tx_desc);
-	ctl_out_arr(o, "devices");
-	for (uint32_t d = 0; d < c->n_devices; d++)
-		ctl_out_str(o, NULL, c->devices[d]);
-	ctl_out_end(o);
-	out_ports(o);
-	ctl_out_end(o);
-	ctl_out_obj(o, "settings");
-	/* every name spatectl knows, each once */
-	for (size_t i = 0; ctl_param_name(i, true, name, sizeof(name)) != NULL; i++)
-		if (param_get(name, buf, sizeof(buf)) == 0)
-			out_setting(o, name, buf);
-	ctl_out_u64(o, "access.keys", c->ops.n_keys); /* how many, never the keys */
-	ctl_out_end(o);
-	return 0;
-}
-
-/* Runs on the control thread: it answers even when the data plane is
- * stuck (the figures are plain loads, info.h). */
-static int cmd_show_version(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	struct spated_info in;
-
-	(void)r;
-	(void)err;
-	(void)errlen;
-	spated_info_get(&in);
-	ctl_out_str(o, "version", in.version);
-	ctl_out_str(o, "dpdk", in.dpdk);
-	ctl_out_dbl(o, "uptime_s", in.uptime_s);
-	ctl_out_u64(o, "subscriptions", in.subscriptions);
-	ctl_out_u64(o, "clients", in.clients);
-	return 0;
-}
-
-static int cmd_rebalance(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	(void)r;
-	if (spate_matcher_rebalance(tgt.matcher) != 0) {
-		snprintf(err, errlen, "engine %s does not balance (engine = \"drt\" does)",
-			 spate_matcher_engine_name(tgt.matcher));
-		return -1;
-	}
-	ctl_out_str(o, "rebalance", "done");
-	return 0;
-}
-
-static int cmd_compact(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	(void)r;
-	if (spated_durable == NULL) {
-		snprintf(err, errlen, "no journal configured (journal.path)");
-		return -1;
-	}
-	int rc = durable_compact(spated_durable);
-	if (rc != 0) {
-		snprintf(err, errlen, "compaction failed: %s", strerror(-rc));
-		return -1;
-	}
-	ctl_out_u64(o, "subscriptions", spate_matcher_sub_count(tgt.matcher));
-	return 0;
-}
-
-/* Fault injection for tests: refused unless spated.debug_hooks. */
-static int cmd_debug_stall(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	char *end;
-
-	if (!tgt.conf->debug_hooks) {
-		snprintf(err, errlen,
-			 "debug hooks are off (spated.debug_hooks = true enables them)");
-		return -1;
-	}
-	unsigned long w = strtoul(r->argv[0], &end, 10);
-	if (*end != '\0' || end == r->argv[0] || w >= tgt.conf->lcores.n_match) {
-		snprintf(err, errlen, "WORKER must be a matching worker, 0 to %u",
-			 tgt.conf->lcores.n_match - 1);
-		return -1;
-	}
-	unsigned long ms = strtoul(r->argv[1], &end, 10);
-	if (*end != '\0' || end == r->argv[1] || ms < 1 || ms > DEBUG_STALL_MS_MAX) {
-		snprintf(err, errlen, "MS must be 1 to %u", DEBUG_STALL_MS_MAX);
-		return -1;
-	}
-	debug_stall_arm((uint32_t)w, (uint32_t)ms);
-	ctl_out_u64(o, "worker", w);
-	ctl_out_u64(o, "stall_ms", ms);
-	return 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* Commands run on the control thread.                                */
-
-/* The latency histograms (latency.h) as they were at the last `show
- * latency --window`: the next one shows what came since. */
-static struct spate_hist lat_mark[SPATED_LAT__COUNT], lat_now, lat_win;
-
-static int cmd_show_latency(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	bool window = r->argc == 1 && strcmp(r->argv[0], "--window") == 0;
-
-	if (r->argc == 1 && !window) {
-		snprintf(err, errlen, "unknown option '%s' (--window)", r->argv[0]);
-		return -1;
-	}
-	for (int st = 0; st < SPATED_LAT__COUNT; st++) {
-		struct spated_lat_summary s;
-		spated_lat_sum(st, &lat_now);
-		if (window) {
-			spate_hist_sub(&lat_win, &lat_now, &lat_mark[st]);
-			lat_mark[st] = lat_now;
-		}
-		spated_lat_summarize(window ? &lat_win : &lat_now, &s);
-		ctl_out_obj(o, spated_lat_name(st));
-		ctl_out_u64(o, "count", s.count);
-		for (int q = 0; q < SPATED_LAT_NQ; q++) {
-			char key[16];
-			snprintf(key, sizeof(key), "%s_us", spated_lat_qname[q]);
-			ctl_out_dbl(o, key, round(s.q_s[q] * 1e7) / 10);
-		}
-		ctl_out_dbl(o, "max_us", round(s.max_s * 1e7) / 10);
-		ctl_out_dbl(o, "mean_us", round(s.mean_s * 1e7) / 10);
-		ctl_out_end(o);
-	}
-	return 0;
-}
-
-static int cmd_help(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen);
-
-static int cmd_show_cluster(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	(void)r;
-	return ctl_show_cluster(tgt.link, tgt.dir, o, err, errlen);
-}
-
-static int cmd_save(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
-{
-	const char *path = tgt.conf->ops.overrides_path;
-	char tmp[300];
-	config_t cfg;
-	int rc = 0;
-
-	(void)r;
-	if (path[0] == '\0') {
-		snprintf(err, errlen, "no overrides file configured (control.overrides)");
-		return -1;
-	}
-	config_init(&cfg);
-	for (int i = 0; i < n_overrides && rc == 0; i++)
-		rc = ctl_param_save(&cfg, overrides[i].name, overrides[i].value);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* Written aside and renamed: the next start reads a whole file. */
-	if (rc == 0 && config_write_file(&cfg, tmp) != CONFIG_TRUE)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	config_destroy(&cfg);
-	if (rc != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	ctl_out_str(o, "file", path);
-	ctl_out_u64(o, "settings", (uint64_t)n_overrides);
-	return 0;
-}
-
-/* Remember a successful set for `save` (last value of a name wins). */
-static void record_override(const char *name, const char *value)
-{
-	int i;
-
-	for (i = 0; i < n_overrides; i++)
-		if (strcmp(overrides[i].name, name) == 0)
-			break;
-	if (i == OVERRIDES_MAX)
-		return;
-	if (i == n_overrides)
-		n_overrides++;
-	snprintf(overrides[i].name, sizeof(overrides[i].name), "%s", name);
-	snprintf(overrides[i].value, sizeof(overrides[i].value), "%s", value);
-}
-
-static const struct command commands[] = {
-	{ "show stats", 0, 0, "show stats", "counters per lcore and per reason, journal figures",
-	  cmd_show_stats, true },
-	{ "show categories", 0, 6, "show categories [--top N] [--worker W] [--page P]",
-	  "the engine's categories, largest first, N a page (default 50)", cmd_show_categories,
-	  true, true },
-	{ "show lcores", 0, 0, "show lcores", "lcores, their roles and polls", cmd_show_lcores,
-	  true },
-	{ "show placement", 0, 0, "show placement", "categories and subscriptions per worker",
-	  cmd_show_placement, true, true },
-	{ "show cluster", 0, 0, "show cluster",
-	  "multi-host: this host, every peer (role, state, epoch, categories) and its channel "
-	  "(RTT, retransmits)",
-	  cmd_show_cluster, true },
-	{ "show config", 0, 0, "show config", "the configuration in force, settings included",
-	  cmd_show_config, true },
-	{ "show version", 0, 0, "show version",
-	  "spated's and DPDK's versions, uptime, subscriptions, clients", cmd_show_version, false },
-	{ "show subs", 0, 1, "show subs --count", "how many subscriptions, and the quotas",
-	  cmd_show_subs, true, true },
-	{ "show params", 0, 0, "show params",
-	  "every setting get and set name, with the value running (docs/parameters.md)",
-	  cmd_show_params, true },
-	{ "show latency", 0, 1, "show latency [--window]",
-	  "RX to matched and RX to transmit: count, p50, p90, p99, p99.9, max, mean (us), since "
-	  "start or the last --window",
-	  cmd_show_latency, false },
-	{ "get", 1, 1, "get NAME", "one setting's value", cmd_get, true },
-	{ "set", 2, 2, "set NAME VALUE",
-	  "change a setting now (validated; the value in force is printed back)", cmd_set, true,
-	  true },
-	{ "rebalance now", 0, 0, "rebalance now", "end the load period: balance the workers now",
-	  cmd_rebalance, true, true },
-	{ "journal compact", 0, 0, "journal compact", "rewrite the journal as a snapshot now",
-	  cmd_compact, true, true },
-	{ "debug stall", 2, 2, "debug stall WORKER MS",
-	  "test hook: the matching worker stops (no RCU quiescent state) for MS ms; needs "
-	  "spated.debug_hooks",
-	  cmd_debug_stall, false },
-	{ "save", 0, 0, "save",
-	  "write the settings changed by `set` to control.overrides, read at the next start",
-	  cmd_save, false, true },
-	{ "help", 0, 0, "help", "this list", cmd_help, false },
-};
-#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
-
+/* The list of commands, from the registry (ctl_cmd.h). */
 static int cmd_help(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
 {
 	(void)r;
 	(void)err;
 	(void)errlen;
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		ctl_out_str(o, commands[i].usage, commands[i].help);
+	for (const struct ctl_cmd *c = ctl_cmd_first(); c != NULL; c = c->next)
+		ctl_out_str(o, c->usage, c->help);
 	return 0;
 }
+
+static struct ctl_cmd help_cmd = {
+	.path = "help",
+	.usage = "help",
+	.help = "this list",
+	.fn = cmd_help,
+	.rank = CTL_RANK_HELP,
+};
+CTL_COMMAND(help_cmd)
 
 /* Run a parsed request into r->out / r->status (either thread). */
 static void run(struct ctl_req *r)
@@ -734,28 +129,22 @@ static int parse(struct ctl_req *r, char *err, size_t errlen)
 		r->json = true;
 		first = 1;
 	}
-	for (size_t c = 0; c < N_COMMANDS; c++) {
-		char copy[64];
-		int k = 0, match = 1;
-		snprintf(copy, sizeof(copy), "%s", commands[c].words);
-		for (char *save = NULL, *w = strtok_r(copy, " ", &save); w;
-		     w = strtok_r(NULL, " ", &save), k++)
-			if (first + k >= n || strcmp(words[first + k], w) != 0)
-				match = 0;
-		if (!match)
-			continue;
-		r->cmd = &commands[c];
+	int k;
+	const struct ctl_cmd *c = ctl_cmd_match(words + first, n - first, &k);
+	if (c != NULL) {
+		r->cmd = c;
+		r->t = &tgt;
 		r->argc = n - first - k;
 		for (int i = 0; i < r->argc && i < ARGS_MAX; i++)
 			r->argv[i] = words[first + k + i];
-		if (r->argc < commands[c].min_args || r->argc > commands[c].max_args) {
-			snprintf(err, errlen, "usage: %s", commands[c].usage);
+		if (r->argc < c->min_args || r->argc > c->max_args) {
+			snprintf(err, errlen, "usage: %s", c->usage);
 			return -1;
 		}
-		if (commands[c].clustering && tgt.matcher == NULL) {
+		if (c->clustering && tgt.matcher == NULL) {
 			snprintf(err, errlen,
 				 "'%s': not on a match host (no clustering here: ask a front)",
-				 commands[c].words);
+				 c->path);
 			return -1;
 		}
 		return 0;
@@ -785,8 +174,7 @@ struct conn {
 	uint64_t seq;      /* arrival order, for the data plane's queue */
 	size_t got;        /* request bytes read */
 	struct ctl_req *r;
-	char set_name[64]; /* what a `set` names, for `save` */
-	char *ans;         /* "ok\n" or "error\n", then the body */
+	char *ans; /* "ok\n" or "error\n", then the body */
 	size_t ans_len, ans_off;
 };
 
@@ -885,13 +273,8 @@ static void conn_done(struct conn *c)
 	struct ctl_req *r = c->r;
 
 	c->r = NULL; /* answering may close c */
-	if (r->status == 0 && c->set_name[0] != '\0') {
-		/* The read-back value, as printed ("name: value" or JSON). */
-		char buf[256];
-		if (param_get(c->set_name, buf, sizeof(buf)) == 0) /* racy read of a scalar: fine */
-			record_override(c->set_name, buf);
-		SPATED_LOG(NOTICE, "control: set %s = %s\n", c->set_name, buf);
-	}
+	if (r->status == 0 && r->cmd->after != NULL)
+		r->cmd->after(r);
 	if (r->out == NULL)
 		conn_error(c, "out of memory");
 	else
@@ -909,9 +292,6 @@ static void conn_request(struct conn *c)
 		conn_error(c, err);
 		return;
 	}
-	/* Remember what `set` names before the words are consumed. */
-	if (r->cmd->fn == cmd_set)
-		snprintf(c->set_name, sizeof(c->set_name), "%s", canonical(r->argv[0]));
 	if (!r->cmd->on_dp) {
 		run(r);
 		conn_done(c);

@@ -2,14 +2,17 @@
  * (ctl_params.h). What a `set` does beyond storing the value is one hook
  * per section (the matcher takes drt values, the access control its rate,
  * the journal its sync policy): a new row of a section needs no code. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_log.h>
 
 #include "cluster/access.h"
 #include "config/spated_params.h"
+#include "control/ctl_cmd.h"
 #include "control/ctl_params.h"
 #include "main/spated_log.h"
 #include "store/durable.h"
@@ -173,3 +176,172 @@ int ctl_param_save(config_t *cfg, const char *name, const char *value)
 	}
 	return spate_param_add_setting(r.row, g, key, value);
 }
+
+/* ---------------------------------------------------------------- */
+/* spatectl's commands on the parameters (ctl_cmd.h).                 */
+
+#define OVERRIDES_MAX 128
+
+/* `set`s that succeeded, for `save` (control thread only). */
+static struct {
+	char name[64];
+	char value[256];
+} overrides[OVERRIDES_MAX];
+static int n_overrides;
+
+/* A setting's value: typed in JSON (a number, a boolean), except the
+ * text ones (paths, names, modes, choices) whatever they look like. */
+void ctl_param_out(struct ctl_out *o, const char *name, const char *value)
+{
+	if (ctl_param_is_text(ctl_param_canonical(name)))
+		ctl_out_str(o, name, value);
+	else
+		ctl_out_value(o, name, value);
+}
+
+static int cmd_get(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	char buf[256];
+
+	if (ctl_param_get(r->t, r->argv[0], buf, sizeof(buf)) != 0) {
+		snprintf(err, errlen, "unknown setting '%s' (spatectl show params lists them)",
+			 r->argv[0]);
+		return -1;
+	}
+	ctl_param_out(o, ctl_param_canonical(r->argv[0]), buf);
+	return 0;
+}
+
+static int cmd_set(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	char buf[256];
+
+	if (ctl_param_get(r->t, r->argv[0], buf, sizeof(buf)) != 0) {
+		snprintf(err, errlen, "unknown setting '%s' (spatectl show params lists them)",
+			 r->argv[0]);
+		return -1;
+	}
+	if (ctl_param_set(r->t, r->argv[0], r->argv[1], err, errlen) != 0)
+		return -1;
+	ctl_param_get(r->t, r->argv[0], buf, sizeof(buf)); /* read back what is in force */
+	ctl_param_out(o, ctl_param_canonical(r->argv[0]), buf);
+	return 0;
+}
+
+static int cmd_show_params(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	char name[96], buf[256];
+	for (size_t i = 0; ctl_param_name(i, false, name, sizeof(name)) != NULL; i++)
+		if (ctl_param_get(r->t, name, buf, sizeof(buf)) == 0)
+			ctl_param_out(o, name, buf);
+	return 0;
+}
+
+/* Remember a successful set for `save` (last value of a name wins). */
+static void record_override(const char *name, const char *value)
+{
+	int i;
+
+	for (i = 0; i < n_overrides; i++)
+		if (strcmp(overrides[i].name, name) == 0)
+			break;
+	if (i == OVERRIDES_MAX)
+		return;
+	if (i == n_overrides)
+		n_overrides++;
+	snprintf(overrides[i].name, sizeof(overrides[i].name), "%s", name);
+	snprintf(overrides[i].value, sizeof(overrides[i].value), "%s", value);
+}
+
+/* After a `set` answered ok (control thread): remember the value read
+ * back, as printed, for `save`. */
+static void after_set(struct ctl_req *r)
+{
+	char name[64], buf[256];
+
+	snprintf(name, sizeof(name), "%s", ctl_param_canonical(r->argv[0]));
+	if (ctl_param_get(r->t, name, buf, sizeof(buf)) == 0) /* racy read of a scalar: fine */
+		record_override(name, buf);
+	SPATED_LOG(NOTICE, "control: set %s = %s\n", name, buf);
+}
+
+static int cmd_save(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	const char *path = r->t->conf->ops.overrides_path;
+	char tmp[300];
+	config_t cfg;
+	int rc = 0;
+
+	(void)r;
+	if (path[0] == '\0') {
+		snprintf(err, errlen, "no overrides file configured (control.overrides)");
+		return -1;
+	}
+	config_init(&cfg);
+	for (int i = 0; i < n_overrides && rc == 0; i++)
+		rc = ctl_param_save(&cfg, overrides[i].name, overrides[i].value);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* Written aside and renamed: the next start reads a whole file. */
+	if (rc == 0 && config_write_file(&cfg, tmp) != CONFIG_TRUE)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -1;
+	config_destroy(&cfg);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	ctl_out_str(o, "file", path);
+	ctl_out_u64(o, "settings", (uint64_t)n_overrides);
+	return 0;
+}
+
+static struct ctl_cmd show_params_cmd = {
+	.path = "show params",
+	.usage = "show params",
+	.help = "every setting get and set name, with the value running (docs/parameters.md)",
+	.fn = cmd_show_params,
+	.on_dp = true,
+	.rank = CTL_RANK_PARAMS,
+};
+CTL_COMMAND(show_params_cmd)
+
+static struct ctl_cmd get_cmd = {
+	.path = "get",
+	.min_args = 1,
+	.max_args = 1,
+	.usage = "get NAME",
+	.help = "one setting's value",
+	.fn = cmd_get,
+	.on_dp = true,
+	.rank = CTL_RANK_GET,
+};
+CTL_COMMAND(get_cmd)
+
+static struct ctl_cmd set_cmd = {
+	.path = "set",
+	.min_args = 2,
+	.max_args = 2,
+	.usage = "set NAME VALUE",
+	.help = "change a setting now (validated; the value in force is printed back)",
+	.fn = cmd_set,
+	.on_dp = true,
+	.clustering = true,
+	.after = after_set,
+	.rank = CTL_RANK_SET,
+};
+CTL_COMMAND(set_cmd)
+
+/* On the control thread: it owns the overrides. */
+static struct ctl_cmd save_cmd = {
+	.path = "save",
+	.usage = "save",
+	.help = "write the settings changed by `set` to control.overrides, read at the next start",
+	.fn = cmd_save,
+	.clustering = true,
+	.rank = CTL_RANK_SAVE,
+};
+CTL_COMMAND(save_cmd)

@@ -28,6 +28,10 @@ int ctl_param_set(const struct control_target *t, const char *name, const char *
  * order, into buf; NULL past the last. With `config`, also the ones only
  * `get` and `show config` report. */
 const char *ctl_param_name(size_t i, bool config, char *buf, size_t len);
+/* Print a setting's value: typed in JSON (a number, a boolean), except
+ * the text ones whatever they look like. */
+struct ctl_out;
+void ctl_param_out(struct ctl_out *o, const char *name, const char *value);
 /* The value is text in JSON (a path, a name, a mode, a choice). */
 bool ctl_param_is_text(const char *name);
 /* Put name = value in an overrides tree, typed as the main file has it

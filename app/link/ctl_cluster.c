@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "infra/counters.h"
+#include "control/ctl_cmd.h"
 #include "link/ctl_cluster.h"
 #include "link/host_conf.h"
 
@@ -119,3 +120,19 @@ int ctl_show_cluster(struct stage_link *link, struct category_dir *dir, struct c
 	free(subs);
 	return 0;
 }
+
+static int cmd_show_cluster(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	return ctl_show_cluster(r->t->link, r->t->dir, o, err, errlen);
+}
+
+static struct ctl_cmd show_cluster_cmd = {
+	.path = "show cluster",
+	.usage = "show cluster",
+	.help = "multi-host: this host, every peer (role, state, epoch, categories) and its "
+		"channel (RTT, retransmits)",
+	.fn = cmd_show_cluster,
+	.on_dp = true,
+	.rank = CTL_RANK_CLUSTER,
+};
+CTL_COMMAND(show_cluster_cmd)
