@@ -1,7 +1,8 @@
 /* test_app_ctl_cmd.c - the registry of spatectl's commands
  * (app/control/ctl_cmd.h): every module's commands are there, in help's
- * order, `help` prints each of them exactly as spatectl always has, and a
- * second command on a taken path is refused. No EAL: the registry is
+ * order, `help` prints each of them exactly as spatectl always has, the
+ * man page, the bash completion's list and docs/operations.md name each
+ * of them, and a second command on a taken path is refused. No EAL: the registry is
  * filled by constructors and `help` only prints. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,66 @@ static void check_help_lists_registry(void)
 	free(h);
 }
 
+/* A file of the source tree, whole, malloc'd; exits 2 if unreadable. */
+static char *slurp(const char *rel)
+{
+	char path[512], *buf = NULL;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", SPATE_SRC, rel);
+	FILE *f = fopen(path, "r"), *m = open_memstream(&buf, &len);
+	if (f == NULL || m == NULL) {
+		fprintf(stderr, "%s: cannot read\n", path);
+		exit(2);
+	}
+	for (int ch; (ch = getc(f)) != EOF;)
+		putc(ch, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/* Every registered command is in the man page (*show stats*), in the
+ * completion's list for when no daemon answers, and in the table of
+ * docs/operations.md (`show stats`). */
+static void check_docs_name_registry(void)
+{
+	char *man = slurp("man/spatectl.8.scd");
+	char *comp = slurp("tools/spatectl.bash-completion");
+	char *ops = slurp("docs/operations.md");
+	char *list = strstr(comp, "usages=$'");
+
+	CHECK(list != NULL);
+	if (list == NULL)
+		exit(1);
+	list += strlen("usages=$");
+	*strchr(list + 1, '\'') = '\0';
+	for (const struct ctl_cmd *c = ctl_cmd_first(); c != NULL; c = c->next) {
+		char want[160];
+		snprintf(want, sizeof(want), "*%s", c->path);
+		const char *at = man;
+		while ((at = strstr(at, want)) != NULL && at[strlen(want)] != '*' &&
+		       at[strlen(want)] != ' ')
+			at++;
+		CHECK(at != NULL);
+		/* the list is 'a\nb\n...\nz': each entry ends at a backslash or the quote */
+		at = list;
+		size_t n = strlen(c->path);
+		while ((at = strstr(at + 1, c->path)) != NULL &&
+		       !((at[-1] == '\'' || (at[-1] == 'n' && at[-2] == '\\')) &&
+			 (at[n] == '\\' || at[n] == '\0')))
+			;
+		CHECK(at != NULL);
+		snprintf(want, sizeof(want), "`%s`", c->usage);
+		CHECK(strstr(ops, want) != NULL);
+		if (at == NULL || strstr(ops, want) == NULL)
+			fprintf(stderr, "not documented everywhere: %s\n", c->path);
+	}
+	free(man);
+	free(comp);
+	free(ops);
+}
+
 static int cmd_nothing(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
 {
 	(void)r;
@@ -110,6 +171,7 @@ int main(void)
 		fprintf(stderr, "help printed:\n%s", h);
 	free(h);
 	check_help_lists_registry();
+	check_docs_name_registry();
 
 	/* a path is matched word by word, its arguments left over */
 	char *w1[] = { "show", "categories", "--top", "3" };
