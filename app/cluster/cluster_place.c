@@ -332,22 +332,7 @@ static void front_rebalance(struct spate_engine *e)
 
 static void front_categories(const struct spate_engine *e, spate_category_fn fn, void *ctx)
 {
-	uint32_t n = drt_cluster_count(e->s->cl);
-
-	for (uint32_t i = 0; i < n; i++) {
-		struct drt_cat_info c;
-		drt_cluster_cat_at(e->s->cl, i, &c);
-		struct spate_category_info ci = {
-			.id = c.id,
-			.worker = c.worker,
-			.n_subs = c.size,
-			.mbr = c.mbr,
-			.events = c.t_num,
-			.inserts = c.n_ins,
-			.deletes = c.n_del,
-		};
-		fn(ctx, &ci);
-	}
+	drt_cluster_each_category(e->s->cl, fn, ctx);
 }
 
 const struct spate_engine_ops cluster_front_ops = {

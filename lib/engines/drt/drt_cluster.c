@@ -1716,6 +1716,24 @@ void drt_cluster_cat_at(const struct drt_cluster *cl, uint32_t i, struct drt_cat
 				       c->t_num, c->n_ins,  c->n_del };
 }
 
+void drt_cluster_each_category(const struct drt_cluster *cl, spate_category_fn fn, void *ctx)
+{
+	for (uint32_t i = 0; i < cl->n_cats; i++) {
+		struct drt_cat_info c;
+		drt_cluster_cat_at(cl, i, &c);
+		struct spate_category_info ci = {
+			.id = c.id,
+			.worker = c.worker,
+			.n_subs = c.size,
+			.mbr = c.mbr,
+			.events = c.t_num,
+			.inserts = c.n_ins,
+			.deletes = c.n_del,
+		};
+		fn(ctx, &ci);
+	}
+}
+
 /* Bytes of an idmap holding n keys (load at most 1/2, 16-byte slots). */
 static size_t idmap_bytes(size_t n)
 {

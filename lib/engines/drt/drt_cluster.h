@@ -174,6 +174,9 @@ struct drt_cat_info {
 };
 uint32_t drt_cluster_count(const struct drt_cluster *cl);
 void drt_cluster_cat_at(const struct drt_cluster *cl, uint32_t i, struct drt_cat_info *info);
+/* Every category as the engine interface shows it (the `categories`
+ * operation of the drt engine and of spated's cluster stage alike). */
+void drt_cluster_each_category(const struct drt_cluster *cl, spate_category_fn fn, void *ctx);
 
 struct drt_cluster_stats {
 	uint32_t categories;
