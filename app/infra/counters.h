@@ -3,8 +3,9 @@
  *
  * One X-macro lists the scalar counters: the struct and the JSON printer
  * come from it, so adding a reason is one line. Modules keep their own
- * lists (cluster_counters.h, match_counters.h, link_counters.h), spliced
- * in here. docs/counters.md documents every one (a test checks). Per-error-code counters
+ * lists (net_counters.h, cluster_counters.h, match_counters.h,
+ * link_counters.h, control_counters.h), spliced in here. docs/counters.md
+ * documents every one (a test checks). Per-error-code counters
  * (indexed by enum spate_err) sit next to them.
  */
 #ifndef SPATED_COUNTERS_H
@@ -14,55 +15,17 @@
 #include <stdio.h>
 
 #include "cluster/cluster_counters.h"
+#include "control/control_counters.h"
 #include "link/link_counters.h"
 #include "match/match_counters.h"
+#include "net/net_counters.h"
 #include "proto/spate_err.h"
-
-/* The ports' own figures (rte_eth_stats summed over the ports) and the
- * af_packet kernel ring's: set, not counted, by the main lcore's
- * housekeeping (port_stats.h), so they sit in its block only. */
-/* clang-format off */
-#define SPATED_FOREACH_PORT_COUNTER(X)                                       \
-	X(port_ipackets)     /* frames the ports received (rte_eth_stats) */\
-	X(port_imissed)      /* frames the ports dropped: RX queue full */\
-	X(port_ierrors)      /* frames the ports received in error */\
-	X(port_rx_nombuf)    /* frames dropped: no mbuf for the RX ring */\
-	X(port_opackets)     /* frames the ports sent */\
-	X(port_oerrors)      /* frames the ports failed to send */\
-	X(port_kernel_drops) /* af_packet: frames the kernel's ring dropped */ \
-	X(port_kernel_packets) /* af_packet: frames the kernel offered it */ \
-	X(port_kernel_reasm_ok) /* af_packet: datagrams the kernel reassembled */\
-	X(port_kernel_reasm_fails) /* af_packet: fragments it gave up on */
-/* clang-format on */
 
 /* clang-format off */
 #define SPATED_FOREACH_COUNTER(X)                                            \
 	X(polls)             /* iterations of the poll loop */               \
 	X(busy_polls)        /* of which found frames */                     \
-	X(rx)                /* frames received */                           \
-	X(rx_bytes)          /* their bytes (Ethernet header included) */    \
-	X(rx_multiseg)       /* chained mbufs: not handled, dropped */       \
-	X(rx_runt)           /* shorter than an Ethernet header */           \
-	X(rx_other_mac)      /* unicast to another MAC */                    \
-	X(rx_other_ethertype)/* neither ARP nor IPv4 (IPv6, VLAN, ...) */    \
-	X(arp_requests)      /* ARP requests for our address */              \
-	X(arp_replies)       /* ARP replies we sent */                       \
-	X(arp_learned)       /* ARP replies to us (answers to our requests)*/\
-	X(arp_other)         /* ARP not for us, or malformed */              \
-	X(arp_sent)          /* ARP requests we sent (unknown neighbour) */  \
-	X(ip_bad_header)     /* version, IHL or total length wrong */        \
-	X(ip_bad_csum)       /* IPv4 header checksum wrong */                \
-	X(ip_fragment)       /* MF set or offset != 0: not reassembled */    \
-	X(ip_over_mtu)       /* longer than spated.mtu: kernel-reassembled */\
-	X(ip_truncated)      /* IP length beyond the frame: cut short */     \
-	X(ip_not_ours)       /* destination is not our address */            \
-	X(ip_other_proto)    /* neither ICMP nor UDP */                      \
-	X(icmp_echo)         /* echo requests answered */                    \
-	X(icmp_bad)          /* short or bad ICMP checksum */                \
-	X(icmp_other)        /* ICMP other than echo request */              \
-	X(udp_bad_len)       /* UDP length disagrees with the IP length */   \
-	X(udp_bad_csum)      /* non-zero UDP checksum that does not verify */\
-	X(udp_other_port)    /* UDP to a port we do not serve */             \
+	NET_FOREACH_RX_COUNTER(X)                                            \
 	X(dgrams)            /* Spate datagrams handed to the frame handler*/\
 	X(bad_header)        /* Spate header refused: dropped, no reply */   \
 	X(from_server)       /* datagrams with the server flag: ignored */   \
@@ -73,21 +36,7 @@
 	X(matches)           /* (event, sub) pairs matched */                \
 	X(sub_adds)          /* SUB_ADD accepted */                          \
 	X(sub_dels)          /* SUB_DEL accepted */                          \
-	X(notifications)     /* (event, sub) pairs put into NOTIFY messages */\
-	X(notify_msgs)       /* NOTIFY messages */                           \
-	X(notify_dgrams)     /* datagrams carrying NOTIFY messages */        \
-	X(acks)              /* ACK messages sent */\
-	X(nacks)             /* NACK messages sent (see msg_err by code) */\
-	X(receiver_evicted)  /* receiver table full: oldest entry reused */  \
-	X(no_neighbour)      /* datagram dropped: no address, or no room to hold it */ \
-	X(arp_held)          /* datagrams held while ARP resolved their next hop */ \
-	X(arp_released)      /* of which sent once the answer came */          \
-	X(arp_unresolved)    /* of which dropped: no answer, or entry reused */ \
-	X(no_mbuf)           /* mbuf pool empty when building a frame */     \
-	X(tx)                /* frames sent */                               \
-	X(tx_bytes)          /* their bytes (Ethernet header included) */\
-	X(tx_drops)          /* frames the port did not take: freed */   \
-	X(tx_bursts)         /* rte_eth_tx_burst calls (af_packet: sendto) */\
+	NET_FOREACH_TX_COUNTER(X)                                            \
 	SPATED_FOREACH_PORT_COUNTER(X)                                       \
 	X(ring_full_rx)      /* RX -> cluster ring full: datagram dropped */ \
 	X(shed_events)       /* EVENT messages in those datagrams */        \
@@ -122,35 +71,9 @@
 	X(cycles_tx)         /* in the TX stage */                          \
 	X(rcu_slow)          /* RCU grace periods past spated.rcu_warn_ms */\
 	X(rcu_resumed)       /* of which completed since (reclamation ran)*/\
-	X(ctl_clients)       /* control socket connections served */       \
-	X(ctl_busy)          /* connections refused: too many at once */    \
-	X(ctl_timeouts)      /* cut: request or answer past its deadline */ \
-	X(ctl_hangups)       /* gone before taking their answer */          \
+	CONTROL_FOREACH_COUNTER(X)                                           \
 	X(cycles_link)       /* in the inter-host link stage */            \
-	X(peer_frames_in)    /* inter-host frames received */               \
-	X(peer_bad)          /* refused by the codec (not acked: resent) */ \
-	X(peer_unknown_host) /* from a host not among spated.peers */       \
-	X(peer_stale)        /* from a host that is not a member now */     \
-	X(peer_auth_fail)    /* a wrong tag or an unknown key: forged */     \
-	X(peer_auth_addr)    /* not from the configured address of its host */\
-	X(peer_auth_epoch)   /* naming another incarnation (a replay, a restart) */\
-	X(peer_auth_old_key) /* accepted under the second key (a rotation) */\
-	X(peer_dup)          /* a data frame seen before (resent, or replayed) */\
-	X(peer_bad_ack)      /* acks of frames never sent */                \
-	X(peer_frames_out)   /* inter-host frames put on the wire */        \
-	X(peer_retransmits)  /* of which sent again */                      \
-	X(peer_msgs_out)     /* inter-host messages queued */               \
-	X(peer_msgs_in)      /* inter-host messages delivered */            \
-	X(peer_window_full)  /* a channel's window was full: held back */   \
-	X(peer_unsupported)  /* a message a match host cannot carry out */\
-	X(peer_moves)        /* (front) categories moved between hosts */    \
-	X(peer_handoff_subs) /* subscriptions shipped to another host (DataTra) */\
-	X(peer_handoff_subs_in) /* subscriptions received from another host */\
-	X(peer_handoff_bad)  /* a handoff whose count differs: a bug, logged */\
-	X(peer_dropped_test) /* dropped on purpose (spated.peer_drop_ppm) */\
-	X(peer_hosts_down)   /* peers whose ZooKeeper membership ended */   \
-	X(peer_hosts_up)     /* peers that (re)joined with a new epoch */   \
-	X(peer_down_dropped) /* messages for a dead peer, dropped */         \
+	LINK_FOREACH_PEER_COUNTER(X)                                         \
 	X(failover_cats)     /* (front) categories rebuilt on another host */\
 	X(failover_subs)     /* (front) subscriptions sent for those rebuilds */\
 	X(failover_us)       /* (front) time the last rebuild took, us */    \
