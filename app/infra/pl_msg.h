@@ -102,6 +102,20 @@ struct pl_event {
 	uint32_t cats[PL_EVENT_CATS];
 };
 
+/* The event as the matcher and the engines take it, over pe's arrays. */
+static inline struct spate_event pl_event_view(const struct pl_event *pe)
+{
+	return (struct spate_event){
+		.id = pe->id,
+		.lon = pe->lon,
+		.lat = pe->lat,
+		.n_kw = pe->n_kw,
+		.n_attr = pe->n_attr,
+		.kw = pe->kw,
+		.attr = pe->attr,
+	};
+}
+
 /* An interned subscription with its arrays inline (pointers fixed up by
  * the receiver, which keeps its own copy). */
 struct pl_sub {

@@ -122,15 +122,7 @@ static int encode(struct stage_link *s, uint32_t w, const struct pl_msg *m,
 	switch (m->type) {
 	case PL_EVENT: {
 		const struct pl_event *pe = &m->u.ev;
-		struct spate_event ev = {
-			.id = pe->id,
-			.lon = pe->lon,
-			.lat = pe->lat,
-			.n_kw = pe->n_kw,
-			.n_attr = pe->n_attr,
-			.kw = pe->kw,
-			.attr = pe->attr,
-		};
+		struct spate_event ev = pl_event_view(pe);
 		/* only a move sets several apart: then CREATEs come first */
 		for (uint16_t i = 0; i < pe->n_cat && rc == 0; i++)
 			rc = announce(s, out, ch, pe->cats[i], w);

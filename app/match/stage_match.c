@@ -157,19 +157,6 @@ static void reply(struct stage_match *s, const struct pl_reply *r, int code)
 	notifier_reply(s->nt, r->to, r->req_type, code, r->req_seq, r->id);
 }
 
-static struct spate_event event_view(const struct pl_event *pe)
-{
-	return (struct spate_event){
-		.id = pe->id,
-		.lon = pe->lon,
-		.lat = pe->lat,
-		.n_kw = pe->n_kw,
-		.n_attr = pe->n_attr,
-		.kw = pe->kw,
-		.attr = pe->attr,
-	};
-}
-
 static void match_in(struct stage_match *s, struct mcat *e, const struct spate_event *ev)
 {
 	spated_cnt.cats_visited++;
@@ -240,7 +227,7 @@ static void execute(struct stage_match *s, struct mcat *e, struct pl_msg *m, uin
 {
 	switch (m->type) {
 	case PL_EVENT: {
-		struct spate_event ev = event_view(&m->u.ev);
+		struct spate_event ev = pl_event_view(&m->u.ev);
 		match_in(s, e, &ev);
 		notify(s, ev.id);
 		break;
@@ -391,7 +378,7 @@ static void feedback(struct stage_match *s, const struct pl_event *pe, const uin
 
 static void on_event(struct stage_match *s, struct pl_msg *m)
 {
-	struct spate_event ev = event_view(&m->u.ev);
+	struct spate_event ev = pl_event_view(&m->u.ev);
 	uint32_t hit[PL_EVENT_CATS];
 	uint16_t n_hit = 0;
 
