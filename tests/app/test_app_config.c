@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_conf.h"
 #include "check.h"
 #include "config/config.h"
 #include "config/spated_params.h"
@@ -22,16 +23,7 @@ static struct spated_conf conf;
  * return value, its message in err. */
 static int load(const char *text)
 {
-	FILE *f = fopen(conf_path, "w");
-
-	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
-		perror(conf_path);
-		exit(2);
-	}
-	spated_conf_free(&conf);
-	spated_conf_default(&conf);
-	err[0] = '\0';
-	return spated_conf_load(&conf, conf_path, err, sizeof(err));
+	return app_conf_load_text(&conf, conf_path, text, err, sizeof(err));
 }
 
 static int loadf(const char *fmt, ...)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_conf.h"
 #include "check.h"
 #include "config/config.h"
 #include "config/spated_params.h"
@@ -37,15 +38,7 @@ static int loadf(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	FILE *f = fopen(conf_path, "w");
-	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
-		perror(conf_path);
-		exit(2);
-	}
-	spated_conf_free(&conf);
-	spated_conf_default(&conf);
-	err[0] = '\0';
-	return spated_conf_load(&conf, conf_path, err, sizeof(err));
+	return app_conf_load_text(&conf, conf_path, text, err, sizeof(err));
 }
 
 /* "a.b.c" as nested libconfig groups around `inner`: "a: { b: { c = 1; }; };". */
