@@ -76,27 +76,17 @@ PY
 # its veth (and the extra vdevs first: the front's pcap port), its EAL
 # lcores mapped by LCORES_MAP ("0@1"); waits for its ready line (60 s).
 mhb_spated() {
-	local name=$1 conf=$2 log=$3 map=$4 mem=$5 i
+	local name=$1 conf=$2 log=$3 map=$4 mem=$5 v rc=0
 	shift 5
 	local vdevs=()
 	for v in "$@"; do vdevs+=("--vdev=$v"); done
-	NETNS_PREFIXES="$NETNS_PREFIXES $MHB_NAME-$name"
-	# a fresh log: an old one's ready line must not be taken for this
-	# spated's (a SIGUSR1 before its handler is installed ends it)
-	rm -f "$log"
-	ip netns exec "$(mhb_ns "$name")" "$MHB_BUILD/app/spated" -c "$conf" -- \
+	NETNS_SPATED_BIN=$MHB_BUILD/app/spated netns_spated_in "$(mhb_ns "$name")" \
+		"$MHB_NAME-$name" "$log" 60 -c "$conf" -- \
 		--no-huge -m "$mem" --no-pci --file-prefix="$MHB_NAME-$name" --lcores="$map" \
-		"${vdevs[@]}" --vdev="net_af_packet0,iface=$(mhb_if "$name")" >"$log" 2>&1 &
-	MHB_PID[$name]=$!
+		"${vdevs[@]}" --vdev="net_af_packet0,iface=$(mhb_if "$name")" || rc=1
+	MHB_PID[$name]=$NETNS_RUN_PID
 	MHB_LOG[$name]=$log
-	netns_track "$!"
-	for i in $(seq 1 600); do
-		grep -q '^spated: ready' "$log" 2>/dev/null && return 0
-		kill -0 "${MHB_PID[$name]}" 2>/dev/null || { tail -n 20 "$log" >&2; return 1; }
-		sleep 0.1
-	done
-	tail -n 20 "$log" >&2
-	return 1
+	return $rc
 }
 
 # mhb_stats NAME: host NAME's fresh counters line (SIGUSR1).

@@ -4,6 +4,7 @@
 #   netns_install_trap          # cleanup on EXIT, INT, TERM
 #   netns_create                # two namespaces + a veth pair
 #   netns_spated_start LOG [spated args...]   # spated in the server ns
+#   netns_spated_in NS PREFIX LOG SECS ARGS...  # spated in any namespace
 #   netns_cli CMD...            # run a command in the client namespace
 #   netns_spated_stats          # SIGUSR1, print the fresh counters line
 #   netns_spated_stop           # SIGTERM, wait (bounded)
@@ -132,6 +133,38 @@ netns_srv() { ip netns exec "$NETNS_SRV" "$@"; }
 netns_srv_mac() { cat "/sys/class/net/$NETNS_SRV_IF/address" 2>/dev/null ||
 	netns_srv cat "/sys/class/net/$NETNS_SRV_IF/address"; }
 
+# netns_spated_in NS PREFIX LOG SECONDS SPATED_ARGS...: starts spated
+# ($NETNS_SPATED, or NETNS_SPATED_BIN when set) in namespace NS with
+# SPATED_ARGS (its own options, "--", the EAL ones), its output in LOG,
+# the EAL file PREFIX recorded for netns_cleanup; waits at most SECONDS
+# for the ready line. Sets NETNS_RUN_PID. On failure the log's tail goes
+# to stderr and it returns 1. Every script that starts spated in a
+# namespace comes through here.
+netns_spated_in() {
+	local ns=$1 prefix=$2 log=$3 secs=$4 i
+	shift 4
+	NETNS_PREFIXES="$NETNS_PREFIXES $prefix"
+	# a fresh log, before the start: the child truncates it only once it
+	# runs, and an old spated's ready line taken for this one's sends a
+	# SIGUSR1 before the handler is installed (it kills spated)
+	rm -f "$log"
+	ip netns exec "$ns" "${NETNS_SPATED_BIN:-$NETNS_SPATED}" "$@" >"$log" 2>&1 &
+	NETNS_RUN_PID=$!
+	netns_track "$NETNS_RUN_PID"
+	for i in $(seq 1 $((secs * 10))); do
+		grep -q '^spated: ready' "$log" 2>/dev/null && return 0
+		if ! kill -0 "$NETNS_RUN_PID" 2>/dev/null; then
+			netns_log "spated in $ns exited before it was ready:"
+			tail -n 40 "$log" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	netns_log "spated in $ns not ready after $secs s:"
+	tail -n 40 "$log" >&2
+	return 1
+}
+
 # netns_spated_start LOG [spated args before "--"...]
 # Starts spated in the server namespace on its veth and waits (at most
 # 30 s) for its ready line. EAL: no hugepages, no PCI, a file prefix of
@@ -139,35 +172,15 @@ netns_srv_mac() { cat "/sys/class/net/$NETNS_SRV_IF/address" 2>/dev/null ||
 # e.g. "--lcores=0@0,1@1,2@0" puts three lcores on two CPUs); the
 # af_packet kernel ring of NETNS_FRAMECNT frames (conf/demo.conf's 4096).
 netns_spated_start() {
-	local log=$1 i prefix
+	local log=$1 rc=0
 	shift
-	prefix=spate-$$-$_netns_n
-	NETNS_PREFIXES="$NETNS_PREFIXES $prefix"
 	NETNS_SPATED_LOG=$log
-	# a fresh log, before the start: the child truncates it only once it
-	# runs, and an old spated's ready line taken for this one's sends a
-	# SIGUSR1 before the handler is installed (it kills spated)
-	rm -f "$log"
-	ip netns exec "$NETNS_SRV" "$NETNS_SPATED" "$@" -- \
-		--no-huge -m 512 --no-pci --file-prefix="$prefix" ${NETNS_EAL_LCORES:--l 0} \
+	netns_spated_in "$NETNS_SRV" "spate-$$-$_netns_n" "$log" 30 "$@" -- \
+		--no-huge -m 512 --no-pci --file-prefix="spate-$$-$_netns_n" ${NETNS_EAL_LCORES:--l 0} \
 		--vdev="net_af_packet0,iface=$NETNS_SRV_IF,framecnt=${NETNS_FRAMECNT:-4096}${NETNS_VDEV_EXTRA:-}" \
-		${NETNS_EAL_EXTRA:-} >"$log" 2>&1 &
-	NETNS_SPATED_PID=$!
-	netns_track "$NETNS_SPATED_PID"
-	for i in $(seq 1 300); do
-		if grep -q '^spated: ready' "$log"; then
-			return 0
-		fi
-		if ! kill -0 "$NETNS_SPATED_PID" 2>/dev/null; then
-			netns_log "spated exited before it was ready:"
-			cat "$log" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
-	netns_log "spated not ready after 30 s:"
-	cat "$log" >&2
-	return 1
+		${NETNS_EAL_EXTRA:-} || rc=1
+	NETNS_SPATED_PID=$NETNS_RUN_PID
+	return $rc
 }
 
 # SIGUSR1 to spated, then print its new counters line (one JSON object).

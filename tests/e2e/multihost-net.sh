@@ -88,24 +88,12 @@ PY
 # ready line (30 s at most). Its pid is MH_PID[NAME].
 declare -A MH_PID
 mh_spated() {
-	local name=$1 conf=$2 log=$3 prefix=multihost-$$-$1 i
-	NETNS_PREFIXES="$NETNS_PREFIXES $prefix"
-	# a fresh log, before the start: the child truncates it only once it
-	# runs, and an old spated's ready line taken for this one's sends a
-	# SIGUSR1 before the handler is installed (it kills spated)
-	rm -f "$log"
-	ip netns exec "$(mh_ns "$name")" "$NETNS_SPATED" -c "$conf" -- \
+	local name=$1 conf=$2 log=$3 prefix=multihost-$$-$1 rc=0
+	netns_spated_in "$(mh_ns "$name")" "$prefix" "$log" 30 -c "$conf" -- \
 		--no-huge -m 512 --no-pci --file-prefix="$prefix" -l 0 \
-		--vdev="net_af_packet0,iface=$MH_TAG$name" >"$log" 2>&1 &
-	MH_PID[$name]=$!
-	netns_track "$!"
-	for i in $(seq 1 300); do
-		grep -q '^spated: ready' "$log" 2>/dev/null && return 0
-		kill -0 "${MH_PID[$name]}" 2>/dev/null || { cat "$log" >&2; return 1; }
-		sleep 0.1
-	done
-	cat "$log" >&2
-	return 1
+		--vdev="net_af_packet0,iface=$MH_TAG$name" || rc=1
+	MH_PID[$name]=$NETNS_RUN_PID
+	return $rc
 }
 
 # mh_stats NAME LOG: SIGUSR1 to host NAME's spated, print the fresh counters line.
