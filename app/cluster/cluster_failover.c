@@ -108,6 +108,7 @@ int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint3
 	for (uint32_t i = 0; i < n; i++) {
 		if (w[i] >= s->n_workers)
 			continue;
+		s->down |= 1ull << (w[i] % 64);
 		/* what waits for the dead worker will never be taken */
 		ring_out_discard(&s->to_match[w[i]]);
 		int moved = drt_cluster_worker_set(s->cl, w[i], false);
@@ -137,13 +138,18 @@ void stage_cluster_workers_up(struct stage_cluster *s, const uint32_t *w, uint32
 {
 	struct mark m = { 0, 0 };
 
-	for (uint32_t i = 0; i < n; i++)
-		if (w[i] < s->n_workers && !drt_cluster_worker_up(s->cl, w[i])) {
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t bit = 1ull << (w[i] % 64);
+		if (w[i] >= s->n_workers || !(s->down & bit))
+			continue;
+		s->down &= ~bit;
+		m.on |= bit;
+		if (!drt_cluster_worker_up(s->cl, w[i]))
 			drt_cluster_worker_set(s->cl, w[i], true);
-			m.on |= 1ull << (w[i] % 64);
-		}
+	}
 	/* categories left on them while every worker was down lost what was
-	 * sent meanwhile: the new incarnation gets them whole */
+	 * sent meanwhile: the new incarnation gets them whole (the last live
+	 * worker's too: the clustering never marked it down) */
 	if (m.on != 0) {
 		spate_idmap_foreach(s->cats, mark_rebuild, &m);
 		resend_marked(s);

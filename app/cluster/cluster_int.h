@@ -69,6 +69,9 @@ struct stage_cluster {
 	struct rte_ring **in;
 	uint32_t n_in, next_in;
 	uint32_t n_workers;
+	/* workers (bit w % 64) reported dead and not back yet, the last live
+	 * one too, which the clustering keeps (cluster_failover.c) */
+	uint64_t down;
 	struct ring_out *to_match;
 	struct tx_out to_tx;
 	struct rte_mempool *msg_pool;

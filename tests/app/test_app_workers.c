@@ -1,0 +1,693 @@
+/* test_app_workers.c - the cluster stage (app/cluster/) with three
+ * matching workers, on rings, without a port: which worker's ring each
+ * placed subscription goes to, the merges the clustering decides (the
+ * MOVE, EXPECT and MERGE messages on the right rings, in order, and
+ * their counters), correlation feedback gathered from the parts of an
+ * event, the balancing moves, the failover of dead workers and their
+ * return (stage_cluster_workers_down/up), the flow control that holds
+ * datagrams back (backlogs, message pool, the header's message count),
+ * the preload file and what the stage frees when it goes. Every
+ * expectation is exact: which message, for which category, naming what,
+ * on which worker's ring; the clustering's own view (the engine's
+ * category listing) and the category directory agree with it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+#include <urcu/urcu-qsbr.h>
+
+#include "app_eal.h"
+#include "check.h"
+#include "cluster/access.h"
+#include "cluster/category_dir.h"
+#include "cluster/stage_cluster.h"
+#include "conf/spate_conf.h"
+#include "infra/counters.h"
+#include "infra/pl_msg.h"
+#include "matcher/spate_matcher.h"
+#include "proto/spate_err.h"
+#include "proto/spate_proto.h"
+
+#define NW 3
+#define DEG SPATE_COORD_SCALE
+#define CLIENT 7
+#define SRC_IP 0x0a000002u
+#define SRC_PORT 40000
+#define MAX_OUT 64
+
+static struct rte_mempool *pkt_pool, *msg_pool;
+static struct rte_ring *in, *to_match[NW], *fb[NW], *to_tx;
+static struct category_dir *dir;
+static struct spate_conf common;
+static struct stage_cluster *cl;
+static struct spated_counters before;
+
+static void stage_start(uint32_t backlog_max, const char *preload, uint32_t cat_base)
+{
+	dir = category_dir_create();
+	struct stage_cluster_conf c = { .in = &in,
+					.n_in = 1,
+					.to_match = to_match,
+					.feedback = fb,
+					.n_workers = NW,
+					.to_tx = to_tx,
+					.msg_pool = msg_pool,
+					.pkt_pool = pkt_pool,
+					.dir = dir,
+					.common = &common,
+					.max_payload = 1472,
+					.backlog_max = backlog_max,
+					.preload = preload,
+					.cat_base = cat_base };
+	cl = dir ? stage_cluster_create(&c) : NULL;
+	if (cl == NULL) {
+		fprintf(stderr, "stage_cluster_create failed\n");
+		exit(2);
+	}
+}
+
+/* Every ring emptied: messages back to their pool, packets freed. */
+static void rings_empty(void)
+{
+	void *o = NULL;
+
+	for (uint32_t w = 0; w < NW; w++) {
+		while (rte_ring_dequeue(to_match[w], &o) == 0)
+			pl_msg_put(msg_pool, o);
+		while (rte_ring_dequeue(fb[w], &o) == 0)
+			pl_msg_put(msg_pool, o);
+	}
+	while (rte_ring_dequeue(to_tx, &o) == 0)
+		rte_pktmbuf_free(o);
+	while (rte_ring_dequeue(in, &o) == 0)
+		rte_pktmbuf_free(o);
+}
+
+static void stage_stop(void)
+{
+	stage_cluster_destroy(cl);
+	cl = NULL;
+	category_dir_destroy(dir);
+	rings_empty();
+}
+
+/* ---- in: datagrams as RX leaves them, feedback as workers send it ---- */
+
+struct dg {
+	uint8_t buf[2048];
+	struct spate_writer w;
+};
+
+static void dg_begin(struct dg *d, uint32_t seq)
+{
+	spate_writer_init(&d->w, d->buf, sizeof(d->buf), 0, CLIENT, seq);
+}
+
+/* Subscription id with keyword kw over [x0, x1] x [y0, y1] degrees. */
+static void dg_sub(struct dg *d, uint64_t id, const char *kw, int x0, int y0, int x1, int y1)
+{
+	struct spate_raw_sub rs;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.id = id;
+	rs.rect = (struct spate_rect){ x0 * DEG, y0 * DEG, x1 * DEG, y1 * DEG };
+	rs.n_kw = 1;
+	rs.kw[0] = (struct spate_str){ kw, (uint32_t)strlen(kw) };
+	rs.dest = (struct spate_dest){ SRC_IP, 5000 };
+	if (spate_put_sub_add(&d->w, &rs) != 0)
+		abort();
+}
+
+static void dg_queue(struct dg *d)
+{
+	size_t len = spate_writer_finish(&d->w);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pkt_pool);
+
+	if (m == NULL)
+		abort();
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), d->buf, len);
+	pkt_meta(m)->kind = PKT_DGRAM;
+	pkt_meta(m)->peer = (struct spate_dest){ SRC_IP, SRC_PORT };
+	pkt_meta(m)->rx_tsc = 0;
+	if (rte_ring_enqueue(in, m) != 0)
+		abort();
+}
+
+static unsigned int poll_once(void)
+{
+	spated_counters_sum(&before);
+	return stage_cluster_poll(cl);
+}
+
+/* One SUB_ADD in a datagram of its own (seq = id), polled. */
+static void add(uint64_t id, const char *kw, int x0, int y0, int x1, int y1)
+{
+	struct dg d;
+
+	dg_begin(&d, (uint32_t)id);
+	dg_sub(&d, id, kw, x0, y0, x1, y1);
+	dg_queue(&d);
+	CHECK_EQ_INT(poll_once(), 1);
+}
+
+static void del(uint64_t id)
+{
+	struct dg d;
+
+	dg_begin(&d, (uint32_t)id + 1000);
+	CHECK_EQ_INT(spate_put_sub_del(&d.w, id), 0);
+	dg_queue(&d);
+	CHECK_EQ_INT(poll_once(), 1);
+}
+
+/* An event at (x, y) degrees with keywords kw1 (and kw2, unless NULL). */
+static void event(uint64_t id, const char *kw1, const char *kw2, int x, int y)
+{
+	struct dg d;
+	struct spate_raw_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.id = id;
+	ev.lon = x * DEG;
+	ev.lat = y * DEG;
+	ev.kw[ev.n_kw++] = (struct spate_str){ kw1, (uint32_t)strlen(kw1) };
+	if (kw2 != NULL)
+		ev.kw[ev.n_kw++] = (struct spate_str){ kw2, (uint32_t)strlen(kw2) };
+	dg_begin(&d, (uint32_t)id);
+	CHECK_EQ_INT(spate_put_event(&d.w, &ev), 0);
+	dg_queue(&d);
+	CHECK_EQ_INT(poll_once(), 1);
+}
+
+/* Worker w's feedback for event part seq of `parts`: it matched in cats. */
+static void feedback(uint32_t w, uint32_t seq, uint16_t parts, const uint32_t *cats, uint16_t n)
+{
+	struct pl_msg *m = pl_msg_get(msg_pool, 1);
+
+	if (m == NULL)
+		abort();
+	m->type = PL_FEEDBACK;
+	m->cat = cats[0];
+	m->u.fb.origin = cats[0];
+	m->u.fb.seq = seq;
+	m->u.fb.parts = parts;
+	m->u.fb.n = n;
+	memcpy(m->u.fb.cats, cats, n * sizeof(*cats));
+	if (rte_ring_enqueue(fb[w], m) != 0)
+		abort();
+}
+
+/* ---- out: what the workers' rings hold ---- */
+
+struct out {
+	uint8_t type;
+	uint32_t cat, other;
+	uint64_t sub;      /* SUB_ADD/SUB_DEL: the subscription */
+	uint8_t answered;  /* SUB_ADD/SUB_DEL: a client is answered (reply set) */
+	uint32_t seq;      /* EVENT: the cluster's event number */
+	uint16_t parts, n; /* EVENT: parts, categories */
+	uint32_t cats[4];  /* EVENT: the first categories */
+	uint32_t n_kw;     /* SUB_ADD: keywords carried */
+	struct spate_rect rect;
+};
+
+/* Every message on worker w's ring, in order, freed. */
+static unsigned int take(uint32_t w, struct out *v, unsigned int max)
+{
+	void *o = NULL;
+	unsigned int n = 0;
+
+	while (rte_ring_dequeue(to_match[w], &o) == 0) {
+		struct pl_msg *m = o;
+		if (n < max) {
+			struct out *x = &v[n++];
+			memset(x, 0, sizeof(*x));
+			x->type = m->type;
+			x->cat = m->cat;
+			x->other = m->other;
+			if (m->type == PL_SUB_ADD || m->type == PL_SUB_DEL) {
+				x->sub = m->u.sub.sub.id;
+				x->answered = m->u.sub.reply.req_type != 0 ||
+					      m->u.sub.reply.to.ipv4 != 0 ||
+					      m->u.sub.reply.req_seq != 0;
+				x->n_kw = m->u.sub.sub.n_kw;
+				x->rect = m->u.sub.sub.rect;
+			}
+			if (m->type == PL_EVENT) {
+				x->seq = m->u.ev.seq;
+				x->parts = m->u.ev.parts;
+				x->n = m->u.ev.n_cat;
+				memcpy(x->cats, m->u.ev.cats, sizeof(x->cats));
+			}
+		}
+		pl_msg_put(msg_pool, m);
+	}
+	return n;
+}
+
+/* All three rings at once. */
+struct outs {
+	struct out v[NW][MAX_OUT];
+	unsigned int n[NW];
+};
+
+static void take_all(struct outs *o)
+{
+	for (uint32_t w = 0; w < NW; w++)
+		o->n[w] = take(w, o->v[w], MAX_OUT);
+}
+
+#define CHECK_MSG(o, type_, cat_, other_)        \
+	do {                                     \
+		CHECK_EQ_INT((o).type, type_);   \
+		CHECK_EQ_INT((o).cat, cat_);     \
+		CHECK_EQ_INT((o).other, other_); \
+	} while (0)
+
+#define CHECK_ADD(o, cat_, sub_, answered_)            \
+	do {                                           \
+		CHECK_EQ_INT((o).type, PL_SUB_ADD);    \
+		CHECK_EQ_INT((o).cat, cat_);           \
+		CHECK_EQ_INT((o).sub, sub_);           \
+		CHECK_EQ_INT((o).answered, answered_); \
+	} while (0)
+
+/* The datagram just polled placed one subscription: its SUB_ADD, the
+ * only message, on worker w's ring for category cat. */
+#define CHECK_PLACED(w, cat_, sub_)                                  \
+	do {                                                         \
+		struct outs o_;                                      \
+		take_all(&o_);                                       \
+		for (uint32_t k_ = 0; k_ < NW; k_++)                 \
+			CHECK_EQ_INT(o_.n[k_], k_ == (w) ? 1u : 0u); \
+		if (o_.n[w] == 1)                                    \
+			CHECK_ADD(o_.v[w][0], cat_, sub_, 1);        \
+	} while (0)
+
+#define CNT(field) (now.field - before.field)
+
+/* ---- the clustering's view and the directory ---- */
+
+struct cats_seen {
+	uint32_t n, id[32], worker[32], size[32];
+};
+
+static void cat_seen(void *ctx, const struct spate_category_info *ci)
+{
+	struct cats_seen *x = ctx;
+
+	if (x->n < 32) {
+		x->id[x->n] = ci->id;
+		x->worker[x->n] = ci->worker;
+		x->size[x->n] = ci->n_subs;
+		x->n++;
+	}
+}
+
+static struct cats_seen cats_now(void)
+{
+	struct cats_seen x = { 0 };
+
+	CHECK_EQ_INT(spate_matcher_categories(stage_cluster_matcher(cl), cat_seen, &x), 0);
+	return x;
+}
+
+/* The clustering holds category cat on worker w with size subscriptions. */
+#define CHECK_CAT(cat_, w_, size_)                          \
+	do {                                                \
+		struct cats_seen x_ = cats_now();           \
+		uint32_t i_ = 0;                            \
+		while (i_ < x_.n && x_.id[i_] != (cat_))    \
+			i_++;                               \
+		CHECK(i_ < x_.n);                           \
+		if (i_ < x_.n) {                            \
+			CHECK_EQ_INT(x_.worker[i_], w_);    \
+			CHECK_EQ_INT(x_.size[i_], size_);   \
+		}                                           \
+		CHECK_EQ_INT(dir_owner(cat_), (int)(w_));   \
+		CHECK_EQ_INT(dir_size(cat_), (int)(size_)); \
+	} while (0)
+
+static int dir_owner(uint32_t cat)
+{
+	uint32_t w;
+
+	return category_dir_owner(dir, cat, &w) == 0 ? (int)w : -1;
+}
+
+struct dir_find {
+	uint32_t cat;
+	int size;
+};
+
+static void dir_entry(void *ctx, uint32_t cat, uint32_t owner, uint32_t n_subs)
+{
+	struct dir_find *f = ctx;
+
+	(void)owner;
+	if (cat == f->cat)
+		f->size = (int)n_subs;
+}
+
+static int dir_size(uint32_t cat)
+{
+	struct dir_find f = { cat, -1 };
+
+	category_dir_visit(dir, dir_entry, &f);
+	return f.size;
+}
+
+/* ---- placement, merges, feedback, failover: one story ---- */
+
+/* Copies to the other fronts (a standby): while repl_ok is 0, everything
+ * the stage sends waits in its backlogs. */
+static int repl_ok;
+
+static void repl_add(void *ctx, const struct spate_raw_sub *rs, uint32_t owner)
+{
+	(void)ctx;
+	(void)rs;
+	(void)owner;
+}
+
+static void repl_del(void *ctx, uint64_t id, uint32_t owner)
+{
+	(void)ctx;
+	(void)id;
+	(void)owner;
+}
+
+static int repl_done(void *ctx)
+{
+	(void)ctx;
+	return repl_ok;
+}
+
+/* Subscriptions of category cat sent again (unanswered) in o, as a set. */
+static uint64_t resent_mask(const struct out *o, unsigned int n, uint32_t cat)
+{
+	uint64_t m = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (o[i].type == PL_SUB_ADD && o[i].cat == cat && !o[i].answered)
+			m |= 1ull << o[i].sub;
+	return m;
+}
+
+/* Three workers, cmax 4. Subscriptions 1 "a" [40,42]^2, 2 "b" [0,2]^2,
+ * 3 "c" [1,3]^2 and 4 "d" [-42,-40]^2 are dissimilar (SpatialSim of the
+ * overlapping b and c: 4/9): four categories, 1-4, spread over the
+ * workers holding the fewest (0, 1, 2, then 0 again). */
+static void test_place(void)
+{
+	add(1, "a", 40, 40, 42, 42);
+	CHECK_PLACED(0, 1, 1);
+	add(2, "b", 0, 0, 2, 2);
+	CHECK_PLACED(1, 2, 2);
+	add(3, "c", 1, 1, 3, 3);
+	CHECK_PLACED(2, 3, 3);
+	add(4, "d", -42, -42, -40, -40);
+	CHECK_PLACED(0, 4, 4);
+	/* the same place and keyword as 1: into category 1 */
+	add(10, "a", 40, 40, 42, 42);
+	CHECK_PLACED(0, 1, 10);
+	CHECK_CAT(1, 0, 2);
+	CHECK_CAT(2, 1, 1);
+	CHECK_CAT(3, 2, 1);
+	CHECK_CAT(4, 0, 1);
+	/* and out again: a SUB_DEL for its category, answered, the size back */
+	del(10);
+	struct outs o;
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 1);
+	CHECK_EQ_INT(o.n[1] + o.n[2], 0);
+	CHECK_MSG(o.v[0][0], PL_SUB_DEL, 1, 0);
+	CHECK_EQ_INT(o.v[0][0].sub, 10);
+	CHECK_EQ_INT(o.v[0][0].answered, 1);
+	CHECK_CAT(1, 0, 1);
+}
+
+/* An event in b and c's overlap goes in two parts (workers 1 and 2) with
+ * one sequence number; once both workers' feedback is in, categories 2
+ * and 3 are correlated (across workers). Worker 0 says 1 and 4 matched
+ * one event together (one part): correlated on one worker. */
+static uint32_t test_feedback(void)
+{
+	struct outs o;
+	struct spated_counters now;
+
+	event(100, "b", "c", 1, 1);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(events), 1);
+	CHECK_EQ_INT(CNT(events_routed), 2);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 0);
+	CHECK_EQ_INT(o.n[1], 1);
+	CHECK_EQ_INT(o.n[2], 1);
+	uint32_t seq = o.v[1][0].seq;
+	for (uint32_t w = 1; w < NW && o.n[w] == 1; w++) {
+		CHECK_EQ_INT(o.v[w][0].type, PL_EVENT);
+		CHECK_EQ_INT(o.v[w][0].seq, seq);
+		CHECK_EQ_INT(o.v[w][0].parts, 2);
+		CHECK_EQ_INT(o.v[w][0].n, 1);
+		CHECK_EQ_INT(o.v[w][0].cats[0], w + 1);
+	}
+	/* an event in category 1 alone: one part */
+	event(101, "a", NULL, 41, 41);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 1);
+	CHECK_EQ_INT(o.n[1] + o.n[2], 0);
+	if (o.n[0] == 1) {
+		CHECK_EQ_INT(o.v[0][0].parts, 1);
+		CHECK_EQ_INT(o.v[0][0].seq, seq + 1);
+		CHECK_EQ_INT(o.v[0][0].cats[0], 1);
+	}
+	const uint32_t two[] = { 2 }, three[] = { 3 }, one_four[] = { 1, 4 };
+	feedback(1, seq, 2, two, 1);
+	feedback(2, seq, 2, three, 1);
+	feedback(0, seq + 1, 1, one_four, 2);
+	CHECK_EQ_INT(poll_once(), 0);
+	/* every feedback message taken and given back */
+	for (uint32_t w = 0; w < NW; w++)
+		CHECK_EQ_INT(rte_ring_count(fb[w]), 0);
+	return seq;
+}
+
+/* Over cmax, the clustering merges the most correlated pair: first 1
+ * and 4 on worker 0 (CD = 0: the largest MergeJudgePara, in the node),
+ * then 2 into 3 across workers (moved first: EXPECT to the new owner,
+ * MOVE to the old, then MERGE). */
+static void test_merges(void)
+{
+	struct outs o;
+	struct spated_counters now;
+
+	/* 5 "e" [-2,40]..: a new category (5) on worker 1, the emptiest;
+	 * then 1 merges into 4 (equal sizes: into the partner) */
+	add(5, "e", -20, 60, -18, 62);
+	spated_counters_sum(&now);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 1);
+	CHECK_EQ_INT(o.n[1], 1);
+	CHECK_EQ_INT(o.n[2], 0);
+	CHECK_ADD(o.v[1][0], 5, 5, 1);
+	CHECK_MSG(o.v[0][0], PL_MERGE, 4, 1);
+	CHECK_EQ_INT(CNT(merge_subs_in_node), 1);
+	CHECK_EQ_INT(CNT(merges_between), 0);
+	CHECK_EQ_INT(CNT(merge_subs_between), 0);
+	CHECK_CAT(4, 0, 2);
+	CHECK_CAT(5, 1, 1);
+	CHECK_EQ_INT(dir_owner(1), -1); /* gone from the directory */
+
+	/* 6 "f": category 6 on worker 2; 2 merges into 3 across workers */
+	add(6, "f", 60, -20, 62, -18);
+	spated_counters_sum(&now);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 0);
+	CHECK_EQ_INT(o.n[1], 1);
+	CHECK_EQ_INT(o.n[2], 3);
+	CHECK_MSG(o.v[1][0], PL_MOVE, 2, 2);
+	CHECK_ADD(o.v[2][0], 6, 6, 1);
+	CHECK_MSG(o.v[2][1], PL_EXPECT, 2, 1);
+	CHECK_MSG(o.v[2][2], PL_MERGE, 3, 2);
+	CHECK_EQ_INT(CNT(merges_between), 1);
+	CHECK_EQ_INT(CNT(merge_subs_between), 1);
+	CHECK_EQ_INT(CNT(merge_subs_in_node), 0);
+	CHECK_CAT(3, 2, 2);
+	CHECK_CAT(6, 2, 1);
+	CHECK_EQ_INT(dir_owner(2), -1);
+
+	/* subscription 2 was placed in 2: its delete goes to 3 now */
+	add(7, "b", 0, 0, 2, 2);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[2], 1);
+	CHECK_ADD(o.v[2][0], 3, 7, 1);
+	del(7);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[2], 1);
+	CHECK_MSG(o.v[2][0], PL_SUB_DEL, 3, 0);
+	CHECK_CAT(3, 2, 2);
+}
+
+/* Worker 1 dies (3, out of range, is ignored). Category 5 goes to the
+ * live worker holding the fewest (0), and 3 came from worker 1 (the
+ * merge moved 2 from it): both are sent again whole, unanswered. What
+ * was still waiting for worker 1 (an event part, held back behind a
+ * subscription change not yet copied to the other fronts) is dropped. */
+static void test_down(void)
+{
+	struct outs o;
+	struct spated_counters now;
+	const uint32_t dead[] = { 1, 3 };
+
+	stage_cluster_set_repl(cl, repl_add, repl_del, repl_done, NULL);
+	repl_ok = 0;
+	add(11, "a", 40, 40, 42, 42);   /* held: into category 4 on worker 0 */
+	event(102, "e", NULL, -19, 61); /* held: category 5, worker 1 */
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 0);
+	spated_counters_sum(&before);
+	CHECK_EQ_INT(stage_cluster_workers_down(cl, dead, 2), 0);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(failover_cats), 1);
+	CHECK_EQ_INT(CNT(failover_subs), 3);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 0); /* still held */
+	repl_ok = 1;
+	CHECK_EQ_INT(poll_once(), 0);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[1], 0); /* the event part is gone */
+	CHECK_EQ_INT(o.n[0], 2);
+	CHECK_ADD(o.v[0][0], 4, 11, 1);
+	CHECK_ADD(o.v[0][1], 5, 5, 0);
+	CHECK_EQ_INT(o.v[0][1].n_kw, 1);
+	CHECK_EQ_INT(o.v[0][1].rect.min_lon, -20 * DEG);
+	CHECK_EQ_INT(o.v[0][1].rect.max_lat, 62 * DEG);
+	CHECK_EQ_INT(o.n[2], 2);
+	CHECK_EQ_INT(resent_mask(o.v[2], o.n[2], 3), 1ull << 2 | 1ull << 3);
+	CHECK_CAT(5, 0, 1);
+	CHECK_CAT(3, 2, 2);
+	stage_cluster_set_repl(cl, NULL, NULL, NULL, NULL);
+
+	/* worker 1 down again: nothing moves, nothing is sent */
+	spated_counters_sum(&before);
+	CHECK_EQ_INT(stage_cluster_workers_down(cl, dead, 1), 0);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(failover_cats), 0);
+	take_all(&o);
+	/* 3 came from worker 1: sent again, nothing else */
+	CHECK_EQ_INT(o.n[0] + o.n[1], 0);
+	CHECK_EQ_INT(o.n[2], 2);
+	CHECK_EQ_INT(resent_mask(o.v[2], o.n[2], 3), 1ull << 2 | 1ull << 3);
+	/* a new subscription does not go to the dead worker */
+	add(12, "g", -60, -20, -58, -18);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[1], 0);
+	CHECK_EQ_INT(o.n[0] + o.n[2], 1);
+}
+
+/* Workers 0 and 2 die too: 0's categories go to 2, the last, which
+ * stays (unreachable: -SPATE_E_BAD_ID). When all three come back (new,
+ * empty incarnations), every category on them is sent whole, and the
+ * load period ends a second later so that balancing gives them work. */
+static void test_all_down(void)
+{
+	struct outs o;
+	struct spated_counters now;
+	const uint32_t dead[] = { 0, 2 }, back[] = { 0, 1, 2 };
+
+	spated_counters_sum(&before);
+	CHECK_EQ_INT(stage_cluster_workers_down(cl, dead, 2), -SPATE_E_BAD_ID);
+	spated_counters_sum(&now);
+	struct cats_seen x = cats_now();
+	uint64_t subs = 0, moved = 0, cats = 0;
+	for (uint32_t i = 0; i < x.n; i++) {
+		CHECK_EQ_INT(x.worker[i], 2);
+		subs += x.size[i];
+	}
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0] + o.n[1], 0);
+	for (unsigned int i = 0; i < o.n[2]; i++) {
+		CHECK_EQ_INT(o.v[2][i].type, PL_SUB_ADD);
+		CHECK_EQ_INT(o.v[2][i].answered, 0);
+		moved += o.v[2][i].cat != 3 && o.v[2][i].cat != 6;
+		unsigned int k = 0;
+		while (k < i && o.v[2][k].cat != o.v[2][i].cat)
+			k++;
+		cats += k == i; /* the first of its category */
+	}
+	/* categories 4 (1, 4, 11), 5 (5) and 12's moved from 0 */
+	CHECK_EQ_INT(moved, o.n[2]);
+	CHECK_EQ_INT(CNT(failover_subs), o.n[2]);
+	CHECK(cats >= 2);
+	CHECK_EQ_INT(CNT(failover_cats), cats);
+
+	spated_counters_sum(&before);
+	stage_cluster_workers_up(cl, back, 3);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(failover_cats), x.n);
+	CHECK_EQ_INT(CNT(failover_subs), subs);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0] + o.n[1], 0);
+	CHECK_EQ_INT(o.n[2], subs);
+	/* the load period ends within a second or so: wait for it */
+	uint64_t end = rte_get_timer_cycles() + 20 * rte_get_timer_hz();
+	do {
+		poll_once();
+		spated_counters_sum(&now);
+	} while (now.rebalances_up == before.rebalances_up && rte_get_timer_cycles() < end);
+	CHECK_EQ_INT(CNT(rebalances_up), 1);
+	/* and only once */
+	poll_once();
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(rebalances_up), 0);
+	rings_empty();
+}
+
+int main(void)
+{
+	app_eal_start("app-workers");
+	urcu_qsbr_register_thread();
+	spated_counters_bind(rte_lcore_id());
+	spate_conf_default(&common);
+	common.matcher.params.drt.cmax = 4;
+	struct ops_conf oc;
+	ops_conf_default(&oc);
+	spated_access = access_create(&oc);
+	pkt_pool = rte_pktmbuf_pool_create("app_wk_pkts", 255, 0, PKT_META_SIZE,
+					   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	msg_pool = rte_mempool_create("app_wk_msgs", 1023, sizeof(struct pl_msg), 0, 0, NULL, NULL,
+				      NULL, NULL, SOCKET_ID_ANY, 0);
+	in = rte_ring_create("app_wk_in", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	to_tx = rte_ring_create("app_wk_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	for (uint32_t w = 0; w < NW; w++) {
+		char name[32];
+		snprintf(name, sizeof(name), "app_wk_m%u", w);
+		to_match[w] =
+			rte_ring_create(name, 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "app_wk_f%u", w);
+		fb[w] = rte_ring_create(name, 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (to_match[w] == NULL || fb[w] == NULL)
+			return 2;
+	}
+	if (!spated_access || !pkt_pool || !msg_pool || !in || !to_tx) {
+		fprintf(stderr, "setup failed\n");
+		return 2;
+	}
+	stage_start(1024, NULL, 0);
+	test_place();
+	test_feedback();
+	test_merges();
+	test_down();
+	test_all_down();
+	stage_stop();
+	access_destroy(spated_access);
+	urcu_qsbr_unregister_thread();
+	return check_summary("app_workers");
+}
