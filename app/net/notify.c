@@ -160,10 +160,12 @@ static void open_datagram(struct notifier *n, struct receiver *r)
 }
 
 /* Send r's open datagram and start the next one (it stays on the open
- * list). */
+ * list). An empty one is not sent: receivers refuse a count of 0, and it
+ * is empty only when max_payload fits not even the message at hand. */
 static void next_datagram(struct notifier *n, struct receiver *r)
 {
-	close_datagram(n, r);
+	if (r->w.count > 0)
+		close_datagram(n, r);
 	r->open = 1;
 	spate_writer_init(&r->w, r->buf, n->max_payload, SPATE_FLAG_SERVER, 0, 0);
 }

@@ -4,10 +4,14 @@
  * datagrams within the payload and message limits with every id kept in
  * order; replies share the open datagram; each receiver has its own
  * sequence from 1; matches are grouped by destination, ids ascending; a
- * receiver evicted from a full set has its open datagram sent first. */
+ * receiver evicted from a full set has its open datagram sent first.
+ * Allocations are tracked (alloc_track.h): a notifier that cannot be
+ * made or cannot grow its match scratch fails cleanly and leaks nothing,
+ * and destroying one frees every block it had. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_track.h"
 #include "check.h"
 #include "infra/counters.h"
 #include "net/notify.h"
@@ -43,6 +47,8 @@ static uint32_t seq_of(const struct sent *s)
 
 	CHECK_EQ_INT(spate_hdr_decode(s->buf, s->len, &lim, &h), 0);
 	CHECK_EQ_INT(h.flags, SPATE_FLAG_SERVER);
+	CHECK_EQ_INT(h.client_id, 0); /* the server speaks as nobody's client */
+	CHECK(h.count >= 1);          /* an empty datagram is refused (count 0) */
 	return h.seq;
 }
 
@@ -281,6 +287,122 @@ static void test_evict(void)
 	notifier_destroy(nt);
 }
 
+/* Every allocation of notifier_create failing in turn: NULL, nothing
+ * leaked. A match scratch that cannot grow: -SPATE_E_NO_MEMORY, nothing
+ * queued, and the notifier goes on working; one that has grown is
+ * reused. notifier_destroy frees every block. */
+static void test_alloc(void)
+{
+	long live0 = n_live;
+	struct notifier *nt = NULL;
+	long k;
+
+	for (k = 1; k < 10 && nt == NULL; k++) {
+		allocs = 0;
+		fail_at = k;
+		nt = notifier_create(1472, 64, capture, &n_out);
+		fail_at = 0;
+		if (nt == NULL)
+			CHECK_EQ_INT(n_live, live0);
+	}
+	CHECK_EQ_INT(k, 4); /* the third allocation is not one of create's */
+	if (nt == NULL)
+		return;
+
+	/* 600 matches of three receivers, in no order */
+	enum { N = 600 };
+	static struct spate_sub subs[N];
+	struct spate_matchvec mv = { 0 };
+	for (int i = 0; i < N; i++) {
+		memset(&subs[i], 0, sizeof(subs[i]));
+		subs[i].id = (uint64_t)((i * 7919) % N) + 1;
+		subs[i].dest =
+			(struct spate_dest){ 0x0a000010u + (uint32_t)(subs[i].id % 3), 7000 };
+		CHECK_EQ_INT(spate_matchvec_push(&mv, &subs[i]), 0);
+	}
+	/* the pairs, then the ids cannot grow */
+	for (k = 1; k <= 2; k++) {
+		n_out = 0;
+		allocs = 0;
+		fail_at = k;
+		CHECK_EQ_INT(notifier_add_matches(nt, 5, &mv), -SPATE_E_NO_MEMORY);
+		fail_at = 0;
+		notifier_flush(nt);
+		CHECK_EQ_INT(n_out, 0);
+	}
+	for (int round = 0; round < 2; round++) {
+		n_out = 0;
+		allocs = 0;
+		CHECK_EQ_INT(notifier_add_matches(nt, 6 + (uint64_t)round, &mv), 0);
+		if (round == 1)
+			CHECK_EQ_INT(allocs, 0); /* grown once, reused */
+		notifier_flush(nt);
+		/* each receiver its 200 ids, ascending, over as many messages
+		 * and datagrams as it takes */
+		uint64_t next[3] = { 3, 1, 2 }; /* the next id each receiver must see */
+		for (unsigned int d = 0; d < n_out && d < MAXD; d++) {
+			static struct spate_msg m[64];
+			unsigned int r = out[d].to.ipv4 - 0x0a000010u;
+			CHECK(r < 3 && out[d].to.port == 7000);
+			unsigned int nm = msgs_of(&out[d], m, 64);
+			for (unsigned int i = 0; i < nm && r < 3; i++) {
+				CHECK_EQ_INT(m[i].type, SPATE_MSG_NOTIFY);
+				CHECK_EQ_INT(m[i].u.notify.event_id, 6 + (uint64_t)round);
+				for (uint16_t j = 0; j < m[i].u.notify.n_subs; j++) {
+					CHECK_EQ_INT(spate_notify_id(&m[i].u.notify, j), next[r]);
+					next[r] += 3;
+				}
+			}
+		}
+		CHECK_EQ_INT(next[0], N + 3);
+		CHECK_EQ_INT(next[1], N + 1);
+		CHECK_EQ_INT(next[2], N + 2);
+	}
+	spate_matchvec_free(&mv);
+	notifier_destroy(nt);
+	CHECK_EQ_INT(n_live, live0);
+	CHECK_EQ_INT(bad_frees, 0);
+	CHECK_EQ_INT(overruns, 0);
+}
+
+/* A payload too small for what is queued: nothing is sent for it, and
+ * never an empty datagram (its count of 0 is refused). 36 bytes hold an
+ * ACK (16 + 20) but no NOTIFY with an id (16 + 24). */
+static void test_tiny(void)
+{
+	struct notifier *nt = notifier_create(SPATE_HDR_LEN + 20, 64, capture, &n_out);
+	struct spate_dest a = { 0x0a000002, 5000 };
+	uint64_t id = 9;
+	struct spate_msg m[2];
+	struct spated_counters before, now;
+
+	spated_counters_sum(&before);
+	n_out = 0;
+	notifier_add(nt, a, 1, &id, 1);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 0);
+	notifier_add(nt, a, 1, &id, 1);
+	notifier_reply(nt, a, SPATE_MSG_SUB_ADD, 0, 5, 6);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 1);
+	CHECK_EQ_INT(seq_of(&out[0]), 1);
+	CHECK_EQ_INT(msgs_of(&out[0], m, 2), 1);
+	CHECK_EQ_INT(m[0].type, SPATE_MSG_ACK);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.notify_dgrams - before.notify_dgrams, 1);
+	CHECK_EQ_INT(now.notify_msgs - before.notify_msgs, 0);
+	notifier_destroy(nt);
+	/* room for nothing at all */
+	nt = notifier_create(SPATE_HDR_LEN, 64, capture, &n_out);
+	n_out = 0;
+	notifier_add(nt, a, 1, &id, 1);
+	notifier_reply(nt, a, SPATE_MSG_SUB_ADD, 0, 5, 6);
+	notifier_reply(nt, a, SPATE_MSG_SUB_DEL, SPATE_E_UNKNOWN_ID, 5, 6);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 0);
+	notifier_destroy(nt);
+}
+
 int main(void)
 {
 	out = calloc(MAXD, sizeof(*out));
@@ -289,6 +411,8 @@ int main(void)
 	test_split();
 	test_matches();
 	test_evict();
+	test_alloc();
+	test_tiny();
 	free(out);
 	return check_summary("app_notify");
 }
