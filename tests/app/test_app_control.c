@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include <linux/sockios.h>
 
 #include <libconfig.h>
 #include <math.h>
@@ -24,6 +27,7 @@
 #include "check.h"
 #include "config/config.h"
 #include "control/control.h"
+#include "control/ctl_cmd.h"
 #include "infra/counters.h"
 #include "infra/debug_stall.h"
 #include "infra/latency.h"
@@ -53,6 +57,9 @@ static void *client(void *arg)
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		/* a control thread that is stuck fails the check, not the run */
+		struct timeval tv = { 30, 0 };
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		(void)!write(fd, a->line, a->len);
 		shutdown(fd, SHUT_WR);
 		ssize_t n;
@@ -461,27 +468,326 @@ static void test_show(void)
 	CHECK_ASK("journal compact", "error\nno journal configured (journal.path)\n");
 }
 
-/* A client that connects and says nothing is cut after 5 s, each slot
- * watched (the first connection takes slot 0). */
-static void test_deadline(void)
+/* ---- clients of their own: slow, hasty, many, in a chosen order ---- */
+
+/* Two commands of the test's own (ctl_cmd.h): an answer of any size,
+ * and a data-plane command whose runs are recorded in order. */
+static int cmd_bulk(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	long n = atol(r->argv[0]);
+
+	(void)err;
+	(void)errlen;
+	for (long i = 0; i < n; i++)
+		fputc(i % 64 == 63 ? '\n' : 'a' + (int)(i % 26), o->f);
+	return 0;
+}
+
+static struct ctl_cmd bulk_cmd = {
+	.path = "test bulk",
+	.min_args = 1,
+	.max_args = 1,
+	.usage = "test bulk BYTES",
+	.help = "(test) an answer of BYTES bytes",
+	.fn = cmd_bulk,
+	.rank = 1000,
+};
+CTL_COMMAND(bulk_cmd)
+
+static long dp_ran[16];
+static int n_dp_ran;
+
+static int cmd_dp(struct ctl_req *r, struct ctl_out *o, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	if (n_dp_ran < 16)
+		dp_ran[n_dp_ran++] = atol(r->argv[0]);
+	ctl_out_str(o, "tag", r->argv[0]);
+	return 0;
+}
+
+static struct ctl_cmd dp_cmd = {
+	.path = "test dp",
+	.min_args = 1,
+	.max_args = 1,
+	.usage = "test dp TAG",
+	.help = "(test) runs on the data plane",
+	.fn = cmd_dp,
+	.on_dp = true,
+	.rank = 1001,
+};
+CTL_COMMAND(dp_cmd)
+
+/* Is the answer s (n bytes) "ok\n" and then `test bulk bytes`'s? */
+static bool bulk_ok(const char *s, size_t n, long bytes)
+{
+	if (n != 3 + (size_t)bytes || memcmp(s, "ok\n", 3) != 0)
+		return false;
+	for (long i = 0; i < bytes; i++)
+		if (s[3 + i] != (i % 64 == 63 ? '\n' : 'a' + (int)(i % 26)))
+			return false;
+	return true;
+}
+
+static int cl_connect(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	char buf[256];
-	ssize_t n = 0, r;
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
-	CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-	struct timeval tv = { 8, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while ((r = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
-		n += r;
-	buf[n > 0 ? n : 0] = '\0';
-	CHECK(strcmp(buf, "error\ntimed out: no whole request line within 5 s\n") == 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	CHECK(fd >= 0);
+	return fd;
+}
+
+/* Send s and wait until the server has read it all (nothing left in
+ * the socket: SIOCOUTQ), the data plane served meanwhile when dp. */
+static void cl_send(int fd, const char *s, bool dp)
+{
+	int outq = 1;
+
+	CHECK_EQ_INT(write(fd, s, strlen(s)), (long)strlen(s));
+	for (int i = 0; i < 200000 && ioctl(fd, SIOCOUTQ, &outq) == 0 && outq > 0; i++) {
+		if (dp)
+			control_poll();
+		usleep(100);
+	}
+	CHECK_EQ_INT(outq, 0);
+}
+
+/* Read until the server closes (at most cap - 1 bytes kept, a NUL
+ * after them); the data plane served meanwhile when dp. Bounded: 30 s. */
+static size_t cl_read_all(int fd, char *buf, size_t cap, bool dp)
+{
+	size_t got = 0;
+	char sink[4096];
+
+	for (int i = 0; i < 300000; i++) {
+		char *to = got < cap - 1 ? buf + got : sink;
+		size_t room = got < cap - 1 ? cap - 1 - got : sizeof(sink);
+		ssize_t n = recv(fd, to, room, MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n > 0) {
+			got += to == sink ? 0 : (size_t)n;
+			continue;
+		}
+		if (dp)
+			control_poll();
+		usleep(100);
+	}
+	buf[got] = '\0';
+	return got;
+}
+
+/* Wait until counter `name` has moved by `by` since `from` (bounded). */
+#define WAIT_COUNTER(from, name, by)                                                    \
+	do {                                                                            \
+		struct spated_counters now_;                                            \
+		spated_counters_sum(&now_);                                             \
+		for (int i_ = 0; i_ < 100000 && now_.name - (from).name < (by); i_++) { \
+			usleep(100);                                                    \
+			spated_counters_sum(&now_);                                     \
+		}                                                                       \
+		CHECK_EQ_INT(now_.name - (from).name, by);                              \
+	} while (0)
+
+/* A client that reads slowly does not hold up the others: its answer
+ * (larger than any socket buffer) is sent as it takes it, whole and in
+ * order. One that hangs up in the middle of its answer is counted
+ * (ctl_hangups), and costs no signal. */
+static void test_slow_reader(void)
+{
+	static char big[1100000];
+	struct spated_counters c0;
+	char first[3];
+
+	spated_counters_sum(&c0);
+	int a = cl_connect();
+	cl_send(a, "test bulk 1000000\n", false);
+	CHECK_EQ_INT(recv(a, first, 3, MSG_WAITALL), 3); /* the answer has begun */
+	CHECK(memcmp(first, "ok\n", 3) == 0);
+	/* a stalls; b is served meanwhile */
+	CHECK_ASK("get access.burst", "ok\naccess.burst: 250\n");
+	CHECK_ASK("test bulk 100",
+		  "ok\nabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk\n"
+		  "mnopqrstuvwxyzabcdefghijklmnopqrstuv");
+	memcpy(big, "ok\n", 3);
+	size_t n = cl_read_all(a, big + 3, sizeof(big) - 3, false);
+	CHECK(bulk_ok(big, n + 3, 1000000));
+	close(a);
+	/* gone in the middle of its answer */
+	int h = cl_connect();
+	cl_send(h, "test bulk 1000000\n", false);
+	CHECK_EQ_INT(recv(h, first, 3, MSG_WAITALL), 3);
+	close(h);
+	WAIT_COUNTER(c0, ctl_hangups, 1);
+	/* gone before its answer: the line came, then the end */
+	h = cl_connect();
+	cl_send(h, "test bulk 1000000", false);
+	close(h);
+	WAIT_COUNTER(c0, ctl_hangups, 2);
+	/* gone after a line without its newline: that is the request (a
+	 * data-plane one), answered into the void */
+	h = cl_connect();
+	cl_send(h, "get acc", false);
+	close(h);
+	/* one that says nothing at all */
+	h = cl_connect();
+	close(h);
+	CHECK_ASK("get access.burst", "ok\naccess.burst: 250\n");
+	struct spated_counters c1;
+	spated_counters_sum(&c1);
+	CHECK_EQ_INT(c1.ctl_hangups - c0.ctl_hangups, 3);
+	CHECK_EQ_INT(c1.ctl_timeouts - c0.ctl_timeouts, 0);
+	CHECK_EQ_INT(c1.ctl_busy - c0.ctl_busy, 0);
+	CHECK_EQ_INT(c1.ctl_clients - c0.ctl_clients, 8);
+}
+
+/* A line in pieces, each read before the next is sent: one request. */
+static void test_partial_lines(void)
+{
+	char buf[256];
+	int fd = cl_connect();
+
+	cl_send(fd, "get acc", true);
+	cl_send(fd, "ess.bu", true);
+	cl_send(fd, "rst\n", true);
+	cl_read_all(fd, buf, sizeof(buf), true);
+	CHECK(strcmp(buf, "ok\naccess.burst: 250\n") == 0);
 	close(fd);
-	struct spated_counters sum;
-	spated_counters_sum(&sum);
-	CHECK_EQ_INT(sum.ctl_timeouts, 1);
+	/* 1000 bytes, then 100 more: too long once 1023 are in */
+	char line[1101];
+	memset(line, ' ', 1100);
+	line[1100] = '\0';
+	fd = cl_connect();
+	line[1000] = '\0';
+	cl_send(fd, line, true);
+	line[1000] = ' ';
+	CHECK_EQ_INT(write(fd, line + 1000, 100), 100);
+	cl_read_all(fd, buf, sizeof(buf), true);
+	CHECK(strcmp(buf, "error\nrequest line too long (at most 1023 bytes)\n") == 0);
+	close(fd);
+	/* 1022 bytes, then the newline: the longest line there is */
+	memset(line, ' ', 1022);
+	memcpy(line + 1000, "get access.burst", 16);
+	line[1016] = '\0';
+	fd = cl_connect();
+	cl_send(fd, line, true);
+	cl_send(fd, "      \n", true);
+	cl_read_all(fd, buf, sizeof(buf), true);
+	CHECK(strcmp(buf, "ok\naccess.burst: 250\n") == 0);
+	close(fd);
+}
+
+/* 16 clients at once; the 17th is told "busy" at once and counted; all
+ * 16 are answered, whatever order they speak in; and then their slots
+ * serve 16 more. */
+static void test_many(void)
+{
+	enum { MAX = 16 };
+	int fd[MAX + 1];
+	char buf[256];
+	struct spated_counters c0, c1;
+
+	spated_counters_sum(&c0);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i <= MAX; i++)
+			fd[i] = cl_connect();
+		cl_read_all(fd[MAX], buf, sizeof(buf), true);
+		CHECK(strcmp(buf, "error\nbusy: 16 control clients are connected; try again\n") ==
+		      0);
+		close(fd[MAX]);
+		for (int i = MAX - 1; i >= 0; i--) {
+			cl_send(fd[i], i % 2 ? "get access.burst\n" : "get control.mode\n", true);
+			cl_read_all(fd[i], buf, sizeof(buf), true);
+			CHECK(strcmp(buf, i % 2 ? "ok\naccess.burst: 250\n"
+						: "ok\ncontrol.mode: 0600\n") == 0);
+			close(fd[i]);
+		}
+	}
+	spated_counters_sum(&c1);
+	CHECK_EQ_INT(c1.ctl_busy - c0.ctl_busy, 2);
+	CHECK_EQ_INT(c1.ctl_clients - c0.ctl_clients, 2 * MAX);
+	CHECK_EQ_INT(c1.ctl_hangups - c0.ctl_hangups, 0);
+}
+
+/* The data plane runs one request at a time, in the order their lines
+ * were complete (not the order of the connections). */
+static void test_dp_order(void)
+{
+	enum { N = 5 };
+	int fd[N];
+	char buf[256], want[64];
+
+	n_dp_ran = 0;
+	for (int i = 0; i < N; i++)
+		fd[i] = cl_connect();
+	for (int i = N - 1; i >= 0; i--) {
+		snprintf(want, sizeof(want), "test dp %d\n", 50 + i);
+		cl_send(fd[i], want, false); /* nothing runs yet: no control_poll */
+	}
+	CHECK_EQ_INT(n_dp_ran, 0);
+	for (int i = N - 1; i >= 0; i--) {
+		cl_read_all(fd[i], buf, sizeof(buf), true);
+		snprintf(want, sizeof(want), "ok\ntag: %d\n", 50 + i);
+		CHECK(strcmp(buf, want) == 0);
+		close(fd[i]);
+	}
+	CHECK_EQ_INT(n_dp_ran, N);
+	for (int i = 0; i < N && i < n_dp_ran; i++)
+		CHECK_EQ_INT(dp_ran[i], 50 + N - 1 - i);
+}
+
+/* Every deadline, in one 10 s wait: a client that says nothing is cut
+ * after 5 s, one that does not take its answer too; a request the data
+ * plane does not take within 10 s is answered so, the one behind it as
+ * well, and the data plane's late answer is dropped (it runs later,
+ * and the next request goes through). */
+static void test_deadline(void)
+{
+	char buf[256];
+	static char big[1100000];
+	struct spated_counters c0;
+
+	spated_counters_sum(&c0);
+	n_dp_ran = 0;
+	int x = cl_connect(), y = cl_connect();
+	cl_send(x, "test dp 100\n", false);
+	cl_send(y, "test dp 101\n", false);
+	int w = cl_connect();
+	cl_send(w, "test bulk 1000000\n", false);
+	CHECK_EQ_INT(recv(w, buf, 3, MSG_WAITALL), 3); /* being written to, then stalled */
+	int idle = cl_connect();
+	cl_read_all(idle, buf, sizeof(buf), false);
+	CHECK(strcmp(buf, "error\ntimed out: no whole request line within 5 s\n") == 0);
+	close(idle);
+	/* w's deadline came first: cut short */
+	size_t n = cl_read_all(w, big, sizeof(big), false);
+	CHECK(n < 1000000);
+	close(w);
+	cl_read_all(x, buf, sizeof(buf), false);
+	CHECK(strcmp(buf, "error\nthe data plane did not answer within 10 s\n") == 0);
+	close(x);
+	cl_read_all(y, buf, sizeof(buf), false);
+	CHECK(strcmp(buf, "error\nthe data plane did not answer within 10 s\n") == 0);
+	close(y);
+	struct spated_counters c1;
+	spated_counters_sum(&c1);
+	CHECK_EQ_INT(c1.ctl_timeouts - c0.ctl_timeouts, 4);
+	CHECK_EQ_INT(n_dp_ran, 0);
+	/* the data plane wakes: x runs (its answer dropped), y never */
+	CHECK_ASK("test dp 102", "ok\ntag: 102\n");
+	CHECK_EQ_INT(n_dp_ran, 2);
+	CHECK_EQ_INT(dp_ran[0], 100);
+	CHECK_EQ_INT(dp_ran[1], 102);
+	spated_counters_sum(&c1);
+	CHECK_EQ_INT(c1.ctl_timeouts - c0.ctl_timeouts, 4);
+	CHECK_EQ_INT(c1.ctl_hangups - c0.ctl_hangups, 0);
 }
 
 int main(void)
@@ -533,6 +839,10 @@ int main(void)
 	test_categories();
 	test_debug();
 	test_show();
+	test_slow_reader();
+	test_partial_lines();
+	test_many();
+	test_dp_order();
 	test_deadline();
 	control_stop();
 	rte_eth_dev_close(0);
