@@ -13,6 +13,7 @@
 #include "engines/drt/drt_category.h"
 #include "engines/drt/drt_cluster.h"
 #include "engines/drt/drt_ftab.h"
+#include "engines/drt/drt_geo.h"
 #include "proto/spate_err.h"
 #include "matcher/spate_idmap.h"
 
@@ -1091,9 +1092,108 @@ static void test_spatial_area(void)
 	drt_cluster_destroy(cl);
 }
 
+/* drt_geo_sims against SpatialSim computed one rectangle at a time as
+ * the cluster's formula reads (union in coordinates, areas in doubles):
+ * the same doubles to the bit, for every count (the pairs and the odd
+ * one), across growth and moves; rectangles on borders and edges. */
+static void test_geo(uint64_t seed)
+{
+	enum { N = 37 };
+	struct drt_geo g = { 0 };
+	struct spate_rect box[N];
+	double area[N], asim[N];
+
+	check_rng = seed;
+	CHECK_EQ_INT(drt_geo_reserve(&g, 4), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		int32_t a = edge_coord(SPATE_LON_MAX), b = edge_coord(SPATE_LON_MAX);
+		int32_t c = edge_coord(SPATE_LAT_MAX), d = edge_coord(SPATE_LAT_MAX);
+		box[i] = (struct spate_rect){ a < b ? a : b, c < d ? c : d, a < b ? b : a,
+					      c < d ? d : c };
+		area[i] = ((double)box[i].max_lon - box[i].min_lon) *
+			  ((double)box[i].max_lat - box[i].min_lat);
+		asim[i] = area[i] < 1e12 ? 1e12 : area[i];
+		if (i >= g.cap)
+			CHECK_EQ_INT(drt_geo_reserve(&g, 2 * g.cap), 0);
+		drt_geo_set(&g, i, &box[i], area[i], asim[i]);
+	}
+	/* a move, as a category leaving its slot does */
+	drt_geo_move(&g, 3, N - 1);
+	box[3] = box[N - 1];
+	area[3] = area[N - 1];
+	asim[3] = asim[N - 1];
+	for (int k = 0; k < 50; k++) {
+		int32_t a = edge_coord(SPATE_LON_MAX), b = edge_coord(SPATE_LON_MAX);
+		int32_t c = edge_coord(SPATE_LAT_MAX), d = edge_coord(SPATE_LAT_MAX);
+		struct spate_rect r = { a < b ? a : b, c < d ? c : d, a < b ? b : a,
+					c < d ? d : c };
+		uint32_t n = (uint32_t)k % N;
+		const double *sim = drt_geo_sims(&g, n, &r);
+		for (uint32_t i = 0; i < n; i++) {
+			struct spate_rect u = {
+				box[i].min_lon < r.min_lon ? box[i].min_lon : r.min_lon,
+				box[i].min_lat < r.min_lat ? box[i].min_lat : r.min_lat,
+				box[i].max_lon > r.max_lon ? box[i].max_lon : r.max_lon,
+				box[i].max_lat > r.max_lat ? box[i].max_lat : r.max_lat,
+			};
+			double ex =
+				((double)u.max_lon - u.min_lon) * ((double)u.max_lat - u.min_lat) -
+				area[i];
+			double want = asim[i] / (asim[i] + ex);
+			CHECK(memcmp(&sim[i], &want, sizeof(want)) == 0);
+		}
+	}
+	drt_geo_free(&g);
+}
+
+/* At cmax with no co-match, a subscription near no category goes to
+ * the spatially nearest of all (drt_geo_sims over the live ones by
+ * slot): after a category empties and the last one takes its slot,
+ * the nearest is still judged by the right rectangles. A at X1 and B
+ * far away; A empties (B moves to A's slot); C near X1; a
+ * subscription at X1 goes to C (the stale rectangle of A would name
+ * B). */
+static void test_nearest_after_unlive(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	static const double box[5][2] = {
+		{ 10, 10 }, { -100, -50 }, { 0, 0 }, { 20, 10 }, { 10, 10 }
+	};
+	struct spate_sub q[5];
+	uint32_t cat[5];
+
+	drt_params_default(&p);
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (int i = 0; i < 5; i++) {
+		q[i] = (struct spate_sub){ .id = (uint64_t)i + 1 };
+		q[i].rect = (struct spate_rect){ (int32_t)(box[i][0] * SPATE_COORD_SCALE),
+						 (int32_t)(box[i][1] * SPATE_COORD_SCALE),
+						 (int32_t)((box[i][0] + 1) * SPATE_COORD_SCALE),
+						 (int32_t)((box[i][1] + 1) * SPATE_COORD_SCALE) };
+		if (i == 2) { /* A empties: B takes its slot */
+			CHECK_EQ_INT(drt_cluster_remove(cl, &q[0], &rm), 0);
+			CHECK(rm.emptied);
+			continue;
+		}
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+		CHECK(pl.created == (i != 4));
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 2);
+	CHECK_EQ_INT(cat[4], cat[3]);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_nearest_after_unlive();
 	test_spatial_area();
+	for (uint64_t seed = 1; seed <= 4; seed++)
+		test_geo(seed);
 	test_merge_most_correlated();
 	test_merge_rule(0, 0, 5, 1);
 	test_merge_rule(1, 0, 5, 1);

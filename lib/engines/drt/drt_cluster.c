@@ -42,6 +42,7 @@
 #include "engines/drt/drt_balance.h"
 #include "engines/drt/drt_cluster.h"
 #include "engines/drt/drt_ftab.h"
+#include "engines/drt/drt_geo.h"
 #include "engines/drt/drt_grid.h"
 #include "proto/spate_err.h"
 #include "matcher/spate_idmap.h"
@@ -128,6 +129,7 @@ struct drt_cluster {
 	struct drt_grid g;
 	struct cat **cats;
 	uint32_t n_cats, cap_cats, next_id;
+	struct drt_geo geo; /* the live categories' MBRs and areas, by slot */
 	/* Every category and part by a small number (what routing lists
 	 * hold), numbers reused: free[0..n_free) are unused ones. */
 	struct cat **pool;
@@ -303,7 +305,7 @@ static double key_sim(const struct drt_cluster *cl, const struct cat *c, const s
  * routing cells. Kept beside the MBR, not recomputed per comparison:
  * placement compares up to 32 categories an insert, and at cmax all 256
  * on one cities insert in ten. */
-static void set_mbr(const struct drt_cluster *cl, struct cat *c, const struct spate_rect *m)
+static void set_mbr(struct drt_cluster *cl, struct cat *c, const struct spate_rect *m)
 {
 	double cell = cl->p.route_cell * SPATE_COORD_SCALE;
 	double min_a = MIN_AREA_CELLS * cell * cell;
@@ -311,6 +313,7 @@ static void set_mbr(const struct drt_cluster *cl, struct cat *c, const struct sp
 	c->mbr = *m;
 	c->area = area_units(m);
 	c->area_sim = c->area < min_a ? min_a : c->area;
+	drt_geo_set(&cl->geo, c->slot, m, c->area, c->area_sim);
 }
 
 /* SpatialSim = A(c) / (A(c) + ex); ex = how much c's MBR grows to cover r. */
@@ -681,7 +684,7 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 			cl->cats = nc;
 		if (no)
 			cl->out = no;
-		if (nc == NULL || no == NULL)
+		if (nc == NULL || no == NULL || drt_geo_reserve(&cl->geo, ncap) != 0)
 			return NULL;
 		cl->cap_cats = ncap;
 		cl->cap_out = ncap;
@@ -714,10 +717,10 @@ static struct cat *cat_new(struct drt_cluster *cl, const struct spate_rect *r, u
 	c->num = cl->n_free ? cl->free_nums[--cl->n_free] : cl->n_pool++;
 	cl->pool[c->num] = c;
 	c->worker = worker;
-	set_mbr(cl, c, r);
 	c->prev = c->next = c;
 	c->slot = cl->n_cats;
 	c->live = true;
+	set_mbr(cl, c, r);
 	cl->cats[cl->n_cats++] = c;
 	cl->st.created++;
 	return c;
@@ -729,6 +732,7 @@ static void cat_unlive(struct drt_cluster *cl, struct cat *c)
 {
 	cl->cats[c->slot] = cl->cats[--cl->n_cats];
 	cl->cats[c->slot]->slot = c->slot;
+	drt_geo_move(&cl->geo, c->slot, cl->n_cats);
 	c->live = false;
 	drt_ftab_free(&c->kw);
 }
@@ -958,19 +962,21 @@ static struct cat *nearest_to(struct drt_cluster *cl, const struct spate_rect *r
 {
 	struct cat *partner = NULL;
 	double best_s = -1;
+	/* every SpatialSim at once (drt_geo.h), then the first best that
+	 * passes: the same category as testing each before scoring it */
+	const double *sim = drt_geo_sims(&cl->geo, cl->n_cats, r);
 
 	for (uint32_t i = 0; i < cl->n_cats; i++) {
+		if (!(sim[i] > best_s))
+			continue;
 		struct cat *x = cl->cats[i];
 		if (x == except || (uint64_t)x->size + size > cap ||
 		    (worker != UINT32_MAX && x->worker != worker))
 			continue;
-		double s = spatial_sim(x, r);
-		if (s > best_s) {
-			best_s = s;
-			partner = x;
-			if (s >= 1)
-				break; /* x's MBR holds r: no later one scores higher */
-		}
+		best_s = sim[i];
+		partner = x;
+		if (best_s >= 1)
+			break; /* x's MBR holds r: no later one scores higher */
 	}
 	return partner;
 }
@@ -1142,6 +1148,7 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 	}
 	drt_ftab_free(&cl->route);
 	drt_ftab_free(&cl->cellf);
+	drt_geo_free(&cl->geo);
 	free(cl->cats);
 	free(cl->pool);
 	free(cl->free_nums);
@@ -1749,8 +1756,8 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 	size_t bytes = sizeof(*cl) + cl->cap_cats * (sizeof(*cl->cats) + sizeof(*cl->out)) +
 		       cl->cap_pool * (sizeof(*cl->pool) + sizeof(*cl->free_nums)) +
 		       drt_ftab_bytes(&cl->route) + drt_ftab_bytes(&cl->cellf) +
-		       idmap_bytes(spate_idmap_count(cl->by_id)) + drt_ftab_bytes(&cl->kw_all) +
-		       idmap_bytes(spate_idmap_count(cl->corr));
+		       drt_geo_bytes(&cl->geo) + idmap_bytes(spate_idmap_count(cl->by_id)) +
+		       drt_ftab_bytes(&cl->kw_all) + idmap_bytes(spate_idmap_count(cl->corr));
 	uint64_t key, keys = 0, entries = 0;
 
 	for (size_t i = 0; i <= cl->route.mask; i++) {
