@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
@@ -40,31 +41,42 @@
 #define SRC_IP 0x0a000002u
 #define SRC_PORT 40000
 #define MAX_OUT 64
+#define PKTS 255
+#define MSGS 1023
 
 static struct rte_mempool *pkt_pool, *msg_pool;
 static struct rte_ring *in, *to_match[NW], *fb[NW], *to_tx;
+static struct rte_ring *big[NW], *small[NW]; /* to_match: 255 or 3 messages */
 static struct category_dir *dir;
 static struct spate_conf common;
 static struct stage_cluster *cl;
 static struct spated_counters before;
 
-static void stage_start(uint32_t backlog_max, const char *preload, uint32_t cat_base)
+static struct stage_cluster_conf conf_of(struct rte_ring **rings, uint32_t backlog_max,
+					 const char *preload, uint32_t cat_base)
+{
+	memcpy(to_match, rings, sizeof(to_match));
+	return (struct stage_cluster_conf){ .in = &in,
+					    .n_in = 1,
+					    .to_match = to_match,
+					    .feedback = fb,
+					    .n_workers = NW,
+					    .to_tx = to_tx,
+					    .msg_pool = msg_pool,
+					    .pkt_pool = pkt_pool,
+					    .dir = dir,
+					    .common = &common,
+					    .max_payload = 1472,
+					    .backlog_max = backlog_max,
+					    .preload = preload,
+					    .cat_base = cat_base };
+}
+
+static void stage_start(struct rte_ring **rings, uint32_t backlog_max, const char *preload,
+			uint32_t cat_base)
 {
 	dir = category_dir_create();
-	struct stage_cluster_conf c = { .in = &in,
-					.n_in = 1,
-					.to_match = to_match,
-					.feedback = fb,
-					.n_workers = NW,
-					.to_tx = to_tx,
-					.msg_pool = msg_pool,
-					.pkt_pool = pkt_pool,
-					.dir = dir,
-					.common = &common,
-					.max_payload = 1472,
-					.backlog_max = backlog_max,
-					.preload = preload,
-					.cat_base = cat_base };
+	struct stage_cluster_conf c = conf_of(rings, backlog_max, preload, cat_base);
 	cl = dir ? stage_cluster_create(&c) : NULL;
 	if (cl == NULL) {
 		fprintf(stderr, "stage_cluster_create failed\n");
@@ -89,12 +101,19 @@ static void rings_empty(void)
 		rte_pktmbuf_free(o);
 }
 
+/* The stage gone: every datagram it held or had not read yet freed,
+ * every feedback message given back, nothing else left anywhere. */
 static void stage_stop(void)
 {
 	stage_cluster_destroy(cl);
 	cl = NULL;
 	category_dir_destroy(dir);
+	CHECK_EQ_INT(rte_ring_count(in), 0);
+	for (uint32_t w = 0; w < NW; w++)
+		CHECK_EQ_INT(rte_ring_count(fb[w]), 0);
+	CHECK_EQ_INT(rte_mempool_avail_count(pkt_pool) + rte_ring_count(to_tx), PKTS);
 	rings_empty();
+	CHECK_EQ_INT(rte_mempool_avail_count(msg_pool), MSGS);
 }
 
 /* ---- in: datagrams as RX leaves them, feedback as workers send it ---- */
@@ -124,19 +143,26 @@ static void dg_sub(struct dg *d, uint64_t id, const char *kw, int x0, int y0, in
 		abort();
 }
 
-static void dg_queue(struct dg *d)
+/* A datagram of len bytes into the RX ring, as RX leaves it. */
+static void queue_bytes(const uint8_t *buf, size_t len)
 {
-	size_t len = spate_writer_finish(&d->w);
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pkt_pool);
 
 	if (m == NULL)
 		abort();
-	memcpy(rte_pktmbuf_append(m, (uint16_t)len), d->buf, len);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), buf, len);
 	pkt_meta(m)->kind = PKT_DGRAM;
 	pkt_meta(m)->peer = (struct spate_dest){ SRC_IP, SRC_PORT };
 	pkt_meta(m)->rx_tsc = 0;
 	if (rte_ring_enqueue(in, m) != 0)
 		abort();
+}
+
+static void dg_queue(struct dg *d)
+{
+	size_t len = spate_writer_finish(&d->w);
+
+	queue_bytes(d->buf, len);
 }
 
 static unsigned int poll_once(void)
@@ -501,6 +527,7 @@ static void test_merges(void)
 	CHECK_EQ_INT(CNT(merge_subs_in_node), 1);
 	CHECK_EQ_INT(CNT(merges_between), 0);
 	CHECK_EQ_INT(CNT(merge_subs_between), 0);
+	CHECK_EQ_INT(CNT(msg_no_memory), 0);
 	CHECK_CAT(4, 0, 2);
 	CHECK_CAT(5, 1, 1);
 	CHECK_EQ_INT(dir_owner(1), -1); /* gone from the directory */
@@ -519,6 +546,7 @@ static void test_merges(void)
 	CHECK_EQ_INT(CNT(merges_between), 1);
 	CHECK_EQ_INT(CNT(merge_subs_between), 1);
 	CHECK_EQ_INT(CNT(merge_subs_in_node), 0);
+	CHECK_EQ_INT(CNT(msg_no_memory), 0);
 	CHECK_CAT(3, 2, 2);
 	CHECK_CAT(6, 2, 1);
 	CHECK_EQ_INT(dir_owner(2), -1);
@@ -592,6 +620,45 @@ static void test_down(void)
 	CHECK_EQ_INT(o.n[0] + o.n[2], 1);
 }
 
+/* The balancing moved categories (the clustering's view now, against
+ * `was`): each moved one has an EXPECT naming its old owner on the new
+ * owner's ring and a MOVE naming the new owner on the old one's, and
+ * nothing else was sent; move_subs counts their subscriptions. */
+static void check_moves(const struct cats_seen *was, const struct spated_counters *now)
+{
+	struct cats_seen x = cats_now();
+	struct outs o;
+	unsigned int moved = 0, sent = 0;
+	uint64_t subs = 0;
+
+	take_all(&o);
+	for (uint32_t i = 0; i < x.n; i++) {
+		uint32_t j = 0;
+		while (j < was->n && was->id[j] != x.id[i])
+			j++;
+		if (j == was->n || was->worker[j] == x.worker[i])
+			continue;
+		uint32_t from = was->worker[j], to = x.worker[i];
+		int expect = 0, move = 0;
+		for (unsigned int k = 0; k < o.n[to]; k++)
+			expect += o.v[to][k].type == PL_EXPECT && o.v[to][k].cat == x.id[i] &&
+				  o.v[to][k].other == from;
+		for (unsigned int k = 0; k < o.n[from]; k++)
+			move += o.v[from][k].type == PL_MOVE && o.v[from][k].cat == x.id[i] &&
+				o.v[from][k].other == to;
+		CHECK_EQ_INT(expect, 1);
+		CHECK_EQ_INT(move, 1);
+		CHECK_EQ_INT(dir_owner(x.id[i]), (int)to);
+		moved++;
+		subs += x.size[i];
+	}
+	for (uint32_t w = 0; w < NW; w++)
+		sent += o.n[w];
+	CHECK(moved > 0); /* worker 2 held the load, 0 and 1 none */
+	CHECK_EQ_INT(sent, 2 * moved);
+	CHECK_EQ_INT(now->move_subs - before.move_subs, subs);
+}
+
 /* Workers 0 and 2 die too: 0's categories go to 2, the last, which
  * stays (unreachable: -SPATE_E_BAD_ID). When all three come back (new,
  * empty incarnations), every category on them is sent whole, and the
@@ -600,10 +667,11 @@ static void test_all_down(void)
 {
 	struct outs o;
 	struct spated_counters now;
-	const uint32_t dead[] = { 0, 2 }, back[] = { 0, 1, 2 };
+	/* 1 again last: down already, it does not hide 2's refusal */
+	const uint32_t dead[] = { 0, 2, 1 }, back[] = { 0, 1, 2 };
 
 	spated_counters_sum(&before);
-	CHECK_EQ_INT(stage_cluster_workers_down(cl, dead, 2), -SPATE_E_BAD_ID);
+	CHECK_EQ_INT(stage_cluster_workers_down(cl, dead, 3), -SPATE_E_BAD_ID);
 	spated_counters_sum(&now);
 	struct cats_seen x = cats_now();
 	uint64_t subs = 0, moved = 0, cats = 0;
@@ -622,11 +690,13 @@ static void test_all_down(void)
 			k++;
 		cats += k == i; /* the first of its category */
 	}
-	/* categories 4 (1, 4, 11), 5 (5) and 12's moved from 0 */
-	CHECK_EQ_INT(moved, o.n[2]);
+	/* categories 4 (1, 4, 11), 5 (5) and 12's moved from 0 (counted),
+	 * and 3 again: it came from 1, named again (not counted) */
+	CHECK_EQ_INT(resent_mask(o.v[2], o.n[2], 3), 1ull << 2 | 1ull << 3);
+	CHECK_EQ_INT(moved, o.n[2] - 2);
 	CHECK_EQ_INT(CNT(failover_subs), o.n[2]);
-	CHECK(cats >= 2);
-	CHECK_EQ_INT(CNT(failover_cats), cats);
+	CHECK(cats >= 3);
+	CHECK_EQ_INT(CNT(failover_cats), cats - 1);
 
 	spated_counters_sum(&before);
 	stage_cluster_workers_up(cl, back, 3);
@@ -636,6 +706,25 @@ static void test_all_down(void)
 	take_all(&o);
 	CHECK_EQ_INT(o.n[0] + o.n[1], 0);
 	CHECK_EQ_INT(o.n[2], subs);
+
+	/* room for new categories again (cmax is live; workers is not) */
+	struct spate_matcher *m = stage_cluster_matcher(cl);
+	struct spate_engine_params ep = spate_matcher_get_conf(m)->params;
+	char err[160] = "";
+	ep.drt.workers = 5;
+	CHECK(spate_matcher_set_params(m, &ep, err, sizeof(err)) != 0);
+	CHECK(strcmp(err, "workers changes at the next start only (it shapes the pipeline)") == 0);
+	ep.drt.workers = spate_matcher_get_conf(m)->params.drt.workers;
+	ep.drt.cmax = 100;
+	CHECK_EQ_INT(spate_matcher_set_params(m, &ep, err, sizeof(err)), 0);
+	/* worker 0 is up and empty: a new category goes there */
+	add(13, "h", 70, 70, 72, 72);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 1);
+	CHECK_EQ_INT(o.n[1] + o.n[2], 0);
+	CHECK_EQ_INT(o.v[0][0].sub, 13);
+	x = cats_now();
+
 	/* the load period ends within a second or so: wait for it */
 	uint64_t end = rte_get_timer_cycles() + 20 * rte_get_timer_hz();
 	do {
@@ -643,11 +732,208 @@ static void test_all_down(void)
 		spated_counters_sum(&now);
 	} while (now.rebalances_up == before.rebalances_up && rte_get_timer_cycles() < end);
 	CHECK_EQ_INT(CNT(rebalances_up), 1);
+	check_moves(&x, &now);
 	/* and only once */
 	poll_once();
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(CNT(rebalances_up), 0);
 	rings_empty();
+}
+
+/* ---- flow control ---- */
+
+/* Leave exactly `left` messages in the pool (the rest in `kept`). */
+static struct pl_msg *kept[MSGS];
+static unsigned int n_kept;
+
+static void pool_leave(unsigned int left)
+{
+	while (rte_mempool_avail_count(msg_pool) > left)
+		kept[n_kept++] = pl_msg_get(msg_pool, 0);
+	while (rte_mempool_avail_count(msg_pool) < left && n_kept > 0)
+		pl_msg_put(msg_pool, kept[--n_kept]);
+	CHECK_EQ_INT(rte_mempool_avail_count(msg_pool), left);
+}
+
+static void pool_restore(void)
+{
+	while (n_kept > 0)
+		pl_msg_put(msg_pool, kept[--n_kept]);
+}
+
+/* n SUB_ADDs in one datagram (ids from id, one place: one category). */
+static void queue_adds(uint64_t id, unsigned int n)
+{
+	struct dg d;
+
+	dg_begin(&d, (uint32_t)id);
+	for (unsigned int i = 0; i < n; i++)
+		dg_sub(&d, id + i, "p", 10, 10, 12, 12);
+	dg_queue(&d);
+}
+
+/* A datagram of `count` messages (the header's) waits unless the pool
+ * has (count + 2) x 3 workers + the margin (PL_BURST + 1: one lcore, no
+ * cache) messages; then it is handled. Counted: backpressure. */
+#define CHECK_ROOM(count_, queue_)                                        \
+	do {                                                              \
+		unsigned int need_ = ((count_) + 2) * NW + PL_BURST + 1;  \
+		struct spated_counters now_;                              \
+		pool_leave(need_ - 1);                                    \
+		queue_;                                                   \
+		CHECK_EQ_INT(poll_once(), 0);                             \
+		spated_counters_sum(&now_);                               \
+		CHECK_EQ_INT(now_.backpressure - before.backpressure, 1); \
+		CHECK_EQ_INT(rte_ring_count(in), 0); /* taken, waiting */ \
+		pool_leave(need_);                                        \
+		CHECK_EQ_INT(poll_once(), 1);                             \
+		spated_counters_sum(&now_);                               \
+		CHECK_EQ_INT(now_.backpressure - before.backpressure, 0); \
+	} while (0)
+
+static void test_pool_room(void)
+{
+	struct outs o;
+	struct spated_counters now;
+
+	stage_start(big, 1024, NULL, 0);
+	CHECK_ROOM(1, queue_adds(1, 1));
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 1);
+	CHECK_ADD(o.v[0][0], 1, 1, 1);
+	CHECK_ROOM(5, queue_adds(10, 5));
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 5);
+	/* the header says 258 messages (more than a datagram may carry):
+	 * room for them all the same, the count's high byte read too */
+	pool_restore();
+	struct dg d;
+	dg_begin(&d, 5000);
+	CHECK_EQ_INT(spate_put_sub_del(&d.w, 9000), 0);
+	size_t len = spate_writer_finish(&d.w);
+	d.buf[6] = 1;
+	d.buf[7] = 2;
+	CHECK_ROOM(258, queue_bytes(d.buf, len));
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(messages), 0);
+	/* shorter than a header: counts as no message (bad, dropped) */
+	CHECK_ROOM(0, queue_bytes(d.buf, 8));
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(messages), 0);
+
+	/* two datagrams in one poll: the first's messages counted against
+	 * the pool before the second (the estimate, then a fresh read) */
+	take_all(&o);
+	pool_leave(3 * NW + PL_BURST + 1);
+	queue_adds(20, 1);
+	queue_adds(21, 1);
+	CHECK_EQ_INT(poll_once(), 1); /* the first took one: one short */
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(backpressure), 1);
+	take_all(&o); /* its message back to the pool */
+	CHECK_EQ_INT(o.n[0], 1);
+	CHECK_EQ_INT(poll_once(), 1);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 1);
+	CHECK_ADD(o.v[0][0], 1, 21, 1);
+	pool_leave(3 * NW + PL_BURST + 2); /* one to spare: both */
+	queue_adds(22, 1);
+	queue_adds(23, 1);
+	CHECK_EQ_INT(poll_once(), 2);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 2);
+
+	/* held at the end: freed with the stage (stage_stop checks) */
+	pool_leave(0);
+	queue_adds(30, 1);
+	queue_adds(31, 1);
+	CHECK_EQ_INT(poll_once(), 0);
+	pool_restore();
+	const uint32_t one[] = { 1 };
+	feedback(1, 77, 2, one, 1); /* not read yet either */
+	stage_stop();
+}
+
+/* Rings of 3 messages, backlog_max 2: a datagram waits while a worker's
+ * backlog is longer than 2; nothing is lost (a lossless backlog), and
+ * the order holds. */
+static void test_backlog(void)
+{
+	struct outs o;
+	struct spated_counters now;
+	void *obj = NULL;
+
+	stage_start(small, 2, NULL, 0);
+	queue_adds(1, 6); /* 3 in the ring, 3 in the backlog */
+	CHECK_EQ_INT(poll_once(), 1);
+	CHECK_EQ_INT(rte_ring_count(small[0]), 3);
+	queue_adds(7, 1);
+	CHECK_EQ_INT(poll_once(), 0);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(CNT(backpressure), 1);
+	/* one taken: the backlog is 2, not longer than 2 */
+	CHECK_EQ_INT(rte_ring_dequeue(small[0], &obj), 0);
+	CHECK_EQ_INT(((struct pl_msg *)obj)->u.sub.sub.id, 1);
+	pl_msg_put(msg_pool, obj);
+	CHECK_EQ_INT(poll_once(), 1);
+	uint64_t next = 2;
+	for (int round = 0; round < 4; round++) {
+		take_all(&o);
+		for (unsigned int i = 0; i < o.n[0]; i++)
+			CHECK_EQ_INT(o.v[0][i].sub, next++);
+		poll_once();
+	}
+	CHECK_EQ_INT(next, 8);
+	stage_stop();
+}
+
+/* A preload file: applied first, as client 0's with nobody to answer;
+ * the datagrams wait until it is done. One that cannot be opened:
+ * no stage. */
+static void test_preload(void)
+{
+	char path[] = "/tmp/spate-app-workers-XXXXXX";
+	int fd = mkstemp(path);
+	struct outs o;
+
+	CHECK(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "sub\t1\t0\t0\t2\t2\ta\n"
+		   "event\t5\t0.5\t0.5\ta\n"
+		   "sub\t2\t0\t0\t2\t2\ta\n"
+		   "nonsense\n"
+		   "unsub\t1\n");
+	fclose(f);
+	stage_start(big, 1024, path, 0);
+	queue_adds(100, 1);
+	CHECK_EQ_INT(poll_once(), 5);        /* five lines, to the end */
+	CHECK_EQ_INT(rte_ring_count(in), 1); /* the datagram waits */
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 3);
+	CHECK_ADD(o.v[0][0], 1, 1, 0);
+	CHECK_ADD(o.v[0][1], 1, 2, 0);
+	CHECK_MSG(o.v[0][2], PL_SUB_DEL, 1, 0);
+	CHECK_EQ_INT(o.v[0][2].sub, 1);
+	CHECK_EQ_INT(spate_matcher_sub_count(stage_cluster_matcher(cl)), 1);
+	CHECK_EQ_INT(poll_once(), 1); /* the file is done: the datagram */
+	CHECK_PLACED(1, 2, 100);      /* a new category, the emptiest worker */
+	stage_stop();
+	unlink(path);
+	dir = category_dir_create();
+	struct stage_cluster_conf c = conf_of(big, 1024, path, 0);
+	CHECK(stage_cluster_create(&c) == NULL);
+	category_dir_destroy(dir);
+}
+
+/* Several fronts: this one's categories are numbered from its base. */
+static void test_cat_base(void)
+{
+	stage_start(big, 1024, NULL, 0x20000000);
+	add(1, "a", 0, 0, 1, 1);
+	CHECK_PLACED(0, 0x20000000, 1);
+	add(2, "b", 50, 50, 51, 51);
+	CHECK_PLACED(1, 0x20000001, 2);
+	stage_stop();
 }
 
 int main(void)
@@ -659,34 +945,42 @@ int main(void)
 	common.matcher.params.drt.cmax = 4;
 	struct ops_conf oc;
 	ops_conf_default(&oc);
+	oc.rate = 0; /* no rate limit: what is sent here is placed */
 	spated_access = access_create(&oc);
-	pkt_pool = rte_pktmbuf_pool_create("app_wk_pkts", 255, 0, PKT_META_SIZE,
+	pkt_pool = rte_pktmbuf_pool_create("app_wk_pkts", PKTS, 0, PKT_META_SIZE,
 					   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	msg_pool = rte_mempool_create("app_wk_msgs", 1023, sizeof(struct pl_msg), 0, 0, NULL, NULL,
+	msg_pool = rte_mempool_create("app_wk_msgs", MSGS, sizeof(struct pl_msg), 0, 0, NULL, NULL,
 				      NULL, NULL, SOCKET_ID_ANY, 0);
 	in = rte_ring_create("app_wk_in", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	to_tx = rte_ring_create("app_wk_tx", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	for (uint32_t w = 0; w < NW; w++) {
 		char name[32];
 		snprintf(name, sizeof(name), "app_wk_m%u", w);
-		to_match[w] =
-			rte_ring_create(name, 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		big[w] = rte_ring_create(name, 256, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "app_wk_s%u", w);
+		small[w] = rte_ring_create(name, 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		snprintf(name, sizeof(name), "app_wk_f%u", w);
 		fb[w] = rte_ring_create(name, 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (to_match[w] == NULL || fb[w] == NULL)
+		if (big[w] == NULL || small[w] == NULL || fb[w] == NULL) {
+			fprintf(stderr, "rings: %s\n", rte_strerror(rte_errno));
 			return 2;
+		}
 	}
 	if (!spated_access || !pkt_pool || !msg_pool || !in || !to_tx) {
 		fprintf(stderr, "setup failed\n");
 		return 2;
 	}
-	stage_start(1024, NULL, 0);
+	stage_start(big, 1024, NULL, 0);
 	test_place();
 	test_feedback();
 	test_merges();
 	test_down();
 	test_all_down();
 	stage_stop();
+	test_pool_room();
+	test_backlog();
+	test_preload();
+	test_cat_base();
 	access_destroy(spated_access);
 	urcu_qsbr_unregister_thread();
 	return check_summary("app_workers");
