@@ -34,6 +34,7 @@
 #include "matcher/spate_matcher.h"
 #include "proto/spate_err.h"
 #include "proto/spate_proto.h"
+#include "store/durable.h"
 
 #define NW 3
 #define DEG SPATE_COORD_SCALE
@@ -936,6 +937,82 @@ static void test_cat_base(void)
 	stage_stop();
 }
 
+/* ---- the journal's hold-back ---- */
+
+static void appended_of(void *ctx, const char *name, uint64_t v)
+{
+	if (strcmp(name, "appended") == 0)
+		*(uint64_t *)ctx = v;
+}
+
+static uint64_t appended(struct durable *d)
+{
+	uint64_t v = UINT64_MAX;
+
+	durable_figures(d, appended_of, &v);
+	return v;
+}
+
+/* With a journal synced every 60 s, a SUB_ADD and a SUB_DEL are each
+ * recorded and held until their record is synced: at the end of a poll
+ * (not yet due: held), or when a backlog is over backlog_max (0 here)
+ * and the next datagram forces the sync. The journal replayed into a
+ * new stage gives its subscriptions back. */
+static void test_journal(void)
+{
+	char dirp[] = "/tmp/spate-app-workers-XXXXXX", path[64], err[256];
+	struct spate_journal_conf jc;
+	struct outs o;
+	struct dg d;
+
+	CHECK(mkdtemp(dirp) != NULL);
+	snprintf(path, sizeof(path), "%s/journal", dirp);
+	spate_journal_conf_default(&jc);
+	jc.sync = SPATE_JOURNAL_SYNC_INTERVAL;
+	jc.sync_interval_us = 60000000;
+	stage_start(big, 0, NULL, 0);
+	struct durable *j = durable_open(path, &jc, stage_cluster_apply, cl,
+					 stage_cluster_matcher(cl), err, sizeof(err));
+	CHECK(j != NULL);
+	if (j == NULL) {
+		stage_stop();
+		return;
+	}
+	stage_cluster_set_durable(cl, j);
+	add(100, "z", -50, -50, -48, -48); /* the first sync is at once */
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 1);
+	add(1, "a", 0, 0, 2, 2); /* the next is due in 60 s */
+	CHECK_EQ_INT(appended(j), 2);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 0); /* held: not synced */
+	dg_begin(&d, 50);
+	CHECK_EQ_INT(spate_put_sub_del(&d.w, 1), 0);
+	dg_sub(&d, 2, "b", 50, 50, 52, 52);
+	dg_queue(&d);
+	CHECK_EQ_INT(poll_once(), 1); /* the backlog forced the sync first */
+	CHECK_EQ_INT(appended(j), 4);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 1); /* the add, synced; the rest held */
+	CHECK_ADD(o.v[1][0], 2, 1, 1);
+	durable_close(j);
+	stage_stop();
+
+	/* replayed: 100 and 2 are there, 1 is not */
+	stage_start(big, 1024, NULL, 0);
+	j = durable_open(path, &jc, stage_cluster_apply, cl, stage_cluster_matcher(cl), err,
+			 sizeof(err));
+	CHECK(j != NULL);
+	stage_cluster_flush(cl);
+	CHECK_EQ_INT(spate_matcher_sub_count(stage_cluster_matcher(cl)), 2);
+	CHECK(spate_matcher_sub_find(stage_cluster_matcher(cl), 2) != NULL);
+	CHECK(spate_matcher_sub_find(stage_cluster_matcher(cl), 1) == NULL);
+	durable_close(j);
+	stage_stop();
+	unlink(path);
+	rmdir(dirp);
+}
+
 int main(void)
 {
 	app_eal_start("app-workers");
@@ -981,6 +1058,7 @@ int main(void)
 	test_backlog();
 	test_preload();
 	test_cat_base();
+	test_journal();
 	access_destroy(spated_access);
 	urcu_qsbr_unregister_thread();
 	return check_summary("app_workers");
