@@ -1013,6 +1013,113 @@ static void test_journal(void)
 	rmdir(dirp);
 }
 
+/* ---- feedback slots ---- */
+
+/* The sequence number of the event whose parts are on the rings (every
+ * part names it; `parts` checked), the rings emptied. */
+static uint32_t event_seq(uint16_t parts)
+{
+	struct outs o;
+	uint32_t seq = 0;
+	unsigned int n = 0;
+
+	take_all(&o);
+	for (uint32_t w = 0; w < NW; w++)
+		for (unsigned int i = 0; i < o.n[w]; i++, n++) {
+			CHECK_EQ_INT(o.v[w][i].type, PL_EVENT);
+			CHECK_EQ_INT(o.v[w][i].parts, parts);
+			if (n == 0)
+				seq = o.v[w][i].seq;
+			CHECK_EQ_INT(o.v[w][i].seq, seq);
+		}
+	CHECK_EQ_INT(n, parts);
+	return seq;
+}
+
+/* n events in no category (they take sequence numbers all the same). */
+static void events_nowhere(unsigned int n)
+{
+	while (n > 0) {
+		struct dg d;
+		unsigned int k = n < 40 ? n : 40;
+		struct spate_raw_event ev;
+		memset(&ev, 0, sizeof(ev));
+		ev.lon = 100 * DEG;
+		ev.lat = -10 * DEG;
+		ev.n_kw = 1;
+		ev.kw[0] = (struct spate_str){ "a", 1 };
+		dg_begin(&d, n);
+		for (unsigned int i = 0; i < k; i++) {
+			ev.id = 5000 + n - i;
+			CHECK_EQ_INT(spate_put_event(&d.w, &ev), 0);
+		}
+		dg_queue(&d);
+		CHECK_EQ_INT(poll_once(), 1);
+		n -= k;
+	}
+}
+
+/* Feedback of an event sent in parts is gathered in one of 1024 slots
+ * (its number mod 1024) until every part is in. A one-part event takes
+ * no slot: one 1024 numbers later leaves a slot waiting for its last
+ * part alone. An event of several parts 1024 numbers later takes the
+ * slot over and starts it empty. What the correlation learns shows in
+ * the merge it decides: 2 into 3 (their event completed late), not 4
+ * into 5 (their slot taken over: counted once, as any event). */
+static void test_feedback_slots(void)
+{
+	const uint32_t two[] = { 2 }, three[] = { 3 }, four[] = { 4 }, five[] = { 5 };
+	struct outs o;
+
+	common.matcher.params.drt.cmax = 5;
+	stage_start(big, 1024, NULL, 0);
+	add(1, "a", 40, 40, 42, 42);
+	CHECK_PLACED(0, 1, 1);
+	add(2, "b", 0, 0, 2, 2);
+	CHECK_PLACED(1, 2, 2);
+	add(3, "c", 1, 1, 3, 3);
+	CHECK_PLACED(2, 3, 3);
+	add(4, "d", 20, 20, 22, 22);
+	CHECK_PLACED(0, 4, 4);
+	add(5, "e", 21, 21, 23, 23);
+	CHECK_PLACED(1, 5, 5);
+	event(200, "b", "c", 1, 1); /* X: 2 and 3, workers 1 and 2 */
+	uint32_t s = event_seq(2);
+	event(201, "d", "e", 21, 21); /* X2: 4 and 5, workers 0 and 1 */
+	CHECK_EQ_INT(event_seq(2), s + 1);
+	feedback(1, s, 2, two, 1);      /* X's second part comes late */
+	feedback(0, s + 1, 2, four, 1); /* X2's second part never */
+	CHECK_EQ_INT(poll_once(), 0);
+	events_nowhere(1022);
+	event(202, "a", NULL, 41, 41); /* Z: one part, X's slot number */
+	CHECK_EQ_INT(event_seq(1), s + 1024);
+	event(203, "d", "e", 21, 21); /* Y: X2's slot number */
+	CHECK_EQ_INT(event_seq(2), s + 1025);
+	feedback(0, s + 1025, 2, four, 1);
+	feedback(1, s + 1025, 2, five, 1);
+	feedback(2, s, 2, three, 1);
+	CHECK_EQ_INT(poll_once(), 0);
+	/* a sixth category: one merge, 2 into 3 across workers */
+	add(6, "f", -40, -40, -38, -38);
+	take_all(&o);
+	unsigned int k = 0;
+	for (uint32_t w = 0; w < NW; w++)
+		for (unsigned int i = 0; i < o.n[w]; i++)
+			if (o.v[w][i].type != PL_SUB_ADD)
+				k++;
+	CHECK_EQ_INT(k, 3);
+	CHECK_EQ_INT(o.n[1] > 0 ? o.v[1][o.n[1] - 1].type : 0, PL_MOVE);
+	if (o.n[1] > 0)
+		CHECK_MSG(o.v[1][o.n[1] - 1], PL_MOVE, 2, 2);
+	CHECK(o.n[2] >= 2);
+	if (o.n[2] >= 2) {
+		CHECK_MSG(o.v[2][o.n[2] - 2], PL_EXPECT, 2, 1);
+		CHECK_MSG(o.v[2][o.n[2] - 1], PL_MERGE, 3, 2);
+	}
+	stage_stop();
+	common.matcher.params.drt.cmax = 4;
+}
+
 int main(void)
 {
 	app_eal_start("app-workers");
@@ -1059,6 +1166,7 @@ int main(void)
 	test_preload();
 	test_cat_base();
 	test_journal();
+	test_feedback_slots();
 	access_destroy(spated_access);
 	urcu_qsbr_unregister_thread();
 	return check_summary("app_workers");
