@@ -13,6 +13,7 @@
 #include "proto/spate_err.h"
 #include "matcher/spate_matcher.h"
 #include "stream/spate_stream.h"
+#include "bench_common.h"
 #include "opt.h"
 
 static void usage(FILE *f)
@@ -30,33 +31,89 @@ static void usage(FILE *f)
 		   "  --quiet         no summary on stderr\n");
 }
 
-/* v in decimal at p; returns the end. printf's formatting was a quarter
- * of a whole run's instructions on a stream with 3 matches an event. */
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[20];
-	int n = 0;
+/* The output, "event_id<TAB>sub_id" a line, gathered here and handed to
+ * stdio a block at a time: stdio's fwrite per line (its locking, the
+ * buffer bookkeeping, a copy) took 160 instructions a match line, a
+ * tenth of a whole run on cities (3.4 matches an event). */
+struct out_buf {
+	char b[1 << 16];
+	size_t n;
+	bool failed;
+};
 
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n > 0)
-		*p++ = tmp[--n];
-	return p;
+static void out_flush(struct out_buf *o)
+{
+	if (o->n > 0 && fwrite_unlocked(o->b, 1, o->n, stdout) != o->n)
+		o->failed = true;
+	o->n = 0;
 }
 
-/* The matches of one event, "event_id<TAB>sub_id" a line. */
-static void put_matches(uint64_t ev, const struct spate_matchvec *mv)
+/* v in decimal at p, two digits a step, written in place from its end
+ * (no copy of a variable length: a call to memcpy); returns the end.
+ * printf's formatting was a quarter of a whole run's instructions on a
+ * stream with 3 matches an event. */
+static char *put_u64(char *p, uint64_t v)
 {
-	char ev_text[21], line[48];
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	static const uint64_t pow10[20] = {
+		1ull,
+		10ull,
+		100ull,
+		1000ull,
+		10000ull,
+		100000ull,
+		1000000ull,
+		10000000ull,
+		100000000ull,
+		1000000000ull,
+		10000000000ull,
+		100000000000ull,
+		1000000000000ull,
+		10000000000000ull,
+		100000000000000ull,
+		1000000000000000ull,
+		10000000000000000ull,
+		100000000000000000ull,
+		1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/* digits: log10 from the bit length (1233/4096 ~ log10 2), off by
+	 * one at most, which the table settles */
+	int bits = 64 - __builtin_clzll(v | 1);
+	int n = (bits * 1233) >> 12;
+	n += n < 20 && v >= pow10[n];
+	n += n == 0;
+	char *e = p + n;
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(e - 2, pairs + 2 * v, 2);
+	else
+		e[-1] = (char)('0' + v);
+	return p + n;
+}
+
+/* The matches of one event. */
+static void put_matches(struct out_buf *o, uint64_t ev, const struct spate_matchvec *mv)
+{
+	char ev_text[24]; /* copied whole: a fixed-size copy is a few moves */
 	size_t ev_len = (size_t)(put_u64(ev_text, ev) - ev_text);
 
-	memcpy(line, ev_text, ev_len);
-	line[ev_len] = '\t';
 	for (size_t i = 0; i < mv->n; i++) {
-		char *e = put_u64(line + ev_len + 1, mv->v[i]->id);
-		*e++ = '\n';
-		fwrite_unlocked(line, 1, (size_t)(e - line), stdout);
+		if (o->n + 48 > sizeof(o->b))
+			out_flush(o);
+		char *p = o->b + o->n;
+		memcpy(p, ev_text, sizeof(ev_text));
+		p[ev_len] = '\t';
+		p = put_u64(p + ev_len + 1, mv->v[i]->id);
+		*p++ = '\n';
+		o->n = (size_t)(p - o->b);
 	}
 }
 
@@ -168,13 +225,15 @@ int main(int argc, char **argv)
 		spate_matcher_destroy(m);
 		return 2;
 	}
-	static char outbuf[1 << 16];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	static struct out_buf out;
 
 	struct spate_stream_op op;
 	struct spate_matchvec mv = { 0 };
 	uint64_t n_ops = 0, n_events = 0, n_matches = 0, n_bad = 0;
-	double match_time = 0;
+	/* match time in TSC ticks (bench_ticks), turned into seconds by the
+	 * run's ticks per second: two clock_gettime calls an event took
+	 * 0.1-0.2 us of a drt event's 1 us (docs/benchmarks.md) */
+	uint64_t match_ticks = 0, k0 = bench_ticks();
 	int rc, status = 0;
 	double t0 = now_s();
 
@@ -193,12 +252,12 @@ int main(int argc, char **argv)
 			r = spate_matcher_sub_del(m, op.u.unsub_id, 0);
 			break;
 		case SPATE_LINE_EVENT: {
-			double t = now_s();
+			uint64_t k = bench_ticks();
 			r = spate_matcher_event(m, &op.u.ev, &mv);
-			match_time += now_s() - t;
+			match_ticks += bench_ticks() - k;
 			n_events++;
 			if (r == 0)
-				put_matches(op.u.ev.id, &mv);
+				put_matches(&out, op.u.ev.id, &mv);
 			n_matches += mv.n;
 			break;
 		}
@@ -214,7 +273,10 @@ int main(int argc, char **argv)
 		}
 	}
 	double total = now_s() - t0;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	uint64_t run_ticks = bench_ticks() - k0;
+	double match_time = run_ticks > 0 ? total * (double)match_ticks / (double)run_ticks : 0;
+	out_flush(&out);
+	if (out.failed || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "spate-match: writing output: %s\n", strerror(errno));
 		status = 1;
 	}
