@@ -126,19 +126,6 @@ static const uint8_t kw_ascii_ok[256] = {
 	/* 0x80..0xff: 0 (UTF-8, checked on its own) */
 };
 
-/* Are all 8 bytes of w keyword ASCII (0x21..0x7e, not ',')? Exact as a
- * yes/no: the borrow and carry tricks can only err in a byte above one
- * that is already out of range. */
-static bool kw_ascii_word(uint64_t w)
-{
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t below = (w - ones * 0x21) & ~w & high; /* a byte < 0x21 */
-	uint64_t above = ((w + ones) | w) & high;       /* a byte >= 0x7f */
-	uint64_t x = w ^ (ones * ','), comma = (x - ones) & ~x & high;
-
-	return (below | above | comma) == 0;
-}
-
 int spate_check_keyword(const struct spate_limits *lim, const char *p, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)p;
@@ -153,7 +140,7 @@ int spate_check_keyword(const struct spate_limits *lim, const char *p, size_t le
 		return -SPATE_E_BAD_KEYWORD;
 	/* ASCII, the common case, eight bytes a step (every event's keywords
 	 * pass here, on the cluster lcore); the rest a byte a step */
-	for (uint64_t w; i + 8 <= len && (memcpy(&w, s + i, 8), kw_ascii_word(w));)
+	for (uint64_t w; i + 8 <= len && (memcpy(&w, s + i, 8), spate_kw_stop_bits(w) == 0);)
 		i += 8;
 	while (i < len) {
 		if (kw_ascii_ok[s[i]]) {

@@ -126,6 +126,21 @@ int spate_check_rect(const struct spate_rect *r);
 /* A keyword is 1..max_keyword_len bytes of valid UTF-8 without control
  * characters, commas, tabs or spaces (the stream format's separators). */
 int spate_check_keyword(const struct spate_limits *lim, const char *p, size_t len);
+/* The bytes of w (8 bytes, the first in the low byte) that are not
+ * keyword ASCII (0x21..0x7e) or are a comma: the high bit of each set.
+ * Exact for the lowest one (the borrow and carry tricks can only err in
+ * a byte above one that is already out of range), so 0 says all 8 are
+ * keyword ASCII, and the lowest bit says where a keyword stops (a comma,
+ * or a byte spate_check_keyword must look at). */
+static inline uint64_t spate_kw_stop_bits(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t below = (w - ones * 0x21) & ~w & high; /* a byte < 0x21 */
+	uint64_t above = ((w + ones) | w) & high;       /* a byte >= 0x7f */
+	uint64_t x = w ^ (ones * ','), comma = (x - ones) & ~x & high;
+
+	return below | above | comma;
+}
 /* An attribute name: 1..max_name_len bytes of [A-Za-z0-9_.:-]. */
 extern const uint8_t spate_name_ok[256]; /* 1 for those bytes */
 int spate_check_name(const struct spate_limits *lim, const char *p, size_t len);

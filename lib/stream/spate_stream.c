@@ -9,6 +9,7 @@
 
 #include "proto/spate_err.h"
 #include "stream/spate_stream.h"
+#include "util/spate_hash.h"
 
 #define MAX_FIELDS 9
 
@@ -249,7 +250,29 @@ static int parse_double(const char *p, size_t len, double *out)
 	return 0;
 }
 
-/* Split a comma list; calls fn for each item. '-' alone means empty. */
+/* Where the keyword at p (before end) stops, 8 bytes a step: at a comma
+ * or at end when every byte before is keyword ASCII (*plain), else at
+ * the first other byte (then *plain is false: UTF-8 or a bad byte, for
+ * spate_check_keyword). One pass for the split and the check: memchr
+ * for the comma and then the check cost 100 instructions a keyword, a
+ * tenth of parsing a cities line. */
+static const char *keyword_stop(const char *p, const char *end, bool *plain)
+{
+	for (;;) {
+		size_t left = (size_t)(end - p);
+		/* the padding's zero bytes stop it too (< 0x21) */
+		uint64_t stop = spate_kw_stop_bits(
+			spate_hash_load_padded((const unsigned char *)p, left < 8 ? left : 8));
+		if (stop != 0) {
+			size_t at = (size_t)__builtin_ctzll(stop) / 8;
+			*plain = at >= left || p[at] == ',';
+			return at >= left ? end : p + at;
+		}
+		p += 8;
+	}
+}
+
+/* Split a comma list of keywords and check each. '-' alone means empty. */
 static int parse_keywords(const struct field *f, const struct spate_limits *lim,
 			  struct spate_str *kw, uint32_t *n, char *err, size_t errlen)
 {
@@ -258,22 +281,30 @@ static int parse_keywords(const struct field *f, const struct spate_limits *lim,
 		return 0;
 	const char *p = f->p, *end = f->p + f->len;
 	for (;;) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		const char *k = p;
-		size_t klen = (size_t)((comma ? comma : end) - p);
+		bool plain;
+		const char *k = p, *stop = keyword_stop(p, end, &plain);
+		if (!plain) { /* not all keyword ASCII: its end by the comma */
+			stop = memchr(stop, ',', (size_t)(end - stop));
+			stop = stop ? stop : end;
+		}
+		size_t klen = (size_t)(stop - k);
 		if (*n >= lim->max_keywords || *n >= SPATE_KW_MAX_HARD)
 			return fail(err, errlen, SPATE_E_TOO_MANY_KEYWORDS, "more than %u keywords",
 				    lim->max_keywords);
-		int rc = spate_check_keyword(lim, k, klen);
+		/* a plain keyword has only its length (and "-") to check */
+		int rc = !plain || klen == 0 || klen > lim->max_keyword_len ||
+					 klen > SPATE_KW_LEN_MAX_HARD || (klen == 1 && k[0] == '-')
+				 ? spate_check_keyword(lim, k, klen)
+				 : 0;
 		if (rc != 0)
 			return fail(err, errlen, -rc, "keyword '%.*s': %s",
 				    (int)(klen > 40 ? 40 : klen), k, spate_err_reason(rc));
 		kw[*n].p = k;
 		kw[*n].len = (uint32_t)klen;
 		(*n)++;
-		if (comma == NULL)
+		if (stop == end)
 			return 0;
-		p = comma + 1;
+		p = stop + 1;
 	}
 }
 

@@ -303,6 +303,72 @@ static void test_name_limits(void)
 	CHECK_EQ_INT(parse("sub\t1\t0\t0\t1\t1\tk\t=1", &op), -SPATE_E_EMPTY_KEYWORD);
 }
 
+/* Random keyword lists against the plain definition: split at every
+ * comma, each piece checked by spate_check_keyword, the first failure's
+ * code (the parser reads 8 bytes a step: commas and bad bytes at every
+ * offset of a word, keywords across words, padding at the field's end). */
+static void test_keywords_as_split(void)
+{
+	static const char *const atoms[] = { "a",    "b",    "Zq",   ",",        ",",
+					     "-",    "\x7f", "\x80", "\xc3\xa9", "\xe2\x82\xac",
+					     "\xc0", " ",    "~",    "!",        "0123456" };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int bad = 0;
+
+	for (int t = 0; t < 200000; t++) {
+		char kw[160], line[256];
+		size_t n = 0;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int atoms_n = 1 + (int)(x % 24);
+		uint64_t r = x >> 5;
+		for (int i = 0; i < atoms_n; i++, r = r * 6364136223846793005ull + 1) {
+			/* mostly plain bytes: the fast path, long keywords too */
+			uint64_t pick = (r >> 33) % 64;
+			const char *a = pick < 40 ? atoms[pick % 3] : atoms[(pick - 40) % 15];
+			size_t al = strlen(a);
+			if (n + al >= 150)
+				break;
+			memcpy(kw + n, a, al);
+			n += al;
+		}
+		kw[n] = '\0';
+		if (n == 0 || strchr(kw, '\t') != NULL)
+			continue;
+		/* the reference */
+		int want = 0;
+		uint32_t want_n = 0;
+		struct spate_str want_kw[SPATE_KW_MAX_HARD];
+		if (!(n == 1 && kw[0] == '-')) {
+			const char *p = kw, *end = kw + n;
+			for (;;) {
+				const char *c = memchr(p, ',', (size_t)(end - p));
+				size_t kl = (size_t)((c ? c : end) - p);
+				if (want_n >= lim.max_keywords || want_n >= SPATE_KW_MAX_HARD) {
+					want = -SPATE_E_TOO_MANY_KEYWORDS;
+					break;
+				}
+				if ((want = spate_check_keyword(&lim, p, kl)) != 0)
+					break;
+				want_kw[want_n++] = (struct spate_str){ p, (uint32_t)kl };
+				if (c == NULL)
+					break;
+				p = c + 1;
+			}
+		}
+		struct spate_stream_op op;
+		snprintf(line, sizeof(line), "event\t1\t0\t0\t%s", kw);
+		int got = parse(line, &op);
+		bool same = got == want;
+		for (uint32_t i = 0; same && want == 0 && i < want_n; i++)
+			same = op.u.ev.n_kw == want_n && op.u.ev.kw[i].len == want_kw[i].len &&
+			       memcmp(op.u.ev.kw[i].p, want_kw[i].p, want_kw[i].len) == 0;
+		if (!same && bad++ < 5)
+			fprintf(stderr, "keywords '%s': parsed %d (%u), split %d (%u)\n", kw, got,
+				op.u.ev.n_kw, want, want_n);
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
 /* A file that is not there: -1 and errno, nothing to close but the
  * reader itself. */
 static void test_open_missing(void)
@@ -325,5 +391,6 @@ int main(void)
 	test_write_roundtrip();
 	test_values_as_strtod();
 	test_name_limits();
+	test_keywords_as_split();
 	return check_summary("stream");
 }
