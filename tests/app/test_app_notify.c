@@ -28,6 +28,7 @@ struct sent {
 static struct sent *out;
 static unsigned int n_out;
 static struct spate_limits lim;
+static unsigned int max_msgs = 64; /* the notifier's message limit now */
 
 static void capture(void *ctx, struct spate_dest to, const void *buf, size_t len)
 {
@@ -49,6 +50,7 @@ static uint32_t seq_of(const struct sent *s)
 	CHECK_EQ_INT(h.flags, SPATE_FLAG_SERVER);
 	CHECK_EQ_INT(h.client_id, 0); /* the server speaks as nobody's client */
 	CHECK(h.count >= 1);          /* an empty datagram is refused (count 0) */
+	CHECK(h.count <= max_msgs);   /* nor one over the receivers' limit */
 	return h.seq;
 }
 
@@ -61,6 +63,7 @@ static unsigned int msgs_of(const struct sent *s, struct spate_msg *m, unsigned 
 
 	if (spate_hdr_decode(s->buf, s->len, &lim, &h) != 0)
 		return 0;
+	CHECK(h.count <= max_msgs);
 	spate_reader_init(&r, s->buf, s->len, &h);
 	while (n < max && spate_reader_next(&r, &lim, &m[n]) == 1)
 		n++;
@@ -164,6 +167,8 @@ static void test_split(void)
 	uint64_t ids[500];
 	struct spate_msg m[8];
 
+	max_msgs = 2;
+
 	for (int i = 0; i < 500; i++)
 		ids[i] = 1000 + (uint64_t)i;
 	n_out = 0;
@@ -186,6 +191,73 @@ static void test_split(void)
 		}
 	}
 	CHECK_EQ_INT(next, 1500);
+	/* small NOTIFYs: the message limit, not the payload, starts the next
+	 * datagram; a reply too (N N | N ACK | NACK) */
+	struct spated_counters before, now;
+	spated_counters_sum(&before);
+	n_out = 0;
+	for (int i = 0; i < 3; i++)
+		notifier_add(nt, a, 50 + (uint64_t)i, ids, 1);
+	notifier_reply(nt, a, SPATE_MSG_SUB_ADD, 0, 1, 2);
+	notifier_reply(nt, a, SPATE_MSG_SUB_DEL, SPATE_E_NOT_OWNER, 3, 4);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 3);
+	static const uint8_t types[3][2] = { { SPATE_MSG_NOTIFY, SPATE_MSG_NOTIFY },
+					     { SPATE_MSG_NOTIFY, SPATE_MSG_ACK },
+					     { SPATE_MSG_NACK, 0 } };
+	for (unsigned int d = 0; d < n_out && d < 3; d++) {
+		unsigned int k = msgs_of(&out[d], m, 8);
+		CHECK_EQ_INT(k, d < 2 ? 2 : 1);
+		for (unsigned int i = 0; i < k && i < 2; i++)
+			CHECK_EQ_INT(m[i].type, types[d][i]);
+	}
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.notify_dgrams - before.notify_dgrams, 3);
+	CHECK_EQ_INT(now.notify_msgs - before.notify_msgs, 3);
+	max_msgs = 64;
+	notifier_destroy(nt);
+}
+
+/* Replies: one to a receiver with nothing open yet is sent at the flush;
+ * one that does not fit the open datagram starts the next; ACKs and NACKs
+ * are counted apart. */
+static void test_replies(void)
+{
+	struct notifier *nt = notifier_create(1472, 64, capture, &n_out);
+	struct spate_dest a = { 0x0a000002, 5000 }, b = { 0x0a000004, 5000 };
+	static uint64_t ids[180];
+	struct spate_msg m[4];
+	struct spated_counters before, now;
+
+	for (int i = 0; i < 180; i++)
+		ids[i] = (uint64_t)i + 1;
+	spated_counters_sum(&before);
+	n_out = 0;
+	notifier_reply(nt, b, SPATE_MSG_SUB_ADD, 0, 11, 12);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 1);
+	CHECK_EQ_INT(out[0].to.ipv4, b.ipv4);
+	CHECK_EQ_INT(msgs_of(&out[0], m, 4), 1);
+	CHECK_EQ_INT(m[0].u.ack.req_seq, 11);
+	/* 180 ids fill 1472 bytes to the last (16 + 16 + 1440) */
+	n_out = 0;
+	notifier_add(nt, a, 1, ids, 180);
+	notifier_reply(nt, a, SPATE_MSG_SUB_ADD, 0, 21, 22);
+	notifier_reply(nt, a, SPATE_MSG_SUB_ADD, 0, 23, 24);
+	CHECK_EQ_INT(n_out, 1); /* the full one went at once */
+	CHECK_EQ_INT(out[0].len, 1472);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 2);
+	CHECK_EQ_INT(msgs_of(&out[0], m, 4), 1);
+	CHECK_EQ_INT(m[0].u.notify.n_subs, 180);
+	CHECK_EQ_INT(msgs_of(&out[1], m, 4), 2);
+	CHECK_EQ_INT(m[0].type, SPATE_MSG_ACK);
+	CHECK_EQ_INT(m[0].u.ack.req_seq, 21);
+	CHECK_EQ_INT(m[1].u.ack.req_seq, 23);
+	CHECK_EQ_INT(seq_of(&out[1]), 2);
+	spated_counters_sum(&now);
+	CHECK_EQ_INT(now.acks - before.acks, 3);
+	CHECK_EQ_INT(now.nacks - before.nacks, 0);
 	notifier_destroy(nt);
 }
 
@@ -230,6 +302,16 @@ static void test_matches(void)
 			CHECK_EQ_INT(spate_notify_id(no, 0), out[d].to.port == 7001 ? 1 : 3);
 		}
 	}
+	/* one match: one NOTIFY of one id (and nothing of the last call's) */
+	mv.n = 1;
+	n_out = 0;
+	CHECK_EQ_INT(notifier_add_matches(nt, 79, &mv), 0);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 1);
+	CHECK_EQ_INT(msgs_of(&out[0], m, 8), 1);
+	CHECK_EQ_INT(m[0].u.notify.event_id, 79);
+	CHECK_EQ_INT(m[0].u.notify.n_subs, 1);
+	CHECK_EQ_INT(spate_notify_id(&m[0].u.notify, 0), 9);
 	mv.n = 0;
 	n_out = 0;
 	CHECK_EQ_INT(notifier_add_matches(nt, 78, &mv), 0);
@@ -285,6 +367,101 @@ static void test_evict(void)
 			last = seq_of(&out[d]);
 	CHECK_EQ_INT(last, 201);
 	notifier_destroy(nt);
+}
+
+/* ---- the receiver table: its sets, found from outside ---- */
+
+static uint64_t evictions(void)
+{
+	struct spated_counters c;
+
+	spated_counters_sum(&c);
+	return c.receiver_evicted;
+}
+
+/* One NOTIFY to d, flushed: the sequence number it went out with. */
+static uint32_t touch(struct notifier *nt, struct spate_dest d)
+{
+	uint64_t id = 1;
+
+	n_out = 0;
+	notifier_add(nt, d, 1, &id, 1);
+	notifier_flush(nt);
+	CHECK_EQ_INT(n_out, 1);
+	return n_out == 1 ? seq_of(&out[0]) : 0;
+}
+
+/* Does touching v[0..n) but v[skip], in order, on a new table evict? */
+static bool evicts(const struct spate_dest *v, int n, int skip)
+{
+	struct notifier *nt = notifier_create(64, 64, capture, &n_out);
+	uint64_t e0 = evictions();
+
+	for (int i = 0; i < n; i++)
+		if (i != skip)
+			touch(nt, v[i]);
+	notifier_destroy(nt);
+	return evictions() != e0;
+}
+
+/* Receivers are kept in sets of 4, the least recently used one reused.
+ * The test finds a set from outside: receivers are added until one is
+ * evicted; the set's members are those without which that does not
+ * happen. There are exactly 4, and the LRU order of their sequence
+ * numbers is checked step by step. And 128 receivers of consecutive
+ * addresses (a /25 of clients) are all kept. */
+static void test_sets(void)
+{
+	enum { N = 300 };
+	static struct spate_dest d[N];
+	int m, set[8], ns = 0;
+
+	check_rng = 77;
+	for (int i = 0; i < N; i++)
+		d[i] = (struct spate_dest){ (uint32_t)check_rand(), 6000 };
+	for (m = 1; m <= N; m++)
+		if (evicts(d, m, -1))
+			break;
+	CHECK(m <= 257); /* 256 entries */
+	if (m > N)
+		return;
+	m--; /* d[m] is the receiver that evicts */
+	for (int c = 0; c < m; c++)
+		if (!evicts(d, m + 1, c) && ns < 8)
+			set[ns++] = c;
+	CHECK_EQ_INT(ns, 4);
+	if (ns != 4)
+		return;
+	struct spate_dest s0 = d[set[0]], s1 = d[set[1]], s2 = d[set[2]], s3 = d[set[3]];
+	struct spate_dest x = d[m];
+	struct notifier *nt = notifier_create(64, 64, capture, &n_out);
+	uint64_t e0 = evictions();
+	CHECK_EQ_INT(touch(nt, s0), 1);
+	CHECK_EQ_INT(touch(nt, s1), 1);
+	CHECK_EQ_INT(touch(nt, s2), 1);
+	CHECK_EQ_INT(touch(nt, s3), 1);
+	CHECK_EQ_INT(touch(nt, s0), 2); /* LRU now: s1 */
+	CHECK_EQ_INT(evictions() - e0, 0);
+	CHECK_EQ_INT(touch(nt, x), 1); /* s1 goes */
+	CHECK_EQ_INT(evictions() - e0, 1);
+	CHECK_EQ_INT(touch(nt, s0), 3);
+	CHECK_EQ_INT(touch(nt, s2), 2); /* LRU now: s3 (x came after it) */
+	CHECK_EQ_INT(touch(nt, s1), 1); /* s3 goes */
+	CHECK_EQ_INT(evictions() - e0, 2);
+	CHECK_EQ_INT(touch(nt, x), 2);
+	CHECK_EQ_INT(touch(nt, s0), 4);
+	CHECK_EQ_INT(touch(nt, s2), 3);
+	CHECK_EQ_INT(touch(nt, s1), 2);
+	CHECK_EQ_INT(evictions() - e0, 2);
+	CHECK_EQ_INT(touch(nt, s3), 1); /* back, in x's place */
+	CHECK_EQ_INT(touch(nt, s1), 3);
+	CHECK_EQ_INT(touch(nt, x), 1);
+	CHECK_EQ_INT(evictions() - e0, 4);
+	notifier_destroy(nt);
+	/* 128 clients of one subnet */
+	for (int i = 0; i < 128; i++)
+		d[i] = (struct spate_dest){ 0x0a000001u + (uint32_t)i, 5000 };
+	CHECK(!evicts(d, 128, -1));
 }
 
 /* Every allocation of notifier_create failing in turn: NULL, nothing
@@ -358,6 +535,15 @@ static void test_alloc(void)
 		CHECK_EQ_INT(next[1], N + 1);
 		CHECK_EQ_INT(next[2], N + 2);
 	}
+	/* a scratch of exactly the size asked for is enough */
+	struct notifier *nt2 = notifier_create(1472, 64, capture, &n_out);
+	mv.n = 64;
+	for (int round = 0; round < 2 && nt2 != NULL; round++) {
+		allocs = 0;
+		CHECK_EQ_INT(notifier_add_matches(nt2, 9, &mv), 0);
+		CHECK_EQ_INT(allocs, round == 0 ? 2 : 0);
+	}
+	notifier_destroy(nt2);
 	spate_matchvec_free(&mv);
 	notifier_destroy(nt);
 	CHECK_EQ_INT(n_live, live0);
@@ -411,6 +597,8 @@ int main(void)
 	test_split();
 	test_matches();
 	test_evict();
+	test_replies();
+	test_sets();
 	test_alloc();
 	test_tiny();
 	free(out);
