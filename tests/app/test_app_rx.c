@@ -5,17 +5,23 @@
  * case compares the whole counter block before and after, so a frame
  * counted twice, or under another reason, fails. Overload: a full ring
  * to the cluster drops (ring_full_rx, shed_events, exact) and answers
- * OVERLOADED once per client, the NACK checked field by field. */
+ * OVERLOADED once per client, the NACK checked field by field. Every
+ * mbuf is accounted for (the pool's in-use count after each case), and
+ * the stage's own allocations are tracked (alloc_track.h): creating one
+ * that fails part way, or destroying one, leaves nothing behind. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_arp.h>
 #include <rte_ethdev.h>
+#include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
 
+#include "alloc_track.h"
 #include "app_eal.h"
 #include "app_port.h"
 #include "check.h"
@@ -23,6 +29,7 @@
 #include "infra/pl_msg.h"
 #include "proto/spate_proto.h"
 #include "net/stage_rx.h"
+#include "net/tx_out.h"
 
 #define OUR_IP 0x0a000001u  /* 10.0.0.1 */
 #define PEER_IP 0x0a000002u /* 10.0.0.2 */
@@ -276,6 +283,10 @@ static void one(const struct frame_opts *o, const void *payload, size_t len, con
 	moved(field, 1, 1, 0, 0, line);
 	CHECK_EQ_INT(rte_ring_count(to_cluster), 0);
 	free_all(got, drain(to_tx, got, 8));
+	if (rte_mempool_in_use_count(pool) != 0) { /* the dropped frame was freed */
+		fprintf(stderr, "line %d: %u mbufs in use\n", line, rte_mempool_in_use_count(pool));
+		check_failed();
+	}
 }
 
 /* A frame of the defaults but for `set` ends in `field` alone. */
@@ -570,6 +581,234 @@ static void test_sources(void)
 	MOVED("ip_bad_header", 1, 1);
 }
 
+/* Frames the stage answers or refuses beyond the UDP path: a chained
+ * mbuf, a ping and an ARP request (answered in place, out on the RX
+ * port), an IP packet with no room for a UDP header, and a datagram
+ * whose correct UDP checksum must not cover the frame's padding. */
+static void test_more_frames(void)
+{
+	uint8_t buf[512];
+	struct rte_mbuf *got[8];
+	struct frame_opts o = defaults();
+	size_t len = dgram(buf, sizeof(buf), 0, 5, 1, 1, 1);
+
+	/* two segments */
+	struct rte_mbuf *m = frame(&o, buf, len), *tail = rte_pktmbuf_alloc(pool);
+	memset(rte_pktmbuf_append(tail, 10), 0, 10);
+	CHECK_EQ_INT(rte_pktmbuf_chain(m, tail), 0);
+	POLL_ONE(m);
+	MOVED("rx_multiseg", 1, 1);
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 0); /* both segments freed */
+
+	/* a ping: ICMP echo request of 8 + 20 bytes over the UDP header's place */
+	o.proto = IPPROTO_ICMP;
+	m = frame(&o, buf, 20);
+	struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REQUEST;
+	icmp->icmp_code = 0;
+	icmp->icmp_cksum = 0;
+	icmp->icmp_ident = rte_cpu_to_be_16(77);
+	icmp->icmp_seq_nb = rte_cpu_to_be_16(3);
+	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, 28);
+	POLL_ONE(m);
+	MOVED("icmp_echo", 1, 1);
+	unsigned int n = drain(to_tx, got, 8);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_FRAME);
+		CHECK_EQ_INT(got[0]->port, port_id);
+		ip = rte_pktmbuf_mtod_offset(got[0], struct rte_ipv4_hdr *,
+					     sizeof(struct rte_ether_hdr));
+		CHECK_EQ_INT(rte_be_to_cpu_32(ip->dst_addr), PEER_IP);
+		CHECK_EQ_INT(((struct rte_icmp_hdr *)(ip + 1))->icmp_type, RTE_IP_ICMP_ECHO_REPLY);
+	}
+	free_all(got, n);
+
+	/* who has 10.0.0.1? */
+	m = rte_pktmbuf_alloc(pool);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)rte_pktmbuf_append(
+		m, sizeof(struct rte_ether_hdr) + sizeof(struct rte_arp_hdr));
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eth + 1);
+	memset(eth->dst_addr.addr_bytes, 0xff, RTE_ETHER_ADDR_LEN);
+	eth->src_addr = peer_mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = RTE_ETHER_ADDR_LEN;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	a->arp_data.arp_sha = peer_mac;
+	a->arp_data.arp_sip = rte_cpu_to_be_32(PEER_IP);
+	memset(&a->arp_data.arp_tha, 0, sizeof(a->arp_data.arp_tha));
+	a->arp_data.arp_tip = rte_cpu_to_be_32(OUR_IP);
+	POLL_ONE(m);
+	MOVED("arp_requests,arp_replies", 1, 1);
+	n = drain(to_tx, got, 8);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_FRAME);
+		CHECK_EQ_INT(got[0]->port, port_id);
+		a = rte_pktmbuf_mtod_offset(got[0], struct rte_arp_hdr *,
+					    sizeof(struct rte_ether_hdr));
+		CHECK_EQ_INT(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REPLY);
+	}
+	free_all(got, n);
+
+	/* an IP header and nothing after it: no room for UDP */
+	o = defaults();
+	o.tot_delta = -8;
+	m = frame(&o, buf, 0);
+	rte_pktmbuf_trim(m, 8);
+	POLL_ONE(m);
+	MOVED("udp_bad_len", 1, 1);
+
+	/* a correct checksum, then 4 bytes of padding that are not zeros */
+	o = defaults();
+	o.udp_cksum = true;
+	o.tot_delta = -4;
+	o.udp_len_delta = -4;
+	memset(buf + len, 0xee, 4);
+	POLL_ONE(frame(&o, buf, len + 4));
+	MOVED("dgrams", 1, 1);
+	n = drain(to_cluster, got, 8);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1)
+		CHECK_EQ_INT(rte_pktmbuf_data_len(got[0]), len);
+	free_all(got, n);
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 0);
+}
+
+/* tx_out on its own: datagrams copied into mbufs with their kind, their
+ * destination and the stamp of now; a burst reaches the ring at the
+ * flush; what the ring does not take is freed and counted, a lost
+ * neighbour notice reported; a payload no mbuf holds, or no mbuf at
+ * all: no_mbuf; what is still pending at the end is freed. */
+static int lost_calls;
+static uint32_t lost_ip;
+
+static void on_lost(void *ctx, uint32_t ip)
+{
+	CHECK(ctx == &lost_calls);
+	lost_calls++;
+	lost_ip = ip;
+}
+
+static void test_tx_out(void)
+{
+	struct rte_ring *r =
+		rte_ring_create("app_txo", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct tx_out t;
+	struct rte_mbuf *got[8];
+	static uint8_t big[70000];
+	const struct spate_dest to = { PEER_IP, 4321 };
+
+	CHECK_EQ_INT(tx_out_init(&t, r, pool), 0);
+	t.neigh_lost = on_lost;
+	t.ctx = &lost_calls;
+	t.stamp = 123456789;
+	mark();
+	tx_out_payload(&t, to, "abc", 3);
+	t.stamp = 0;
+	tx_out_peer(&t, (struct spate_dest){ PEER_IP + 1, 99 }, "hello", 5);
+	CHECK_EQ_INT(rte_ring_count(r), 0); /* a burst, not yet flushed */
+	tx_out_flush(&t);
+	unsigned int n = drain(r, got, 8);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_PAYLOAD);
+		CHECK_EQ_INT(pkt_meta(got[0])->peer.ipv4, PEER_IP);
+		CHECK_EQ_INT(pkt_meta(got[0])->peer.port, 4321);
+		CHECK_EQ_INT(pkt_meta(got[0])->rx_tsc, 123456789);
+		CHECK_EQ_INT(rte_pktmbuf_data_len(got[0]), 3);
+		CHECK(memcmp(rte_pktmbuf_mtod(got[0], void *), "abc", 3) == 0);
+		CHECK_EQ_INT(pkt_meta(got[1])->kind, PKT_PEER);
+		CHECK_EQ_INT(pkt_meta(got[1])->peer.ipv4, PEER_IP + 1);
+		CHECK_EQ_INT(pkt_meta(got[1])->peer.port, 99);
+		CHECK_EQ_INT(pkt_meta(got[1])->rx_tsc, 0);
+		CHECK_EQ_INT(rte_pktmbuf_data_len(got[1]), 5);
+		CHECK(memcmp(rte_pktmbuf_mtod(got[1], void *), "hello", 5) == 0);
+		/* the headers TX adds fit in front */
+		CHECK(rte_pktmbuf_headroom(got[0]) >= 42);
+	}
+	free_all(got, n);
+	/* 5 into a ring of 3: 2 freed and counted; the lost one is a
+	 * neighbour notice */
+	for (int i = 0; i < 4; i++)
+		tx_out_payload(&t, to, "x", 1);
+	struct rte_mbuf *nm = rte_pktmbuf_alloc(pool);
+	pkt_meta(nm)->kind = PKT_NEIGH;
+	pkt_meta(nm)->peer.ipv4 = 0x0a0000aa;
+	tx_out_packet(&t, nm);
+	lost_calls = 0;
+	tx_out_flush(&t);
+	CHECK_EQ_INT(SINCE(ring_full_tx), 2);
+	CHECK_EQ_INT(lost_calls, 1);
+	CHECK_EQ_INT(lost_ip, 0x0a0000aa);
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 3);
+	free_all(got, drain(r, got, 8));
+	/* without a neigh_lost: just freed */
+	t.neigh_lost = NULL;
+	for (int i = 0; i < 3; i++)
+		tx_out_payload(&t, to, "x", 1);
+	nm = rte_pktmbuf_alloc(pool);
+	pkt_meta(nm)->kind = PKT_NEIGH;
+	tx_out_packet(&t, nm);
+	tx_out_flush(&t);
+	CHECK_EQ_INT(lost_calls, 1);
+	free_all(got, drain(r, got, 8));
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 0);
+	/* too large for an mbuf, too large for a frame: counted, nothing kept */
+	mark();
+	tx_out_payload(&t, to, big, 3000);
+	tx_out_payload(&t, to, big, sizeof(big));
+	CHECK_EQ_INT(SINCE(no_mbuf), 2);
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 0);
+	/* no mbuf at all */
+	static struct rte_mbuf *hoard[2048];
+	unsigned int h = 0;
+	while (h < 2048 && (hoard[h] = rte_pktmbuf_alloc(pool)) != NULL)
+		h++;
+	tx_out_payload(&t, to, "x", 1);
+	CHECK_EQ_INT(SINCE(no_mbuf), 3);
+	free_all(hoard, h);
+	/* pending at the end: freed */
+	tx_out_payload(&t, to, "x", 1);
+	tx_out_payload(&t, to, "y", 1);
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 2);
+	tx_out_fini(&t);
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 0);
+	CHECK_EQ_INT(rte_ring_count(r), 0);
+	rte_ring_free(r);
+}
+
+/* Creating a stage whose allocations fail one after the other: NULL
+ * each time, nothing left allocated; one that is made and destroyed
+ * leaves nothing either. */
+static void test_create_fails(void)
+{
+	struct rte_ring *to_link =
+		rte_ring_create("app_to_link2", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct stage_rx_conf c = rx_conf(to_cluster, to_link, 47110);
+	long live0 = n_live, k;
+	struct stage_rx *s = NULL;
+
+	for (k = 1; k < 20 && s == NULL; k++) {
+		allocs = 0;
+		fail_at = k;
+		s = stage_rx_create(&c);
+		fail_at = 0;
+		if (s == NULL)
+			CHECK_EQ_INT(n_live, live0);
+	}
+	CHECK(k > 5); /* the stage, its rate limiter and three rings' buffers */
+	stage_rx_destroy(s);
+	CHECK_EQ_INT(n_live, live0);
+	CHECK_EQ_INT(bad_frees, 0);
+	rte_ring_free(to_link);
+}
+
 /* A match host's RX (multihost): no cluster stage, so client datagrams
  * are udp_other_port; inter-host frames (peer_port) go to the link
  * stage's ring, trimmed, with their source; a full link ring drops and
@@ -579,6 +818,7 @@ static void test_match_host(void)
 	struct rte_ring *to_link =
 		rte_ring_create("app_to_link", 4, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	struct stage_rx_conf c = rx_conf(NULL, to_link, 47110);
+	long live0 = n_live;
 	struct stage_rx *mh = stage_rx_create(&c);
 	uint8_t buf[512];
 	struct rte_mbuf *got[16];
@@ -610,6 +850,7 @@ static void test_match_host(void)
 	free_all(got, n);
 	free_all(got, drain(to_tx, got, 16));
 	stage_rx_destroy(mh);
+	CHECK_EQ_INT(n_live, live0); /* everything the stage had, freed */
 	rte_ring_free(to_link);
 }
 
@@ -641,13 +882,19 @@ int main(void)
 		fprintf(stderr, "stage_rx_create\n");
 		return 2;
 	}
-	test_deliver();
-	test_drops();
-	test_header();
-	test_overload();
-	test_tx_full();
-	test_sources();
-	test_match_host();
+	/* each case leaves every mbuf back in the pool */
+	void (*const cases[])(void) = { test_deliver,     test_drops,   test_header,
+					test_overload,    test_tx_full, test_sources,
+					test_more_frames, test_tx_out,  test_create_fails,
+					test_match_host };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cases[i]();
+		if (rte_mempool_in_use_count(pool) != 0) {
+			fprintf(stderr, "case %zu: %u mbufs in use\n", i,
+				rte_mempool_in_use_count(pool));
+			check_failed();
+		}
+	}
 	stage_rx_destroy(rx);
 	rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);
