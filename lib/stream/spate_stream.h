@@ -15,6 +15,7 @@
 #ifndef SPATE_STREAM_H
 #define SPATE_STREAM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,13 +48,17 @@ int spate_parse_coord(const char *p, size_t len, int32_t max, int32_t *out);
 /* Fixed point to text with 7 decimals ("-6.0816900"); buf >= 16 bytes. */
 void spate_format_coord(int32_t v, char *buf, size_t len);
 
-/* Reads a stream file line by line. */
+/* Reads a stream file line by line: blocks of the file (read(2), as
+ * much as is there, so a pipe's lines come out as they arrive) into buf,
+ * lines handed out in place. */
 struct spate_stream_reader {
 	FILE *f;
 	const char *path;
 	unsigned long line_no;
 	char *buf;
 	size_t cap;
+	size_t at, end; /* buf[at, end): read, not handed out yet */
+	bool eof;       /* read(2) said end of file (or failed) */
 	const struct spate_limits *lim;
 };
 

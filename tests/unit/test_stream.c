@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "proto/spate_err.h"
@@ -381,6 +382,77 @@ static void test_open_missing(void)
 	CHECK(r.f == NULL);
 }
 
+/* The reader's blocks: lines across block borders, a line longer than a
+ * block (the buffer grows, the partial line moves), CRLF, comments,
+ * blank lines, a bad line in the middle (reported, then the next one),
+ * and a last line without a newline; every event comes out whole, with
+ * its line number. */
+static void test_reader_blocks(void)
+{
+	char path[] = "/tmp/test_stream_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	const unsigned n_events = 20000;
+
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	unsigned long line = 0, bad_line = 0;
+	for (unsigned i = 1; i <= n_events; i++) {
+		if (i == 7000) { /* 300 kB of comment: longer than any block */
+			fputc('#', f);
+			for (int j = 0; j < 300000; j++)
+				fputc('x', f);
+			fputc('\n', f);
+			line++;
+		}
+		if (i == 9000) {
+			fputs("event\tnot-an-id\t0\t0\t-\n", f);
+			bad_line = ++line;
+		}
+		if (i % 97 == 0) {
+			fputs("\n", f);
+			line++;
+		}
+		/* i keywords mod 5, "k<i>" the last: the line's length varies */
+		fprintf(f, "event\t%u\t1.5\t-2.25\t", i);
+		for (unsigned k = 0; k < i % 5; k++)
+			fprintf(f, "w%u,", k);
+		fprintf(f, "k%u%s", i, i == n_events ? "" : i % 3 == 0 ? "\r\n" : "\n");
+		line++;
+	}
+	fclose(f);
+
+	struct spate_stream_reader r;
+	struct spate_stream_op op;
+	char err[512];
+	unsigned next = 1, wrong = 0, errors = 0;
+	CHECK_EQ_INT(spate_stream_open(&r, path, &lim), 0);
+	int rc;
+	while ((rc = spate_stream_next(&r, &op, err, sizeof(err))) != 0) {
+		if (rc < 0) {
+			errors++;
+			CHECK_EQ_INT(rc, -SPATE_E_BAD_ID);
+			CHECK_EQ_INT((long)r.line_no, (long)bad_line);
+			continue;
+		}
+		char last[32];
+		snprintf(last, sizeof(last), "k%u", next);
+		if (op.kind != SPATE_LINE_EVENT || op.u.ev.id != next ||
+		    op.u.ev.n_kw != next % 5 + 1 || !str_is(&op.u.ev.kw[next % 5], last))
+			wrong++;
+		next++;
+	}
+	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(errors, 1);
+	CHECK_EQ_INT(next, n_events + 1);
+	CHECK_EQ_INT((long)r.line_no, (long)line);
+	/* the buffer holds the longest line and a block, not the file (1 MB) */
+	CHECK(r.cap <= (size_t)512 << 10);
+	spate_stream_close(&r);
+	unlink(path);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -392,5 +464,6 @@ int main(void)
 	test_values_as_strtod();
 	test_name_limits();
 	test_keywords_as_split();
+	test_reader_blocks();
 	return check_summary("stream");
 }
