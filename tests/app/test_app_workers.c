@@ -988,13 +988,18 @@ static void test_journal(void)
 	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 0); /* held: not synced */
 	dg_begin(&d, 50);
 	CHECK_EQ_INT(spate_put_sub_del(&d.w, 1), 0);
-	dg_sub(&d, 2, "b", 50, 50, 52, 52);
 	dg_queue(&d);
 	CHECK_EQ_INT(poll_once(), 1); /* the backlog forced the sync first */
+	CHECK_EQ_INT(appended(j), 3);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 1); /* the add, synced; the delete held */
+	CHECK_ADD(o.v[1][0], 2, 1, 1);
+	add(2, "b", 50, 50, 52, 52); /* the delete synced and sent; the add held */
 	CHECK_EQ_INT(appended(j), 4);
 	take_all(&o);
-	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 1); /* the add, synced; the rest held */
-	CHECK_ADD(o.v[1][0], 2, 1, 1);
+	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 1);
+	CHECK_MSG(o.v[1][0], PL_SUB_DEL, 2, 0);
+	CHECK_EQ_INT(o.v[1][0].sub, 1);
 	durable_close(j);
 	stage_stop();
 
