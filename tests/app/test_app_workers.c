@@ -1125,6 +1125,57 @@ static void test_feedback_slots(void)
 	common.matcher.params.drt.cmax = 4;
 }
 
+/* Sixteen categories (the clustering's array full): worker 0 dies and
+ * each of its categories goes to a live worker, its one subscription
+ * sent there again, unanswered; nothing else is sent. */
+static void test_rehome_many(void)
+{
+	struct outs o;
+	struct spated_counters now;
+	const uint32_t dead[] = { 0 };
+	char kw[16][4];
+
+	common.matcher.params.drt.cmax = 20;
+	stage_start(big, 1024, NULL, 0);
+	for (int i = 0; i < 16; i++) {
+		snprintf(kw[i], sizeof(kw[i]), "k%d", i);
+		int x = (i % 4) * 20 - 80, y = (i / 4) * 20 - 40;
+		add((uint64_t)i + 1, kw[i], x, y, x + 2, y + 2);
+	}
+	take_all(&o);
+	struct cats_seen was = cats_now();
+	CHECK_EQ_INT(was.n, 16);
+	spated_counters_sum(&before);
+	CHECK_EQ_INT(stage_cluster_workers_down(cl, dead, 1), 0);
+	spated_counters_sum(&now);
+	struct cats_seen x = cats_now();
+	take_all(&o);
+	CHECK_EQ_INT(o.n[0], 0);
+	unsigned int on0 = 0;
+	for (uint32_t i = 0; i < was.n; i++) {
+		CHECK_EQ_INT(x.id[i], was.id[i]);
+		CHECK(x.worker[i] != 0);
+		if (was.worker[i] != 0) {
+			CHECK_EQ_INT(x.worker[i], was.worker[i]);
+			continue;
+		}
+		on0++;
+		uint32_t w = x.worker[i];
+		CHECK_EQ_INT(dir_owner(x.id[i]), (int)w);
+		unsigned int sent = 0;
+		for (unsigned int k = 0; k < o.n[w]; k++)
+			sent += o.v[w][k].cat == x.id[i] && o.v[w][k].type == PL_SUB_ADD &&
+				!o.v[w][k].answered;
+		CHECK_EQ_INT(sent, 1);
+	}
+	CHECK(on0 >= 5);
+	CHECK_EQ_INT(o.n[1] + o.n[2], on0);
+	CHECK_EQ_INT(CNT(failover_cats), on0);
+	CHECK_EQ_INT(CNT(failover_subs), on0);
+	stage_stop();
+	common.matcher.params.drt.cmax = 4;
+}
+
 int main(void)
 {
 	app_eal_start("app-workers");
@@ -1172,6 +1223,7 @@ int main(void)
 	test_cat_base();
 	test_journal();
 	test_feedback_slots();
+	test_rehome_many();
 	access_destroy(spated_access);
 	urcu_qsbr_unregister_thread();
 	return check_summary("app_workers");
