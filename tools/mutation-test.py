@@ -60,7 +60,7 @@ for _t in ['stream', 'tables', 'matcher', 'balance', 'rein', 'drt', 'category', 
     FAST[_t] = ('tests/unit/test_' + _t, ['tests/unit/test_' + _t])
 # app/ (spated's files) without a port: tests/app/test_app_NAME
 for _t in ['config', 'params', 'control', 'ctl_cmd', 'rx', 'cluster', 'counters', 'module', 'tx', 'neigh',
-           'ring', 'notify', 'workers']:
+           'ring', 'notify', 'workers', 'cluster_proto']:
     FAST['app_' + _t] = ('tests/app/test_app_' + _t, ['tests/app/test_app_' + _t])
 # test_rein's category part alone (the whole of it takes a minute)
 FAST['rein-drt_ivx'] = ('tests/unit/test_rein', ['tests/unit/test_rein', 'drt_ivx'])
@@ -142,7 +142,7 @@ AREAS = {
         'app/infra/ring_out.c': ['app_ring', 'app_rx'],
         'app/net/tx_out.c': ['app_rx', 'app_cluster'],
         'app/cluster/stage_cluster.c': ['app_cluster', 'app_workers'],
-        'app/cluster/cluster_proto.c': ['app_cluster'],
+        'app/cluster/cluster_proto.c': ['app_cluster_proto', 'app_cluster'],
         'app/cluster/cluster_place.c': ['app_cluster', 'app_workers'],
         'app/cluster/cluster_hold.c': ['app_cluster', 'app_workers'],
         # spated calls it from link_module.c only; app_workers drives it
