@@ -427,11 +427,11 @@ static uint64_t resent_mask(const struct out *o, unsigned int n, uint32_t cat)
 	return m;
 }
 
-/* Three workers, cmax 4. Subscriptions 1 "a" [40,42]^2, 2 "b" [0,2]^2,
- * 3 "c" [1,3]^2 and 4 "d" [-42,-40]^2 are dissimilar (SpatialSim of the
- * overlapping b and c: 4/9): four categories, 1-4, spread over the
- * workers holding the fewest (0, 1, 2, then 0 again). */
-static void test_place(void)
+/* On a new stage: subscription 1 "a" [40,42]^2, 2 "b" [0,2]^2 and 3 "c"
+ * [1,3]^2, dissimilar (SpatialSim of the overlapping b and c: 4/9),
+ * make categories 1, 2 and 3 on the workers holding the fewest: 0, 1
+ * and 2. */
+static void place_abc(void)
 {
 	add(1, "a", 40, 40, 42, 42);
 	CHECK_PLACED(0, 1, 1);
@@ -439,6 +439,15 @@ static void test_place(void)
 	CHECK_PLACED(1, 2, 2);
 	add(3, "c", 1, 1, 3, 3);
 	CHECK_PLACED(2, 3, 3);
+}
+
+/* Three workers, cmax 4. Subscriptions 1 "a" [40,42]^2, 2 "b" [0,2]^2,
+ * 3 "c" [1,3]^2 and 4 "d" [-42,-40]^2 are dissimilar (SpatialSim of the
+ * overlapping b and c: 4/9): four categories, 1-4, spread over the
+ * workers holding the fewest (0, 1, 2, then 0 again). */
+static void test_place(void)
+{
+	place_abc();
 	add(4, "d", -42, -42, -40, -40);
 	CHECK_PLACED(0, 4, 4);
 	/* the same place and keyword as 1: into category 1 */
@@ -506,6 +515,17 @@ static uint32_t test_feedback(void)
 	return seq;
 }
 
+/* The merge counters of the last poll (now - before): subscriptions
+ * merged on their worker, merges across workers and their
+ * subscriptions; no message lost. */
+#define CHECK_MERGES(in_node, between, between_subs)                 \
+	do {                                                         \
+		CHECK_EQ_INT(CNT(merge_subs_in_node), in_node);      \
+		CHECK_EQ_INT(CNT(merges_between), between);          \
+		CHECK_EQ_INT(CNT(merge_subs_between), between_subs); \
+		CHECK_EQ_INT(CNT(msg_no_memory), 0);                 \
+	} while (0)
+
 /* Over cmax, the clustering merges the most correlated pair: first 1
  * and 4 on worker 0 (CD = 0: the largest MergeJudgePara, in the node),
  * then 2 into 3 across workers (moved first: EXPECT to the new owner,
@@ -525,10 +545,7 @@ static void test_merges(void)
 	CHECK_EQ_INT(o.n[2], 0);
 	CHECK_ADD(o.v[1][0], 5, 5, 1);
 	CHECK_MSG(o.v[0][0], PL_MERGE, 4, 1);
-	CHECK_EQ_INT(CNT(merge_subs_in_node), 1);
-	CHECK_EQ_INT(CNT(merges_between), 0);
-	CHECK_EQ_INT(CNT(merge_subs_between), 0);
-	CHECK_EQ_INT(CNT(msg_no_memory), 0);
+	CHECK_MERGES(1, 0, 0);
 	CHECK_CAT(4, 0, 2);
 	CHECK_CAT(5, 1, 1);
 	CHECK_EQ_INT(dir_owner(1), -1); /* gone from the directory */
@@ -544,10 +561,7 @@ static void test_merges(void)
 	CHECK_ADD(o.v[2][0], 6, 6, 1);
 	CHECK_MSG(o.v[2][1], PL_EXPECT, 2, 1);
 	CHECK_MSG(o.v[2][2], PL_MERGE, 3, 2);
-	CHECK_EQ_INT(CNT(merges_between), 1);
-	CHECK_EQ_INT(CNT(merge_subs_between), 1);
-	CHECK_EQ_INT(CNT(merge_subs_in_node), 0);
-	CHECK_EQ_INT(CNT(msg_no_memory), 0);
+	CHECK_MERGES(0, 1, 1);
 	CHECK_CAT(3, 2, 2);
 	CHECK_CAT(6, 2, 1);
 	CHECK_EQ_INT(dir_owner(2), -1);
@@ -1078,12 +1092,7 @@ static void test_feedback_slots(void)
 
 	common.matcher.params.drt.cmax = 5;
 	stage_start(big, 1024, NULL, 0);
-	add(1, "a", 40, 40, 42, 42);
-	CHECK_PLACED(0, 1, 1);
-	add(2, "b", 0, 0, 2, 2);
-	CHECK_PLACED(1, 2, 2);
-	add(3, "c", 1, 1, 3, 3);
-	CHECK_PLACED(2, 3, 3);
+	place_abc();
 	add(4, "d", 20, 20, 22, 22);
 	CHECK_PLACED(0, 4, 4);
 	add(5, "e", 21, 21, 23, 23);
