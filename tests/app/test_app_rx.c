@@ -28,6 +28,7 @@
 #include "infra/counters.h"
 #include "infra/pl_msg.h"
 #include "proto/spate_proto.h"
+#include "net/net.h"
 #include "net/stage_rx.h"
 #include "net/tx_out.h"
 
@@ -704,7 +705,21 @@ static void test_tx_out(void)
 	static uint8_t big[70000];
 	const struct spate_dest to = { PEER_IP, 4321 };
 
+	/* a fresh one: no stamp, no neighbour callback, whatever was there */
+	memset(&t, 0xa5, sizeof(t));
 	CHECK_EQ_INT(tx_out_init(&t, r, pool), 0);
+	for (int i = 0; i < 3; i++)
+		tx_out_payload(&t, to, "abc", 3);
+	struct rte_mbuf *nm = rte_pktmbuf_alloc(pool);
+	pkt_meta(nm)->kind = PKT_NEIGH;
+	tx_out_packet(&t, nm); /* the ring takes 3: nm is dropped */
+	tx_out_flush(&t);
+	unsigned int n = drain(r, got, 8);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3)
+		CHECK_EQ_INT(pkt_meta(got[0])->rx_tsc, 0);
+	free_all(got, n);
+	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 0);
 	t.neigh_lost = on_lost;
 	t.ctx = &lost_calls;
 	t.stamp = 123456789;
@@ -714,7 +729,7 @@ static void test_tx_out(void)
 	tx_out_peer(&t, (struct spate_dest){ PEER_IP + 1, 99 }, "hello", 5);
 	CHECK_EQ_INT(rte_ring_count(r), 0); /* a burst, not yet flushed */
 	tx_out_flush(&t);
-	unsigned int n = drain(r, got, 8);
+	n = drain(r, got, 8);
 	CHECK_EQ_INT(n, 2);
 	if (n == 2) {
 		CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_PAYLOAD);
@@ -737,7 +752,7 @@ static void test_tx_out(void)
 	 * neighbour notice */
 	for (int i = 0; i < 4; i++)
 		tx_out_payload(&t, to, "x", 1);
-	struct rte_mbuf *nm = rte_pktmbuf_alloc(pool);
+	nm = rte_pktmbuf_alloc(pool);
 	pkt_meta(nm)->kind = PKT_NEIGH;
 	pkt_meta(nm)->peer.ipv4 = 0x0a0000aa;
 	tx_out_packet(&t, nm);
@@ -807,6 +822,60 @@ static void test_create_fails(void)
 	CHECK_EQ_INT(n_live, live0);
 	CHECK_EQ_INT(bad_frees, 0);
 	rte_ring_free(to_link);
+}
+
+/* net_init on a struct that held anything before: the port, its MAC
+ * and address, the port list of one, and every other field zero (no
+ * callbacks, no MTU, no peer port, not shedding, an empty neighbour
+ * table); a frame through it reaches its on_udp. */
+static int net_udp_calls;
+
+static void net_udp(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t len,
+		    struct spate_dest src)
+{
+	(void)buf;
+	(void)len;
+	CHECK(ctx == &net_udp_calls);
+	CHECK_EQ_INT(src.ipv4, PEER_IP);
+	CHECK_EQ_INT(src.port, SRC_PORT);
+	net_udp_calls++;
+	rte_pktmbuf_free(m);
+}
+
+static void test_net_init(void)
+{
+	static struct net n, zero;
+	const struct rte_ether_addr mac = { { 0x02, 0, 0, 0, 3, 0x01 } };
+	uint8_t buf[512];
+	struct frame_opts o = defaults();
+
+	memset(&n, 0xa5, sizeof(n));
+	net_init(&n, 3, pool, &mac, OUR_IP, OUR_PORT);
+	CHECK_EQ_INT(n.port_id, 3);
+	CHECK(n.mp == pool);
+	CHECK(rte_is_same_ether_addr(&n.mac, &mac));
+	CHECK_EQ_INT(n.ip, OUR_IP);
+	CHECK_EQ_INT(n.udp_port, OUR_PORT);
+	CHECK_EQ_INT(n.n_ports, 1);
+	CHECK_EQ_INT(n.ports[0], 3);
+	CHECK(rte_is_same_ether_addr(&n.macs[0], &mac));
+	CHECK_EQ_INT(n.arp_gap, rte_get_tsc_hz()); /* one request a second */
+	/* the rest as a zeroed struct has it */
+	zero.port_id = n.port_id;
+	zero.mp = n.mp;
+	zero.mac = n.mac;
+	zero.ip = n.ip;
+	zero.udp_port = n.udp_port;
+	zero.arp_gap = n.arp_gap;
+	zero.n_ports = n.n_ports;
+	zero.ports[0] = n.ports[0];
+	zero.macs[0] = n.macs[0];
+	CHECK(memcmp(&n, &zero, sizeof(n)) == 0);
+	n.on_udp = net_udp;
+	n.ctx = &net_udp_calls;
+	o.dst_mac = &mac;
+	net_rx(&n, frame(&o, buf, dgram(buf, sizeof(buf), 0, 5, 1, 1, 1)));
+	CHECK_EQ_INT(net_udp_calls, 1);
 }
 
 /* A match host's RX (multihost): no cluster stage, so client datagrams
@@ -883,10 +952,10 @@ int main(void)
 		return 2;
 	}
 	/* each case leaves every mbuf back in the pool */
-	void (*const cases[])(void) = { test_deliver,     test_drops,   test_header,
-					test_overload,    test_tx_full, test_sources,
-					test_more_frames, test_tx_out,  test_create_fails,
-					test_match_host };
+	void (*const cases[])(void) = { test_deliver,     test_drops,     test_header,
+					test_overload,    test_tx_full,   test_sources,
+					test_more_frames, test_tx_out,    test_create_fails,
+					test_net_init,    test_match_host };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		cases[i]();
 		if (rte_mempool_in_use_count(pool) != 0) {
