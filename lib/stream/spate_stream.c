@@ -383,10 +383,17 @@ static int parse_pairs(const struct field *f, const struct spate_limits *lim, bo
 			name_len++;
 		char c = name_len < ilen ? item[name_len] : '\0';
 		size_t at;
-		bool quick = name_len > 0 && name_len <= lim->max_name_len &&
-			     name_len <= SPATE_NAME_LEN_MAX_HARD &&
-			     (c == '<' || c == '>' || c == '=' || c == '!') &&
-			     find_op(item + name_len, ilen - name_len, &at, &op, &op_len) == 0;
+		bool name_fits = name_len > 0 && name_len <= lim->max_name_len &&
+				 name_len <= SPATE_NAME_LEN_MAX_HARD;
+		bool quick;
+		if (c == '=') { /* every attribute's: what find_op says of it */
+			op = SPATE_OP_EQ;
+			op_len = 1;
+			quick = name_fits;
+		} else {
+			quick = name_fits && (c == '<' || c == '>' || c == '!') &&
+				find_op(item + name_len, ilen - name_len, &at, &op, &op_len) == 0;
+		}
 		if (!quick) {
 			if (find_op(item, ilen, &name_len, &op, &op_len) != 0 ||
 			    (!allow_ops && op != SPATE_OP_EQ))
