@@ -1188,8 +1188,64 @@ static void test_nearest_after_unlive(void)
 	drt_cluster_destroy(cl);
 }
 
+/* Out of memory at every allocation of a placement in turn: a failed
+ * place changes nothing (no routing key, list entry, cell or footprint
+ * entry left behind), then the place succeeds. Subscriptions of 1
+ * degree over 3x3 cells of 0.5, one keyword each from a few, alpha 1:
+ * many categories share each cell, so footprints and keyword lists are
+ * arrays that grow. Every removal afterwards empties the index. */
+static void test_place_no_memory(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats a, b;
+	static struct spate_sub q[120];
+	static uint32_t kw[120];
+	int failed = 0;
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	p.cmax = 1000;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	check_rng = 99;
+	for (uint32_t i = 0; i < 120; i++) {
+		int32_t x = (int32_t)check_below(8) * (SPATE_COORD_SCALE / 4);
+		int32_t y = (int32_t)check_below(8) * (SPATE_COORD_SCALE / 4);
+		kw[i] = check_below(30);
+		q[i] = (struct spate_sub){ .id = i + 1, .kw = &kw[i], .n_kw = 1 };
+		q[i].rect =
+			(struct spate_rect){ x, y, x + SPATE_COORD_SCALE, y + SPATE_COORD_SCALE };
+		for (long k = 1;; k++) {
+			drt_cluster_stats(cl, &b);
+			fail_at = allocs + k;
+			int rc = drt_cluster_place(cl, &q[i], &pl);
+			fail_at = 0;
+			if (rc == 0)
+				break;
+			failed++;
+			CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+			drt_cluster_stats(cl, &a);
+			CHECK_EQ_INT(a.route_keys, b.route_keys);
+			CHECK_EQ_INT(a.route_entries, b.route_entries);
+			CHECK_EQ_INT(a.cells, b.cells);
+			CHECK_EQ_INT(a.cell_entries, b.cell_entries);
+			CHECK_EQ_INT(a.categories, b.categories);
+		}
+	}
+	CHECK(failed > 120);
+	for (uint32_t i = 0; i < 120; i++) {
+		struct drt_removal rm;
+		CHECK_EQ_INT(drt_cluster_remove(cl, &q[i], &rm), 0);
+	}
+	drt_cluster_stats(cl, &a);
+	CHECK_EQ_INT(a.route_keys + a.route_entries + a.cells + a.cell_entries, 0);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_place_no_memory();
 	test_nearest_after_unlive();
 	test_spatial_area();
 	for (uint64_t seed = 1; seed <= 4; seed++)

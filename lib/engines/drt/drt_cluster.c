@@ -18,12 +18,15 @@
  * the categories whose MBR holds its point. Exactness: a subscription
  * matching the event has its routing keyword in the event and overlaps the
  * event's cell on its level, and lies in its category's MBR, so its
- * category is listed. The same lists under the key "any" give, per cell,
- * the categories with subscriptions there: the placement candidates.
- * Each cell also has a 256-bit filter of the routing keywords filed in it
- * (struct cellf), so an event looks up only (cell, keyword) keys that may
- * exist: a clear bit proves the key absent, which keeps events fast in a
- * routing table filled up to 7/8.
+ * category is listed. Each cell has a record of its own (struct cellf):
+ * a 256-bit filter of the routing keywords filed in it, so an event looks
+ * up only (cell, keyword) keys that may exist (a clear bit proves the key
+ * absent, which keeps events fast in a routing table filled up to 7/8),
+ * and the cell's footprint, a list like the keywords' giving the
+ * categories with subscriptions there whatever their keyword: the
+ * placement candidates. The footprint was a routing key of its own
+ * ("any") until the insert that files a subscription in its cells' filters
+ * found it beside them.
  *
  * Merging is cheap because a merged-away category is not unlisted: it
  * stays as a part of the category it went into (root), keeps its list
@@ -51,7 +54,6 @@
 #define CL_WIDE_CELLS \
 	DRT_GRID_FILE_CELLS /* subs over more level-1 routing cells go to the world row */
 #define KW_NONE 0           /* routing keyword of keyword-less subs; else kw + 1 */
-#define KW_ANY 0xfffffffeu  /* the per-cell footprint key */
 #define MAX_CANDIDATES 32   /* categories a placement compares */
 #define MAX_PLACE_CELLS 16  /* cells of q a placement looks in */
 #define MAX_CORR_CATS 32    /* co-matching categories counted per event */
@@ -111,12 +113,16 @@ struct rlist {
 	uint64_t w;
 };
 
-/* Which routing keywords a cell may have keys for: a bit per keyword
- * hash, set when a key is filed, cleared only when the cell empties
- * (its "any" key goes). An event skips the lookups of its keywords whose
- * bit is clear: most of them miss in a table kept 7/8 full. */
+/* A routing cell: which routing keywords it may have keys for (a bit
+ * per keyword hash, set when a key is filed, cleared only when the cell
+ * empties) and its footprint (`any`: the categories with subscriptions
+ * in the cell, with counts; the record goes with its last one). An event
+ * skips the lookups of its keywords whose bit is clear: most of them
+ * miss in a table kept 7/8 full. Inserts and deletes find the footprint
+ * in the record they mark anyway: one table probe per cell, not two. */
 struct cellf {
 	uint64_t w[CF_WORDS];
+	struct rlist any;
 };
 
 static uint32_t cf_bit(uint32_t kwkey)
@@ -480,16 +486,13 @@ static uint32_t rlist_find(const struct rlist *l, const struct cat *c)
 	return UINT32_MAX;
 }
 
-/* One more subscription of live category c under key. 0 or -1 (nothing
- * changed). */
-static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
+/* One more subscription of live category c in list l (l->w == 0: an
+ * empty list, as a fresh table payload is). 0 or -1 (nothing changed). */
+static int rlist_add_in(struct drt_cluster *cl, struct rlist *l, struct cat *c)
 {
-	struct rlist *l = drt_ftab_get(&cl->route, key);
 	struct rarr *a;
 
-	if (l == NULL) {
-		if ((l = drt_ftab_add(&cl->route, key)) == NULL)
-			return -1;
+	if (l->w == 0) {
 		l->w = pair_word((struct pair){ c->num, 1 });
 		c->lrefs++;
 		return 0;
@@ -526,13 +529,11 @@ static int rlist_add(struct drt_cluster *cl, uint64_t key, struct cat *c)
 	return 0;
 }
 
-/* One fewer subscription of live category c under key. Never allocates.
- * True when key is gone (nobody is left under it). */
-static bool rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
+/* One fewer subscription of live category c in list l. Never allocates.
+ * True when l is empty now (l->w == 0). */
+static bool rlist_remove_in(struct drt_cluster *cl, struct rlist *l, struct cat *c)
 {
-	struct rlist *l = drt_ftab_get(&cl->route, key);
-
-	if (l == NULL)
+	if (l->w == 0)
 		return false;
 	uint32_t at = rlist_find(l, c);
 	if (at == UINT32_MAX)
@@ -545,7 +546,7 @@ static bool rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 		return false;
 	}
 	if (rlist_inline(l)) {
-		drt_ftab_del(&cl->route, key);
+		l->w = 0;
 		c->lrefs--;
 		return true;
 	}
@@ -553,69 +554,120 @@ static bool rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 	return false;
 }
 
-/* One fewer subscription of c in cell (under kwkey and "any"); the cell's
- * filter goes with its last subscription. */
-static void cell_remove(struct drt_cluster *cl, uint64_t cell, uint32_t kwkey, struct cat *c)
+/* One fewer subscription of live category c under key; the key goes
+ * with its last entry. Never allocates. */
+static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 {
-	rlist_remove(cl, key_of(cell, kwkey), c);
-	if (rlist_remove(cl, key_of(cell, KW_ANY), c))
-		drt_ftab_del(&cl->cellf, cell);
+	struct rlist *l = drt_ftab_get(&cl->route, key);
+
+	if (l != NULL && rlist_remove_in(cl, l, c))
+		drt_ftab_del(&cl->route, key);
 }
 
-/* Mark kwkey in cell's filter. 0 or -1 (no memory). */
-static int cell_mark(struct drt_cluster *cl, uint64_t cell, uint32_t kwkey)
-{
-	struct cellf *f = drt_ftab_get(&cl->cellf, cell);
-
-	if (f == NULL && (f = drt_ftab_add(&cl->cellf, cell)) == NULL)
-		return -1;
-	uint32_t b = cf_bit(kwkey);
-	f->w[b / 64] |= 1ull << (b % 64);
-	return 0;
-}
-
-/* Count a subscription with rectangle r and routing keyword kwkey into
- * (delta 1) or out of (-1) live category p's routing keys: its keyword
- * keys and its footprint ("any") keys. Raising may fail (-1, nothing
- * changed). */
-static int route_adjust(struct drt_cluster *cl, struct cat *p, struct drt_span sp, uint32_t kwkey,
-			int delta)
-{
+/* A subscription's routing keys, looked up once: its cells on its
+ * level, each cell's record and the list under (cell, kwkey). */
+struct filing {
+	uint32_t n;
 	uint64_t cells[CL_WIDE_CELLS];
+	struct cellf *f[CL_WIDE_CELLS];
+	struct rlist *l[CL_WIDE_CELLS];
+};
+
+/* Look up every key of a filing: every slot's cache miss started before
+ * any is read (as route() does), then the arrays of the lists (the
+ * second miss). The pointers stay good while neither table grows nor
+ * loses a key (an add without growth puts its key in an empty slot and
+ * moves nothing). */
+static void filing_find(struct drt_cluster *cl, struct filing *fl, struct drt_span sp,
+			uint32_t kwkey)
+{
 	uint32_t n = 0;
 
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1; x++)
-			cells[n++] = drt_grid_cell(&cl->g, sp.level, x, y);
-	/* start every key's cache miss before reading any (as route() does) */
+			fl->cells[n++] = drt_grid_cell(&cl->g, sp.level, x, y);
+	fl->n = n;
 	for (uint32_t i = 0; i < n; i++) {
-		drt_ftab_prefetch(&cl->route, key_of(cells[i], kwkey));
-		drt_ftab_prefetch(&cl->route, key_of(cells[i], KW_ANY));
+		drt_ftab_prefetch(&cl->route, key_of(fl->cells[i], kwkey));
+		drt_ftab_prefetch(&cl->cellf, fl->cells[i]);
 	}
-	/* then the arrays of the lists that have one (the second miss) */
 	for (uint32_t i = 0; i < n; i++) {
-		rlist_prefetch(drt_ftab_get(&cl->route, key_of(cells[i], kwkey)));
-		rlist_prefetch(drt_ftab_get(&cl->route, key_of(cells[i], KW_ANY)));
+		fl->f[i] = drt_ftab_get(&cl->cellf, fl->cells[i]);
+		fl->l[i] = drt_ftab_get(&cl->route, key_of(fl->cells[i], kwkey));
+		rlist_prefetch(fl->l[i]);
+		if (fl->f[i] != NULL)
+			rlist_prefetch(&fl->f[i]->any);
 	}
-	if (delta > 0 && drt_ftab_bytes(&cl->route) >= ROUTE_DENSE_BYTES)
+}
+
+/* After an add that grew a table (its mask changed): the pointers of
+ * cells from `from` on, afresh. */
+static void filing_refind(struct drt_cluster *cl, struct filing *fl, uint32_t from, uint32_t kwkey)
+{
+	for (uint32_t i = from; i < fl->n; i++) {
+		fl->f[i] = drt_ftab_get(&cl->cellf, fl->cells[i]);
+		fl->l[i] = drt_ftab_get(&cl->route, key_of(fl->cells[i], kwkey));
+	}
+}
+
+/* Take a subscription of live category p with routing keyword kwkey
+ * out of the keys of fl (its keyword keys and its cells' footprints).
+ * Never allocates. The keys and records emptied go last, so that no
+ * deletion moves an entry fl points to before it is used. */
+static void route_unfile(struct drt_cluster *cl, struct cat *p, struct filing *fl, uint32_t kwkey)
+{
+	bool key_gone[CL_WIDE_CELLS], cell_gone[CL_WIDE_CELLS];
+
+	for (uint32_t i = 0; i < fl->n; i++) {
+		key_gone[i] = fl->l[i] != NULL && rlist_remove_in(cl, fl->l[i], p);
+		cell_gone[i] = fl->f[i] != NULL &&
+			       (rlist_remove_in(cl, &fl->f[i]->any, p) || fl->f[i]->any.w == 0);
+	}
+	for (uint32_t i = 0; i < fl->n; i++) {
+		if (key_gone[i])
+			drt_ftab_del(&cl->route, key_of(fl->cells[i], kwkey));
+		if (cell_gone[i])
+			drt_ftab_del(&cl->cellf, fl->cells[i]);
+	}
+}
+
+/* Count a subscription with routing keyword kwkey into live category
+ * p's routing keys over fl (filing_find): its keyword keys and its
+ * cells' footprints. 0, or -1 (no memory, nothing changed). */
+static int route_file(struct drt_cluster *cl, struct cat *p, struct filing *fl, uint32_t kwkey)
+{
+	if (drt_ftab_bytes(&cl->route) >= ROUTE_DENSE_BYTES)
 		drt_ftab_set_max_load(&cl->route, ROUTE_LOAD8);
-	for (uint32_t i = 0; i < n; i++) {
-		if (delta < 0) {
-			cell_remove(cl, cells[i], kwkey, p);
-			continue;
-		}
-		/* the filter bit first: a bit without a key only costs a lookup */
-		if (cell_mark(cl, cells[i], kwkey) != 0 ||
-		    rlist_add(cl, key_of(cells[i], kwkey), p) != 0)
+	for (uint32_t i = 0; i < fl->n; i++) {
+		size_t route_mask = cl->route.mask, cellf_mask = cl->cellf.mask;
+		uint64_t key = key_of(fl->cells[i], kwkey);
+		/* the filter bit first: a bit without a key only costs a
+		 * lookup (the record stays only with a footprint); a new key's
+		 * list is empty, so its first entry cannot fail */
+		if (fl->f[i] == NULL && (fl->f[i] = drt_ftab_add(&cl->cellf, fl->cells[i])) == NULL)
 			goto undo;
-		if (rlist_add(cl, key_of(cells[i], KW_ANY), p) != 0) {
-			rlist_remove(cl, key_of(cells[i], kwkey), p);
+		uint32_t b = cf_bit(kwkey);
+		fl->f[i]->w[b / 64] |= 1ull << (b % 64);
+		bool new_key = fl->l[i] == NULL;
+		if (new_key && (fl->l[i] = drt_ftab_add(&cl->route, key)) == NULL) {
+			if (fl->f[i]->any.w == 0)
+				drt_ftab_del(&cl->cellf, fl->cells[i]);
 			goto undo;
 		}
+		if (rlist_add_in(cl, fl->l[i], p) != 0)
+			goto undo; /* an array's growth: nothing changed in this cell */
+		if (rlist_add_in(cl, &fl->f[i]->any, p) != 0) {
+			rlist_remove(cl, key, p);
+			goto undo;
+		}
+		if (cl->route.mask != route_mask || cl->cellf.mask != cellf_mask)
+			filing_refind(cl, fl, i + 1, kwkey);
 		continue;
 undo:
-		while (i-- > 0)
-			cell_remove(cl, cells[i], kwkey, p);
+		/* the cells before i, looked up afresh (a table may have grown) */
+		fl->n = i;
+		filing_refind(cl, fl, 0, kwkey);
+		route_unfile(cl, p, fl, kwkey);
 		return -1;
 	}
 	return 0;
@@ -786,7 +838,9 @@ static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_su
 {
 	if (count_keywords(cl, c, q, 1) != 0)
 		return -1;
-	if (route_adjust(cl, c, sp, kwkey, 1) != 0) {
+	struct filing fl;
+	filing_find(cl, &fl, sp, kwkey);
+	if (route_file(cl, c, &fl, kwkey) != 0) {
 		count_keywords(cl, c, q, -1);
 		return -1;
 	}
@@ -1146,6 +1200,11 @@ void drt_cluster_destroy(struct drt_cluster *cl)
 		if (l && !rlist_inline(l))
 			free(rlist_arr(l));
 	}
+	for (size_t i = 0; i <= cl->cellf.mask; i++) {
+		struct cellf *f = drt_ftab_at(&cl->cellf, i, &key);
+		if (f && !rlist_inline(&f->any))
+			free(rlist_arr(&f->any)); /* NULL when empty */
+	}
 	drt_ftab_free(&cl->route);
 	drt_ftab_free(&cl->cellf);
 	drt_geo_free(&cl->geo);
@@ -1198,8 +1257,11 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 	struct cat *best = NULL;
 	double a = cl->p.alpha, top = -1;
 
-	for (uint32_t k = 0; k < n_cells; k++)
-		rlist_prefetch(lists[k] = drt_ftab_get(&cl->route, key_of(cells[k], KW_ANY)));
+	for (uint32_t k = 0; k < n_cells; k++) {
+		struct cellf *f = drt_ftab_get(&cl->cellf, cells[k]);
+		lists[k] = f != NULL && f->any.w != 0 ? &f->any : NULL;
+		rlist_prefetch(lists[k]);
+	}
 	for (uint32_t k = 0; k < n_cells && seen < MAX_CANDIDATES; k++) {
 		const struct rlist *l = lists[k];
 		for (uint32_t i = 0; l && i < rlist_len(l) && seen < MAX_CANDIDATES; i++) {
@@ -1302,11 +1364,10 @@ static void place_prefetch(const struct drt_cluster *cl, struct drt_span sp, uin
 	for (uint32_t y = sp.y0; y <= sp.y1; y++)
 		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
 			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
-			drt_ftab_prefetch(&cl->route, key_of(cell, KW_ANY));
 			drt_ftab_prefetch_run(&cl->route, key_of(cell, kwkey));
 			drt_ftab_prefetch(&cl->cellf, cell);
 		}
-	drt_ftab_prefetch(&cl->route, key_of(DRT_GRID_WORLD, KW_ANY));
+	drt_ftab_prefetch(&cl->cellf, DRT_GRID_WORLD);
 }
 
 /* Where a new category for q would merge at once (at cmax, no co-match
@@ -1415,7 +1476,7 @@ int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, u
 		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
 			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
 			drt_ftab_prefetch_run(&cl->route, key_of(cell, *route_kw));
-			drt_ftab_prefetch(&cl->route, key_of(cell, KW_ANY));
+			drt_ftab_prefetch(&cl->cellf, cell);
 		}
 	for (uint16_t i = 0; i < q->n_kw && i < 4; i++)
 		drt_ftab_prefetch(&c->kw, (uint64_t)q->kw[i] + 1);
@@ -1435,7 +1496,9 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	struct drt_span sp = filing_span(cl, &q->rect, coarse);
 	for (uint16_t i = 0; i < q->n_kw && i < 4; i++) /* count_keywords' misses */
 		drt_ftab_prefetch(&c->kw, (uint64_t)q->kw[i] + 1);
-	route_adjust(cl, c, sp, kwkey, -1);
+	struct filing fl;
+	filing_find(cl, &fl, sp, kwkey);
+	route_unfile(cl, c, &fl, kwkey);
 	count_keywords(cl, c, q, -1);
 	cl->n_level[sp.level]--;
 	p->reg--;
@@ -1769,6 +1832,17 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 			entries += rlist_len(l);
 		}
 	}
+	uint64_t cells = 0, cell_entries = 0;
+	for (size_t i = 0; i <= cl->cellf.mask; i++) {
+		const struct cellf *f = drt_ftab_at(&cl->cellf, i, &key);
+		if (f && f->any.w != 0 && !rlist_inline(&f->any))
+			bytes +=
+				sizeof(struct rarr) + rlist_arr(&f->any)->cap * sizeof(struct pair);
+		if (f) {
+			cells++;
+			cell_entries += f->any.w != 0 ? rlist_len(&f->any) : 0;
+		}
+	}
 	for (uint32_t i = 0; i < cl->n_cats; i++)
 		bytes += drt_ftab_bytes(&cl->cats[i]->kw);
 	bytes += spate_idmap_count(cl->by_id) * sizeof(struct cat);
@@ -1778,6 +1852,8 @@ void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *s
 	st->bytes = bytes;
 	st->route_keys = keys;
 	st->route_entries = entries;
+	st->cells = cells;
+	st->cell_entries = cell_entries;
 }
 
 int drt_cluster_worker_set(struct drt_cluster *cl, uint32_t w, bool up)

@@ -192,6 +192,8 @@ struct drt_cluster_stats {
 	/* routing (cell, keyword) keys and their (key, category) entries:
 	 * entries / keys = categories an event keyword meets in a cell */
 	uint64_t route_keys, route_entries;
+	/* routing cells and their footprints' (cell, category) entries */
+	uint64_t cells, cell_entries;
 };
 void drt_cluster_stats(const struct drt_cluster *cl, struct drt_cluster_stats *st);
 
