@@ -169,18 +169,12 @@ static uint32_t bucket_size(const struct drt_category *c, uint64_t key)
 	return b == NULL ? 0 : bucket_n(b);
 }
 
-/* Append s to the bucket of key, creating it. 0 or -1 (nothing changed). */
-static int bucket_push(struct drt_category *c, uint64_t key, const struct spate_sub *s)
+/* Append s to bucket b (of one subscription or more). 0 or -1 (nothing
+ * changed). */
+static int bucket_push_in(struct bucket *b, const struct spate_sub *s)
 {
-	struct bucket *b = drt_ftab_get(&c->buckets, key);
 	struct barray *a;
 
-	if (b == NULL) {
-		if ((b = drt_ftab_add(&c->buckets, key)) == NULL)
-			return -1;
-		b->w = (uintptr_t)s;
-		return 0;
-	}
 	if (bucket_single(b)) { /* one inline: go to an array */
 		if ((a = barray_alloc(2)) == NULL)
 			return -1;
@@ -202,6 +196,26 @@ static int bucket_push(struct drt_category *c, uint64_t key, const struct spate_
 	return 0;
 }
 
+/* Take s out of bucket b, which it must not be the only one of; false
+ * if it is not there. One left with one entry takes it inline. Never
+ * allocates. */
+static bool bucket_pull_in(struct bucket *b, const struct spate_sub *s)
+{
+	struct barray *a = bucket_array(b);
+	uint32_t i = 0;
+
+	while (i < a->n && a->s[i] != s)
+		i++;
+	if (i == a->n)
+		return false;
+	a->s[i] = a->s[--a->n];
+	if (a->n == 1) {
+		b->w = (uintptr_t)a->s[0];
+		free(a);
+	}
+	return true;
+}
+
 /* Take s out of the bucket of key; false if it is not there. An emptied
  * bucket goes; one left with one entry takes it inline. Never allocates. */
 static bool bucket_pull(struct drt_category *c, uint64_t key, const struct spate_sub *s)
@@ -216,35 +230,57 @@ static bool bucket_pull(struct drt_category *c, uint64_t key, const struct spate
 		drt_ftab_del(&c->buckets, key);
 		return true;
 	}
-	struct barray *a = bucket_array(b);
-	uint32_t i = 0;
-	while (i < a->n && a->s[i] != s)
-		i++;
-	if (i == a->n)
-		return false;
-	a->s[i] = a->s[--a->n];
-	if (a->n == 1) {
-		b->w = (uintptr_t)a->s[0];
-		free(a);
-	}
-	return true;
+	return bucket_pull_in(b, s);
 }
 
-/* Start the misses of every bucket of s's span under kwkey: the table
- * slots, then (once they are in) the arrays they point to. */
-static void prefetch_span(const struct drt_category *c, const struct drt_span *sp, uint32_t kwkey)
+/* A subscription's buckets under one keyword, looked up once: every
+ * slot's miss started before any is read, then the arrays' misses. The
+ * pointers stay good while the table neither grows nor loses a key. */
+struct filing {
+	uint32_t n;
+	uint64_t keys[CAT_WIDE_CELLS];
+	struct bucket *b[CAT_WIDE_CELLS];
+};
+
+static void filing_find(const struct drt_category *c, struct filing *fl, const struct drt_span *sp,
+			uint32_t kwkey)
 {
+	uint32_t n = 0;
+
 	for (uint32_t y = sp->y0; y <= sp->y1; y++)
 		for (uint32_t x = sp->x0; x <= sp->x1; x++)
-			drt_ftab_prefetch(&c->buckets,
-					  key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
-	for (uint32_t y = sp->y0; y <= sp->y1; y++)
-		for (uint32_t x = sp->x0; x <= sp->x1; x++) {
-			const struct bucket *b = drt_ftab_get(
-				&c->buckets, key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey));
-			if (b != NULL && !bucket_single(b))
-				__builtin_prefetch(bucket_array(b));
-		}
+			fl->keys[n++] = key_of(drt_grid_cell(&c->g, sp->level, x, y), kwkey);
+	fl->n = n;
+	for (uint32_t i = 0; i < n; i++)
+		drt_ftab_prefetch(&c->buckets, fl->keys[i]);
+	for (uint32_t i = 0; i < n; i++) {
+		fl->b[i] = drt_ftab_get(&c->buckets, fl->keys[i]);
+		if (fl->b[i] != NULL && !bucket_single(fl->b[i]))
+			__builtin_prefetch(bucket_array(fl->b[i]));
+	}
+}
+
+/* Pull s from every bucket of fl that holds it; the emptied ones go
+ * last (a deletion moves entries fl points to). Whether the first
+ * bucket held it. Never allocates. */
+static bool filing_pull(struct drt_category *c, struct filing *fl, const struct spate_sub *s)
+{
+	bool gone[CAT_WIDE_CELLS], first = false;
+
+	for (uint32_t i = 0; i < fl->n; i++) {
+		struct bucket *b = fl->b[i];
+		bool held = false;
+		gone[i] = false;
+		if (b != NULL && bucket_single(b))
+			held = gone[i] = (const struct spate_sub *)b->w == s;
+		else if (b != NULL)
+			held = bucket_pull_in(b, s);
+		first |= i == 0 && held;
+	}
+	for (uint32_t i = 0; i < fl->n; i++)
+		if (gone[i])
+			drt_ftab_del(&c->buckets, fl->keys[i]);
+	return first;
 }
 
 /* Pull s from every cell of its span with kwkey (where it is). */
@@ -347,10 +383,24 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 		}
 	}
 
-	prefetch_span(c, &sp, kwkey);
-	for (uint32_t y = sp.y0; y <= sp.y1 && rc == 0; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1 && rc == 0; x++)
-			rc = bucket_push(c, key_of(drt_grid_cell(&c->g, sp.level, x, y), kwkey), s);
+	struct filing fl;
+	filing_find(c, &fl, &sp, kwkey);
+	for (uint32_t i = 0; i < fl.n && rc == 0; i++) {
+		size_t mask = c->buckets.mask;
+		if (fl.b[i] != NULL) {
+			rc = bucket_push_in(fl.b[i], s);
+			continue;
+		}
+		struct bucket *b = drt_ftab_add(&c->buckets, fl.keys[i]);
+		if (b == NULL) {
+			rc = -1;
+			continue;
+		}
+		b->w = (uintptr_t)s;
+		if (c->buckets.mask != mask) /* grown: the later pointers afresh */
+			for (uint32_t j = i + 1; j < fl.n; j++)
+				fl.b[j] = drt_ftab_get(&c->buckets, fl.keys[j]);
+	}
 	if (rc != 0) {
 		pull_all(c, s, &sp, kwkey); /* pulls only what was pushed */
 		return -SPATE_E_NO_MEMORY;
@@ -457,11 +507,14 @@ static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32
 	/* its filing keyword is the one whose first-cell bucket holds it */
 	if (hint != UINT32_MAX && filter_has(c, hint)) {
 		struct drt_span hs = coarse ? up : sp;
-		prefetch_span(c, &hs, hint);
-		if (bucket_pull(c, key_of(drt_grid_first(&c->g, &hs), hint), s)) {
+		struct filing fl;
+		filing_find(c, &fl, &hs, hint);
+		/* the first bucket holding s proves the hint: s was in all */
+		if (filing_pull(c, &fl, s)) {
 			kwkey = hint;
 			found = true;
 			sp = hs;
+			goto pulled;
 		}
 	}
 	if (!found && (kwkey = pull_own(c, s, drt_grid_first(&c->g, &sp))) != UINT32_MAX)
@@ -476,6 +529,7 @@ static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32
 		return false;
 	if (sp.x0 != sp.x1 || sp.y0 != sp.y1)
 		pull_all(c, s, &sp, kwkey); /* the other cells */
+pulled:
 	c->n_content -= content_only(s, &sp);
 	c->n--;
 	c->n_nokw -= s->n_kw == 0;
