@@ -443,18 +443,24 @@ static void test_overload(void)
 	o.bad_udp_cksum = true;
 	put(frame(&o, buf, len));
 	o.bad_udp_cksum = false;
+	/* one whose checksum is right is */
+	len = dgram(buf, sizeof(buf), 0, 11, 77, 1, 900);
+	o.udp_cksum = true;
+	put(frame(&o, buf, len));
+	o.udp_cksum = false;
 	mark();
-	CHECK_EQ_INT(stage_rx_poll(rx), 7);
+	CHECK_EQ_INT(stage_rx_poll(rx), 8);
 	CHECK_EQ_INT(SINCE(dgrams), 0);
-	CHECK_EQ_INT(SINCE(ring_full_rx), 7);
-	CHECK_EQ_INT(SINCE(shed_events), 1 + 2 + 3 + 4 + 5 + 2);
-	CHECK_EQ_INT(SINCE(overload_nacks), 2);
+	CHECK_EQ_INT(SINCE(ring_full_rx), 8);
+	CHECK_EQ_INT(SINCE(shed_events), 1 + 2 + 3 + 4 + 5 + 2 + 1);
+	CHECK_EQ_INT(SINCE(overload_nacks), 3);
 	CHECK_EQ_INT(SINCE(udp_bad_csum), 0);
 	n = drain(to_tx, got, 64);
-	CHECK_EQ_INT(n, 2);
-	if (n == 2) {
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
 		check_nack(got[0], 6, 200, 5);
 		check_nack(got[1], 7, 202, 205);
+		check_nack(got[2], 11, 77, 900);
 	}
 	free_all(got, n);
 	free_all(got, drain(to_cluster, got, 64));
@@ -679,6 +685,46 @@ static void test_more_frames(void)
 		CHECK_EQ_INT(rte_pktmbuf_data_len(got[0]), len);
 	free_all(got, n);
 	CHECK_EQ_INT(rte_mempool_in_use_count(pool), 0);
+
+	/* checksums of many datagrams (sums with and without carries):
+	 * every correct one taken, every wrong one refused */
+	o = defaults();
+	for (int bad = 0; bad < 2; bad++) {
+		o.udp_cksum = !bad;
+		o.bad_udp_cksum = bad;
+		mark();
+		for (uint32_t i = 0; i < 48; i++) {
+			len = dgram(buf, sizeof(buf), 0, 1000 + i * 7919, i * 104729, 1 + i % 3,
+				    (uint64_t)i << (i % 40));
+			put(frame(&o, buf, len));
+			CHECK_EQ_INT(stage_rx_poll(rx), 1);
+			free_all(got, drain(to_cluster, got, 8));
+		}
+		CHECK_EQ_INT(SINCE(dgrams), bad ? 0 : 48);
+		CHECK_EQ_INT(SINCE(udp_bad_csum), bad ? 48 : 0);
+	}
+	/* the end-around carry: a source whose pseudo-header sums to
+	 * 0xffff, so the datagram's own sum is 0xffff too and the two add
+	 * up to 0x1fffe (RFC 1071: folds to 0xffff, correct) */
+	o = defaults();
+	o.udp_cksum = true;
+	len = dgram(buf, sizeof(buf), 0, 5, 1, 1, 1);
+	m = frame(&o, buf, len);
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+	uint32_t lo = 1;
+	for (; lo < 0xffff; lo++) {
+		ip->src_addr = rte_cpu_to_be_32(0x0a010000u | lo);
+		if (rte_ipv4_phdr_cksum(ip, 0) == 0xffff)
+			break;
+	}
+	rte_pktmbuf_free(m);
+	CHECK(lo < 0xffff);
+	o.src_ip = 0x0a010000u | lo;
+	POLL_ONE(frame(&o, buf, len));
+	CHECK_EQ_INT(SINCE(dgrams), 1);
+	CHECK_EQ_INT(SINCE(udp_bad_csum), 0);
+	free_all(got, drain(to_cluster, got, 8));
+	free_all(got, drain(to_tx, got, 8));
 }
 
 /* tx_out on its own: datagrams copied into mbufs with their kind, their
