@@ -99,19 +99,38 @@ static char *put_u64(char *p, uint64_t v)
 	return p + n;
 }
 
+/* Subscription ids' decimal text, by id (a direct-mapped cache): a
+ * subscription matches many events (cities: 457,235 match lines for
+ * 20,284 subscriptions), so its id is formatted once, not on every line
+ * (put_u64 was 54 instructions a line). len 0: an empty entry. */
+#define ID_TEXT_SLOTS 4096
+struct id_text {
+	uint64_t id;
+	uint32_t len;
+	char s[20];
+};
+
 /* The matches of one event. */
 static void put_matches(struct out_buf *o, uint64_t ev, const struct spate_matchvec *mv)
 {
+	static struct id_text id_text[ID_TEXT_SLOTS];
 	char ev_text[24]; /* copied whole: a fixed-size copy is a few moves */
 	size_t ev_len = (size_t)(put_u64(ev_text, ev) - ev_text);
 
 	for (size_t i = 0; i < mv->n; i++) {
 		if (o->n + 48 > sizeof(o->b))
 			out_flush(o);
+		uint64_t id = mv->v[i]->id;
+		struct id_text *t = &id_text[id % ID_TEXT_SLOTS];
+		if (t->len == 0 || t->id != id) {
+			t->id = id;
+			t->len = (uint32_t)(put_u64(t->s, id) - t->s);
+		}
 		char *p = o->b + o->n;
 		memcpy(p, ev_text, sizeof(ev_text));
 		p[ev_len] = '\t';
-		p = put_u64(p + ev_len + 1, mv->v[i]->id);
+		memcpy(p + ev_len + 1, t->s, sizeof(t->s));
+		p += ev_len + 1 + t->len;
 		*p++ = '\n';
 		o->n = (size_t)(p - o->b);
 	}
