@@ -362,6 +362,9 @@ static void test_header(void)
 	/* shorter than a header */
 	POLL_ONE(frame(&o, buf, SPATE_HDR_LEN - 1));
 	moved("dgrams,bad_header", 1, 1, 1, SPATE_E_TRUNCATED, __LINE__);
+	/* a UDP datagram with nothing in it */
+	POLL_ONE(frame(&o, buf, 0));
+	moved("dgrams,bad_header", 1, 1, 1, SPATE_E_TRUNCATED, __LINE__);
 	/* another server's datagram: ignored, never answered */
 	len = dgram(buf, sizeof(buf), SPATE_FLAG_SERVER, 5, 1, 1, 1);
 	POLL_ONE(frame(&o, buf, len));
@@ -667,6 +670,9 @@ static void test_more_frames(void)
 	o = defaults();
 	o.tot_delta = -8;
 	m = frame(&o, buf, 0);
+	/* what lies past the frame must not be read as a UDP header: zeros
+	 * there would even claim a length of 0 */
+	memset(rte_pktmbuf_mtod_offset(m, uint8_t *, 34), 0, 8);
 	rte_pktmbuf_trim(m, 8);
 	POLL_ONE(m);
 	MOVED("udp_bad_len", 1, 1);
@@ -962,6 +968,17 @@ static void test_match_host(void)
 		CHECK_EQ_INT(rte_pktmbuf_data_len(got[i]), len);
 		CHECK_EQ_INT(rte_pktmbuf_mtod(got[i], uint8_t *)[20], i);
 	}
+	free_all(got, n);
+	free_all(got, drain(to_tx, got, 16));
+	stage_rx_destroy(mh);
+	/* any port number, 1 too */
+	c = rx_conf(NULL, to_link, 1);
+	mh = stage_rx_create(&c);
+	o.dport = 1;
+	put(frame(&o, buf, len));
+	CHECK_EQ_INT(stage_rx_poll(mh), 1);
+	n = drain(to_link, got, 16);
+	CHECK_EQ_INT(n, 1);
 	free_all(got, n);
 	free_all(got, drain(to_tx, got, 16));
 	stage_rx_destroy(mh);
