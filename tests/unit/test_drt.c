@@ -683,14 +683,19 @@ static void test_ftab(uint64_t seed, uint32_t load8, size_t map_min)
 		uint32_t i = check_below(N_KEYS);
 		/* half the keys small, half spread over 64 bits (never all ones) */
 		uint64_t key = i % 2 ? i : (uint64_t)i * 0x9e3779b97f4a7c15ull >> 1;
-		uint64_t *p = drt_ftab_get(&t, key);
+		size_t end = SIZE_MAX;
+		uint64_t *p = drt_ftab_get_at(&t, key, &end);
 		CHECK((p != NULL) == in[i]);
+		CHECK(p != NULL || (end <= t.mask && *drt_ftab_slot(&t, end) == 0));
 		if (p != NULL)
 			CHECK(p[0] == val[i] && p[1] == ~val[i]);
 		switch (check_below(op < 30000 ? 3 : 2)) {
 		case 0:
 			if (!in[i]) {
-				p = drt_ftab_add(&t, key);
+				/* half the adds resume the lookup's probe */
+				p = op % 2 ? drt_ftab_add_from(&t, key, end)
+					   : drt_ftab_add(&t, key);
+				CHECK(drt_ftab_get(&t, key) == p);
 				CHECK(p != NULL && p[0] == 0 && p[1] == 0);
 				val[i] = check_rand();
 				p[0] = val[i];

@@ -240,6 +240,7 @@ struct filing {
 	uint32_t n;
 	uint64_t keys[CAT_WIDE_CELLS];
 	struct bucket *b[CAT_WIDE_CELLS];
+	size_t end[CAT_WIDE_CELLS]; /* where an absent one's probe ended */
 };
 
 static void filing_find(const struct drt_category *c, struct filing *fl, const struct drt_span *sp,
@@ -254,7 +255,7 @@ static void filing_find(const struct drt_category *c, struct filing *fl, const s
 	for (uint32_t i = 0; i < n; i++)
 		drt_ftab_prefetch(&c->buckets, fl->keys[i]);
 	for (uint32_t i = 0; i < n; i++) {
-		fl->b[i] = drt_ftab_get(&c->buckets, fl->keys[i]);
+		fl->b[i] = drt_ftab_get_at(&c->buckets, fl->keys[i], &fl->end[i]);
 		if (fl->b[i] != NULL && !bucket_single(fl->b[i]))
 			__builtin_prefetch(bucket_array(fl->b[i]));
 	}
@@ -391,7 +392,7 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 			rc = bucket_push_in(fl.b[i], s);
 			continue;
 		}
-		struct bucket *b = drt_ftab_add(&c->buckets, fl.keys[i]);
+		struct bucket *b = drt_ftab_add_from(&c->buckets, fl.keys[i], fl.end[i]);
 		if (b == NULL) {
 			rc = -1;
 			continue;
@@ -399,7 +400,7 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 		b->w = (uintptr_t)s;
 		if (c->buckets.mask != mask) /* grown: the later pointers afresh */
 			for (uint32_t j = i + 1; j < fl.n; j++)
-				fl.b[j] = drt_ftab_get(&c->buckets, fl.keys[j]);
+				fl.b[j] = drt_ftab_get_at(&c->buckets, fl.keys[j], &fl.end[j]);
 	}
 	if (rc != 0) {
 		pull_all(c, s, &sp, kwkey); /* pulls only what was pushed */

@@ -571,6 +571,7 @@ struct filing {
 	uint64_t cells[CL_WIDE_CELLS];
 	struct cellf *f[CL_WIDE_CELLS];
 	struct rlist *l[CL_WIDE_CELLS];
+	size_t f_end[CL_WIDE_CELLS], l_end[CL_WIDE_CELLS]; /* where an absent one's probe ended */
 };
 
 /* Look up every key of a filing: every slot's cache miss started before
@@ -592,8 +593,8 @@ static void filing_find(struct drt_cluster *cl, struct filing *fl, struct drt_sp
 		drt_ftab_prefetch(&cl->cellf, fl->cells[i]);
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		fl->f[i] = drt_ftab_get(&cl->cellf, fl->cells[i]);
-		fl->l[i] = drt_ftab_get(&cl->route, key_of(fl->cells[i], kwkey));
+		fl->f[i] = drt_ftab_get_at(&cl->cellf, fl->cells[i], &fl->f_end[i]);
+		fl->l[i] = drt_ftab_get_at(&cl->route, key_of(fl->cells[i], kwkey), &fl->l_end[i]);
 		rlist_prefetch(fl->l[i]);
 		if (fl->f[i] != NULL)
 			rlist_prefetch(&fl->f[i]->any);
@@ -605,8 +606,8 @@ static void filing_find(struct drt_cluster *cl, struct filing *fl, struct drt_sp
 static void filing_refind(struct drt_cluster *cl, struct filing *fl, uint32_t from, uint32_t kwkey)
 {
 	for (uint32_t i = from; i < fl->n; i++) {
-		fl->f[i] = drt_ftab_get(&cl->cellf, fl->cells[i]);
-		fl->l[i] = drt_ftab_get(&cl->route, key_of(fl->cells[i], kwkey));
+		fl->f[i] = drt_ftab_get_at(&cl->cellf, fl->cells[i], &fl->f_end[i]);
+		fl->l[i] = drt_ftab_get_at(&cl->route, key_of(fl->cells[i], kwkey), &fl->l_end[i]);
 	}
 }
 
@@ -644,12 +645,14 @@ static int route_file(struct drt_cluster *cl, struct cat *p, struct filing *fl, 
 		/* the filter bit first: a bit without a key only costs a
 		 * lookup (the record stays only with a footprint); a new key's
 		 * list is empty, so its first entry cannot fail */
-		if (fl->f[i] == NULL && (fl->f[i] = drt_ftab_add(&cl->cellf, fl->cells[i])) == NULL)
+		if (fl->f[i] == NULL &&
+		    (fl->f[i] = drt_ftab_add_from(&cl->cellf, fl->cells[i], fl->f_end[i])) == NULL)
 			goto undo;
 		uint32_t b = cf_bit(kwkey);
 		fl->f[i]->w[b / 64] |= 1ull << (b % 64);
 		bool new_key = fl->l[i] == NULL;
-		if (new_key && (fl->l[i] = drt_ftab_add(&cl->route, key)) == NULL) {
+		if (new_key &&
+		    (fl->l[i] = drt_ftab_add_from(&cl->route, key, fl->l_end[i])) == NULL) {
 			if (fl->f[i]->any.w == 0)
 				drt_ftab_del(&cl->cellf, fl->cells[i]);
 			goto undo;

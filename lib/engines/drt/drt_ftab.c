@@ -212,6 +212,21 @@ void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
 	return s + 1;
 }
 
+void *drt_ftab_add_from(struct drt_ftab *t, uint64_t key, size_t end)
+{
+	if ((t->count + 1) * 8 > (t->mask + 1) * t->load8 || end > t->mask)
+		return drt_ftab_add(t, key);
+	/* every slot from key's home to end was full and still is (adds
+	 * only fill): the first empty one from end is where add puts it */
+	size_t i = end;
+	while (*drt_ftab_slot(t, i) != 0)
+		i = (i + 1) & t->mask;
+	uint64_t *s = drt_ftab_slot(t, i);
+	*s = drt_ftab_word(key);
+	t->count++;
+	return s + 1;
+}
+
 void drt_ftab_del(struct drt_ftab *t, uint64_t key)
 {
 	size_t i = drt_ftab_home(t, key);

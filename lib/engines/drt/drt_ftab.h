@@ -54,6 +54,11 @@ void drt_ftab_free(struct drt_ftab *t);
 void drt_ftab_set_max_load(struct drt_ftab *t, uint32_t eighths);
 /* A zeroed payload for key, which must be absent; NULL on no memory. */
 void *drt_ftab_add(struct drt_ftab *t, uint64_t key);
+/* The same, key's probe having ended at slot `end` (drt_ftab_get_at)
+ * with only adds since and no growth (a deletion may move entries into
+ * the run, a growth moves everything): the walk resumes there, or
+ * starts afresh when the table must grow now. */
+void *drt_ftab_add_from(struct drt_ftab *t, uint64_t key, size_t end);
 /* Make tables of `bytes` and up mappings of their own (tests: a small
  * value exercises the in-place growth on small tables). */
 void drt_ftab_set_map_min(struct drt_ftab *t, size_t bytes);
@@ -110,6 +115,24 @@ static inline void *drt_ftab_get(const struct drt_ftab *t, uint64_t key)
 			return s + 1;
 		if (*s == 0)
 			return NULL;
+	}
+}
+
+/* drt_ftab_get(), and on a miss *end = the empty slot that ended the
+ * probe: drt_ftab_add_from() starts there, so a lookup then an add of
+ * the same key walk its run once. */
+static inline void *drt_ftab_get_at(const struct drt_ftab *t, uint64_t key, size_t *end)
+{
+	uint64_t w = drt_ftab_word(key);
+
+	for (size_t i = drt_ftab_home(t, key);; i = (i + 1) & t->mask) {
+		uint64_t *s = drt_ftab_slot(t, i);
+		if (*s == w)
+			return s + 1;
+		if (*s == 0) {
+			*end = i;
+			return NULL;
+		}
 	}
 }
 
