@@ -108,6 +108,30 @@ void drt_ftab_clear(struct drt_ftab *t)
 	t->count = 0;
 }
 
+/* Copy or clear one slot. Most tables have 16-byte slots (routing lists,
+ * buckets, keyword counts): two words, not a call to memcpy or memset
+ * (on cities the calls were a fifth of a growth's rehash and of a
+ * deletion's backward shift). */
+static inline void slot_copy(uint64_t *d, const uint64_t *s, uint32_t size)
+{
+	if (size == 16) {
+		d[0] = s[0];
+		d[1] = s[1];
+	} else {
+		memcpy(d, s, size);
+	}
+}
+
+static inline void slot_clear(uint64_t *d, uint32_t size)
+{
+	if (size == 16) {
+		d[0] = 0;
+		d[1] = 0;
+	} else {
+		memset(d, 0, size);
+	}
+}
+
 /* Put slot contents s (its key not in t) where linear probing puts it. */
 static void put(struct drt_ftab *t, const uint64_t *s)
 {
@@ -115,7 +139,7 @@ static void put(struct drt_ftab *t, const uint64_t *s)
 
 	while (*drt_ftab_slot(t, j) != 0)
 		j = (j + 1) & t->mask;
-	memcpy(drt_ftab_slot(t, j), s, t->slot_size);
+	slot_copy(drt_ftab_slot(t, j), s, t->slot_size);
 }
 
 /* Double by copying into a new table (every slot of old into t). */
@@ -243,11 +267,11 @@ void drt_ftab_del(struct drt_ftab *t, uint64_t key)
 		size_t h = drt_ftab_home(t, drt_ftab_word(*drt_ftab_slot(t, j)));
 		int movable = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
 		if (movable) {
-			memcpy(drt_ftab_slot(t, i), drt_ftab_slot(t, j), t->slot_size);
+			slot_copy(drt_ftab_slot(t, i), drt_ftab_slot(t, j), t->slot_size);
 			i = j;
 		}
 	}
-	memset(drt_ftab_slot(t, i), 0, t->slot_size); /* payload zero for the next add */
+	slot_clear(drt_ftab_slot(t, i), t->slot_size); /* payload zero for the next add */
 	t->count--;
 }
 
