@@ -348,6 +348,23 @@ static int find_op(const char *p, size_t len, size_t *name_len, int *op, size_t 
 	return -1;
 }
 
+/* How many bytes of p (len) are name bytes (spate_name_ok) before the
+ * first that is not: four table reads a step while four are left, no
+ * branch between them (the byte loop took 9 instructions a byte, a
+ * third of parsing an attribute). */
+static size_t name_bytes(const char *p, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0;
+
+	while (i + 4 <= len && (spate_name_ok[s[i]] & spate_name_ok[s[i + 1]] &
+				spate_name_ok[s[i + 2]] & spate_name_ok[s[i + 3]]))
+		i += 4;
+	while (i < len && spate_name_ok[s[i]])
+		i++;
+	return i;
+}
+
 /* Constraints (`allow_ops`) or attributes (only '='). */
 static int parse_pairs(const struct field *f, const struct spate_limits *lim, bool allow_ops,
 		       struct spate_raw_constraint *cons, struct spate_raw_attr *attrs, uint32_t *n,
@@ -379,8 +396,7 @@ static int parse_pairs(const struct field *f, const struct spate_limits *lim, bo
 		 * is good (an operator byte is never a name byte, so this stops
 		 * where find_op would); otherwise find_op and spate_check_name
 		 * say what is wrong. */
-		while (name_len < ilen && spate_name_ok[(unsigned char)item[name_len]])
-			name_len++;
+		name_len = name_bytes(item, ilen);
 		char c = name_len < ilen ? item[name_len] : '\0';
 		size_t at;
 		bool name_fits = name_len > 0 && name_len <= lim->max_name_len &&

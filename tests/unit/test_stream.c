@@ -370,6 +370,32 @@ static void test_keywords_as_split(void)
 	CHECK_EQ_INT(bad, 0);
 }
 
+/* Every byte at every offset of an attribute name (the parser reads
+ * names four bytes a step): a name byte keeps the name whole, any other
+ * ends it there or fails the line. */
+static void test_name_bytes(void)
+{
+	int bad = 0;
+
+	for (int b = 0; b < 256; b++)
+		for (size_t j = 0; j < 18 && b != '\t'; j++) {
+			char line[64];
+			size_t n = (size_t)snprintf(line, sizeof(line), "event\t1\t0\t0\t-\t");
+			memset(line + n, 'a', 18);
+			line[n + j] = (char)b;
+			memcpy(line + n + 18, "=1", 3);
+			struct spate_stream_op op;
+			char err[256];
+			int rc = spate_stream_parse_line(line, n + 20, &lim, &op, err, sizeof(err));
+			bool good = spate_name_ok[b] ? rc == 0 && op.u.ev.n_attr == 1 &&
+							       op.u.ev.attr[0].name.len == 18
+						     : rc != 0 || op.u.ev.attr[0].name.len == j;
+			if (!good && bad++ < 5)
+				fprintf(stderr, "name byte 0x%02x at %zu: rc %d\n", b, j, rc);
+		}
+	CHECK_EQ_INT(bad, 0);
+}
+
 /* A file that is not there: -1 and errno, nothing to close but the
  * reader itself. */
 static void test_open_missing(void)
@@ -465,5 +491,6 @@ int main(void)
 	test_name_limits();
 	test_keywords_as_split();
 	test_reader_blocks();
+	test_name_bytes();
 	return check_summary("stream");
 }
