@@ -258,12 +258,25 @@ static void relay(void *ctx, const struct spate_raw_event *ev)
 	relayed_id = ev->id;
 }
 
+/* One event, counted, went to the worker with this id and RX stamp. */
+static void event_went(uint64_t id, uint64_t rx_tsc)
+{
+	struct pl_msg *pm;
+
+	CHECK_EQ_INT(SINCE(events), 1);
+	CHECK_EQ_INT(for_worker(PL_EVENT, &pm), 1);
+	if (pm != NULL) {
+		CHECK_EQ_INT(pm->u.ev.id, id);
+		CHECK_EQ_INT(pm->u.ev.rx_tsc, rx_tsc);
+		pl_msg_put(msgs, pm);
+	}
+}
+
 static void test_relay_and_stamp(void)
 {
 	uint8_t buf[512];
 	struct spate_writer w;
 	struct spate_raw_event ev;
-	struct pl_msg *pm;
 
 	stage_cluster_set_relay(st, relay, &relayed);
 	raw_event(&ev, 555, 10, "a");
@@ -272,26 +285,14 @@ static void test_relay_and_stamp(void)
 	deliver(buf, spate_writer_finish(&w), 987654321);
 	CHECK_EQ_INT(relayed, 1);
 	CHECK_EQ_INT(relayed_id, 555);
-	CHECK_EQ_INT(SINCE(events), 1);
-	CHECK_EQ_INT(for_worker(PL_EVENT, &pm), 1);
-	if (pm != NULL) {
-		CHECK_EQ_INT(pm->u.ev.id, 555);
-		CHECK_EQ_INT(pm->u.ev.rx_tsc, 987654321);
-		pl_msg_put(msgs, pm);
-	}
+	event_went(555, 987654321);
 	/* relayed here by another front */
 	ev.id = 556;
 	spated_counters_sum(&c0);
 	stage_cluster_relayed(st, &ev);
 	stage_cluster_flush(st);
 	CHECK_EQ_INT(relayed, 1);
-	CHECK_EQ_INT(SINCE(events), 1);
-	CHECK_EQ_INT(for_worker(PL_EVENT, &pm), 1);
-	if (pm != NULL) {
-		CHECK_EQ_INT(pm->u.ev.id, 556);
-		CHECK_EQ_INT(pm->u.ev.rx_tsc, 0);
-		pl_msg_put(msgs, pm);
-	}
+	event_went(556, 0);
 	stage_cluster_set_relay(st, NULL, NULL);
 }
 

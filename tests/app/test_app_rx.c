@@ -591,6 +591,23 @@ static void test_sources(void)
 	MOVED("ip_bad_header", 1, 1);
 }
 
+/* The one frame the stage answered with, out of the port the question
+ * came in on (the caller frees it), or NULL. */
+static struct rte_mbuf *answer(void)
+{
+	struct rte_mbuf *got[8];
+	unsigned int n = drain(to_tx, got, 8);
+
+	CHECK_EQ_INT(n, 1);
+	if (n != 1) {
+		free_all(got, n);
+		return NULL;
+	}
+	CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_FRAME);
+	CHECK_EQ_INT(got[0]->port, port_id);
+	return got[0];
+}
+
 /* Frames the stage answers or refuses beyond the UDP path: a chained
  * mbuf, a ping and an ARP request (answered in place, out on the RX
  * port), an IP packet with no room for a UDP header, and a datagram
@@ -624,47 +641,26 @@ static void test_more_frames(void)
 	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, 28);
 	POLL_ONE(m);
 	MOVED("icmp_echo", 1, 1);
-	unsigned int n = drain(to_tx, got, 8);
-	CHECK_EQ_INT(n, 1);
-	if (n == 1) {
-		CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_FRAME);
-		CHECK_EQ_INT(got[0]->port, port_id);
-		ip = rte_pktmbuf_mtod_offset(got[0], struct rte_ipv4_hdr *,
+	struct rte_mbuf *ans = answer();
+	if (ans != NULL) {
+		ip = rte_pktmbuf_mtod_offset(ans, struct rte_ipv4_hdr *,
 					     sizeof(struct rte_ether_hdr));
 		CHECK_EQ_INT(rte_be_to_cpu_32(ip->dst_addr), PEER_IP);
 		CHECK_EQ_INT(((struct rte_icmp_hdr *)(ip + 1))->icmp_type, RTE_IP_ICMP_ECHO_REPLY);
+		rte_pktmbuf_free(ans);
 	}
-	free_all(got, n);
 
-	/* who has 10.0.0.1? */
-	m = rte_pktmbuf_alloc(pool);
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)rte_pktmbuf_append(
-		m, sizeof(struct rte_ether_hdr) + sizeof(struct rte_arp_hdr));
-	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eth + 1);
-	memset(eth->dst_addr.addr_bytes, 0xff, RTE_ETHER_ADDR_LEN);
-	eth->src_addr = peer_mac;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
-	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
-	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	a->arp_hlen = RTE_ETHER_ADDR_LEN;
-	a->arp_plen = 4;
-	a->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
-	a->arp_data.arp_sha = peer_mac;
-	a->arp_data.arp_sip = rte_cpu_to_be_32(PEER_IP);
-	memset(&a->arp_data.arp_tha, 0, sizeof(a->arp_data.arp_tha));
-	a->arp_data.arp_tip = rte_cpu_to_be_32(OUR_IP);
-	POLL_ONE(m);
+	/* who has 10.0.0.1? (a request as spated's own ARP would ask it) */
+	POLL_ONE(net_arp_frame(pool, port_id, &peer_mac, PEER_IP, OUR_IP));
 	MOVED("arp_requests,arp_replies", 1, 1);
-	n = drain(to_tx, got, 8);
-	CHECK_EQ_INT(n, 1);
-	if (n == 1) {
-		CHECK_EQ_INT(pkt_meta(got[0])->kind, PKT_FRAME);
-		CHECK_EQ_INT(got[0]->port, port_id);
-		a = rte_pktmbuf_mtod_offset(got[0], struct rte_arp_hdr *,
-					    sizeof(struct rte_ether_hdr));
+	ans = answer();
+	if (ans != NULL) {
+		struct rte_arp_hdr *a = rte_pktmbuf_mtod_offset(ans, struct rte_arp_hdr *,
+								sizeof(struct rte_ether_hdr));
 		CHECK_EQ_INT(rte_be_to_cpu_16(a->arp_opcode), RTE_ARP_OP_REPLY);
+		CHECK_EQ_INT(rte_be_to_cpu_32(a->arp_data.arp_tip), PEER_IP);
+		rte_pktmbuf_free(ans);
 	}
-	free_all(got, n);
 
 	/* an IP header and nothing after it: no room for UDP */
 	o = defaults();
@@ -685,7 +681,7 @@ static void test_more_frames(void)
 	memset(buf + len, 0xee, 4);
 	POLL_ONE(frame(&o, buf, len + 4));
 	MOVED("dgrams", 1, 1);
-	n = drain(to_cluster, got, 8);
+	unsigned int n = drain(to_cluster, got, 8);
 	CHECK_EQ_INT(n, 1);
 	if (n == 1)
 		CHECK_EQ_INT(rte_pktmbuf_data_len(got[0]), len);
@@ -896,7 +892,7 @@ static void net_udp(void *ctx, struct rte_mbuf *m, const uint8_t *buf, size_t le
 
 static void test_net_init(void)
 {
-	static struct net n, zero;
+	static struct net n, clean;
 	const struct rte_ether_addr mac = { { 0x02, 0, 0, 0, 3, 0x01 } };
 	uint8_t buf[512];
 	struct frame_opts o = defaults();
@@ -912,17 +908,12 @@ static void test_net_init(void)
 	CHECK_EQ_INT(n.ports[0], 3);
 	CHECK(rte_is_same_ether_addr(&n.macs[0], &mac));
 	CHECK_EQ_INT(n.arp_gap, rte_get_tsc_hz()); /* one request a second */
-	/* the rest as a zeroed struct has it */
-	zero.port_id = n.port_id;
-	zero.mp = n.mp;
-	zero.mac = n.mac;
-	zero.ip = n.ip;
-	zero.udp_port = n.udp_port;
-	zero.arp_gap = n.arp_gap;
-	zero.n_ports = n.n_ports;
-	zero.ports[0] = n.ports[0];
-	zero.macs[0] = n.macs[0];
-	CHECK(memcmp(&n, &zero, sizeof(n)) == 0);
+	/* every other byte as on memory that was zero */
+	net_init(&clean, 3, pool, &mac, OUR_IP, OUR_PORT);
+	CHECK(memcmp(&n, &clean, sizeof(n)) == 0);
+	CHECK_EQ_INT(clean.mtu, 0);
+	CHECK_EQ_INT(clean.peer_port, 0);
+	CHECK(clean.on_learn == NULL && !clean.shed_udp);
 	n.on_udp = net_udp;
 	n.ctx = &net_udp_calls;
 	o.dst_mac = &mac;
