@@ -241,8 +241,12 @@ struct out {
 	uint16_t parts, n; /* EVENT: parts, categories */
 	uint32_t cats[4];  /* EVENT: the first categories */
 	uint32_t n_kw;     /* SUB_ADD: keywords carried */
+	uint32_t kw[2];    /* SUB_ADD, EVENT: the first keyword ids */
 	struct spate_rect rect;
 };
+
+/* The interned keyword of subscriptions 0-15, as their SUB_ADDs said. */
+static uint32_t kw_of_sub[16];
 
 /* Every message on worker w's ring, in order, freed. */
 static unsigned int take(uint32_t w, struct out *v, unsigned int max)
@@ -264,6 +268,9 @@ static unsigned int take(uint32_t w, struct out *v, unsigned int max)
 					      m->u.sub.reply.to.ipv4 != 0 ||
 					      m->u.sub.reply.req_seq != 0;
 				x->n_kw = m->u.sub.sub.n_kw;
+				memcpy(x->kw, m->u.sub.kw, sizeof(x->kw));
+				if (m->type == PL_SUB_ADD && x->sub < 16)
+					kw_of_sub[x->sub] = m->u.sub.kw[0];
 				x->rect = m->u.sub.sub.rect;
 			}
 			if (m->type == PL_EVENT) {
@@ -271,6 +278,7 @@ static unsigned int take(uint32_t w, struct out *v, unsigned int max)
 				x->parts = m->u.ev.parts;
 				x->n = m->u.ev.n_cat;
 				memcpy(x->cats, m->u.ev.cats, sizeof(x->cats));
+				memcpy(x->kw, m->u.ev.kw, sizeof(x->kw));
 			}
 		}
 		pl_msg_put(msg_pool, m);
@@ -398,21 +406,21 @@ static int repl_ok;
 
 static void repl_add(void *ctx, const struct spate_raw_sub *rs, uint32_t owner)
 {
-	(void)ctx;
+	CHECK(ctx == &repl_ok); /* the context given with the functions */
+	CHECK_EQ_INT(owner, CLIENT);
 	(void)rs;
-	(void)owner;
 }
 
 static void repl_del(void *ctx, uint64_t id, uint32_t owner)
 {
-	(void)ctx;
+	CHECK(ctx == &repl_ok);
 	(void)id;
 	(void)owner;
 }
 
 static int repl_done(void *ctx)
 {
-	(void)ctx;
+	CHECK(ctx == &repl_ok);
 	return repl_ok;
 }
 
@@ -493,6 +501,11 @@ static uint32_t test_feedback(void)
 		CHECK_EQ_INT(o.v[w][0].parts, 2);
 		CHECK_EQ_INT(o.v[w][0].n, 1);
 		CHECK_EQ_INT(o.v[w][0].cats[0], w + 1);
+		/* its keywords: b's and c's interned ids, as placed */
+		uint32_t k0 = o.v[w][0].kw[0], k1 = o.v[w][0].kw[1];
+		CHECK((k0 == kw_of_sub[2] && k1 == kw_of_sub[3]) ||
+		      (k0 == kw_of_sub[3] && k1 == kw_of_sub[2]));
+		CHECK(kw_of_sub[2] != kw_of_sub[3]);
 	}
 	/* an event in category 1 alone: one part */
 	event(101, "a", NULL, 41, 41);
@@ -589,7 +602,7 @@ static void test_down(void)
 	struct spated_counters now;
 	const uint32_t dead[] = { 1, 3 };
 
-	stage_cluster_set_repl(cl, repl_add, repl_del, repl_done, NULL);
+	stage_cluster_set_repl(cl, repl_add, repl_del, repl_done, &repl_ok);
 	repl_ok = 0;
 	add(11, "a", 40, 40, 42, 42);   /* held: into category 4 on worker 0 */
 	event(102, "e", NULL, -19, 61); /* held: category 5, worker 1 */
@@ -600,6 +613,7 @@ static void test_down(void)
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(CNT(failover_cats), 1);
 	CHECK_EQ_INT(CNT(failover_subs), 3);
+	CHECK_EQ_INT(CNT(msg_no_memory), 0);
 	take_all(&o);
 	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 0); /* still held */
 	repl_ok = 1;
@@ -714,6 +728,7 @@ static void test_all_down(void)
 	CHECK_EQ_INT(CNT(failover_cats), cats - 1);
 
 	spated_counters_sum(&before);
+	uint64_t t_up = rte_get_timer_cycles();
 	stage_cluster_workers_up(cl, back, 3);
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(CNT(failover_cats), x.n);
@@ -747,11 +762,37 @@ static void test_all_down(void)
 		spated_counters_sum(&now);
 	} while (now.rebalances_up == before.rebalances_up && rte_get_timer_cycles() < end);
 	CHECK_EQ_INT(CNT(rebalances_up), 1);
+	CHECK(rte_get_timer_cycles() - t_up >= rte_get_timer_hz()); /* not before a second */
 	check_moves(&x, &now);
 	/* and only once */
 	poll_once();
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(CNT(rebalances_up), 0);
+
+	/* worker 2 dies again: what is on it is rehomed (counted), and what
+	 * the balancing moved away from it is sent again (its handoff may
+	 * never have come): every category that was on 2 before the moves */
+	const uint32_t two[] = { 2 };
+	struct cats_seen y = cats_now();
+	uint64_t from2 = 0;
+	unsigned int on2 = 0;
+	for (uint32_t i = 0; i < y.n; i++) {
+		uint32_t j = 0;
+		while (j < x.n && x.id[j] != y.id[i])
+			j++;
+		if (j < x.n && x.worker[j] == 2)
+			from2 += y.size[i];
+		on2 += y.worker[i] == 2;
+	}
+	spated_counters_sum(&before);
+	CHECK_EQ_INT(stage_cluster_workers_down(cl, two, 1), 0);
+	spated_counters_sum(&now);
+	take_all(&o);
+	CHECK_EQ_INT(o.n[2], 0);
+	CHECK_EQ_INT(o.n[0] + o.n[1], from2);
+	CHECK_EQ_INT(CNT(failover_subs), from2);
+	CHECK_EQ_INT(CNT(failover_cats), on2);
+	CHECK(on2 < y.n); /* some had moved away */
 	rings_empty();
 }
 
@@ -936,7 +977,22 @@ static void test_preload(void)
 	unlink(path);
 	dir = category_dir_create();
 	struct stage_cluster_conf c = conf_of(big, 1024, path, 0);
+	/* the operator is told which file, on stderr */
+	char errpath[] = "/tmp/spate-app-workers-XXXXXX", said[512] = "", want[128];
+	int efd = mkstemp(errpath), saved = dup(2);
+	CHECK(efd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(efd, 2);
 	CHECK(stage_cluster_create(&c) == NULL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	ssize_t got = pread(efd, said, sizeof(said) - 1, 0);
+	said[got > 0 ? got : 0] = '\0';
+	snprintf(want, sizeof(want), "spated: preload %s: cannot open\n", path);
+	CHECK(strstr(said, want) != NULL);
+	close(efd);
+	unlink(errpath);
 	category_dir_destroy(dir);
 }
 
@@ -1181,6 +1237,17 @@ static void test_rehome_many(void)
 	CHECK_EQ_INT(o.n[1] + o.n[2], on0);
 	CHECK_EQ_INT(CNT(failover_cats), on0);
 	CHECK_EQ_INT(CNT(failover_subs), on0);
+	/* worker 0 back: a new category goes to it (it holds the fewest) */
+	const uint32_t back[] = { 0 };
+	stage_cluster_workers_up(cl, back, 1);
+	add(17, "k99", 70, 70, 72, 72);
+	take_all(&o);
+	int where = -1;
+	for (uint32_t w = 0; w < NW; w++)
+		for (unsigned int i = 0; i < o.n[w]; i++)
+			if (o.v[w][i].type == PL_SUB_ADD && o.v[w][i].sub == 17)
+				where = (int)w;
+	CHECK_EQ_INT(where, 0);
 	stage_stop();
 	common.matcher.params.drt.cmax = 4;
 }
