@@ -243,6 +243,29 @@ static void test_apply(void)
 	CHECK_EQ_INT(recorded_dels, 1);
 	drop_worker_msgs();
 	stage_cluster_set_repl(st, NULL, NULL, NULL, NULL);
+
+	/* the replay is not rate-limited (a client's limit of 2 at once) */
+	struct ops_conf oc;
+	ops_conf_default(&oc);
+	oc.rate = 0.001;
+	oc.burst = 2;
+	struct access *open = spated_access;
+	spated_access = access_create(&oc);
+	msg.type = SPATE_MSG_SUB_ADD;
+	for (uint64_t id = 40; id < 45; id++) {
+		msg.id = id;
+		raw_sub(&msg.u.sub, id, 0, "r");
+		CHECK_EQ_INT(stage_cluster_apply(st, 7, &msg), 0);
+	}
+	msg.type = SPATE_MSG_SUB_DEL;
+	for (uint64_t id = 40; id < 45; id++) {
+		msg.id = id;
+		CHECK_EQ_INT(stage_cluster_apply(st, 7, &msg), 0);
+	}
+	stage_cluster_flush(st);
+	drop_worker_msgs();
+	access_destroy(spated_access);
+	spated_access = open;
 }
 
 /* An event from a client is matched and relayed to the other fronts,

@@ -31,6 +31,7 @@
 #include "infra/counters.h"
 #include "infra/debug_stall.h"
 #include "infra/latency.h"
+#include "main/spated_log.h"
 #include "matcher/spate_matcher.h"
 
 static char sock_path[108];
@@ -224,6 +225,7 @@ static void test_get_set(void)
 		  "error\njournal.path changes at the next start only\n");
 	CHECK_ASK("set log_level debug", "ok\ncontrol.log_level: debug\n");
 	CHECK_EQ_INT(conf.ops.log_level, 8);
+	CHECK_EQ_INT(rte_log_get_level(spated_logtype), RTE_LOG_DEBUG); /* in force */
 	CHECK_ASK("get log_level", "ok\ncontrol.log_level: debug\n");
 	CHECK_ASK("set control.log_level warning", "ok\ncontrol.log_level: warning\n");
 	CHECK_ASK("json get control.log_level", "ok\n{\"control.log_level\":\"warning\"}\n");
@@ -792,6 +794,58 @@ static void test_deadline(void)
 	CHECK_EQ_INT(c1.ctl_hangups - c0.ctl_hangups, 0);
 }
 
+/* Starting again: over a socket a crashed run left (removed, the new
+ * one serves), never over a file that is not a socket (refused, the
+ * file kept), and not at all with control.socket "none". */
+static void test_restart(struct control_target *t)
+{
+	char err[512];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+	CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	close(fd); /* left behind, as by a crash */
+	CHECK_EQ_INT(control_start(t, err, sizeof(err)), 0);
+	CHECK_ASK("get access.burst", "ok\naccess.burst: 250\n");
+	control_stop();
+	CHECK(access(sock_path, F_OK) != 0);
+	/* a regular file there */
+	FILE *f = fopen(sock_path, "w");
+	CHECK(f != NULL);
+	if (f != NULL)
+		fclose(f);
+	CHECK_EQ_INT(control_start(t, err, sizeof(err)), -1);
+	char want[300];
+	snprintf(want, sizeof(want), "control socket %s: Address already in use", sock_path);
+	CHECK(strcmp(err, want) == 0);
+	CHECK(access(sock_path, F_OK) == 0);
+	control_stop();
+	CHECK(access(sock_path, F_OK) == 0); /* not ours: kept */
+	unlink(sock_path);
+	/* none */
+	char keep[sizeof(conf.ops.control_socket)];
+	memcpy(keep, conf.ops.control_socket, sizeof(keep));
+	snprintf(conf.ops.control_socket, sizeof(conf.ops.control_socket), "none");
+	char here[512], tmp[] = "/tmp/spate-app-control-XXXXXX";
+	CHECK(getcwd(here, sizeof(here)) != NULL && mkdtemp(tmp) != NULL && chdir(tmp) == 0);
+	CHECK_EQ_INT(control_start(t, err, sizeof(err)), 0);
+	CHECK(access("none", F_OK) != 0); /* no socket of that name */
+	control_stop();
+	CHECK(chdir(here) == 0 && rmdir(tmp) == 0);
+	memcpy(conf.ops.control_socket, keep, sizeof(keep));
+	/* the configured log level, put in force at start (0: left alone) */
+	uint32_t was = conf.ops.log_level;
+	int level = rte_log_get_level(spated_logtype);
+	conf.ops.log_level = 0;
+	control_apply_log_level(&conf);
+	CHECK_EQ_INT(rte_log_get_level(spated_logtype), level);
+	conf.ops.log_level = level == RTE_LOG_NOTICE ? RTE_LOG_ERR : RTE_LOG_NOTICE;
+	control_apply_log_level(&conf);
+	CHECK_EQ_INT(rte_log_get_level(spated_logtype), conf.ops.log_level);
+	conf.ops.log_level = was;
+}
+
 int main(void)
 {
 	char err[512];
@@ -847,8 +901,9 @@ int main(void)
 	test_dp_order();
 	test_deadline();
 	control_stop();
-	rte_eth_dev_close(0);
 	CHECK(access(sock_path, F_OK) != 0); /* the socket is removed */
+	test_restart(&t);
+	rte_eth_dev_close(0);
 	access_destroy(spated_access);
 	spate_matcher_destroy(matcher);
 	spated_conf_free(&conf);
