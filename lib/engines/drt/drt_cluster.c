@@ -130,6 +130,16 @@ static uint32_t cf_bit(uint32_t kwkey)
 	return (uint32_t)(((uint64_t)kwkey * 0x9e3779b97f4a7c15ull) >> 56) % (64 * CF_WORDS);
 }
 
+/* A subscription's routing keys, looked up once: its cells on its
+ * level, each cell's record and the list under (cell, kwkey). */
+struct filing {
+	uint32_t n;
+	uint64_t cells[CL_WIDE_CELLS];
+	struct cellf *f[CL_WIDE_CELLS];
+	struct rlist *l[CL_WIDE_CELLS];
+	size_t f_end[CL_WIDE_CELLS], l_end[CL_WIDE_CELLS]; /* where an absent one's probe ended */
+};
+
 struct drt_cluster {
 	struct drt_params p;
 	struct drt_grid g;
@@ -158,6 +168,12 @@ struct drt_cluster {
 	bool hit_lost;
 	uint32_t epoch;
 	uint64_t period_events;
+	/* q's filing as place_begin looked it up, for place_end (nothing
+	 * may touch cl in between; the tables' sizes and counts are checked
+	 * all the same) */
+	struct filing plan_fl;
+	const struct spate_sub *plan_q;
+	size_t plan_sizes[4];
 	uint32_t last_kwkey; /* routing keyword of the last placement */
 	bool last_coarse;    /* and whether it was filed coarse */
 	uint64_t *w_subs;    /* subscriptions per worker [p.workers] */
@@ -564,16 +580,6 @@ static void rlist_remove(struct drt_cluster *cl, uint64_t key, struct cat *c)
 		drt_ftab_del(&cl->route, key);
 }
 
-/* A subscription's routing keys, looked up once: its cells on its
- * level, each cell's record and the list under (cell, kwkey). */
-struct filing {
-	uint32_t n;
-	uint64_t cells[CL_WIDE_CELLS];
-	struct cellf *f[CL_WIDE_CELLS];
-	struct rlist *l[CL_WIDE_CELLS];
-	size_t f_end[CL_WIDE_CELLS], l_end[CL_WIDE_CELLS]; /* where an absent one's probe ended */
-};
-
 /* Look up every key of a filing: every slot's cache miss started before
  * any is read (as route() does), then the arrays of the lists (the
  * second miss). The pointers stay good while neither table grows nor
@@ -835,15 +841,20 @@ static int count_keywords(struct drt_cluster *cl, struct cat *c, const struct sp
 	return 0;
 }
 
-/* Record q in live category c (registered to c itself). 0 or -1. */
+/* Record q in live category c (registered to c itself), filed over sp
+ * (fl: its keys looked up already, or NULL). 0 or -1. */
 static int cat_take(struct drt_cluster *cl, struct cat *c, const struct spate_sub *q,
-		    struct drt_span sp, uint32_t kwkey, bool coarse)
+		    struct drt_span sp, uint32_t kwkey, bool coarse, struct filing *fl)
 {
+	struct filing own;
+
 	if (count_keywords(cl, c, q, 1) != 0)
 		return -1;
-	struct filing fl;
-	filing_find(cl, &fl, sp, kwkey);
-	if (route_file(cl, c, &fl, kwkey) != 0) {
+	if (fl == NULL) {
+		filing_find(cl, &own, sp, kwkey);
+		fl = &own;
+	}
+	if (route_file(cl, c, fl, kwkey) != 0) {
 		count_keywords(cl, c, q, -1);
 		return -1;
 	}
@@ -1249,7 +1260,7 @@ static uint32_t place_cells(const struct drt_cluster *cl, struct drt_span sp,
  * misses before it reads any: the lists, then their arrays, then the
  * keyword counts KeySim needs. */
 static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, struct drt_span sp,
-			     double *best_sim)
+			     const struct filing *fl, double *best_sim)
 {
 	uint64_t cells[MAX_PLACE_CELLS + 1];
 	const struct rlist *lists[MAX_PLACE_CELLS + 1];
@@ -1261,7 +1272,10 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 	double a = cl->p.alpha, top = -1;
 
 	for (uint32_t k = 0; k < n_cells; k++) {
-		struct cellf *f = drt_ftab_get(&cl->cellf, cells[k]);
+		/* q's cells were looked up by its filing when it is on sp */
+		struct cellf *f = fl != NULL && k < fl->n && fl->cells[k] == cells[k]
+					  ? fl->f[k]
+					  : drt_ftab_get(&cl->cellf, cells[k]);
 		lists[k] = f != NULL && f->any.w != 0 ? &f->any : NULL;
 		rlist_prefetch(lists[k]);
 	}
@@ -1361,18 +1375,6 @@ static uint32_t new_cat_worker(struct drt_cluster *cl, const struct cat *similar
 	return emptiest_worker(cl);
 }
 
-/* Prefetch q's routing keys and its cells' filters. */
-static void place_prefetch(const struct drt_cluster *cl, struct drt_span sp, uint32_t kwkey)
-{
-	for (uint32_t y = sp.y0; y <= sp.y1; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
-			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
-			drt_ftab_prefetch_run(&cl->route, key_of(cell, kwkey));
-			drt_ftab_prefetch(&cl->cellf, cell);
-		}
-	drt_ftab_prefetch(&cl->cellf, DRT_GRID_WORLD);
-}
-
 /* Where a new category for q would merge at once (at cmax, no co-match
  * yet: merge_once's fallback): the nearest category that fits on the
  * worker it would be made on, or (merges crossing workers allowed)
@@ -1386,6 +1388,16 @@ static struct cat *place_nearest(struct drt_cluster *cl, const struct spate_sub 
 	if (x == NULL && between_allowed(cl))
 		x = nearest_to(cl, &q->rect, 1, NULL, cap, UINT32_MAX);
 	return x;
+}
+
+/* What place_end checks before it uses place_begin's filing: the
+ * routing and cell tables unchanged. */
+static void plan_sizes(const struct drt_cluster *cl, size_t out[4])
+{
+	out[0] = cl->route.mask;
+	out[1] = cl->route.count;
+	out[2] = cl->cellf.mask;
+	out[3] = cl->cellf.count;
 }
 
 void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
@@ -1404,11 +1416,16 @@ void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
 	coarse = coarse && sp.level == 0 && drt_grid_span_cells(&sp) >= COARSE_MIN_CELLS;
 	struct drt_span fsp = filing_span(cl, &q->rect, coarse);
 
-	/* Every key q will touch in the cluster, whatever its category:
-	 * their misses overlap the placement's own. best_near() looks at
-	 * the categories near q's rectangle on its own level. */
-	place_prefetch(cl, fsp, kwkey);
-	struct cat *best = best_near(cl, q, sp, &best_sim), *similar = best, *near;
+	/* Every key q will touch in the cluster, whatever its category,
+	 * looked up once (their misses together) for place_end; best_near()
+	 * looks at the categories near q's rectangle on its own level,
+	 * which is the filing's unless q goes coarse. */
+	filing_find(cl, &cl->plan_fl, fsp, kwkey);
+	cl->plan_q = q;
+	plan_sizes(cl, cl->plan_sizes);
+	drt_ftab_prefetch(&cl->cellf, DRT_GRID_WORLD);
+	struct cat *best = best_near(cl, q, sp, coarse ? NULL : &cl->plan_fl, &best_sim),
+		   *similar = best, *near;
 	bool merging = cl->p.variant == DRT_SIM_FRE_CO;
 	bool full = cl->n_cats >= cl->p.cmax;
 
@@ -1439,7 +1456,14 @@ int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
 			return -SPATE_E_NO_MEMORY;
 		best = fresh;
 	}
-	if (cat_take(cl, best, q, plan->sp, plan->route_kw, plan->coarse) != 0) {
+	size_t sizes[4];
+	plan_sizes(cl, sizes);
+	bool planned = cl->plan_q == q && memcmp(sizes, cl->plan_sizes, sizeof(sizes)) == 0 &&
+		       cl->plan_fl.n > 0 &&
+		       cl->plan_fl.cells[0] == drt_grid_first(&cl->g, &plan->sp);
+	cl->plan_q = NULL;
+	if (cat_take(cl, best, q, plan->sp, plan->route_kw, plan->coarse,
+		     planned ? &cl->plan_fl : NULL) != 0) {
 		if (fresh) {
 			cat_unlive(cl, fresh);
 			part_release(cl, fresh);
