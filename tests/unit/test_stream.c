@@ -242,6 +242,13 @@ static void test_write_roundtrip(void)
  * gives, on random decimals of every length around the fast path's
  * limits (2^53, 22 decimals), signs, leading zeros and dots, and
  * exponents (strtod's). */
+/* xorshift64: the random cases' generator */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return *x;
+}
+
 static void test_values_as_strtod(void)
 {
 	uint64_t x = 88172645463325252ull;
@@ -250,8 +257,7 @@ static void test_values_as_strtod(void)
 	for (int t = 0; t < 300000; t++) {
 		char num[64], line[128];
 		size_t n = 0;
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		uint64_t r = x;
+		uint64_t r = next_rand(&x);
 		if (r % 3 == 0)
 			num[n++] = r % 2 ? '-' : '+';
 		r /= 6;
@@ -319,8 +325,7 @@ static void test_keywords_as_split(void)
 	for (int t = 0; t < 200000; t++) {
 		char kw[160], line[256];
 		size_t n = 0;
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		int atoms_n = 1 + (int)(x % 24);
+		int atoms_n = 1 + (int)(next_rand(&x) % 24);
 		uint64_t r = x >> 5;
 		for (int i = 0; i < atoms_n; i++, r = r * 6364136223846793005ull + 1) {
 			/* mostly plain bytes: the fast path, long keywords too */
