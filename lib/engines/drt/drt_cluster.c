@@ -168,11 +168,12 @@ struct drt_cluster {
 	bool hit_lost;
 	uint32_t epoch;
 	uint64_t period_events;
-	/* q's filing as place_begin looked it up, for place_end (nothing
-	 * may touch cl in between; the tables' sizes and counts are checked
-	 * all the same) */
+	/* q's filing (under plan_kw) as place_begin or where looked it up,
+	 * for place_end or remove (nothing may touch cl in between; the
+	 * tables' sizes and counts are checked all the same: plan_usable) */
 	struct filing plan_fl;
 	const struct spate_sub *plan_q;
+	uint32_t plan_kw;
 	size_t plan_sizes[4];
 	uint32_t last_kwkey; /* routing keyword of the last placement */
 	bool last_coarse;    /* and whether it was filed coarse */
@@ -1390,14 +1391,40 @@ static struct cat *place_nearest(struct drt_cluster *cl, const struct spate_sub 
 	return x;
 }
 
-/* What place_end checks before it uses place_begin's filing: the
- * routing and cell tables unchanged. */
+/* The routing and cell tables' sizes and counts: unchanged, the
+ * pointers of a filing looked up then are still good. */
 static void plan_sizes(const struct drt_cluster *cl, size_t out[4])
 {
 	out[0] = cl->route.mask;
 	out[1] = cl->route.count;
 	out[2] = cl->cellf.mask;
 	out[3] = cl->cellf.count;
+}
+
+/* Look q's filing over sp under kwkey up and keep it for the next step
+ * of q's insert or delete (plan_take). */
+static void plan_find(struct drt_cluster *cl, const struct spate_sub *q, struct drt_span sp,
+		      uint32_t kwkey)
+{
+	filing_find(cl, &cl->plan_fl, sp, kwkey);
+	cl->plan_q = q;
+	cl->plan_kw = kwkey;
+	plan_sizes(cl, cl->plan_sizes);
+}
+
+/* The kept filing if it is q's over sp under kwkey and still good, else
+ * NULL; either way it is dropped. */
+static struct filing *plan_take(struct drt_cluster *cl, const struct spate_sub *q,
+				struct drt_span sp, uint32_t kwkey)
+{
+	size_t sizes[4];
+	bool good = cl->plan_q == q && cl->plan_kw == kwkey && cl->plan_fl.n > 0 &&
+		    cl->plan_fl.cells[0] == drt_grid_first(&cl->g, &sp);
+
+	plan_sizes(cl, sizes);
+	good = good && memcmp(sizes, cl->plan_sizes, sizeof(sizes)) == 0;
+	cl->plan_q = NULL;
+	return good ? &cl->plan_fl : NULL;
 }
 
 void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
@@ -1420,9 +1447,7 @@ void drt_cluster_place_begin(struct drt_cluster *cl, const struct spate_sub *q,
 	 * looked up once (their misses together) for place_end; best_near()
 	 * looks at the categories near q's rectangle on its own level,
 	 * which is the filing's unless q goes coarse. */
-	filing_find(cl, &cl->plan_fl, fsp, kwkey);
-	cl->plan_q = q;
-	plan_sizes(cl, cl->plan_sizes);
+	plan_find(cl, q, fsp, kwkey);
 	drt_ftab_prefetch(&cl->cellf, DRT_GRID_WORLD);
 	struct cat *best = best_near(cl, q, sp, coarse ? NULL : &cl->plan_fl, &best_sim),
 		   *similar = best, *near;
@@ -1456,14 +1481,8 @@ int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
 			return -SPATE_E_NO_MEMORY;
 		best = fresh;
 	}
-	size_t sizes[4];
-	plan_sizes(cl, sizes);
-	bool planned = cl->plan_q == q && memcmp(sizes, cl->plan_sizes, sizeof(sizes)) == 0 &&
-		       cl->plan_fl.n > 0 &&
-		       cl->plan_fl.cells[0] == drt_grid_first(&cl->g, &plan->sp);
-	cl->plan_q = NULL;
 	if (cat_take(cl, best, q, plan->sp, plan->route_kw, plan->coarse,
-		     planned ? &cl->plan_fl : NULL) != 0) {
+		     plan_take(cl, q, plan->sp, plan->route_kw)) != 0) {
 		if (fresh) {
 			cat_unlive(cl, fresh);
 			part_release(cl, fresh);
@@ -1488,7 +1507,7 @@ int drt_cluster_place(struct drt_cluster *cl, const struct spate_sub *q, struct 
 	return drt_cluster_place_end(cl, q, &plan, out);
 }
 
-int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
+int drt_cluster_where(struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
 		      uint32_t *route_kw, bool *coarse)
 {
 	struct cat *p = home_of(cl, q, route_kw, coarse);
@@ -1498,13 +1517,9 @@ int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, u
 	const struct cat *c = root_of(p);
 	struct drt_span sp = filing_span(cl, &q->rect, *coarse);
 	*cat = c->id;
-	/* and the misses of drt_cluster_remove(), which comes next */
-	for (uint32_t y = sp.y0; y <= sp.y1; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1; x++) {
-			uint64_t cell = drt_grid_cell(&cl->g, sp.level, x, y);
-			drt_ftab_prefetch_run(&cl->route, key_of(cell, *route_kw));
-			drt_ftab_prefetch(&cl->cellf, cell);
-		}
+	/* and the keys of drt_cluster_remove(), which comes next: looked
+	 * up (their misses together) and kept for it */
+	plan_find(cl, q, sp, *route_kw);
 	for (uint16_t i = 0; i < q->n_kw && i < 4; i++)
 		drt_ftab_prefetch(&c->kw, (uint64_t)q->kw[i] + 1);
 	return 0;
@@ -1523,9 +1538,12 @@ int drt_cluster_remove(struct drt_cluster *cl, const struct spate_sub *q, struct
 	struct drt_span sp = filing_span(cl, &q->rect, coarse);
 	for (uint16_t i = 0; i < q->n_kw && i < 4; i++) /* count_keywords' misses */
 		drt_ftab_prefetch(&c->kw, (uint64_t)q->kw[i] + 1);
-	struct filing fl;
-	filing_find(cl, &fl, sp, kwkey);
-	route_unfile(cl, c, &fl, kwkey);
+	struct filing own, *fl = plan_take(cl, q, sp, kwkey);
+	if (fl == NULL) {
+		filing_find(cl, &own, sp, kwkey);
+		fl = &own;
+	}
+	route_unfile(cl, c, fl, kwkey);
 	count_keywords(cl, c, q, -1);
 	cl->n_level[sp.level]--;
 	p->reg--;

@@ -81,10 +81,12 @@ int drt_cluster_place_end(struct drt_cluster *cl, const struct spate_sub *q,
 /* Where q is (placed before, same content): its category id, routing
  * keyword and coarse, as drt_cluster_remove() will report them, or
  * -SPATE_E_UNKNOWN_ID.
- * Changes nothing, but starts the cache misses drt_cluster_remove() will
- * meet: a caller looks first, starts the category's misses too
- * (drt_category_prefetch), then removes. */
-int drt_cluster_where(const struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
+ * Changes nothing q's removal sees, but looks up the keys
+ * drt_cluster_remove() will meet (their misses together) and keeps them
+ * for it: a caller looks first, starts the category's misses too
+ * (drt_category_prefetch), then removes, with nothing else touching cl
+ * in between (if something does, remove looks the keys up afresh). */
+int drt_cluster_where(struct drt_cluster *cl, const struct spate_sub *q, uint32_t *cat,
 		      uint32_t *route_kw, bool *coarse);
 
 struct drt_removal {
