@@ -519,7 +519,13 @@ static void sort_by_id(const struct spate_sub **v, size_t n)
 	/* insertion below 33: qsort's calls cost more up to about there
 	 * (callgrind on the cities stream, docs/benchmarks.md) */
 	if (n > 32) {
-		qsort(v, n, sizeof(v[0]), cmp_sub_id);
+		/* Often in order already: ivx and rein hand matches out in
+		 * slot order, and slots are taken in the order subs came */
+		size_t i = 1;
+		while (i < n && v[i - 1]->id < v[i]->id)
+			i++;
+		if (i < n)
+			qsort(v, n, sizeof(v[0]), cmp_sub_id);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {

@@ -21,21 +21,7 @@ const char *spate_op_str(int op)
 
 bool spate_op_holds(int op, double value, double bound)
 {
-	switch (op) {
-	case SPATE_OP_GE:
-		return value >= bound;
-	case SPATE_OP_LE:
-		return value <= bound;
-	case SPATE_OP_GT:
-		return value > bound;
-	case SPATE_OP_LT:
-		return value < bound;
-	case SPATE_OP_EQ:
-		return value == bound;
-	case SPATE_OP_NE:
-		return value != bound;
-	}
-	return false;
+	return spate_op_holds_inline(op, value, bound);
 }
 
 void spate_limits_default(struct spate_limits *lim)

@@ -48,6 +48,25 @@ enum spate_op {
 const char *spate_op_str(int op);
 /* Does `value OP bound` hold? */
 bool spate_op_holds(int op, double value, double bound);
+/* The same, inlined where a loop confirms many constraints. */
+static inline bool spate_op_holds_inline(int op, double value, double bound)
+{
+	switch (op) {
+	case SPATE_OP_GE:
+		return value >= bound;
+	case SPATE_OP_LE:
+		return value <= bound;
+	case SPATE_OP_GT:
+		return value > bound;
+	case SPATE_OP_LT:
+		return value < bound;
+	case SPATE_OP_EQ:
+		return value == bound;
+	case SPATE_OP_NE:
+		return value != bound;
+	}
+	return false;
+}
 
 /* Runtime limits, checked by the decoder and the stream parser. */
 struct spate_limits {
