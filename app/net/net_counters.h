@@ -32,6 +32,7 @@
 	X(icmp_other)        /* ICMP other than echo request */              \
 	X(udp_bad_len)       /* UDP length disagrees with the IP length */   \
 	X(udp_bad_csum)      /* non-zero UDP checksum that does not verify */\
+	X(udp_bad_src)       /* from 0.0.0.0, multicast or broadcast */      \
 	X(udp_other_port)    /* UDP to a port we do not serve */
 /* clang-format on */
 

@@ -74,6 +74,13 @@ static void udp_input(struct net *n, struct rte_mbuf *m, struct rte_ipv4_hdr *ip
 		.ipv4 = rte_be_to_cpu_32(ip->src_addr),
 		.port = rte_be_to_cpu_16(udp->src_port),
 	};
+	/* Nobody can be answered at 0.0.0.0 or a group address, and inside
+	 * spated a source of 0 means "replayed from the journal": such a
+	 * datagram would skip the rate limit and the journal. */
+	if (!is_unicast_ipv4(src.ipv4)) {
+		spated_cnt.udp_bad_src++;
+		goto drop;
+	}
 	if (n->peer_port != 0 && dport == n->peer_port && n->on_peer != NULL) {
 		deliver = n->on_peer;
 	} else if (dport != n->udp_port) {
