@@ -94,6 +94,16 @@ static struct barray *barray_alloc(uint32_t cap)
 	return malloc(sizeof(struct barray) + cap * sizeof(const struct spate_sub *));
 }
 
+/* A subscription's buckets under one keyword, looked up once: every
+ * slot's miss started before any is read, then the arrays' misses. The
+ * pointers stay good while the table neither grows nor loses a key. */
+struct filing {
+	uint32_t n;
+	uint64_t keys[CAT_WIDE_CELLS];
+	struct bucket *b[CAT_WIDE_CELLS];
+	size_t end[CAT_WIDE_CELLS]; /* where an absent one's probe ended */
+};
+
 struct drt_category {
 	struct drt_grid g;
 	struct drt_ftab buckets; /* cell << 32 | kwkey -> struct bucket */
@@ -104,6 +114,14 @@ struct drt_category {
 	const struct spate_schema *schema;
 	uint32_t n_content;    /* content-only subs, in the bucket or in ivx */
 	struct ivx_index *ivx; /* NULL until n_content reaches CAT_IVX_MIN */
+	/* The buckets drt_category_prefetch() looked up for plan_s under
+	 * plan_kw, for its add or delete next (plan_take): dropped by every
+	 * add and delete, used only with the table's size and count as they
+	 * were. */
+	struct filing plan;
+	const struct spate_sub *plan_s;
+	uint32_t plan_kw;
+	size_t plan_mask, plan_count;
 };
 
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
@@ -233,16 +251,6 @@ static bool bucket_pull(struct drt_category *c, uint64_t key, const struct spate
 	return bucket_pull_in(b, s);
 }
 
-/* A subscription's buckets under one keyword, looked up once: every
- * slot's miss started before any is read, then the arrays' misses. The
- * pointers stay good while the table neither grows nor loses a key. */
-struct filing {
-	uint32_t n;
-	uint64_t keys[CAT_WIDE_CELLS];
-	struct bucket *b[CAT_WIDE_CELLS];
-	size_t end[CAT_WIDE_CELLS]; /* where an absent one's probe ended */
-};
-
 static void filing_find(const struct drt_category *c, struct filing *fl, const struct drt_span *sp,
 			uint32_t kwkey)
 {
@@ -259,6 +267,20 @@ static void filing_find(const struct drt_category *c, struct filing *fl, const s
 		if (fl->b[i] != NULL && !bucket_single(fl->b[i]))
 			__builtin_prefetch(bucket_array(fl->b[i]));
 	}
+}
+
+/* The buckets prefetch looked up for s over sp under kwkey if they are
+ * still good, else NULL; either way they are dropped. */
+static struct filing *plan_take(struct drt_category *c, const struct spate_sub *s,
+				const struct drt_span *sp, uint32_t kwkey)
+{
+	bool good = c->plan_s == s && c->plan_kw == kwkey && c->plan.n > 0 &&
+		    c->plan_mask == c->buckets.mask && c->plan_count == c->buckets.count &&
+		    c->plan.keys[0] == key_of(drt_grid_first(&c->g, sp), kwkey) &&
+		    c->plan.n == drt_grid_span_cells(sp);
+
+	c->plan_s = NULL;
+	return good ? &c->plan : NULL;
 }
 
 /* Pull s from every bucket of fl that holds it; the emptied ones go
@@ -367,6 +389,7 @@ static struct drt_span filing_span(const struct drt_category *c, const struct sp
 static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t kwkey, bool coarse)
 {
 	struct drt_span sp = filing_span(c, s, coarse && kwkey != KW_CHOOSE);
+	struct filing *planned = plan_take(c, s, &sp, kwkey);
 	int rc = 0;
 
 	if (kwkey == KW_CHOOSE)
@@ -384,23 +407,26 @@ static int add_filed(struct drt_category *c, const struct spate_sub *s, uint32_t
 		}
 	}
 
-	struct filing fl;
-	filing_find(c, &fl, &sp, kwkey);
-	for (uint32_t i = 0; i < fl.n && rc == 0; i++) {
+	struct filing own, *fp = planned;
+	if (fp == NULL) {
+		filing_find(c, &own, &sp, kwkey);
+		fp = &own;
+	}
+	for (uint32_t i = 0; i < fp->n && rc == 0; i++) {
 		size_t mask = c->buckets.mask;
-		if (fl.b[i] != NULL) {
-			rc = bucket_push_in(fl.b[i], s);
+		if (fp->b[i] != NULL) {
+			rc = bucket_push_in(fp->b[i], s);
 			continue;
 		}
-		struct bucket *b = drt_ftab_add_from(&c->buckets, fl.keys[i], fl.end[i]);
+		struct bucket *b = drt_ftab_add_from(&c->buckets, fp->keys[i], fp->end[i]);
 		if (b == NULL) {
 			rc = -1;
 			continue;
 		}
 		b->w = (uintptr_t)s;
 		if (c->buckets.mask != mask) /* grown: the later pointers afresh */
-			for (uint32_t j = i + 1; j < fl.n; j++)
-				fl.b[j] = drt_ftab_get_at(&c->buckets, fl.keys[j], &fl.end[j]);
+			for (uint32_t j = i + 1; j < fp->n; j++)
+				fp->b[j] = drt_ftab_get_at(&c->buckets, fp->keys[j], &fp->end[j]);
 	}
 	if (rc != 0) {
 		pull_all(c, s, &sp, kwkey); /* pulls only what was pushed */
@@ -442,21 +468,22 @@ int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s, u
 	return add_filed(c, s, route_kw, coarse && route_kw != KW_NONE);
 }
 
-void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
-			   uint32_t route_kw, bool coarse)
+void drt_category_prefetch(struct drt_category *c, const struct spate_sub *s, uint32_t route_kw,
+			   bool coarse)
 {
+	c->plan_s = NULL;
 	/* Not own_kwkey(): it reads s's keywords, a miss of its own the
-	 * bucket misses would wait for; a wrong hint only costs a prefetch. */
+	 * bucket misses would wait for; a wrong hint only costs a lookup. */
 	if (!filter_has(c, route_kw))
 		return; /* a new bucket */
 	struct drt_span sp = filing_span(c, s, coarse);
-	/* and the line after each slot: a new bucket's add walks its run
-	 * into it, a delete's backward shift reads the slots after it */
-	for (uint32_t y = sp.y0; y <= sp.y1; y++)
-		for (uint32_t x = sp.x0; x <= sp.x1; x++)
-			drt_ftab_prefetch_run(
-				&c->buckets,
-				key_of(drt_grid_cell(&c->g, sp.level, x, y), route_kw));
+	/* the buckets looked up (their misses together) and kept for the
+	 * add or delete that comes next */
+	filing_find(c, &c->plan, &sp, route_kw);
+	c->plan_s = s;
+	c->plan_kw = route_kw;
+	c->plan_mask = c->buckets.mask;
+	c->plan_count = c->buckets.count;
 }
 
 static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32_t hint,
@@ -495,6 +522,8 @@ static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32
 	struct drt_span sp = filing_span(c, s, false), up = filing_span(c, s, true);
 	uint32_t kwkey = KW_NONE;
 	bool found = false;
+	/* what prefetch kept goes whatever this delete does */
+	struct filing *planned = plan_take(c, s, coarse ? &up : &sp, hint);
 
 	if (c->ivx != NULL && content_only(s, &sp) && ivx_del(c->ivx, s)) {
 		c->n--;
@@ -508,10 +537,13 @@ static bool del_hinted(struct drt_category *c, const struct spate_sub *s, uint32
 	/* its filing keyword is the one whose first-cell bucket holds it */
 	if (hint != UINT32_MAX && filter_has(c, hint)) {
 		struct drt_span hs = coarse ? up : sp;
-		struct filing fl;
-		filing_find(c, &fl, &hs, hint);
+		struct filing own, *fl = planned;
+		if (fl == NULL) {
+			filing_find(c, &own, &hs, hint);
+			fl = &own;
+		}
 		/* the first bucket holding s proves the hint: s was in all */
-		if (filing_pull(c, &fl, s)) {
+		if (filing_pull(c, fl, s)) {
 			kwkey = hint;
 			found = true;
 			sp = hs;

@@ -44,13 +44,15 @@ int drt_category_add(struct drt_category *c, const struct spate_sub *s);
  * as the cluster filed it. Same results as add otherwise. */
 int drt_category_add_routed(struct drt_category *c, const struct spate_sub *s, uint32_t route_kw,
 			    bool coarse);
-/* Start the cache misses of the buckets add_routed(c, s, route_kw) or
- * del_routed(c, s, route_kw) will touch; changes nothing. A caller that
- * knows the category before it has other work to do (the cluster's side
- * of an insert or delete, drt_cluster_place_begin, drt_cluster_where)
- * calls it first, so the misses overlap that work. */
-void drt_category_prefetch(const struct drt_category *c, const struct spate_sub *s,
-			   uint32_t route_kw, bool coarse);
+/* Look up the buckets add_routed(c, s, route_kw) or del_routed(c, s,
+ * route_kw) will touch (their cache misses together) and keep them for
+ * that call; changes nothing else. A caller that knows the category
+ * before it has other work to do (the cluster's side of an insert or
+ * delete, drt_cluster_place_begin, drt_cluster_where) calls it first,
+ * so the misses overlap that work. Any other add or delete in c first
+ * drops what was kept (the next call looks up afresh). */
+void drt_category_prefetch(struct drt_category *c, const struct spate_sub *s, uint32_t route_kw,
+			   bool coarse);
 
 /* Remove s (the pointer given to add); false if c does not hold it.
  * Never allocates. */
