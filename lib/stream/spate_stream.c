@@ -297,10 +297,31 @@ static const char *keyword_stop(const char *p, const char *end, bool *plain)
 	}
 }
 
-/* Split a comma list of keywords and check each. '-' alone means empty. */
+/* A bad keyword list's message (rc 0: too many keywords), out of the way
+ * of parse_keywords' loop (as coord_fail). */
+static __attribute__((noinline, cold)) int keywords_fail(const struct spate_limits *lim,
+							 const char *k, size_t klen, int rc,
+							 char *err, size_t errlen)
+{
+	if (rc == 0)
+		return fail(err, errlen, SPATE_E_TOO_MANY_KEYWORDS, "more than %u keywords",
+			    lim->max_keywords);
+	return fail(err, errlen, -rc, "keyword '%.*s': %s", (int)(klen > 40 ? 40 : klen), k,
+		    spate_err_reason(rc));
+}
+
+/* Split a comma list of keywords and check each. '-' alone means empty.
+ * The count is kept in a local (*n could alias kw[].len, so the compiler
+ * reloaded it at every step) and the limits taken once. */
 static int parse_keywords(const struct field *f, const struct spate_limits *lim,
 			  struct spate_str *kw, uint32_t *n, char *err, size_t errlen)
 {
+	uint32_t c = 0;
+	uint32_t max_n =
+		lim->max_keywords < SPATE_KW_MAX_HARD ? lim->max_keywords : SPATE_KW_MAX_HARD;
+	size_t max_len = lim->max_keyword_len < SPATE_KW_LEN_MAX_HARD ? lim->max_keyword_len
+								      : SPATE_KW_LEN_MAX_HARD;
+
 	*n = 0;
 	if (f->len == 1 && f->p[0] == '-')
 		return 0;
@@ -313,22 +334,25 @@ static int parse_keywords(const struct field *f, const struct spate_limits *lim,
 			stop = stop ? stop : end;
 		}
 		size_t klen = (size_t)(stop - k);
-		if (*n >= lim->max_keywords || *n >= SPATE_KW_MAX_HARD)
-			return fail(err, errlen, SPATE_E_TOO_MANY_KEYWORDS, "more than %u keywords",
-				    lim->max_keywords);
+		if (c >= max_n) {
+			*n = c;
+			return keywords_fail(lim, k, klen, 0, err, errlen);
+		}
 		/* a plain keyword has only its length (and "-") to check */
-		int rc = !plain || klen == 0 || klen > lim->max_keyword_len ||
-					 klen > SPATE_KW_LEN_MAX_HARD || (klen == 1 && k[0] == '-')
-				 ? spate_check_keyword(lim, k, klen)
-				 : 0;
-		if (rc != 0)
-			return fail(err, errlen, -rc, "keyword '%.*s': %s",
-				    (int)(klen > 40 ? 40 : klen), k, spate_err_reason(rc));
-		kw[*n].p = k;
-		kw[*n].len = (uint32_t)klen;
-		(*n)++;
-		if (stop == end)
+		if (!plain || klen - 1 >= max_len || (klen == 1 && k[0] == '-')) {
+			int rc = spate_check_keyword(lim, k, klen);
+			if (rc != 0) {
+				*n = c;
+				return keywords_fail(lim, k, klen, rc, err, errlen);
+			}
+		}
+		kw[c].p = k;
+		kw[c].len = (uint32_t)klen;
+		c++;
+		if (stop == end) {
+			*n = c;
 			return 0;
+		}
 		p = stop + 1;
 	}
 }
