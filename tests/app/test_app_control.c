@@ -895,6 +895,11 @@ int main(void)
 	test_categories();
 	test_debug();
 	test_show();
+	/* a setting by name, as telemetry reads it */
+	char val[64];
+	CHECK_EQ_INT(control_param_get("access.burst", val, sizeof(val)), 0);
+	CHECK(strcmp(val, "250") == 0);
+	CHECK_EQ_INT(control_param_get("nope", val, sizeof(val)), -1);
 	test_slow_reader();
 	test_partial_lines();
 	test_many();
