@@ -846,11 +846,20 @@ static void test_restart(struct control_target *t)
 	conf.ops.log_level = was;
 }
 
+/* A failed check exits at once under SPATE_CHECK_FAILFAST (mutation
+ * runs): the socket and the overrides file go all the same. */
+static void remove_files(void)
+{
+	unlink(sock_path);
+	unlink(ov_path);
+}
+
 int main(void)
 {
 	char err[512];
 
 	app_eal_start("app-control");
+	atexit(remove_files);
 	snprintf(sock_path, sizeof(sock_path), "/tmp/spate-app-control-%d.sock", (int)getpid());
 	snprintf(ov_path, sizeof(ov_path), "/tmp/spate-app-control-%d.overrides", (int)getpid());
 	spated_conf_default(&conf);
