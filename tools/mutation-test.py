@@ -401,11 +401,33 @@ def run_test(build, src, name, bound, nice):
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
     try:
-        return 0 if p.wait(timeout=bound) == 0 else 1
+        rc = 0 if p.wait(timeout=bound) == 0 else 1
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
-        return 2
+        rc = 2
+    reap_eal_dirs()
+    return rc
+
+
+def reap_eal_dirs(run='/var/run/dpdk'):
+    """An app test killed or crashed by a mutant leaves its EAL runtime
+    folder (spate-app-NAME-PID, tests/app/app_eal.h); a normal exit
+    removes it. Remove those whose process is gone."""
+    try:
+        names = os.listdir(run)
+    except OSError:
+        return
+    for n in names:
+        pid = n.rsplit('-', 1)[-1]
+        if not n.startswith('spate-app-') or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(run, n), ignore_errors=True)
+        except PermissionError:
+            pass
 
 
 SELF_SAMPLE = r"""/* clamp: a < b comment must stay */
