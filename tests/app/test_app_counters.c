@@ -91,6 +91,13 @@ static void test_counters(void)
 	CHECK(strstr(out, ",\"9\":{}") != NULL);
 	CHECK(strstr(out, "\"msg_err\":{\"") != NULL);
 	CHECK(strstr(out, "\"x\":1") == NULL);
+	/* lcore 0 (the main lcore's slot) is listed too, first */
+	spated_cnt_slots[0].c.rx = 4;
+	f = open_out();
+	spated_counters_print(f, 0, NULL);
+	fclose(f);
+	CHECK(strstr(out, ",\"lcores\":{\"0\":{\"rx\":4},\"3\":{\"rx\":5},") != NULL);
+	CHECK(strstr(out, ",\"rx\":1011,") != NULL);
 	memset(spated_cnt_slots, 0, sizeof(spated_cnt_slots));
 	spated_counters_bind(SPATED_COUNTER_SLOTS + 5);
 	spated_cnt.rx = 0;

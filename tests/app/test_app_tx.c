@@ -287,6 +287,37 @@ static void test_routes(void)
 	free_all(got, sent(got, 64));
 }
 
+/* A ready frame (PKT_FRAME: an ARP or ping answer RX built) leaves as
+ * it is, on the port it names, counted, not timed as a notification. */
+static void test_frame(void)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool), *got[4];
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, 60);
+	uint64_t timed0 = timed();
+
+	for (int i = 0; i < 60; i++)
+		p[i] = (uint8_t)(i * 7 + 1);
+	pkt_meta(m)->kind = PKT_FRAME;
+	pkt_meta(m)->rx_tsc = rte_rdtsc() - 1000;
+	m->port = 0;
+	if (rte_ring_enqueue(in, m) != 0)
+		abort();
+	mark();
+	poll_tx(1);
+	unsigned int n = sent(got, 4);
+	CHECK_EQ_INT(n, 1);
+	if (n == 1) {
+		CHECK_EQ_INT(rte_pktmbuf_data_len(got[0]), 60);
+		p = rte_pktmbuf_mtod(got[0], uint8_t *);
+		for (int i = 0; i < 60; i++)
+			CHECK_EQ_INT(p[i], (uint8_t)(i * 7 + 1));
+	}
+	CHECK_EQ_INT(CNT(tx), 1);
+	CHECK_EQ_INT(CNT(tx_bytes), 60);
+	CHECK_EQ_INT(timed(), timed0);
+	free_all(got, n);
+}
+
 static void test_bursts(void)
 {
 	struct rte_mbuf *got[128];
@@ -464,6 +495,7 @@ int main(void)
 		return 2;
 	}
 	test_arp_and_release();
+	test_frame();
 	test_routes();
 	test_bursts();
 	test_second_port();
