@@ -38,7 +38,7 @@ if [ "${SPATE_SANITIZE:-1}" != 0 ]; then
 	# b_lundef=false: the sanitizer runtimes resolve symbols at load time.
 	if build build-san -Db_sanitize=address,undefined -Db_lundef=false; then
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 E2E_TIMEOUT_MULT=3 \
 			meson test -C build-san --print-errorlogs --num-processes 2 \
 			--no-suite fuzz --timeout-multiplier 3 "$@" || rc=1
 		logs="$logs build-san"

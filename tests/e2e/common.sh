@@ -26,6 +26,7 @@ E2E_TMP=$(mktemp -d /tmp/spate-e2e.XXXXXX)
 SPATED_LOG=$E2E_TMP/spated.log
 
 e2e_cleanup() {
+	[ -n "${E2E_WATCHDOG:-}" ] && kill "$E2E_WATCHDOG" 2>/dev/null
 	netns_cleanup
 	# E2E_KEEP=1 keeps the logs and streams of a run to read afterwards
 	if [ -n "${E2E_KEEP:-}" ]; then
@@ -37,6 +38,27 @@ e2e_cleanup() {
 trap e2e_cleanup EXIT
 trap 'e2e_cleanup; exit 130' INT
 trap 'e2e_cleanup; exit 143' TERM
+
+# A watchdog 15 s before meson's own timeout (E2E_TIMEOUT_S, from
+# meson.build, times E2E_TIMEOUT_MULT, from tools/run-tests.sh): meson
+# ends a test with SIGTERM and SIGKILL half a second later, too soon for
+# the trap to stop spated and delete the namespaces. The watchdog ends
+# the test's children and then the test while there is time to clean up.
+E2E_WATCHDOG=
+if [ -n "${E2E_TIMEOUT_S:-}" ]; then
+	_e2e_after=$((E2E_TIMEOUT_S * ${E2E_TIMEOUT_MULT:-1} - 15))
+	(
+		trap 'kill "$_e2e_sleep" 2>/dev/null; exit 0' TERM
+		sleep "$_e2e_after" >/dev/null 2>&1 &
+		_e2e_sleep=$!
+		wait "$_e2e_sleep" || exit 0
+		trap '' TERM
+		echo "FAIL: still running after $_e2e_after s: stopped by the e2e watchdog"
+		pkill -TERM -P $$
+		kill -TERM $$
+	) &
+	E2E_WATCHDOG=$!
+fi
 
 fail() {
 	echo "FAIL: $*"
