@@ -231,6 +231,12 @@ static void test_get_set(void)
 	CHECK_ASK("json get control.log_level", "ok\n{\"control.log_level\":\"warning\"}\n");
 	CHECK_ASK("set access.rate 2.5", "ok\naccess.rate: 2.5\n");
 	CHECK_ASK("json get access.rate", "ok\n{\"access.rate\":2.5}\n");
+	/* another section's setting leaves the log level where it is (an
+	 * EAL --log-level, say, is not overridden by the file's) */
+	rte_log_set_level(spated_logtype, RTE_LOG_ERR);
+	CHECK_ASK("set access.rate 2.5", "ok\naccess.rate: 2.5\n");
+	CHECK_EQ_INT(rte_log_get_level(spated_logtype), RTE_LOG_ERR);
+	rte_log_set_level(spated_logtype, RTE_LOG_WARNING);
 }
 
 static void test_save(void)

@@ -198,6 +198,19 @@ int main(void)
 	CHECK_EQ_INT(ctl_cmd_register(&dup), -1);
 	CHECK_EQ_INT(ctl_cmd_register(&dup_spaced), -1);
 	CHECK_EQ_INT(ctl_cmd_register(&no_fn), -1);
+	/* a path of spaces only, or none, names no command */
+	static struct ctl_cmd blank = {
+		.path = "   ", .usage = "   ", .help = "no name", .fn = cmd_nothing
+	};
+	static struct ctl_cmd empty = {
+		.path = "", .usage = "", .help = "no name", .fn = cmd_nothing
+	};
+	static struct ctl_cmd no_usage = { .path = "show nousage",
+					   .help = "no usage",
+					   .fn = cmd_nothing };
+	CHECK_EQ_INT(ctl_cmd_register(&blank), -1);
+	CHECK_EQ_INT(ctl_cmd_register(&empty), -1);
+	CHECK_EQ_INT(ctl_cmd_register(&no_usage), -1);
 	char *w4[] = { "show", "stats" };
 	c = ctl_cmd_match(w4, 2, &k);
 	CHECK(c != NULL &&
