@@ -446,6 +446,36 @@ static void test_no_interval(void)
 	run_fini(&r);
 }
 
+/* A constraint on the attribute just past every indexed one (an != the
+ * bit sets never cover): the confirmation reads it from the event, not
+ * from its table of the event's values (which ends before it). */
+static void test_attr_past_index(void)
+{
+	struct run r;
+	struct tev ev = { 0 };
+
+	run_init(&r, 16, false, 2);
+	plain_subs(&r, 0);
+	r.subs[0].s.n_cons = 1;
+	r.subs[0].cons[0] = (struct spate_constraint){ 2, SPATE_OP_LE, 50 };
+	r.subs[1].s.n_cons = 2;
+	r.subs[1].cons[0] = (struct spate_constraint){ 2, SPATE_OP_LE, 50 };
+	/* 8: the attribute table starts with 8 entries (rein_attr_get) */
+	r.subs[1].cons[1] = (struct spate_constraint){ 8, SPATE_OP_NE, 7 };
+	add(&r, 0);
+	add(&r, 1);
+	ev.e.attr = ev.attr;
+	ev.e.n_attr = 2;
+	ev.attr[0] = (struct spate_attr){ 2, 10 };
+	ev.attr[1] = (struct spate_attr){ 8, 8 };
+	run_event(&r, &ev.e, "an != past the index, holding");
+	ev.attr[1].value = 7;
+	run_event(&r, &ev.e, "an != past the index, failing");
+	ev.e.n_attr = 1;
+	run_event(&r, &ev.e, "an != past the index, no value");
+	run_fini(&r);
+}
+
 /* ivx_bytes counts every attribute's bit sets: (groups + 1) lines of 64
  * words per block of 4096 slots, and its two counters per group. */
 static void count_sub(const struct spate_sub *s, void *ctx)
@@ -607,6 +637,7 @@ int main(void)
 	test_reuse(5);
 	test_reuse_other_attr();
 	test_no_interval();
+	test_attr_past_index();
 	test_bytes();
 	test_engine();
 	test_no_memory();

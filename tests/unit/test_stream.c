@@ -51,6 +51,9 @@ static void test_good(void)
 
 	CHECK_EQ_INT(parse("sub\t18446744073709551615\t-180\t-90\t180\t90\t-\r\n", &op), 0);
 	CHECK(op.u.sub.id == UINT64_MAX);
+	/* a 20th digit of 9 (the 20th is read apart from the first 19) */
+	CHECK_EQ_INT(parse("sub\t10000000000000000009\t-180\t-90\t180\t90\t-", &op), 0);
+	CHECK(op.u.sub.id == 10000000000000000009ull);
 	CHECK_EQ_INT(op.u.sub.n_kw, 0);
 	CHECK_EQ_INT(op.u.sub.n_cons, 0);
 	CHECK_EQ_INT(parse("sub\t1\t0\t0\t0\t0\tk\t-", &op), 0);
@@ -170,6 +173,9 @@ static void test_bad(void)
 		  SPATE_E_KEYWORD_TOO_LONG },
 		{ "sub\t1\t0\t0\t1\t1\tk\tpop", SPATE_E_BAD_OP },
 		{ "sub\t1\t0\t0\t1\t1\tk\tpop!100", SPATE_E_BAD_OP },
+		/* no operator in the first item, one in the next: not borrowed */
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop!100,x!=1", SPATE_E_BAD_OP },
+		{ "sub\t1\t0\t0\t1\t1\tk\tpop<,x<=1", SPATE_E_BAD_VALUE },
 		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=", SPATE_E_BAD_VALUE },
 		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=abc", SPATE_E_BAD_VALUE },
 		{ "sub\t1\t0\t0\t1\t1\tk\tpop>=nan", SPATE_E_BAD_VALUE },
