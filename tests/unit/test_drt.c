@@ -1148,6 +1148,18 @@ static void test_geo(uint64_t seed)
 			CHECK(memcmp(&sim[i], &want, sizeof(want)) == 0);
 		}
 	}
+	/* room enough already: nothing to do, not an error */
+	uint32_t cap = g.cap;
+	const double *v = g.v;
+	CHECK_EQ_INT(drt_geo_reserve(&g, cap), 0);
+	CHECK_EQ_INT(drt_geo_reserve(&g, 1), 0);
+	CHECK(g.cap == cap && g.v == v);
+	drt_geo_free(&g);
+	CHECK(g.v == NULL && g.cap == 0 && drt_geo_bytes(&g) == 0);
+	/* freed, then used again: it allocates anew */
+	CHECK_EQ_INT(drt_geo_reserve(&g, 1), 0);
+	CHECK(g.v != NULL && g.cap == 1);
+	drt_geo_set(&g, 0, &box[0], area[0], asim[0]);
 	drt_geo_free(&g);
 }
 
