@@ -86,6 +86,7 @@ AREAS = {
         'lib/engines/drt/engine_drt.c': ['alloc', 'category', 'drt', 'tables', 'matcher'],
         'lib/engines/drt/drt_cluster.c': ['alloc', 'drt', 'category', 'balance', 'matcher'],
         'lib/engines/drt/drt_balance.c': ['balance', 'drt'],
+        'lib/engines/drt/drt_geo.c': ['drt', 'alloc'],
     },
     'engines rein': {
         'lib/engines/rein/engine_rein.c': ['alloc', 'rein-quick', 'tables', 'rein'],
