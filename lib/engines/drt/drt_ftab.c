@@ -223,11 +223,16 @@ static int grow(struct drt_ftab *t)
 	return 0;
 }
 
-void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
+/* Would one more key pass the load limit? */
+static bool full(const struct drt_ftab *t)
 {
-	if ((t->count + 1) * 8 > (t->mask + 1) * t->load8 && grow(t) != 0)
-		return NULL;
-	size_t i = drt_ftab_home(t, key);
+	return (t->count + 1) * 8 > (t->mask + 1) * t->load8;
+}
+
+/* Key (absent, room made) into the first empty slot from `from`. */
+static void *claim(struct drt_ftab *t, uint64_t key, size_t from)
+{
+	size_t i = from;
 	while (*drt_ftab_slot(t, i) != 0)
 		i = (i + 1) & t->mask;
 	uint64_t *s = drt_ftab_slot(t, i); /* payload zero: empty slots are */
@@ -236,19 +241,20 @@ void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
 	return s + 1;
 }
 
+void *drt_ftab_add(struct drt_ftab *t, uint64_t key)
+{
+	if (full(t) && grow(t) != 0)
+		return NULL;
+	return claim(t, key, drt_ftab_home(t, key));
+}
+
 void *drt_ftab_add_from(struct drt_ftab *t, uint64_t key, size_t end)
 {
-	if ((t->count + 1) * 8 > (t->mask + 1) * t->load8 || end > t->mask)
+	if (full(t) || end > t->mask)
 		return drt_ftab_add(t, key);
 	/* every slot from key's home to end was full and still is (adds
 	 * only fill): the first empty one from end is where add puts it */
-	size_t i = end;
-	while (*drt_ftab_slot(t, i) != 0)
-		i = (i + 1) & t->mask;
-	uint64_t *s = drt_ftab_slot(t, i);
-	*s = drt_ftab_word(key);
-	t->count++;
-	return s + 1;
+	return claim(t, key, end);
 }
 
 void drt_ftab_del(struct drt_ftab *t, uint64_t key)
