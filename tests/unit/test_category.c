@@ -12,9 +12,16 @@
  *     one that runs out of memory at any allocation (malloc, calloc,
  *     realloc wrapped: -Wl,--wrap) changes nothing in either category;
  *     every block comes back (alloc_track.h);
- *   - the filing table's own mappings (drt_ftab, from map_min bytes):
- *     2 MiB aligned, their bytes counted in multiples of 2 MiB, and every
- *     byte of address space given back when the table is freed;
+ *   - routed edges: a plan kept by prefetch is not used for a rectangle
+ *     it was not made for, a routing keyword the subscription lacks files
+ *     it the plain way, match_keys with no keys looks nowhere;
+ *   - the filing table (drt_ftab): it doubles exactly at its load bound;
+ *     its own mappings (from map_min bytes) are 2 MiB aligned, their
+ *     bytes counted in multiples of 2 MiB, and every byte of address
+ *     space given back when the table is freed, also when mmap places
+ *     them off a 2 MiB boundary (mmap wrapped); a mapped table of slots
+ *     up to 512 bytes doubles in place (its peak resident set grows by
+ *     the old size, not twice it);
  *   - drt_params: every name and help, one past the end NULL, every value
  *     read back as set, garbage after a number, out-of-range and
  *     overflowing values refused with their messages;
@@ -26,6 +33,7 @@
  *     (workers, cat_cell) leave the old ones. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "check.h"
@@ -196,6 +204,70 @@ static void test_routed_content_only(void)
 	drt_category_destroy(d);
 }
 
+/* The edges of routed filing and matching:
+ *   - a plan drt_category_prefetch kept is used only for the rectangle it
+ *     was made for: the same struct, reused for a subscription over two
+ *     cells (its first cell the same) before the add, is filed in both;
+ *   - a routing keyword the subscription does not carry (though the word
+ *     after its keywords holds it: its keywords are a prefix of a longer
+ *     array) files it the plain way, under its own keyword;
+ *   - match_keys with no keys looks nowhere and counts the event. */
+static void test_routed_edges(void)
+{
+	struct drt_category *c = drt_category_create(2);
+	struct spate_sub s0 = sub_at(1, kw5, 1), s = sub_at(2, kw5, 1);
+	struct spate_event e = event_at(kw5, 1);
+	uint64_t cand;
+
+	CHECK_EQ_INT(drt_category_add_routed(c, &s0, 5 + 1, false), 0); /* 5 in the filter */
+	drt_category_prefetch(c, &s, 5 + 1, false);                     /* one cell: (0, 2] */
+	s.rect.max_lon = SPATE_COORD_SCALE * 5 / 2;                     /* now two: to 2.5 */
+	CHECK_EQ_INT(drt_category_add_routed(c, &s, 5 + 1, false), 0);
+	e.lon = SPATE_COORD_SCALE * 11 / 5; /* 2.2: the second cell only */
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1);
+	CHECK_EQ_INT(cand, 1);
+	e.lon = SPATE_COORD_SCALE; /* the first: both */
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 2);
+	/* the same the other way: prefetched over two cells, added over one */
+	struct spate_sub t = sub_at(3, kw5, 1);
+	t.rect.max_lon = SPATE_COORD_SCALE * 5 / 2;
+	drt_category_prefetch(c, &t, 5 + 1, false);
+	t.rect.max_lon = SPATE_COORD_SCALE * 3 / 2;
+	CHECK_EQ_INT(drt_category_add_routed(c, &t, 5 + 1, false), 0);
+	e.lon = SPATE_COORD_SCALE * 11 / 5;
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1); /* s only */
+	CHECK_EQ_INT(cand, 1);
+	CHECK(drt_category_del(c, &t));
+	CHECK(drt_category_del(c, &s));
+	drt_category_destroy(c);
+
+	/* kw5_9 = { 5, 9 }: a sub of keyword 5 alone, routed by 9 */
+	c = drt_category_create(2);
+	s = sub_at(4, kw5_9, 1);
+	CHECK_EQ_INT(drt_category_add_routed(c, &s, 9 + 1, false), 0);
+	e = event_at(kw5, 1);
+	CHECK_EQ_INT(match(c, &e, 0, &cand), 1);
+	CHECK_EQ_INT(cand, 1);
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1); /* a plain add: masks do not apply */
+	CHECK(drt_category_del(c, &s));
+	drt_category_destroy(c);
+
+	c = drt_category_create(2);
+	s = sub_at(5, kw5, 1);
+	CHECK_EQ_INT(drt_category_add_routed(c, &s, 5 + 1, false), 0);
+	uint64_t none[1] = { 0 };
+	struct spate_matchvec mv = { 0 };
+	struct drt_category_stats a, b;
+	drt_category_stats(c, &a);
+	CHECK_EQ_INT(drt_category_match_keys(c, &e, none, 0, &mv), 0);
+	drt_category_stats(c, &b);
+	CHECK_EQ_INT(mv.n, 0);
+	CHECK_EQ_INT(b.events, a.events + 1);
+	CHECK_EQ_INT(b.candidates, a.candidates);
+	spate_matchvec_free(&mv);
+	drt_category_destroy(c);
+}
+
 /* Matches of a fixed set of events (keywords 5, 9, both, none; inside
  * and outside the small rectangles), as one number per event. */
 static void fingerprint(struct drt_category *c, uint64_t *out)
@@ -288,6 +360,33 @@ static void test_merge_out_of_memory(void)
 	CHECK_EQ_INT(wrong, 0);
 }
 
+/* mmap wrapped (-Wl,--wrap=mmap64): with mmap_misalign set, a fresh
+ * anonymous mapping comes 4 KiB past a 2 MiB boundary, as an older
+ * kernel or a crowded address space may place it. */
+void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+static bool mmap_misalign;
+static long mmap_misaligned;
+
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20, page = 4096;
+
+	if (!mmap_misalign || addr != NULL || !(flags & MAP_ANONYMOUS))
+		return __real_mmap64(addr, len, prot, flags, fd, off);
+	char *q = __real_mmap64(NULL, len + huge, prot, flags, fd, off);
+	if (q == MAP_FAILED)
+		return q;
+	/* one page past the first 2 MiB boundary from q: inside q's mapping,
+	 * with len bytes after it */
+	char *r = (char *)((((uintptr_t)q + huge - 1) & ~(huge - 1)) + page);
+	munmap(q, (size_t)(r - q));
+	if (q + huge > r)
+		munmap(r + len, (size_t)(q + huge - r));
+	mmap_misaligned++;
+	return r;
+}
+
 /* The process's address space in pages (/proc/self/statm, field 1). */
 static long vm_pages(void)
 {
@@ -367,14 +466,111 @@ static void test_ftab_load(void)
 	fail_at = 0;
 }
 
+/* A table doubles exactly when one more key would fill more than
+ * load8/8 of its slots, calloc'ed or mapped: after k keys it has the
+ * fewest slots (8, 16, ...) that hold k within the load. */
+static void test_ftab_growth_points(void)
+{
+	for (uint32_t load8 = 4; load8 <= 7; load8++)
+		for (int mapped = 0; mapped < 2; mapped++) {
+			struct drt_ftab t;
+			size_t slots = 8, wrong = 0;
+			CHECK_EQ_INT(drt_ftab_init(&t, 8), 0);
+			drt_ftab_set_max_load(&t, load8);
+			if (mapped)
+				drt_ftab_set_map_min(&t, 4096);
+			for (uint64_t k = 1; k <= 20000; k++) {
+				CHECK(drt_ftab_add(&t, k * 0x9e3779b97f4a7c15ull) != NULL);
+				while (k * 8 > slots * load8)
+					slots *= 2;
+				wrong += drt_ftab_bytes(&t) != slots * 16;
+			}
+			CHECK_EQ_INT(wrong, 0);
+			CHECK_EQ_INT(t.mapped, mapped);
+			drt_ftab_free(&t);
+		}
+}
+
+/* The peak resident set (VmHWM, KiB) since reset_peak(). */
+static long peak_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmHWM: %ld", &kib) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return kib;
+}
+
+static bool reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	bool ok = f != NULL && fputs("5", f) >= 0;
+
+	return f != NULL && fclose(f) == 0 && ok;
+}
+
+/* A mapped table of slots up to 512 bytes doubles in place (drt_ftab.h):
+ * its old pages move into the new mapping, so growing from 8 MiB to 16
+ * takes 8 MiB more at its peak; copying into a new table would take 16
+ * (old and new both resident until the old goes). Larger slots double
+ * by copying; every key keeps its payload either way. */
+static void ftab_footprint(uint32_t payload, bool in_place)
+{
+	const size_t before = (size_t)8 << 20;
+	struct drt_ftab t;
+	uint64_t fill = before / (8 + payload) * 6 / 8, bad = 0;
+
+	CHECK_EQ_INT(drt_ftab_init(&t, payload), 0);
+	drt_ftab_set_map_min(&t, 64 * 1024);
+	for (uint64_t k = 1; k <= fill; k++) {
+		uint64_t *v = drt_ftab_add(&t, k * 0x9e3779b97f4a7c15ull);
+		CHECK(v != NULL);
+		if (v == NULL)
+			break;
+		v[0] = v[payload / 8 - 1] = k;
+	}
+	CHECK_EQ_INT(drt_ftab_bytes(&t), before);
+	CHECK(reset_peak());
+	long peak0 = peak_kib();
+	uint64_t *v = drt_ftab_add(&t, (fill + 1) * 0x9e3779b97f4a7c15ull); /* doubles */
+	long grew = peak_kib() - peak0;
+	CHECK(v != NULL);
+	CHECK_EQ_INT(drt_ftab_bytes(&t), 2 * before);
+	CHECK(peak0 > 0);
+	if (in_place)
+		CHECK((size_t)grew * 1024 < before * 3 / 2);
+	for (uint64_t k = 1; k <= fill; k++) {
+		v = drt_ftab_get(&t, k * 0x9e3779b97f4a7c15ull);
+		bad += v == NULL || v[0] != k || v[payload / 8 - 1] != k;
+	}
+	CHECK_EQ_INT(bad, 0);
+	drt_ftab_free(&t);
+}
+
 static void test_ftab_mappings(void)
 {
 	test_ftab_load();
+	test_ftab_growth_points();
 	ftab_cycle();
 	long vm0 = vm_pages();
 	CHECK(vm0 > 0);
 	ftab_cycle();
 	CHECK_EQ_INT(vm_pages(), vm0); /* no slack of a mapping left behind */
+	/* the same when mmap's placement is not 2 MiB aligned (it is on
+	 * Linux 6.7 and later for these lengths): both ends trimmed */
+	mmap_misalign = true;
+	ftab_cycle();
+	CHECK_EQ_INT(vm_pages(), vm0);
+	CHECK(mmap_misaligned > 0);
+	mmap_misalign = false;
+	ftab_footprint(8, true);
+	ftab_footprint(504, true);
+	ftab_footprint(1016, false);
 }
 
 static void test_drt_params(void)
@@ -776,6 +972,7 @@ int main(void)
 {
 	test_filing_keyword();
 	test_routed_content_only();
+	test_routed_edges();
 	test_merge_out_of_memory();
 	test_ftab_mappings();
 	test_drt_params();
