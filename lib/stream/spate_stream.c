@@ -8,6 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "proto/spate_err.h"
 #include "stream/spate_stream.h"
 #include "util/spate_hash.h"
@@ -555,32 +559,106 @@ static int parse_event(const struct field *fl, size_t nf, const struct spate_lim
 	return 0;
 }
 
-int spate_stream_parse_line(const char *line, size_t len, const struct spate_limits *lim,
-			    struct spate_stream_op *op, char *err, size_t errlen)
+/* A line's fields and NUL bytes, found in one pass (16 bytes a step
+ * where SSE2 is there): six memchr calls for the tabs, the loop around
+ * them and one memchr for a NUL cost 280 instructions a cities line, a
+ * fifth of parsing it. */
+struct line_scan {
+	struct field fl[MAX_FIELDS + 1]; /* the first MAX_FIELDS fields (and a start past them) */
+	size_t n_tab;                    /* tabs in all */
+	bool empty; /* one of the first MAX_FIELDS - 1 tabs ends an empty field */
+	bool nul;
+};
+
+/* The tabs among the bytes from base whose bits are set in t: each ends
+ * a field and starts the next. */
+static inline void scan_tabs(struct line_scan *s, const char *base, unsigned t)
 {
-	struct field fl[MAX_FIELDS];
-	size_t nf = 0, start = 0;
+	for (; t != 0; t &= t - 1) {
+		const char *at = base + __builtin_ctz(t);
+		if (s->n_tab < MAX_FIELDS) {
+			struct field *f = &s->fl[s->n_tab];
+			f->len = (size_t)(at - f->p);
+			s->empty |= f->len == 0;
+			f[1].p = at + 1;
+		}
+		s->n_tab++;
+	}
+}
+
+static void scan_line(const char *p, size_t len, struct line_scan *s)
+{
+	size_t i = 0;
+
+	s->fl[0].p = p;
+	s->n_tab = 0;
+	s->empty = false;
+	s->nul = false;
+#if defined(__SSE2__)
+	const __m128i tab = _mm_set1_epi8('\t'), zero = _mm_setzero_si128();
+	unsigned nul = 0;
+
+	for (; i + 16 <= len; i += 16) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		nul |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, zero));
+		scan_tabs(s, p + i, (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, tab)));
+	}
+	if (i < len && len >= 16) {
+		/* the last 16 bytes, less those seen already */
+		unsigned seen = 16 - (unsigned)(len - i);
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + len - 16));
+		nul |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, zero)) >> seen;
+		scan_tabs(s, p + i, (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, tab)) >> seen);
+		i = len;
+	}
+	s->nul = nul != 0;
+#endif
+	for (; i < len; i++) {
+		s->nul |= p[i] == '\0';
+		if (p[i] == '\t')
+			scan_tabs(s, p + i, 1);
+	}
+	if (s->n_tab < MAX_FIELDS) {
+		struct field *f = &s->fl[s->n_tab];
+		f->len = (size_t)(p + len - f->p);
+		s->empty |= f->len == 0;
+	}
+}
+
+/* A bad split's message (an empty field, a tenth one): the fields in
+ * order, as a split at each tab meets them. */
+static __attribute__((noinline, cold)) int split_fail(const struct line_scan *sc, char *err,
+						      size_t errlen)
+{
+	for (size_t k = 0; k <= sc->n_tab; k++) {
+		if (k == MAX_FIELDS)
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "too many fields");
+		if (sc->fl[k].len == 0)
+			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
+				    "field %zu is empty (fields are separated by one tab)", k + 1);
+	}
+	return fail(err, errlen, SPATE_E_BAD_SYNTAX, "bad split"); /* not reached */
+}
+
+/* spate_stream_parse_line; with reject_nul a NUL byte anywhere in the
+ * line is its error, before any other (op untouched then). */
+static int parse_line(const char *line, size_t len, const struct spate_limits *lim,
+		      struct spate_stream_op *op, char *err, size_t errlen, bool reject_nul)
+{
+	struct line_scan sc;
+	const struct field *fl = sc.fl;
 
 	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		len--;
+	scan_line(line, len, &sc);
+	if (reject_nul && sc.nul)
+		return fail(err, errlen, SPATE_E_BAD_SYNTAX, "NUL byte in line");
 	op->kind = SPATE_LINE_NONE;
 	if (len == 0 || line[0] == '#')
 		return 0;
-	for (;;) {
-		const char *tab = memchr(line + start, '\t', len - start);
-		size_t i = tab ? (size_t)(tab - line) : len;
-		if (nf == MAX_FIELDS)
-			return fail(err, errlen, SPATE_E_BAD_SYNTAX, "too many fields");
-		if (i == start)
-			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
-				    "field %zu is empty (fields are separated by one tab)", nf + 1);
-		fl[nf].p = line + start;
-		fl[nf].len = i - start;
-		nf++;
-		if (tab == NULL)
-			break;
-		start = i + 1;
-	}
+	if (sc.empty || sc.n_tab >= MAX_FIELDS)
+		return split_fail(&sc, err, errlen);
+	size_t nf = sc.n_tab + 1;
 	if (field_is(&fl[0], "sub")) {
 		op->kind = SPATE_LINE_SUB;
 		return parse_sub(fl, nf, lim, &op->u.sub, err, errlen);
@@ -599,6 +677,12 @@ int spate_stream_parse_line(const char *line, size_t len, const struct spate_lim
 	op->kind = SPATE_LINE_NONE;
 	return fail(err, errlen, SPATE_E_BAD_SYNTAX,
 		    "unknown operation '%.*s' (expected sub, unsub or event)", SHOW(&fl[0]));
+}
+
+int spate_stream_parse_line(const char *line, size_t len, const struct spate_limits *lim,
+			    struct spate_stream_op *op, char *err, size_t errlen)
+{
+	return parse_line(line, len, lim, op, err, errlen, false);
 }
 
 int spate_stream_open(struct spate_stream_reader *r, const char *path,
@@ -681,11 +765,7 @@ int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
 		if (line == NULL)
 			return 0;
 		r->line_no++;
-		if (memchr(line, '\0', n) != NULL) {
-			snprintf(err, errlen, "%s:%lu: NUL byte in line", r->path, r->line_no);
-			return -SPATE_E_BAD_SYNTAX;
-		}
-		int rc = spate_stream_parse_line(line, n, r->lim, op, why, sizeof(why));
+		int rc = parse_line(line, n, r->lim, op, why, sizeof(why), true);
 		if (rc != 0) {
 			snprintf(err, errlen, "%s:%lu: %s", r->path, r->line_no, why);
 			return rc;

@@ -490,6 +490,111 @@ static void test_reader_blocks(void)
 	unlink(path);
 }
 
+/* The split into fields on lines of every length around the 16-byte
+ * steps of the scan, tabs and empty fields everywhere: the message is
+ * the one a split at each tab, in order, gives (an empty field first,
+ * then a tenth field; then how many fields an event has, or its id). */
+static void test_split_as_tabs(void)
+{
+	unsigned bad = 0;
+	uint64_t r = 7;
+
+	for (int t = 0; t < 20000; t++) {
+		char line[200], want[256], err[256] = "";
+		size_t n = 0, nf = 1, empty = 0, start = 0;
+		int words = 1 + (int)(r >> 40) % 12;
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		n = (size_t)sprintf(line, "event");
+		for (int w = 1; w < words; w++) {
+			line[n++] = '\t';
+			int len = (int)(r >> 33) % 9 - 1; /* -1..7; -1 and 0: empty */
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			for (int i = 0; i < len; i++)
+				line[n++] = (char)('a' + (r >> (20 + i)) % 26);
+		}
+		line[n] = '\0';
+		/* the reference split */
+		for (size_t i = 0; i <= n && !empty; i++) {
+			if (i < n && line[i] != '\t')
+				continue;
+			if (nf == 10) {
+				snprintf(want, sizeof(want), "too many fields");
+				empty = 1;
+			} else if (i == start) {
+				snprintf(want, sizeof(want),
+					 "field %zu is empty (fields are separated by one tab)",
+					 nf);
+				empty = 1;
+			}
+			nf++;
+			start = i + 1;
+		}
+		nf--;
+		if (!empty && nf != 5 && nf != 6)
+			snprintf(want, sizeof(want),
+				 "event takes 4 or 5 fields (id lon lat keywords [attributes]), "
+				 "got %zu",
+				 nf - 1);
+		else if (!empty)
+			snprintf(want, sizeof(want), "id '%.*s' is not a decimal u64",
+				 (int)strcspn(line + 6, "\t"), line + 6);
+		struct spate_stream_op op;
+		spate_stream_parse_line(line, n, &lim, &op, err, sizeof(err));
+		if (strcmp(err, want) != 0 && bad++ < 5)
+			fprintf(stderr, "line '%s': '%s', want '%s'\n", line, err, want);
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
+/* A NUL byte anywhere in a line (before, in and after the 16-byte steps
+ * of the scan, in a comment too) is that line's error, by its number;
+ * the lines around it come out whole. */
+static void test_reader_nul(void)
+{
+	char path[] = "/tmp/test_stream_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	static const char good[] = "event\t1\t1.5\t-2.25\tabc,defghijk,lmnop\tpop=1,x=2\n";
+	size_t glen = strlen(good);
+
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	/* line 2k + 1 good, line 2k + 2 the good one with a NUL at byte k */
+	for (size_t k = 0; k < glen - 1; k++) {
+		fputs(good, f);
+		fwrite(good, 1, k, f);
+		fputc('\0', f);
+		fputs(good + k + 1, f);
+	}
+	fwrite("# a comment\0\n", 1, 13, f);
+	fclose(f);
+
+	struct spate_stream_reader r;
+	struct spate_stream_op op;
+	char err[512], want[512];
+	unsigned ok = 0, nul = 0, wrong = 0;
+	CHECK_EQ_INT(spate_stream_open(&r, path, &lim), 0);
+	int rc;
+	while ((rc = spate_stream_next(&r, &op, err, sizeof(err))) != 0) {
+		if (rc > 0) {
+			ok++;
+			wrong += r.line_no % 2 != 1 || op.kind != SPATE_LINE_EVENT ||
+				 op.u.ev.n_attr != 2;
+			continue;
+		}
+		nul++;
+		snprintf(want, sizeof(want), "%s:%lu: NUL byte in line", path, r.line_no);
+		wrong += rc != -SPATE_E_BAD_SYNTAX || strcmp(err, want) != 0 ||
+			 (r.line_no % 2 != 0 && r.line_no != 2 * (glen - 1) + 1);
+	}
+	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(ok, glen - 1);
+	CHECK_EQ_INT(nul, glen);
+	spate_stream_close(&r);
+	unlink(path);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -503,5 +608,7 @@ int main(void)
 	test_keywords_as_split();
 	test_reader_blocks();
 	test_name_bytes();
+	test_split_as_tabs();
+	test_reader_nul();
 	return check_summary("stream");
 }
