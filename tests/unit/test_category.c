@@ -2,8 +2,9 @@
  * counts (issue 24: mutants of lib/engines/drt/drt_category.c that test_drt's
  * brute-force comparisons cannot see, because the matches stay right):
  *   - a subscription is filed under its keyword with the smallest bucket
- *     at its first cell, so an event with a frequent keyword looks at
- *     exactly the subscriptions filed under it (stats.candidates);
+ *     at its first cell (the first such on a tie), so an event with a
+ *     frequent keyword looks at exactly the subscriptions filed under it
+ *     (stats.candidates);
  *   - routed matching (engine_drt: the cluster names the event keywords a
  *     category is reached by) looks only in the buckets of those keywords,
  *     and at the content-only subscriptions (interval index, from 256 of
@@ -128,6 +129,16 @@ static void test_filing_keyword(void)
 	CHECK_EQ_INT(match(c, &e59, 3u << 1, &cand), 12);
 	CHECK_EQ_INT(cand, 12);
 	drt_category_destroy(c);
+
+	/* A tie (both buckets empty here): the first of its keywords. */
+	c = drt_category_create(2);
+	struct spate_sub tie = sub_at(13, kw5_9, 2);
+	CHECK_EQ_INT(drt_category_add(c, &tie), 0);
+	CHECK_EQ_INT(match(c, &e5, 0, &cand), 0); /* it needs 9 too */
+	CHECK_EQ_INT(cand, 1);
+	CHECK_EQ_INT(match(c, &e9, 0, &cand), 0);
+	CHECK_EQ_INT(cand, 0);
+	drt_category_destroy(c);
 }
 
 /* Content-only subscriptions (no keyword, the whole world, constraints
@@ -210,7 +221,8 @@ static void test_routed_content_only(void)
  *     cells (its first cell the same) before the add, is filed in both;
  *   - a routing keyword the subscription does not carry (though the word
  *     after its keywords holds it: its keywords are a prefix of a longer
- *     array) files it the plain way, under its own keyword;
+ *     array) files it the plain way, under its own keyword, and a
+ *     category that had a plain add ignores the mask, "none" too;
  *   - match_keys with no keys looks nowhere and counts the event. */
 static void test_routed_edges(void)
 {
@@ -249,6 +261,12 @@ static void test_routed_edges(void)
 	CHECK_EQ_INT(match(c, &e, 0, &cand), 1);
 	CHECK_EQ_INT(cand, 1);
 	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1); /* a plain add: masks do not apply */
+	/* not even to "none": a keyword-less sub is looked at under any mask */
+	struct spate_sub any = sub_at(6, NULL, 0);
+	CHECK_EQ_INT(drt_category_add(c, &any), 0);
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 2);
+	CHECK_EQ_INT(cand, 2);
+	CHECK(drt_category_del(c, &any));
 	CHECK(drt_category_del(c, &s));
 	drt_category_destroy(c);
 
