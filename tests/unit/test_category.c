@@ -22,7 +22,10 @@
  *     space given back when the table is freed, also when mmap places
  *     them off a 2 MiB boundary (mmap wrapped); a mapped table of slots
  *     up to 512 bytes doubles in place (its peak resident set grows by
- *     the old size, not twice it);
+ *     the old size, not twice it), by copying when the saved run's
+ *     array, the new mapping or the move is refused (mmap and mremap
+ *     wrapped), or not at all (add: NULL), its mapping counted exactly;
+ *     add_from told an end past the table adds as add does;
  *   - drt_params: every name and help, one past the end NULL, every value
  *     read back as set, garbage after a number, out-of-range and
  *     overflowing values refused with their messages;
@@ -32,6 +35,8 @@
  *     sum above 0 and below the wall time the events took), the category
  *     list (every subscription in one), parameters refused at run time
  *     (workers, cat_cell) leave the old ones. */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -143,13 +148,15 @@ static void test_filing_keyword(void)
 
 /* Content-only subscriptions (no keyword, the whole world, constraints
  * the interval index takes): from 256 on in the index, matched when
- * "none" is routed and only then. */
+ * "none" is routed and only then; merged, the index goes with them
+ * (every block back at the end). */
 static void test_routed_content_only(void)
 {
 	enum { N = 300 };
 	static struct spate_sub s[N];
 	static struct spate_constraint cons[N];
 	struct spate_schema sc;
+	long live0 = n_live;
 	struct drt_category *c = drt_category_create(2);
 	uint64_t cand;
 
@@ -213,6 +220,7 @@ static void test_routed_content_only(void)
 	CHECK_EQ_INT(match(d, &e, 1u << 0, &cand), 0);
 	drt_category_destroy(c);
 	drt_category_destroy(d);
+	CHECK_EQ_INT(n_live, live0); /* c's interval index went with the merge */
 }
 
 /* The edges of routed filing and matching:
@@ -223,6 +231,7 @@ static void test_routed_content_only(void)
  *     after its keywords holds it: its keywords are a prefix of a longer
  *     array) files it the plain way, under its own keyword, and a
  *     category that had a plain add ignores the mask, "none" too;
+ *   - a plan kept before a merge emptied the category is not used;
  *   - match_keys with no keys looks nowhere and counts the event. */
 static void test_routed_edges(void)
 {
@@ -269,6 +278,24 @@ static void test_routed_edges(void)
 	CHECK(drt_category_del(c, &any));
 	CHECK(drt_category_del(c, &s));
 	drt_category_destroy(c);
+
+	/* a plan kept before a merge emptied the category is not used */
+	c = drt_category_create(2);
+	struct drt_category *d = drt_category_create(2);
+	s0 = sub_at(7, kw5, 1);
+	s = sub_at(8, kw5, 1);
+	CHECK_EQ_INT(drt_category_add_routed(c, &s0, 5 + 1, false), 0);
+	drt_category_prefetch(c, &s, 5 + 1, false); /* s0's bucket */
+	CHECK_EQ_INT(drt_category_merge(d, c), 0);
+	CHECK_EQ_INT(drt_category_add_routed(c, &s, 5 + 1, false), 0);
+	e = event_at(kw5, 1);
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1);
+	CHECK_EQ_INT(cand, 1);
+	CHECK_EQ_INT(match(d, &e, 1u << 1, &cand), 1);
+	CHECK(drt_category_del(c, &s));
+	CHECK(drt_category_del(d, &s0));
+	drt_category_destroy(c);
+	drt_category_destroy(d);
 
 	c = drt_category_create(2);
 	s = sub_at(5, kw5, 1);
@@ -385,11 +412,17 @@ void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 static bool mmap_misalign;
 static long mmap_misaligned;
+static int mmap_fails; /* so many of the next anonymous mmaps fail */
 
 void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	const uintptr_t huge = (uintptr_t)2 << 20, page = 4096;
 
+	if (mmap_fails > 0 && addr == NULL && (flags & MAP_ANONYMOUS)) {
+		mmap_fails--;
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
 	if (!mmap_misalign || addr != NULL || !(flags & MAP_ANONYMOUS))
 		return __real_mmap64(addr, len, prot, flags, fd, off);
 	char *q = __real_mmap64(NULL, len + huge, prot, flags, fd, off);
@@ -403,6 +436,28 @@ void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 		munmap(r + len, (size_t)(q + huge - r));
 	mmap_misaligned++;
 	return r;
+}
+
+/* mremap wrapped too: with mremap_fails set, every call fails. */
+void *__real_mremap(void *old, size_t old_len, size_t new_len, int flags, ...);
+void *__wrap_mremap(void *old, size_t old_len, size_t new_len, int flags, ...);
+static bool mremap_fails;
+
+void *__wrap_mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *to = NULL;
+
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		to = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (mremap_fails) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return __real_mremap(old, old_len, new_len, flags, to);
 }
 
 /* The process's address space in pages (/proc/self/statm, field 1). */
@@ -509,6 +564,68 @@ static void test_ftab_growth_points(void)
 		}
 }
 
+/* A mapped table that cannot double in place (no memory for the saved
+ * run, no new mapping, the move refused) doubles by copying; one that
+ * cannot get a new mapping at all stays as it was (add: NULL). Either
+ * way every key keeps its payload, drt_ftab_mapped_bytes() counts the
+ * one mapping the table has (256 or 512 KiB: 2 MiB), and freeing gives
+ * it back. Then add_from told an end past the table adds as add does. */
+static void test_ftab_grow_short(void)
+{
+	const size_t huge = (size_t)2 << 20, slots = 16384, fill = slots * 6 / 8;
+
+	for (int how = 0; how < 4; how++) {
+		struct drt_ftab t;
+		size_t base = drt_ftab_mapped_bytes();
+		uint64_t bad = 0;
+		CHECK_EQ_INT(drt_ftab_init(&t, 8), 0);
+		drt_ftab_set_map_min(&t, 4096);
+		for (uint64_t k = 1; k <= fill; k++) {
+			uint64_t *v = drt_ftab_add(&t, k * 0x9e3779b97f4a7c15ull);
+			CHECK(v != NULL);
+			if (v != NULL)
+				*v = k;
+		}
+		CHECK_EQ_INT(drt_ftab_bytes(&t), slots * 16);
+		allocs = 0;
+		fail_at = how == 0; /* the saved run's array */
+		mmap_fails = how == 1 ? 1 : how == 3 ? 2 : 0;
+		mremap_fails = how == 2;
+		uint64_t *v = drt_ftab_add(&t, (fill + 1) * 0x9e3779b97f4a7c15ull);
+		fail_at = 0;
+		mmap_fails = 0;
+		mremap_fails = false;
+		CHECK_EQ_INT(v != NULL, how < 3);
+		CHECK_EQ_INT(drt_ftab_bytes(&t), (how < 3 ? 2 : 1) * slots * 16);
+		CHECK_EQ_INT(t.count, fill + (how < 3));
+		CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, huge);
+		for (uint64_t k = 1; k <= fill; k++) {
+			v = drt_ftab_get(&t, k * 0x9e3779b97f4a7c15ull);
+			bad += v == NULL || *v != k;
+		}
+		CHECK_EQ_INT(bad, 0);
+		drt_ftab_free(&t);
+		CHECK_EQ_INT(drt_ftab_mapped_bytes(), base);
+	}
+
+	struct drt_ftab t;
+	uint64_t lost = 0;
+	CHECK_EQ_INT(drt_ftab_init(&t, 8), 0);
+	for (uint64_t k = 1; k <= 1000; k++) {
+		uint64_t *v = drt_ftab_add_from(&t, k * 0x9e3779b97f4a7c15ull, t.mask + 1);
+		CHECK(v != NULL);
+		if (v != NULL)
+			*v = k;
+	}
+	for (uint64_t k = 1; k <= 1000; k++) {
+		uint64_t *v = drt_ftab_get(&t, k * 0x9e3779b97f4a7c15ull);
+		lost += v == NULL || *v != k;
+	}
+	CHECK_EQ_INT(lost, 0);
+	CHECK_EQ_INT(t.count, 1000);
+	drt_ftab_free(&t);
+}
+
 /* The peak resident set (VmHWM, KiB) since reset_peak(). */
 static long peak_kib(void)
 {
@@ -574,6 +691,7 @@ static void test_ftab_mappings(void)
 {
 	test_ftab_load();
 	test_ftab_growth_points();
+	test_ftab_grow_short();
 	ftab_cycle();
 	long vm0 = vm_pages();
 	CHECK(vm0 > 0);
