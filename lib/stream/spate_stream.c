@@ -220,40 +220,46 @@ static const double pow10_exact[23] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-/* The plain decimals of stream files ([+-]digits[.digits], at most 2^53
- * as an integer of all the digits, at most 22 after the point) without
- * strtod: the digits as an integer m and the point's place k are exact
- * doubles, so m / 10^k is one correctly rounded IEEE division, which is
- * what strtod returns (Clinger's fast path). 0 with *out, or -1 for
- * anything else (exponents, long mantissas, junk: strtod decides). */
-static int parse_decimal_fast(const char *p, size_t len, double *out)
+/* The plain decimal at the start of [p, end) ([+-]digits[.digits], at
+ * most 2^53 as an integer of all the digits, at most 22 after the point,
+ * under 64 bytes as parse_double wants) without strtod: the digits as an
+ * integer m and the point's place k are exact doubles, so m / 10^k is one
+ * correctly rounded IEEE division, which is what strtod returns
+ * (Clinger's fast path). Where it stops (the first byte past it) with
+ * *out, or NULL for anything else (exponents, long mantissas, no digit:
+ * strtod decides). */
+static inline __attribute__((always_inline)) const char *scan_decimal(const char *p,
+								      const char *end, double *out)
 {
-	size_t i = 0;
-	bool neg = false, digits = false;
+	const char *q = p;
+	bool neg = false;
 	uint64_t m = 0;
 	int k = 0;
 
-	if (i < len && (p[i] == '-' || p[i] == '+'))
-		neg = p[i++] == '-';
-	for (; i < len && (unsigned)(p[i] - '0') <= 9; i++) {
+	if (q < end && (*q == '-' || *q == '+'))
+		neg = *q++ == '-';
+	const char *digits = q;
+	for (; q < end && (unsigned)(*q - '0') <= 9; q++) {
 		if (m >= (1ull << 53) / 10)
-			return -1;
-		m = m * 10 + (unsigned)(p[i] - '0');
-		digits = true;
+			return NULL;
+		m = m * 10 + (unsigned)(*q - '0');
 	}
-	if (i < len && p[i] == '.')
-		for (i++; i < len && (unsigned)(p[i] - '0') <= 9; i++) {
+	bool some = q > digits;
+	if (q < end && *q == '.') {
+		const char *frac = ++q;
+		for (; q < end && (unsigned)(*q - '0') <= 9; q++) {
 			if (m >= (1ull << 53) / 10 || k == 22)
-				return -1;
-			m = m * 10 + (unsigned)(p[i] - '0');
+				return NULL;
+			m = m * 10 + (unsigned)(*q - '0');
 			k++;
-			digits = true;
 		}
-	if (!digits || i != len)
-		return -1;
+		some |= q > frac;
+	}
+	if (!some || q - p >= 64)
+		return NULL;
 	double v = (double)m / pow10_exact[k];
 	*out = neg ? -v : v;
-	return 0;
+	return q;
 }
 
 /* A finite double from a field (strtod needs a NUL-terminated copy). */
@@ -264,7 +270,7 @@ static int parse_double(const char *p, size_t len, double *out)
 
 	if (len == 0 || len >= sizeof(tmp))
 		return -1;
-	if (parse_decimal_fast(p, len, out) == 0)
+	if (scan_decimal(p, p + len, out) == p + len)
 		return 0;
 	memcpy(tmp, p, len);
 	tmp[len] = '\0';
@@ -404,7 +410,7 @@ static int find_op(const char *p, size_t len, size_t *name_len, int *op, size_t 
  * first that is not: four table reads a step while four are left, no
  * branch between them (the byte loop took 9 instructions a byte, a
  * third of parsing an attribute). */
-static size_t name_bytes(const char *p, size_t len)
+static inline __attribute__((always_inline)) size_t name_bytes(const char *p, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)p;
 	size_t i = 0;
@@ -417,81 +423,124 @@ static size_t name_bytes(const char *p, size_t len)
 	return i;
 }
 
-/* Constraints (`allow_ops`) or attributes (only '='). */
+/* One item of a pair list, `name OP number` in ilen bytes at item, with
+ * every check and its message (the way of any item parse_pairs' quick
+ * way does not take): 0 with *name_len, *op and *v. */
+static int pair_checked(const char *item, size_t ilen, const struct spate_limits *lim,
+			bool allow_ops, size_t *name_len, int *op, double *v, char *err,
+			size_t errlen)
+{
+	const char *what = allow_ops ? "constraint" : "attribute";
+	int ilen_show = (int)(ilen > 40 ? 40 : ilen);
+	size_t op_len, at;
+
+	/* The name's bytes, then the operator: one pass when the name is
+	 * good (an operator byte is never a name byte, so this stops where
+	 * find_op would); otherwise find_op and spate_check_name say what is
+	 * wrong. */
+	*name_len = name_bytes(item, ilen);
+	char c = *name_len < ilen ? item[*name_len] : '\0';
+	bool name_fits = *name_len > 0 && *name_len <= lim->max_name_len &&
+			 *name_len <= SPATE_NAME_LEN_MAX_HARD;
+	bool quick;
+	if (c == '=') { /* every attribute's: what find_op says of it */
+		*op = SPATE_OP_EQ;
+		op_len = 1;
+		quick = name_fits;
+	} else {
+		quick = name_fits && (c == '<' || c == '>' || c == '!') &&
+			find_op(item + *name_len, ilen - *name_len, &at, op, &op_len) == 0;
+	}
+	if (!quick) {
+		if (find_op(item, ilen, name_len, op, &op_len) != 0 ||
+		    (!allow_ops && *op != SPATE_OP_EQ))
+			return fail(err, errlen, allow_ops ? SPATE_E_BAD_OP : SPATE_E_BAD_SYNTAX,
+				    "%s '%.*s': expected name%svalue", what, ilen_show, item,
+				    allow_ops ? " OP " : "=");
+		int rc = spate_check_name(lim, item, *name_len);
+		if (rc != 0)
+			return fail(err, errlen, -rc, "%s '%.*s': bad name: %s", what, ilen_show,
+				    item, spate_err_reason(rc));
+	} else if (!allow_ops && *op != SPATE_OP_EQ) {
+		return fail(err, errlen, SPATE_E_BAD_SYNTAX, "%s '%.*s': expected name=value", what,
+			    ilen_show, item);
+	}
+	if (parse_double(item + *name_len + op_len, ilen - *name_len - op_len, v) != 0)
+		return fail(err, errlen, SPATE_E_BAD_VALUE,
+			    "%s '%.*s': value is not a finite number", what, ilen_show, item);
+	return 0;
+}
+
+/* Constraints (`allow_ops`) or attributes (only '='). The usual item, a
+ * good name, its operator and a plain decimal, is read in one pass to
+ * its comma (or the end): memchr for the comma first, then the name, the
+ * operator and the number cost 223 instructions an attribute, a third
+ * of parsing a cities line. Any other item goes by pair_checked, which
+ * reads it again from its start. */
 static int parse_pairs(const struct field *f, const struct spate_limits *lim, bool allow_ops,
 		       struct spate_raw_constraint *cons, struct spate_raw_attr *attrs, uint32_t *n,
 		       char *err, size_t errlen)
 {
 	uint32_t max = allow_ops ? lim->max_constraints : lim->max_attrs;
 	uint32_t hard = allow_ops ? SPATE_CONS_MAX_HARD : SPATE_ATTR_MAX_HARD;
-	const char *what = allow_ops ? "constraint" : "attribute";
+	size_t max_name = lim->max_name_len < SPATE_NAME_LEN_MAX_HARD ? lim->max_name_len
+								      : SPATE_NAME_LEN_MAX_HARD;
+	uint32_t c = 0;
 
 	*n = 0;
 	if (f->len == 1 && f->p[0] == '-')
 		return 0;
 	const char *p = f->p, *end = f->p + f->len;
 	for (;;) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		const char *item = p;
-		size_t ilen = (size_t)((comma ? comma : end) - p);
-		int ilen_show = (int)(ilen > 40 ? 40 : ilen);
-		size_t name_len = 0, op_len;
-		int op;
-		double v;
+		const char *item = p, *stop = NULL;
+		size_t name_len, op_len = 1, at;
+		int op = SPATE_OP_EQ;
+		double v = 0;
 
-		if (*n >= max || *n >= hard)
-			return fail(err, errlen,
-				    allow_ops ? SPATE_E_TOO_MANY_CONSTRAINTS
-					      : SPATE_E_TOO_MANY_ATTRS,
-				    "more than %u %ss", max, what);
-		/* The name's bytes, then the operator: one pass when the name
-		 * is good (an operator byte is never a name byte, so this stops
-		 * where find_op would); otherwise find_op and spate_check_name
-		 * say what is wrong. */
-		name_len = name_bytes(item, ilen);
-		char c = name_len < ilen ? item[name_len] : '\0';
-		size_t at;
-		bool name_fits = name_len > 0 && name_len <= lim->max_name_len &&
-				 name_len <= SPATE_NAME_LEN_MAX_HARD;
-		bool quick;
-		if (c == '=') { /* every attribute's: what find_op says of it */
-			op = SPATE_OP_EQ;
-			op_len = 1;
-			quick = name_fits;
-		} else {
-			quick = name_fits && (c == '<' || c == '>' || c == '!') &&
-				find_op(item + name_len, ilen - name_len, &at, &op, &op_len) == 0;
+		if (c >= max || c >= hard) {
+			*n = c;
+			return fail(
+				err, errlen,
+				allow_ops ? SPATE_E_TOO_MANY_CONSTRAINTS : SPATE_E_TOO_MANY_ATTRS,
+				"more than %u %ss", max, allow_ops ? "constraint" : "attribute");
 		}
-		if (!quick) {
-			if (find_op(item, ilen, &name_len, &op, &op_len) != 0 ||
-			    (!allow_ops && op != SPATE_OP_EQ))
-				return fail(err, errlen,
-					    allow_ops ? SPATE_E_BAD_OP : SPATE_E_BAD_SYNTAX,
-					    "%s '%.*s': expected name%svalue", what, ilen_show,
-					    item, allow_ops ? " OP " : "=");
-			int rc = spate_check_name(lim, item, name_len);
-			if (rc != 0)
-				return fail(err, errlen, -rc, "%s '%.*s': bad name: %s", what,
-					    ilen_show, item, spate_err_reason(rc));
-		} else if (!allow_ops && op != SPATE_OP_EQ) {
-			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
-				    "%s '%.*s': expected name=value", what, ilen_show, item);
+		/* A name byte is never ',', an operator's or a number's, so
+		 * the scan stops inside the item; the byte after an operator
+		 * is the item's or its comma, which find_op reads as the end
+		 * of the item. */
+		name_len = name_bytes(item, (size_t)(end - item));
+		const char *o = item + name_len;
+		bool quick = name_len - 1 < max_name && o < end &&
+			     (*o == '=' || (allow_ops && (*o == '<' || *o == '>' || *o == '!') &&
+					    find_op(o, (size_t)(end - o), &at, &op, &op_len) == 0));
+		if (quick) {
+			stop = scan_decimal(o + op_len, end, &v);
+			if (stop != NULL && stop != end && *stop != ',')
+				stop = NULL;
 		}
-		if (parse_double(item + name_len + op_len, ilen - name_len - op_len, &v) != 0)
-			return fail(err, errlen, SPATE_E_BAD_VALUE,
-				    "%s '%.*s': value is not a finite number", what, ilen_show,
-				    item);
+		if (stop == NULL) {
+			const char *comma = memchr(item, ',', (size_t)(end - item));
+			stop = comma ? comma : end;
+			int rc = pair_checked(item, (size_t)(stop - item), lim, allow_ops,
+					      &name_len, &op, &v, err, errlen);
+			if (rc != 0) {
+				*n = c;
+				return rc;
+			}
+		}
 		if (allow_ops) {
-			cons[*n] = (struct spate_raw_constraint){ { item, (uint32_t)name_len },
-								  (uint8_t)op,
-								  v };
+			cons[c] = (struct spate_raw_constraint){ { item, (uint32_t)name_len },
+								 (uint8_t)op,
+								 v };
 		} else {
-			attrs[*n] = (struct spate_raw_attr){ { item, (uint32_t)name_len }, v };
+			attrs[c] = (struct spate_raw_attr){ { item, (uint32_t)name_len }, v };
 		}
-		(*n)++;
-		if (comma == NULL)
+		c++;
+		if (stop == end) {
+			*n = c;
 			return 0;
-		p = comma + 1;
+		}
+		p = stop + 1;
 	}
 }
 

@@ -261,7 +261,7 @@ static void test_values_as_strtod(void)
 	int bad = 0;
 
 	for (int t = 0; t < 300000; t++) {
-		char num[64], line[128];
+		char num[64], line[256], line2[256];
 		size_t n = 0;
 		uint64_t r = next_rand(&x);
 		if (r % 3 == 0)
@@ -282,7 +282,7 @@ static void test_values_as_strtod(void)
 			n += (size_t)sprintf(num + n, "e%d", (int)(x % 40) - 20);
 		num[n] = '\0';
 		double want = strtod(num, NULL);
-		struct spate_stream_op op;
+		struct spate_stream_op op, op2, op3;
 		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\ta=%s", num);
 		if (parse(line, &op) != 0 || op.u.ev.n_attr != 1 ||
 		    memcmp(&op.u.ev.attr[0].value, &want, sizeof(want)) != 0) {
@@ -290,8 +290,48 @@ static void test_values_as_strtod(void)
 				fprintf(stderr, "value '%s': parsed %.17g, strtod %.17g\n", num,
 					op.u.ev.attr[0].value, want);
 		}
+		/* before a comma, as an attribute and as a constraint */
+		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\ta=%s,b=%s", num, num);
+		snprintf(line2, sizeof(line2), "sub\t1\t0\t0\t1\t1\tk\tp>=%s,q!=%s", num, num);
+		if (parse(line, &op2) != 0 || op2.u.ev.n_attr != 2 ||
+		    memcmp(&op2.u.ev.attr[0].value, &want, sizeof(want)) != 0 ||
+		    memcmp(&op2.u.ev.attr[1].value, &want, sizeof(want)) != 0 ||
+		    parse(line2, &op3) != 0 || op3.u.sub.n_cons != 2 ||
+		    op3.u.sub.cons[0].op != SPATE_OP_GE || op3.u.sub.cons[1].op != SPATE_OP_NE ||
+		    memcmp(&op3.u.sub.cons[0].value, &want, sizeof(want)) != 0 ||
+		    memcmp(&op3.u.sub.cons[1].value, &want, sizeof(want)) != 0) {
+			if (bad++ < 5)
+				fprintf(stderr, "value '%s' in a list: wrong\n", num);
+		}
 	}
 	CHECK_EQ_INT(bad, 0);
+}
+
+/* A value of 64 bytes or more is refused (strtod's copy has 64), a plain
+ * one of leading zeros too, and a value that runs into something other
+ * than a comma, wherever the item stands in its list. */
+static void test_values_long(void)
+{
+	char line[256], zeros[80];
+	struct spate_stream_op op;
+
+	for (int len = 60; len <= 66; len++) {
+		memset(zeros, '0', sizeof(zeros));
+		zeros[len - 1] = '1';
+		zeros[len] = '\0';
+		int want = len < 64 ? 0 : -SPATE_E_BAD_VALUE;
+		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\ta=%s", zeros);
+		CHECK_EQ_INT(parse(line, &op), want);
+		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\ta=%s,b=2", zeros);
+		CHECK_EQ_INT(parse(line, &op), want);
+		snprintf(line, sizeof(line), "sub\t1\t0\t0\t1\t1\tk\tb<2,a>=%s", zeros);
+		CHECK_EQ_INT(parse(line, &op), want);
+	}
+	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta=12x,b=2", &op), -SPATE_E_BAD_VALUE);
+	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta=1.5=2,b=2", &op), -SPATE_E_BAD_VALUE);
+	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta=1,b=2 ", &op), -SPATE_E_BAD_VALUE);
+	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta=1e3,b=.5", &op), 0);
+	CHECK(op.u.ev.n_attr == 2 && op.u.ev.attr[0].value == 1000 && op.u.ev.attr[1].value == 0.5);
 }
 
 /* Attribute and constraint names at and past the length limit (the
@@ -604,6 +644,7 @@ int main(void)
 	test_bad();
 	test_write_roundtrip();
 	test_values_as_strtod();
+	test_values_long();
 	test_name_limits();
 	test_keywords_as_split();
 	test_reader_blocks();
