@@ -25,7 +25,9 @@
  *     the old size, not twice it), by copying when the saved run's
  *     array, the new mapping or the move is refused (mmap and mremap
  *     wrapped), or not at all (add: NULL), its mapping counted exactly;
- *     add_from told an end past the table adds as add does;
+ *     add_from told an end past the table adds as add does; the
+ *     extreme keys (0, the largest storable) survive growth and delete;
+ *     no malloc(0) anywhere;
  *   - drt_params: every name and help, one past the end NULL, every value
  *     read back as set, garbage after a number, out-of-range and
  *     overflowing values refused with their messages;
@@ -231,7 +233,8 @@ static void test_routed_content_only(void)
  *     after its keywords holds it: its keywords are a prefix of a longer
  *     array) files it the plain way, under its own keyword, and a
  *     category that had a plain add ignores the mask, "none" too;
- *   - a plan kept before a merge emptied the category is not used;
+ *   - merging an empty category asks for no zero-byte block; a plan
+ *     kept before a merge emptied the category is not used;
  *   - match_keys with no keys looks nowhere and counts the event. */
 static void test_routed_edges(void)
 {
@@ -279,9 +282,19 @@ static void test_routed_edges(void)
 	CHECK(drt_category_del(c, &s));
 	drt_category_destroy(c);
 
-	/* a plan kept before a merge emptied the category is not used */
+	/* merging an empty category: nothing to move, no malloc(0) */
 	c = drt_category_create(2);
 	struct drt_category *d = drt_category_create(2);
+	long zero0 = zero_allocs;
+	CHECK_EQ_INT(drt_category_merge(c, d), 0);
+	CHECK_EQ_INT(zero_allocs, zero0);
+	CHECK_EQ_INT(drt_category_size(c), 0);
+	drt_category_destroy(c);
+	drt_category_destroy(d);
+
+	/* a plan kept before a merge emptied the category is not used */
+	c = drt_category_create(2);
+	d = drt_category_create(2);
 	s0 = sub_at(7, kw5, 1);
 	s = sub_at(8, kw5, 1);
 	CHECK_EQ_INT(drt_category_add_routed(c, &s0, 5 + 1, false), 0);
@@ -687,10 +700,52 @@ static void ftab_footprint(uint32_t payload, bool in_place)
 	drt_ftab_free(&t);
 }
 
+/* Keys at the ends of the range (0, 1, 2^63, the largest storable
+ * ones: DRT_FTAB_EMPTY - 1 is stored as the word 1) survive doublings by
+ * copying and in place, and deletes. */
+static void test_ftab_extreme_keys(void)
+{
+	static const uint64_t edge[] = {
+		0, 1, 2, 1ull << 63, DRT_FTAB_EMPTY - 2, DRT_FTAB_EMPTY - 1
+	};
+	const int n_edge = (int)(sizeof(edge) / sizeof(edge[0]));
+
+	for (int mapped = 0; mapped < 2; mapped++) {
+		struct drt_ftab t;
+		uint64_t lost = 0;
+		CHECK_EQ_INT(drt_ftab_init(&t, 8), 0);
+		if (mapped)
+			drt_ftab_set_map_min(&t, 4096);
+		for (int i = 0; i < n_edge; i++) {
+			uint64_t *v = drt_ftab_add(&t, edge[i]);
+			CHECK(v != NULL);
+			if (v != NULL)
+				*v = (uint64_t)i + 1;
+		}
+		for (uint64_t k = 1; k <= 5000; k++) /* doubles 10 times */
+			CHECK(drt_ftab_add(&t, k * 0x9e3779b97f4a7c15ull + 3) != NULL);
+		CHECK_EQ_INT(t.mapped, mapped);
+		for (int i = 0; i < n_edge; i++) {
+			uint64_t *v = drt_ftab_get(&t, edge[i]);
+			lost += v == NULL || *v != (uint64_t)i + 1;
+		}
+		CHECK_EQ_INT(lost, 0);
+		for (int i = 0; i < n_edge; i++) {
+			drt_ftab_del(&t, edge[i]);
+			CHECK(drt_ftab_get(&t, edge[i]) == NULL);
+		}
+		CHECK_EQ_INT(t.count, 5000);
+		drt_ftab_free(&t);
+	}
+}
+
 static void test_ftab_mappings(void)
 {
+	long zero0 = zero_allocs;
+
 	test_ftab_load();
 	test_ftab_growth_points();
+	test_ftab_extreme_keys();
 	test_ftab_grow_short();
 	ftab_cycle();
 	long vm0 = vm_pages();
@@ -707,6 +762,9 @@ static void test_ftab_mappings(void)
 	ftab_footprint(8, true);
 	ftab_footprint(504, true);
 	ftab_footprint(1016, false);
+	/* no malloc(0) (it may return NULL): growing a mapped table whose
+	 * first slot is empty saves no run */
+	CHECK_EQ_INT(zero_allocs, zero0);
 }
 
 static void test_drt_params(void)
