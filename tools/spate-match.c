@@ -102,36 +102,47 @@ static char *put_u64(char *p, uint64_t v)
 /* Subscription ids' decimal text, by id (a direct-mapped cache): a
  * subscription matches many events (cities: 457,235 match lines for
  * 20,284 subscriptions), so its id is formatted once, not on every line
- * (put_u64 was 54 instructions a line). len 0: an empty entry. */
-#define ID_TEXT_SLOTS 4096
+ * (put_u64 was 54 instructions a line). 32,768 slots: ids below that
+ * (every one of cities') never evict each other; at 4,096, 106,256 of
+ * cities' lines formatted their id again. len 0: an empty entry. */
+#define ID_TEXT_SLOTS 32768
 struct id_text {
 	uint64_t id;
 	uint32_t len;
 	char s[20];
 };
 
-/* The matches of one event. */
+/* The matches of one event. The room for all of them is made once (48
+ * bytes a line is more than one takes), and the lines written through a
+ * local pointer: o->n updated at every line cost 8 instructions of 45. */
 static void put_matches(struct out_buf *o, uint64_t ev, const struct spate_matchvec *mv)
 {
 	static struct id_text id_text[ID_TEXT_SLOTS];
 	char ev_text[24]; /* copied whole: a fixed-size copy is a few moves */
 	size_t ev_len = (size_t)(put_u64(ev_text, ev) - ev_text);
+	size_t i = 0;
 
-	for (size_t i = 0; i < mv->n; i++) {
-		if (o->n + 48 > sizeof(o->b))
+	while (i < mv->n) {
+		size_t room = (sizeof(o->b) - o->n) / 48;
+		if (room == 0) {
 			out_flush(o);
-		uint64_t id = mv->v[i]->id;
-		struct id_text *t = &id_text[id % ID_TEXT_SLOTS];
-		if (t->len == 0 || t->id != id) {
-			t->id = id;
-			t->len = (uint32_t)(put_u64(t->s, id) - t->s);
+			continue;
 		}
+		size_t stop = mv->n - i < room ? mv->n : i + room;
 		char *p = o->b + o->n;
-		memcpy(p, ev_text, sizeof(ev_text));
-		p[ev_len] = '\t';
-		memcpy(p + ev_len + 1, t->s, sizeof(t->s));
-		p += ev_len + 1 + t->len;
-		*p++ = '\n';
+		for (; i < stop; i++) {
+			uint64_t id = mv->v[i]->id;
+			struct id_text *t = &id_text[id % ID_TEXT_SLOTS];
+			if (t->len == 0 || t->id != id) {
+				t->id = id;
+				t->len = (uint32_t)(put_u64(t->s, id) - t->s);
+			}
+			memcpy(p, ev_text, sizeof(ev_text));
+			p[ev_len] = '\t';
+			memcpy(p + ev_len + 1, t->s, sizeof(t->s));
+			p += ev_len + 1 + t->len;
+			*p++ = '\n';
+		}
 		o->n = (size_t)(p - o->b);
 	}
 }
