@@ -635,6 +635,53 @@ static void test_reader_nul(void)
 	unlink(path);
 }
 
+/* Ids of 1 to 21 bytes, digits with now and then another byte (the
+ * bytes next to '0' and '9' too) anywhere, in an event line and at the
+ * end of an unsub line (where fewer than 8 bytes may follow): taken
+ * exactly when strtoull takes the whole text without overflow. */
+static void test_ids_as_strtoull(void)
+{
+	static const char other[] = "/:+- a\xb0";
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	int bad = 0;
+
+	for (int t = 0; t < 200000; t++) {
+		char id[32], line[96];
+		uint64_t r = next_rand(&x);
+		int n = 1 + (int)(r % 21);
+		r /= 21;
+		for (int i = 0; i < n; i++, r = r * 6364136223846793005ull + 1)
+			id[i] = (char)('0' + (r >> 40) % 10);
+		if (r % 3 == 0) /* one byte that is not a digit */
+			id[(r >> 20) % (uint64_t)n] = other[(r >> 10) % (sizeof(other) - 1)];
+		else if (r % 3 == 1 && n == 20) /* near UINT64_MAX */
+			memcpy(id, (r >> 9) % 2 ? "18446744073709551615" : "18446744073709551616",
+			       20);
+		id[n] = '\0';
+		char *end;
+		errno = 0;
+		unsigned long long want = strtoull(id, &end, 10);
+		bool ok = *end == '\0' && errno == 0 && id[0] >= '0' && id[0] <= '9' && n <= 20;
+		struct spate_stream_op op;
+		snprintf(line, sizeof(line), "event\t%s\t0\t0\tk", id);
+		int rc = parse(line, &op);
+		bool same = ok ? rc == 0 && op.u.ev.id == want : rc == -SPATE_E_BAD_ID;
+		/* unsub at the very end of its block: a read past the line is
+		 * one past the block (ASan, valgrind) */
+		int len = snprintf(line, sizeof(line), "unsub\t%s", id);
+		char *heap = malloc((size_t)len), err[256];
+		if (heap == NULL)
+			break;
+		memcpy(heap, line, (size_t)len);
+		rc = spate_stream_parse_line(heap, (size_t)len, &lim, &op, err, sizeof(err));
+		free(heap);
+		same = same && (ok ? rc == 0 && op.u.unsub_id == want : rc == -SPATE_E_BAD_ID);
+		if (!same && bad++ < 5)
+			fprintf(stderr, "id '%s': wrong\n", id);
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -651,5 +698,6 @@ int main(void)
 	test_name_bytes();
 	test_split_as_tabs();
 	test_reader_nul();
+	test_ids_as_strtoull();
 	return check_summary("stream");
 }
