@@ -426,24 +426,40 @@ static void test_keywords_as_split(void)
  * ends it there or fails the line. */
 static void test_name_bytes(void)
 {
+	static const size_t lens[] = { 1, 3, 10, 14, 15, 16, 17, 18, 31 };
 	int bad = 0;
 
-	for (int b = 0; b < 256; b++)
-		for (size_t j = 0; j < 18 && b != '\t'; j++) {
-			char line[64];
-			size_t n = (size_t)snprintf(line, sizeof(line), "event\t1\t0\t0\t-\t");
-			memset(line + n, 'a', 18);
-			line[n + j] = (char)b;
-			memcpy(line + n + 18, "=1", 3);
-			struct spate_stream_op op;
-			char err[256];
-			int rc = spate_stream_parse_line(line, n + 20, &lim, &op, err, sizeof(err));
-			bool good = spate_name_ok[b] ? rc == 0 && op.u.ev.n_attr == 1 &&
-							       op.u.ev.attr[0].name.len == 18
-						     : rc != 0 || op.u.ev.attr[0].name.len == j;
-			if (!good && bad++ < 5)
-				fprintf(stderr, "name byte 0x%02x at %zu: rc %d\n", b, j, rc);
-		}
+	/* names of several lengths, after another attribute or not: the
+	 * scan's 16 bytes from the name, or the field's last 16 */
+	for (size_t L = 0; L < sizeof(lens) / sizeof(lens[0]); L++)
+		for (int before = 0; before < 2; before++)
+			for (int b = 0; b < 256; b++)
+				for (size_t j = 0; j < lens[L] && b != '\t'; j++) {
+					char line[96];
+					size_t len = lens[L];
+					size_t n = (size_t)snprintf(line, sizeof(line),
+								    "event\t1\t0\t0\t-\t%s",
+								    before ? "x=1," : "");
+					memset(line + n, 'a', len);
+					line[n + j] = (char)b;
+					memcpy(line + n + len, "=1", 3);
+					struct spate_stream_op op;
+					char err[256];
+					int rc = spate_stream_parse_line(line, n + len + 2, &lim,
+									 &op, err, sizeof(err));
+					const struct spate_raw_attr *a = &op.u.ev.attr[before];
+					bool good =
+						spate_name_ok[b]
+							? rc == 0 &&
+								  op.u.ev.n_attr ==
+									  (uint32_t)before + 1 &&
+								  a->name.len == len
+							: rc != 0 || a->name.len == j;
+					if (!good && bad++ < 5)
+						fprintf(stderr,
+							"name byte 0x%02x at %zu of %zu: rc %d\n",
+							b, j, len, rc);
+				}
 	CHECK_EQ_INT(bad, 0);
 }
 
