@@ -13,6 +13,7 @@
  *     one that runs out of memory at any allocation (malloc, calloc,
  *     realloc wrapped: -Wl,--wrap) changes nothing in either category;
  *     every block comes back (alloc_track.h);
+ *   - a coarse filing one level up, found by the route's level-1 key;
  *   - routed edges: a plan kept by prefetch is not used for a rectangle
  *     it was not made for, a routing keyword the subscription lacks files
  *     it the plain way, match_keys with no keys looks nowhere;
@@ -47,6 +48,7 @@
 #include "check.h"
 #include "engines/drt/drt_category.h"
 #include "engines/drt/drt_ftab.h"
+#include "engines/drt/drt_grid.h"
 #include "engines/drt/drt_params.h"
 #include "proto/spate_err.h"
 #include "matcher/spate_matcher.h"
@@ -324,6 +326,37 @@ static void test_routed_edges(void)
 	CHECK_EQ_INT(b.candidates, a.candidates);
 	spate_matchvec_free(&mv);
 	drt_category_destroy(c);
+}
+
+/* A subscription filed coarse (the cluster's drt_placement.coarse) sits
+ * one level up even where one fine cell holds it: the route's level-1
+ * key finds it, the fine cell's does not (match_keys). Cells of 0.01 and
+ * 90 degrees are the bounds of what a category takes. */
+static void test_coarse_filing(void)
+{
+	struct drt_category *c = drt_category_create(2);
+	struct spate_sub s = sub_at(1, kw5, 1); /* one level-0 cell */
+	struct spate_event e = event_at(kw5, 1);
+	struct spate_matchvec mv = { 0 };
+	struct drt_grid g;
+
+	drt_grid_init(&g, 2);
+	CHECK_EQ_INT(drt_category_add_routed(c, &s, 5 + 1, true), 0);
+	for (int level = 0; level < 2; level++) {
+		uint64_t key = drt_grid_point(&g, e.lon, e.lat, level) << 32 | (5 + 1);
+		mv.n = 0;
+		CHECK_EQ_INT(drt_category_match_keys(c, &e, &key, 1, &mv), 0);
+		CHECK_EQ_INT(mv.n, level == 1);
+	}
+	CHECK(drt_category_del_routed(c, &s, 5 + 1, true));
+	CHECK_EQ_INT(drt_category_size(c), 0);
+	spate_matchvec_free(&mv);
+	drt_category_destroy(c);
+	for (int i = 0; i < 2; i++) {
+		c = drt_category_create(i ? 90 : 0.01);
+		CHECK(c != NULL);
+		drt_category_destroy(c);
+	}
 }
 
 /* Matches of a fixed set of events (keywords 5, 9, both, none; inside
@@ -1167,6 +1200,7 @@ int main(void)
 	test_filing_keyword();
 	test_routed_content_only();
 	test_routed_edges();
+	test_coarse_filing();
 	test_merge_out_of_memory();
 	test_ftab_mappings();
 	test_drt_params();
