@@ -24,6 +24,10 @@ NETNS_SPATED=$SPATE_BUILD/app/spated
 . "$SPATE_SRC/tools/netns.sh"
 E2E_TMP=$(mktemp -d /tmp/spate-e2e.XXXXXX)
 SPATED_LOG=$E2E_TMP/spated.log
+# the checks written in Python say what is wrong here too (mh_counters.py,
+# ha-net.sh): fail() repeats it last, after any dump of the hosts, where
+# a CI summary that keeps only the end of the output still shows it
+export E2E_WRONG=$E2E_TMP/wrong
 
 e2e_cleanup() {
 	[ -n "${E2E_WATCHDOG:-}" ] && kill "$E2E_WATCHDOG" 2>/dev/null
@@ -62,6 +66,7 @@ fi
 
 fail() {
 	echo "FAIL: $*"
+	[ -s "$E2E_WRONG" ] && sed 's/^/  why: /' "$E2E_WRONG"
 	if [ -f "$SPATED_LOG" ]; then
 		echo "--- last lines of the spated log:"
 		tail -n 15 "$SPATED_LOG"

@@ -238,7 +238,7 @@ ha_check() {
 	done
 	"$SPATE_BUILD/tools/spate-match" --engine brute --conf "$SPATE_CONF" "$E2E_TMP/all.tsv" \
 		2>"$E2E_TMP/match.err" >"$E2E_TMP/want" || fail "spate-match"
-	python3 - "$E2E_TMP" "$1" "${2:-1000}" "${HA_INFLIGHT_MS:-100}" <<'PY' || { mh_dump; fail "conservation"; }
+	python3 - "$E2E_TMP" "$1" "${2:-1000}" "${HA_INFLIGHT_MS:-100}" "$E2E_DIR" <<'PY' || { mh_dump; fail "conservation"; }
 import sys, collections
 d, window_max, inflight = sys.argv[1], int(sys.argv[3]), int(sys.argv[4])
 # one fault, or several (a comma list, in time order: a rolling restart)
@@ -332,8 +332,8 @@ with open(d + "/missing_by_fault", "w") as out:
                                              if e in sent and fault_of(sent[e]) == f))))
 if win > window_max:
     bad.append("matches missing %.0f ms after the fault (at most %d)" % (win, window_max))
-if bad:
-    print("  WRONG: " + "; ".join(bad))
-sys.exit(1 if bad else 0)
+sys.path.insert(0, sys.argv[5])
+from mh_counters import verdict
+sys.exit(verdict(bad))
 PY
 }

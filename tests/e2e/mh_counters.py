@@ -8,6 +8,7 @@ memory for a message). host(): the fault tests (multihost-match-kill,
 shown, the ones that must stay at 0 checked. Each test adds its own
 checks to `bad`; verdict(bad) is the exit status."""
 import json
+import os
 
 MUST_STAY_ZERO = ("peer_bad", "peer_unknown_host", "peer_unsupported", "peer_handoff_bad",
                   "cat_unknown", "msg_no_memory")
@@ -47,4 +48,13 @@ def verdict(bad):
     """The exit status: 1 (after saying what) when anything is wrong."""
     if bad:
         print("  WRONG: " + "; ".join(bad))
+        note_wrong(bad)
     return 1 if bad else 0
+
+
+def note_wrong(bad):
+    """What is wrong, also to $E2E_WRONG (common.sh's fail() repeats it)."""
+    path = os.environ.get("E2E_WRONG")
+    if path:
+        with open(path, "a") as f:
+            f.write("; ".join(bad) + "\n")
