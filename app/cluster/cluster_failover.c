@@ -99,6 +99,13 @@ static void resend_marked(struct stage_cluster *s)
 	stage_cluster_flush(s);
 }
 
+void stage_cluster_waiting(struct stage_cluster *s, uint32_t w, void (*fn)(void *ctx, void *obj),
+			   void *ctx)
+{
+	if (w < s->n_workers)
+		ring_out_each(&s->to_match[w], fn, ctx);
+}
+
 int stage_cluster_workers_down(struct stage_cluster *s, const uint32_t *w, uint32_t n)
 {
 	uint64_t t0 = rte_get_timer_cycles();

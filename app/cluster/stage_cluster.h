@@ -90,6 +90,11 @@ void stage_cluster_set_repl(struct stage_cluster *s,
  * this front's own. 0 or a -SPATE_E_* code (an id taken here already). */
 int stage_cluster_adopt(void *arg, uint32_t owner, const struct spate_raw_sub *rs);
 
+/* Each message waiting for worker w in the stage's backlog (its ring was
+ * full), to fn, in order: what stage_cluster_workers_down discards. */
+void stage_cluster_waiting(struct stage_cluster *s, uint32_t w, void (*fn)(void *ctx, void *obj),
+			   void *ctx);
+
 /* Multi-host failover (docs/multihost.md): workers w[0..n) were on a
  * match host that died. What waits for them is dropped; the clustering
  * gives their categories to live workers (drt_cluster_worker_set), and

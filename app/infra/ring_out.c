@@ -71,6 +71,12 @@ void ring_out_push(struct ring_out *o, void *obj)
 	o->v[o->n++] = obj;
 }
 
+void ring_out_each(const struct ring_out *o, void (*fn)(void *ctx, void *obj), void *ctx)
+{
+	for (uint32_t i = o->head; i < o->n; i++)
+		fn(ctx, o->v[i]);
+}
+
 void ring_out_discard(struct ring_out *o)
 {
 	for (uint32_t i = o->head; i < o->n; i++)

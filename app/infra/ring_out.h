@@ -46,6 +46,8 @@ static inline uint32_t ring_out_backlog(const struct ring_out *o)
 {
 	return o->n - o->head;
 }
+/* Each object pending, in order, to fn (a look: they stay pending). */
+void ring_out_each(const struct ring_out *o, void (*fn)(void *ctx, void *obj), void *ctx);
 /* Drop whatever is still pending (its consumer is gone: a dead host). */
 void ring_out_discard(struct ring_out *o);
 /* Drop whatever is still pending and free the buffer (at exit). */

@@ -349,49 +349,76 @@ static uint32_t peer_workers(const struct stage_link *s, uint32_t pi, uint32_t *
 	return n;
 }
 
+/* Event sequence numbers, growing (count_lost). */
+struct seq_vec {
+	uint32_t *v;
+	size_t n, cap;
+	int no_memory;
+};
+
+static void seq_add(struct seq_vec *q, uint32_t seq)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 256;
+		uint32_t *v = realloc(q->v, cap * sizeof(*v));
+		if (v == NULL) {
+			q->no_memory = 1;
+			return;
+		}
+		q->v = v;
+		q->cap = cap;
+	}
+	q->v[q->n++] = seq;
+}
+
+static void seq_of_event(void *ctx, void *obj)
+{
+	const struct pl_msg *m = obj;
+
+	if (m->type == PL_EVENT)
+		seq_add(ctx, m->u.ev.seq);
+}
+
 /* The events a dead host's workers had of ours, unconfirmed: sent and
- * not yet DONE, or still waiting here to be sent. Counted once each
- * (an event may have had parts on several of its lcores). */
+ * not yet DONE, still waiting here to be sent, or still in the cluster
+ * stage's backlog for them (it discards that when told they are down).
+ * Counted once each (an event may have had parts on several of its
+ * lcores). */
 static void count_lost(struct stage_link *s, const struct link_peer *p, const uint32_t *dead,
 		       uint32_t n)
 {
-	size_t cap = 0, k = 0;
+	struct seq_vec q = { NULL, 0, 0, 0 };
 	void *objs[64];
 
-	for (uint32_t i = 0; i < n; i++)
-		cap += s->inflight[dead[i]].n + 1 + rte_ring_count(s->from_stage[dead[i]]);
-	uint32_t *seq = malloc((cap ? cap : 1) * sizeof(*seq));
-	if (seq == NULL) {
-		spated_cnt.msg_no_memory++;
-		return;
-	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct ev_fifo *f = &s->inflight[dead[i]];
 		for (uint32_t j = 0; j < f->n; j++)
-			seq[k++] = f->v[(f->head + j) % f->cap];
+			seq_add(&q, f->v[(f->head + j) % f->cap]);
 		f->n = f->head = 0;
-		const struct pl_msg *h = s->held[dead[i]];
-		if (h != NULL && h->type == PL_EVENT)
-			seq[k++] = h->u.ev.seq;
+		if (s->held[dead[i]] != NULL)
+			seq_of_event(&q, s->held[dead[i]]);
 		/* a look at the ring's events: they are dropped just after */
 		unsigned int got =
 			rte_ring_sc_dequeue_burst(s->from_stage[dead[i]], objs, 64, NULL);
 		while (got > 0) {
 			for (unsigned int j = 0; j < got; j++) {
-				const struct pl_msg *m = objs[j];
-				if (m->type == PL_EVENT && k < cap)
-					seq[k++] = m->u.ev.seq;
+				seq_of_event(&q, objs[j]);
 				pl_msg_put(s->msg_pool, objs[j]);
 				spated_cnt.peer_down_dropped++;
 			}
 			got = rte_ring_sc_dequeue_burst(s->from_stage[dead[i]], objs, 64, NULL);
 		}
+		if (s->waiting != NULL)
+			s->waiting(s->workers_ctx, dead[i], seq_of_event, &q);
 	}
-	qsort(seq, k, sizeof(*seq), cmp_u32);
+	if (q.no_memory)
+		spated_cnt.msg_no_memory++; /* counted short, not wrong */
+	if (q.n > 0)
+		qsort(q.v, q.n, sizeof(*q.v), cmp_u32);
 	uint64_t lost = 0;
-	for (size_t j = 0; j < k; j++)
-		lost += j == 0 || seq[j] != seq[j - 1];
-	free(seq);
+	for (size_t j = 0; j < q.n; j++)
+		lost += j == 0 || q.v[j] != q.v[j - 1];
+	free(q.v);
 	spated_cnt.events_lost_host += lost;
 	if (lost > 0)
 		fprintf(stderr,

@@ -92,6 +92,7 @@ struct stage_link {
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
 	void (*relayed)(void *ctx, const struct spate_raw_event *ev);
 	int (*can_take)(void *ctx);
+	void (*waiting)(void *ctx, uint32_t w, void (*fn)(void *fctx, void *obj), void *fctx);
 	void *workers_ctx;
 	uint32_t backlog_max;
 	unsigned int pool_margin;     /* messages one frame may need, and the caches */

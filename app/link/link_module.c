@@ -94,6 +94,11 @@ static int can_take(void *ctx)
 	return stage_cluster_ready(ctx);
 }
 
+static void waiting(void *ctx, uint32_t w, void (*fn)(void *fctx, void *obj), void *fctx)
+{
+	stage_cluster_waiting(ctx, w, fn, fctx);
+}
+
 static int adopt(void *ctx, uint32_t owner, const struct spate_raw_sub *rs)
 {
 	return stage_cluster_adopt(ctx, owner, rs);
@@ -153,6 +158,7 @@ static void link_create(struct pipeline *p)
 		.workers_changed = front ? workers_changed : NULL,
 		.relayed = front ? relayed : NULL,
 		.can_take = front ? can_take : NULL,
+		.waiting = front ? waiting : NULL,
 		.adopt = front ? adopt : NULL,
 		.n_ports = p->n_ports,
 		.ports = p->ports,

@@ -629,6 +629,7 @@ struct stage_link *stage_link_create(const struct stage_link_conf *c)
 	s->workers_changed = c->workers_changed;
 	s->relayed = c->relayed;
 	s->can_take = c->can_take;
+	s->waiting = c->waiting;
 	s->backlog_max = c->backlog_max ? c->backlog_max : 1024;
 	/* a frame carries at most this many messages; other lcores' caches
 	 * are not ours to take from */

@@ -77,6 +77,9 @@ struct stage_link_conf {
 	void (*workers_changed)(void *ctx, const uint32_t *w, uint32_t n, int up);
 	void (*relayed)(void *ctx, const struct spate_raw_event *ev);
 	int (*can_take)(void *ctx); /* front: room for one more relayed event */
+	/* front: each object the cluster stage still holds for worker w,
+	 * not yet in its ring, to fn (counted lost when w's host dies) */
+	void (*waiting)(void *ctx, uint32_t w, void (*fn)(void *fctx, void *obj), void *fctx);
 	/* front: a dead front's subscription, taken over (stage_cluster_adopt) */
 	int (*adopt)(void *ctx, uint32_t owner, const struct spate_raw_sub *rs);
 	uint16_t n_ports; /* front: where to announce service addresses */

@@ -591,6 +591,25 @@ static void test_merges(void)
 	CHECK_CAT(3, 2, 2);
 }
 
+/* The messages stage_cluster_waiting shows, in order. */
+struct waiting {
+	unsigned int n;
+	int type[8];
+	uint64_t ev_id[8];
+};
+
+static void waiting_one(void *ctx, void *obj)
+{
+	struct waiting *w = ctx;
+	const struct pl_msg *m = obj;
+
+	if (w->n < 8) {
+		w->type[w->n] = m->type;
+		w->ev_id[w->n] = m->type == PL_EVENT ? m->u.ev.id : 0;
+	}
+	w->n++;
+}
+
 /* Worker 1 dies (3, out of range, is ignored). Category 5 goes to the
  * live worker holding the fewest (0), and 3 came from worker 1 (the
  * merge moved 2 from it): both are sent again whole, unanswered. What
@@ -608,8 +627,24 @@ static void test_down(void)
 	event(102, "e", NULL, -19, 61); /* held: category 5, worker 1 */
 	take_all(&o);
 	CHECK_EQ_INT(o.n[0] + o.n[1] + o.n[2], 0);
+	/* what waits is shown as it is (the link counts the dead host's
+	 * events among it as lost), and only for its own worker */
+	struct waiting w0 = { 0 }, w1 = { 0 }, w2 = { 0 };
+	stage_cluster_waiting(cl, 0, waiting_one, &w0);
+	stage_cluster_waiting(cl, 1, waiting_one, &w1);
+	stage_cluster_waiting(cl, 2, waiting_one, &w2);
+	stage_cluster_waiting(cl, NW, waiting_one, &w2); /* no such worker */
+	CHECK_EQ_INT(w0.n, 1);
+	CHECK_EQ_INT(w0.type[0], PL_SUB_ADD);
+	CHECK_EQ_INT(w1.n, 1);
+	CHECK_EQ_INT(w1.type[0], PL_EVENT);
+	CHECK_EQ_INT(w1.ev_id[0], 102);
+	CHECK_EQ_INT(w2.n, 0);
 	spated_counters_sum(&before);
 	CHECK_EQ_INT(stage_cluster_workers_down(cl, dead, 2), 0);
+	w1.n = 0;
+	stage_cluster_waiting(cl, 1, waiting_one, &w1);
+	CHECK_EQ_INT(w1.n, 0); /* discarded with the dead worker */
 	spated_counters_sum(&now);
 	CHECK_EQ_INT(CNT(failover_cats), 1);
 	CHECK_EQ_INT(CNT(failover_subs), 3);
