@@ -75,8 +75,6 @@ static void rings_create(struct pipeline *p)
 	}
 	if (p->front)
 		r->cluster_to_tx = tx_ring(p, "cluster_to_tx");
-	if (p->multi)
-		r->link_to_tx = tx_ring(p, "link_to_tx");
 	for (uint32_t w = 0; w < p->n_workers; w++) {
 		r->cluster_to_match[w] = ring(p, "cluster_to_match");
 		r->match_to_cluster[w] = ring(p, "match_to_cluster");
@@ -89,6 +87,14 @@ static void rings_create(struct pipeline *p)
 			if (v != w)
 				r->match_to_match[w][v] = ring(p, "match_to_match");
 	}
+	/* after the matching stages' rings: TX drains its rings in this
+	 * order, so a match host's DONE (through the link) leaves behind the
+	 * notifications of the events it covers, which were queued before
+	 * it; a kill between the two then loses no match the fronts believe
+	 * delivered (events_lost_host). With TX on an lcore of its own the
+	 * DONE may still overtake notifications queued during TX's drain. */
+	if (p->multi)
+		r->link_to_tx = tx_ring(p, "link_to_tx");
 }
 
 unsigned int pipeline_lcore_of(int id, const char *what)
