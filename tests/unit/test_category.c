@@ -14,6 +14,9 @@
  *     realloc wrapped: -Wl,--wrap) changes nothing in either category;
  *     every block comes back (alloc_track.h);
  *   - a coarse filing one level up, found by the route's level-1 key;
+ *   - stats.bytes: exactly the blocks the index holds (no interval
+ *     index), more with one; an add that cannot grow: NO_MEMORY, nothing
+ *     changed;
  *   - routed edges: a plan kept by prefetch is not used for a rectangle
  *     it was not made for, a routing keyword the subscription lacks files
  *     it the plain way, match_keys with no keys looks nowhere;
@@ -359,6 +362,85 @@ static void test_coarse_filing(void)
 	}
 }
 
+/* stats.bytes is what the index owns: without an interval index exactly
+ * the blocks it holds (alloc_track's live bytes: the category, its
+ * table, the buckets' arrays), through adds, deletes and growth; an
+ * interval index adds its own bytes. An add that cannot grow the table
+ * fails with NO_MEMORY and changes nothing; retried, it succeeds. */
+static void test_category_bytes(void)
+{
+	enum { N = 600 };
+	static struct spate_sub s[N];
+	static struct spate_constraint cons[N];
+	struct spate_schema sc;
+	struct drt_category_stats st;
+	long live0 = n_live, bytes0 = live_bytes;
+	struct drt_category *c = drt_category_create(2);
+	int off = 0, refused = 0, wrong = 0;
+
+	spate_schema_default(&sc);
+	drt_category_set_schema(c, &sc);
+	for (uint32_t i = 0; i < N / 2; i++) {
+		/* cells along a row, 1 to 3 subs each, some over 2 cells */
+		s[i] = sub_at(i + 1, i % 2 ? kw5 : kw9, 1);
+		s[i].rect.min_lon +=
+			(int32_t)(i / 3) * 2 * SPATE_COORD_SCALE - 170 * SPATE_COORD_SCALE;
+		s[i].rect.max_lon += (int32_t)(i / 3) * 2 * SPATE_COORD_SCALE -
+				     170 * SPATE_COORD_SCALE +
+				     (i % 5 == 0 ? 2 * SPATE_COORD_SCALE : 0);
+		allocs = 0;
+		fail_at = 1; /* the first allocation of the add: a growth or an array */
+		int rc = drt_category_add_routed(c, &s[i], s[i].kw[0] + 1, false);
+		fail_at = 0;
+		if (rc != 0) {
+			refused++;
+			wrong += rc != -SPATE_E_NO_MEMORY || drt_category_size(c) != i;
+			rc = drt_category_add_routed(c, &s[i], s[i].kw[0] + 1, false);
+		}
+		wrong += rc != 0 || drt_category_size(c) != i + 1;
+		drt_category_stats(c, &st);
+		off += (long)st.bytes != live_bytes - bytes0;
+	}
+	CHECK_EQ_INT(wrong, 0);
+	CHECK(refused > 10);
+	CHECK_EQ_INT(off, 0);
+	struct spate_event e = event_at(kw5, 1);
+	uint64_t cand;
+	for (uint32_t i = 0; i < N / 2; i++) {
+		e.lon = s[i].rect.min_lon;
+		e.lat = s[i].rect.min_lat;
+		e.kw = s[i].kw;
+		off += match(c, &e, 0, &cand) < 1;
+	}
+	CHECK_EQ_INT(off, 0);
+	for (uint32_t i = 0; i < N / 2; i += 2) {
+		CHECK(drt_category_del(c, &s[i]));
+		drt_category_stats(c, &st);
+		off += (long)st.bytes != live_bytes - bytes0;
+	}
+	CHECK_EQ_INT(off, 0);
+	/* content-only subs: from the 256th in an interval index */
+	size_t before = 0;
+	for (uint32_t i = N / 2; i < N; i++) {
+		cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)i };
+		s[i] = (struct spate_sub){ .id = i + 1,
+					   .n_cons = 1,
+					   .cons = &cons[i],
+					   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+						     SPATE_LAT_MAX } };
+		drt_category_stats(c, &st);
+		before = st.bytes;
+		CHECK_EQ_INT(drt_category_add(c, &s[i]), 0);
+		if (i == N / 2 + 255) { /* the index starts */
+			drt_category_stats(c, &st);
+			CHECK(st.bytes > before + 4096);
+			CHECK(st.bytes <= (size_t)(live_bytes - bytes0));
+		}
+	}
+	drt_category_destroy(c);
+	CHECK_EQ_INT(n_live, live0);
+}
+
 /* Matches of a fixed set of events (keywords 5, 9, both, none; inside
  * and outside the small rectangles), as one number per event. */
 static void fingerprint(struct drt_category *c, uint64_t *out)
@@ -615,7 +697,8 @@ static void test_ftab_growth_points(void)
  * cannot get a new mapping at all stays as it was (add: NULL). Either
  * way every key keeps its payload, drt_ftab_mapped_bytes() counts the
  * one mapping the table has (256 or 512 KiB: 2 MiB), and freeing gives
- * it back. Then add_from told an end past the table adds as add does. */
+ * it back, leaving the table empty (freed twice: nothing more). Then
+ * add_from told an end past the table adds as add does. */
 static void test_ftab_grow_short(void)
 {
 	const size_t huge = (size_t)2 << 20, slots = 16384, fill = slots * 6 / 8;
@@ -650,6 +733,11 @@ static void test_ftab_grow_short(void)
 			bad += v == NULL || *v != k;
 		}
 		CHECK_EQ_INT(bad, 0);
+		drt_ftab_free(&t);
+		CHECK_EQ_INT(drt_ftab_mapped_bytes(), base);
+		/* freed: empty, and freeing again does nothing */
+		CHECK_EQ_INT(t.count, 0);
+		CHECK(t.slots == NULL);
 		drt_ftab_free(&t);
 		CHECK_EQ_INT(drt_ftab_mapped_bytes(), base);
 	}
@@ -1201,6 +1289,7 @@ int main(void)
 	test_routed_content_only();
 	test_routed_edges();
 	test_coarse_filing();
+	test_category_bytes();
 	test_merge_out_of_memory();
 	test_ftab_mappings();
 	test_drt_params();
