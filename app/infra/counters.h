@@ -105,7 +105,7 @@
 	X(garp_sent)         /* (front) gratuitous ARPs for service addresses */\
 	X(peer_handshakes)   /* static peers: epochs bound by the handshake */\
 	X(events_lost_host)  /* (front) events with a part in flight to a match host \
-				when it died: sent, never confirmed matched (DONE) */
+				when it died: sent or waiting, never confirmed matched (DONE) */
 /* clang-format on */
 
 struct spated_counters {
