@@ -16,7 +16,8 @@ HA_SUBS=${HA_SUBS:-3000}
 HA_EVENTS=${HA_EVENTS:-4000}
 HA_RATE=${HA_RATE:-250}
 HA_FAULT_S=${HA_FAULT_S:-5}
-if [ "${SPATE_SANITIZE:-0}" = 1 ] || "$NETNS_SPATED" --help 2>&1 | grep -q AddressSanitizer; then
+# (the ASan build links libasan: spated --help says nothing of it)
+if [ "${SPATE_SANITIZE:-0}" = 1 ] || ldd "$NETNS_SPATED" 2>/dev/null | grep -q libasan; then
 	HA_SUBS=${HA_SUBS_SAN:-2000}
 	HA_EVENTS=${HA_EVENTS_SAN:-3000}
 fi
