@@ -407,28 +407,30 @@ def run_test(build, src, name, bound, nice):
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
         rc = 2
-    reap_eal_dirs()
+    reap_dirs()
     return rc
 
 
-def reap_eal_dirs(run='/var/run/dpdk'):
+def reap_dirs(run='/var/run/dpdk', tmp='/tmp'):
     """An app test killed or crashed by a mutant leaves its EAL runtime
-    folder (spate-app-NAME-PID, tests/app/app_eal.h); a normal exit
-    removes it. Remove those whose process is gone."""
-    try:
-        names = os.listdir(run)
-    except OSError:
-        return
-    for n in names:
-        pid = n.rsplit('-', 1)[-1]
-        if not n.startswith('spate-app-') or not pid.isdigit():
-            continue
+    folder (RUN/spate-app-NAME-PID, tests/app/app_eal.h) and its
+    temporary folder (TMP/spate-app-NAME-PID-XXXXXX); a normal exit
+    removes them. Remove those whose process is gone."""
+    for folder, at in ((run, -1), (tmp, -2)):
         try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(os.path.join(run, n), ignore_errors=True)
-        except PermissionError:
-            pass
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for n in names:
+            parts = n.split('-')
+            if not n.startswith('spate-app-') or len(parts) < 3 - at or not parts[at].isdigit():
+                continue
+            try:
+                os.kill(int(parts[at]), 0)
+            except ProcessLookupError:
+                shutil.rmtree(os.path.join(folder, n), ignore_errors=True)
+            except PermissionError:
+                pass
 
 
 SELF_SAMPLE = r"""/* clamp: a < b comment must stay */
@@ -487,8 +489,31 @@ def self_test():
             'if (v < 0 && table[0] == 1)'.replace('<', '<='),
             'if (v >= LIMIT)']
     assert got == sorted(want), 'survivors %s, expected %s' % (got, sorted(want))
+    self_test_reap()
     print('self-test: ok')
     return 0
+
+
+def self_test_reap():
+    """reap_dirs removes a dead app test's folders, nobody else's."""
+    import tempfile
+    dead = subprocess.Popen(['true'])
+    dead.wait()
+    live = os.getpid()
+    with tempfile.TemporaryDirectory() as d:
+        run, tmp = os.path.join(d, 'run'), os.path.join(d, 'tmp')
+        names = {run: ['spate-app-app-workers-%d' % dead.pid, 'spate-app-app-rx-%d' % live,
+                       'other-%d' % dead.pid],
+                 tmp: ['spate-app-workers-%d-Ab12Cd' % dead.pid,
+                       'spate-app-control-%d-Xy34Zw' % live, 'spate-app-old-Qw12Er']}
+        for folder, ns in names.items():
+            for n in ns:
+                os.makedirs(os.path.join(folder, n))
+        reap_dirs(run, tmp)
+        left = sorted(os.listdir(run) + os.listdir(tmp))
+    want = sorted(['spate-app-app-rx-%d' % live, 'other-%d' % dead.pid,
+                   'spate-app-control-%d-Xy34Zw' % live, 'spate-app-old-Qw12Er'])
+    assert left == want, 'reap_dirs left %s, expected %s' % (left, want)
 
 
 def main():

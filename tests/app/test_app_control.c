@@ -833,7 +833,9 @@ static void test_restart(struct control_target *t)
 	char keep[sizeof(conf.ops.control_socket)];
 	memcpy(keep, conf.ops.control_socket, sizeof(keep));
 	snprintf(conf.ops.control_socket, sizeof(conf.ops.control_socket), "none");
-	char here[512], tmp[] = "/tmp/spate-app-control-XXXXXX";
+	char here[512], tmp[64];
+	/* the pid in the name: see tools/mutation-test.py reap_dirs */
+	snprintf(tmp, sizeof(tmp), "/tmp/spate-app-control-%d-XXXXXX", (int)getpid());
 	CHECK(getcwd(here, sizeof(here)) != NULL && mkdtemp(tmp) != NULL && chdir(tmp) == 0);
 	CHECK_EQ_INT(control_start(t, err, sizeof(err)), 0);
 	CHECK(access("none", F_OK) != 0); /* no socket of that name */

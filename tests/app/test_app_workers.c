@@ -1065,11 +1065,14 @@ static uint64_t appended(struct durable *d)
  * new stage gives its subscriptions back. */
 static void test_journal(void)
 {
-	char dirp[] = "/tmp/spate-app-workers-XXXXXX", path[64], err[256];
+	char dirp[64], path[96], err[256];
 	struct spate_journal_conf jc;
 	struct outs o;
 	struct dg d;
 
+	/* the pid in the name: a run killed midway leaves the folder, and
+	 * tools/mutation-test.py removes those whose process is gone */
+	snprintf(dirp, sizeof(dirp), "/tmp/spate-app-workers-%d-XXXXXX", (int)getpid());
 	CHECK(mkdtemp(dirp) != NULL);
 	snprintf(path, sizeof(path), "%s/journal", dirp);
 	spate_journal_conf_default(&jc);
