@@ -53,6 +53,7 @@
 #include "engines/drt/drt_ftab.h"
 #include "engines/drt/drt_grid.h"
 #include "engines/drt/drt_params.h"
+#include "engines/ivx/ivx_index.h"
 #include "proto/spate_err.h"
 #include "matcher/spate_matcher.h"
 #include "matcher/spate_schema.h"
@@ -435,6 +436,14 @@ static void test_category_bytes(void)
 			drt_category_stats(c, &st);
 			CHECK(st.bytes > before + 4096);
 			CHECK(st.bytes <= (size_t)(live_bytes - bytes0));
+			/* it is an index as ivx_create(schema, 0) makes it: its
+			 * bytes, less the bucket array the move freed (2 KiB) */
+			struct ivx_index *ref = ivx_create(&sc, 0);
+			for (uint32_t j = N / 2; j <= i; j++)
+				CHECK_EQ_INT(ivx_add(ref, &s[j]), 0);
+			size_t want = ivx_bytes(ref);
+			ivx_destroy(ref);
+			CHECK(want >= st.bytes - before && want <= st.bytes - before + 4096);
 		}
 	}
 	drt_category_destroy(c);
@@ -639,27 +648,29 @@ static void ftab_cycle(void)
 	CHECK_EQ_INT(drt_ftab_mapped_bytes(), base);
 }
 
-/* Loads below 4/8 are 4/8, above 7/8 are 7/8: the tables grow at the
- * same keys as tables set to 4 and 7. Out of memory at init: -1. */
+/* Loads below 4/8 are 4/8, above 7/8 (8/8 too: a full table has no
+ * empty slot to end a probe) are 7/8: the tables grow at the same keys
+ * as tables set to 4 and 7. Out of memory at init: -1. */
 static void test_ftab_load(void)
 {
-	struct drt_ftab t[4];
-	static const uint32_t load[4] = { 0, 4, 100, 7 };
+	struct drt_ftab t[5];
+	static const uint32_t load[5] = { 0, 4, 100, 7, 8 };
 	int differ = 0;
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		CHECK_EQ_INT(drt_ftab_init(&t[i], 8), 0);
 		drt_ftab_set_max_load(&t[i], load[i]);
 	}
 	for (uint64_t k = 1; k <= 5000; k++) {
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			CHECK(drt_ftab_add(&t[i], k * 0x9e3779b97f4a7c15ull) != NULL);
 		differ += drt_ftab_bytes(&t[0]) != drt_ftab_bytes(&t[1]);
 		differ += drt_ftab_bytes(&t[2]) != drt_ftab_bytes(&t[3]);
+		differ += drt_ftab_bytes(&t[4]) != drt_ftab_bytes(&t[3]);
 	}
 	CHECK_EQ_INT(differ, 0);
 	CHECK(drt_ftab_bytes(&t[0]) > drt_ftab_bytes(&t[2])); /* 4/8 is not 7/8 */
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		drt_ftab_free(&t[i]);
 	allocs = 0;
 	fail_at = 1;
@@ -787,10 +798,11 @@ static bool reset_peak(void)
  * its old pages move into the new mapping, so growing from 8 MiB to 16
  * takes 8 MiB more at its peak; copying into a new table would take 16
  * (old and new both resident until the old goes). Larger slots double
- * by copying; every key keeps its payload either way. */
+ * by copying; every key keeps its payload either way. Mapped bytes are
+ * the table's own, 8 and 16 MiB being multiples of 2 MiB. */
 static void ftab_footprint(uint32_t payload, bool in_place)
 {
-	const size_t before = (size_t)8 << 20;
+	const size_t before = (size_t)8 << 20, base = drt_ftab_mapped_bytes();
 	struct drt_ftab t;
 	uint64_t fill = before / (8 + payload) * 6 / 8, bad = 0;
 
@@ -804,12 +816,14 @@ static void ftab_footprint(uint32_t payload, bool in_place)
 		v[0] = v[payload / 8 - 1] = k;
 	}
 	CHECK_EQ_INT(drt_ftab_bytes(&t), before);
+	CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, before); /* a multiple of 2 MiB: no more */
 	CHECK(reset_peak());
 	long peak0 = peak_kib();
 	uint64_t *v = drt_ftab_add(&t, (fill + 1) * 0x9e3779b97f4a7c15ull); /* doubles */
 	long grew = peak_kib() - peak0;
 	CHECK(v != NULL);
 	CHECK_EQ_INT(drt_ftab_bytes(&t), 2 * before);
+	CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, 2 * before);
 	CHECK(peak0 > 0);
 	if (in_place)
 		CHECK((size_t)grew * 1024 < before * 3 / 2);
