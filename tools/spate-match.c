@@ -48,12 +48,36 @@ static void out_flush(struct out_buf *o)
 	o->n = 0;
 }
 
-/* v in decimal at p, two digits a step, written in place from its end
- * (no copy of a variable length: a call to memcpy); returns the end.
- * printf's formatting was a quarter of a whole run's instructions on a
- * stream with 3 matches an event. */
+/* The 8 decimal digits of v < 10^8 as byte values (0-9), the first in
+ * the lowest byte: both halves of 4 digits at once in one word, split
+ * into pairs, then into digits, by multiplies (x * 10486 >> 20 is x / 100
+ * below 10^4, x * 103 >> 10 is x / 10 below 100). Checked against
+ * snprintf("%08u") for every v below 10^8. */
+static inline uint64_t digit_bytes(uint32_t v)
+{
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
+	uint64_t h = ((x * 10486) >> 20) & 0x0000007f0000007full;
+	x = (x - 100 * h) << 16 | h;
+	uint64_t t = ((x * 103) >> 10) & 0x000f000f000f000full;
+	return (x - 10 * t) << 8 | t;
+}
+
+/* v in decimal at p (8 bytes or more of room), returns the end: below
+ * 10^8 (event ids, subscription ids) one word of digits, less its leading
+ * zeros (two digits a step took 64 instructions a cities event id);
+ * else two digits a step, written in place from the end (no copy of a
+ * variable length: a call to memcpy). printf's formatting was a quarter
+ * of a whole run's instructions on a stream with 3 matches an event. */
 static char *put_u64(char *p, uint64_t v)
 {
+	if (v < 100000000) {
+		uint64_t x = digit_bytes((uint32_t)v);
+		int zeros = v ? __builtin_ctzll(x) / 8 : 7;
+		x = x >> (8 * zeros) | 0x3030303030303030ull;
+		memcpy(p, &x, 8);
+		return p + 8 - zeros;
+	}
+
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
