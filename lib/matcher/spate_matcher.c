@@ -200,7 +200,8 @@ static struct spate_sub *intern_sub(struct spate_matcher *m, const struct spate_
 		cons[i].value = rs->cons[i].value;
 	}
 	uint16_t nk = spate_matcher_sort_unique(kw, (uint16_t)n_kw);
-	qsort(cons, n_cons, sizeof(cons[0]), cmp_constraint);
+	if (n_cons > 1) /* qsort's call and setup cost 70 instructions an insert */
+		qsort(cons, n_cons, sizeof(cons[0]), cmp_constraint);
 
 	size_t kw_bytes = nk * sizeof(uint32_t);
 	size_t cons_off = sizeof(struct spate_sub) + kw_bytes;
