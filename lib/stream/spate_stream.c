@@ -961,10 +961,12 @@ static char *next_line(struct spate_stream_reader *r, size_t *len)
 	}
 }
 
-int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op, char *err,
-		      size_t errlen)
+/* The next operation, as spate_stream_next; a bad line's reason in why
+ * when why is not NULL, and the line kept (r->bad, r->bad_len) for
+ * spate_stream_next_reported to parse again for its reason. */
+static inline int next_op(struct spate_stream_reader *r, struct spate_stream_op *op, char *why,
+			  size_t whylen)
 {
-	char why[256];
 	size_t n;
 
 	for (;;) {
@@ -972,9 +974,10 @@ int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
 		if (line == NULL)
 			return 0;
 		r->line_no++;
-		int rc = parse_line(line, n, r->lim, op, why, sizeof(why), true);
+		int rc = parse_line(line, n, r->lim, op, why, whylen, true);
 		if (rc != 0) {
-			snprintf(err, errlen, "%s:%lu: %s", r->path, r->line_no, why);
+			r->bad = line;
+			r->bad_len = n;
 			return rc;
 		}
 		if (op->kind != SPATE_LINE_NONE)
@@ -982,14 +985,37 @@ int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op,
 	}
 }
 
+int spate_stream_next(struct spate_stream_reader *r, struct spate_stream_op *op, char *err,
+		      size_t errlen)
+{
+	char why[256];
+	int rc = next_op(r, op, why, sizeof(why));
+
+	if (rc < 0)
+		snprintf(err, errlen, "%s:%lu: %s", r->path, r->line_no, why);
+	return rc;
+}
+
+/* A bad line's report, its reason from parsing the line again: the good
+ * lines' way writes no message (the buffers for one, on the stack of
+ * every call, and their setup were 40 instructions a line). */
+static __attribute__((noinline, cold)) void report_bad(struct spate_stream_reader *r,
+						       struct spate_stream_op *op, const char *prog)
+{
+	char why[256], err[512];
+
+	parse_line(r->bad, r->bad_len, r->lim, op, why, sizeof(why), true);
+	snprintf(err, sizeof(err), "%s:%lu: %s", r->path, r->line_no, why);
+	fprintf(stderr, "%s: %s\n", prog, err);
+}
+
 int spate_stream_next_reported(struct spate_stream_reader *r, struct spate_stream_op *op,
 			       const char *prog, bool skip_bad, uint64_t *n_bad)
 {
-	char err[512];
 	int rc;
 
-	while ((rc = spate_stream_next(r, op, err, sizeof(err))) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+	while ((rc = next_op(r, op, NULL, 0)) < 0) {
+		report_bad(r, op, prog);
 		(*n_bad)++;
 		if (!skip_bad)
 			return -1;

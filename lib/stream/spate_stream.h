@@ -60,6 +60,8 @@ struct spate_stream_reader {
 	size_t at, end; /* buf[at, end): read, not handed out yet */
 	bool eof;       /* read(2) said end of file (or failed) */
 	const struct spate_limits *lim;
+	const char *bad; /* the last bad line (bad_len bytes), for its report */
+	size_t bad_len;
 };
 
 /* path "-" = stdin. 0, or -1 with errno set. */
