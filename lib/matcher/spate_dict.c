@@ -22,11 +22,23 @@ struct dict_entry {
 	uint32_t len;
 };
 
+/* The strings' bytes, in blocks of their own (a malloc and a free per
+ * string were 250 instructions an interned keyword); a string never
+ * moves. */
+struct str_block {
+	struct str_block *next;
+	size_t used, cap;
+	char bytes[];
+};
+
+#define STR_BLOCK ((size_t)64 << 10)
+
 struct spate_dict {
 	struct dict_slot *slots;
 	uint32_t mask; /* slot count - 1, a power of two minus one */
 	struct dict_entry *entries;
 	uint32_t count, cap;
+	struct str_block *blocks; /* the newest first */
 };
 
 struct spate_dict *spate_dict_create(void)
@@ -50,8 +62,10 @@ void spate_dict_destroy(struct spate_dict *d)
 {
 	if (d == NULL)
 		return;
-	for (uint32_t i = 0; i < d->count; i++)
-		free(d->entries[i].str);
+	for (struct str_block *b = d->blocks, *next; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(d->entries);
 	free(d->slots);
 	free(d);
@@ -145,6 +159,23 @@ static int grow(struct spate_dict *d)
 	return 0;
 }
 
+/* n bytes for a string: in the newest block, or a new one (of a block's
+ * size, or the string's if larger). */
+static char *str_room(struct spate_dict *d, size_t n)
+{
+	struct str_block *b = d->blocks;
+
+	if (b == NULL || b->cap - b->used < n) {
+		size_t cap = n > STR_BLOCK ? n : STR_BLOCK;
+		if ((b = malloc(sizeof(*b) + cap)) == NULL)
+			return NULL;
+		*b = (struct str_block){ .next = d->blocks, .used = 0, .cap = cap };
+		d->blocks = b;
+	}
+	b->used += n;
+	return b->bytes + b->used - n;
+}
+
 uint32_t spate_dict_intern(struct spate_dict *d, const char *p, size_t len)
 {
 	uint64_t pre = prefix_of(p, len);
@@ -163,19 +194,17 @@ uint32_t spate_dict_intern(struct spate_dict *d, const char *p, size_t len)
 		d->entries = ne;
 		d->cap = ncap;
 	}
-	char *copy = malloc(len + 1);
+	/* Keep the load under 1/2 so probe chains stay short. */
+	if ((d->count + 1) * 2 > d->mask + 1) {
+		if (grow(d) != 0)
+			return SPATE_DICT_NONE;
+		i = find_slot(d, p, len, h, pre);
+	}
+	char *copy = str_room(d, len + 1);
 	if (copy == NULL)
 		return SPATE_DICT_NONE;
 	memcpy(copy, p, len);
 	copy[len] = '\0';
-	/* Keep the load under 1/2 so probe chains stay short. */
-	if ((d->count + 1) * 2 > d->mask + 1) {
-		if (grow(d) != 0) {
-			free(copy);
-			return SPATE_DICT_NONE;
-		}
-		i = find_slot(d, p, len, h, pre);
-	}
 	uint32_t id = d->count++;
 	d->entries[id].str = copy;
 	d->entries[id].len = (uint32_t)len;
