@@ -104,7 +104,7 @@ AREAS = {
     },
     'ivx': {
         'lib/engines/ivx/engine_ivx.c': ['ivx', 'rein-quick', 'tables', 'rein'],
-        'lib/engines/ivx/ivx_index.c': ['ivx', 'rein-drt_ivx', 'rein-quick', 'tables', 'rein'],
+        'lib/engines/ivx/ivx_index.c': ['ivx', 'rein-drt_ivx', 'rein-quick', 'tables', 'rein', 'alloc'],
     },
     'matching': {
         'lib/matcher/spate_matcher.c': ['alloc', 'matcher', 'tables', 'keyword', 'rein-quick'],
