@@ -189,6 +189,19 @@ static void test_evict(void)
 	CHECK(neigh_learn(t, same[1], &a, 0));
 	CHECK(neigh_lookup(t, same[0], &port) == NULL);
 	CHECK(neigh_lookup(t, same[2], &port) != NULL);
+	/* a reused entry starts blank: same[0] back through a held frame
+	 * takes the oldest (same[3], learned): not known, nothing of its
+	 * MAC or port, its frame held; and its ARP request is not
+	 * refused for the one the old owner got just now */
+	CHECK(neigh_want_request(t, same[3], 1000, 500));
+	CHECK(neigh_lookup(t, same[4], &port) != NULL);
+	CHECK(neigh_lookup(t, same[1], &port) != NULL);
+	CHECK(neigh_lookup(t, same[2], &port) != NULL);
+	CHECK(neigh_hold(t, same[0], &frames[2]));
+	CHECK(neigh_lookup(t, same[0], &port) == NULL);
+	CHECK(neigh_lookup(t, same[3], &port) == NULL); /* the victim */
+	CHECK(neigh_want_request(t, same[0], 1100, 500));
+	CHECK_EQ_INT(neigh_take_held(t, same[0], out), 1);
 	/* every set in range: the highest addresses too */
 	CHECK(neigh_learn(t, 0xffffffff, &a, 3));
 	CHECK(neigh_lookup(t, 0xffffffff, &port) != NULL);
