@@ -367,7 +367,8 @@ static void test_coarse_filing(void)
  * the blocks it holds (alloc_track's live bytes: the category, its
  * table, the buckets' arrays), through adds, deletes and growth; an
  * interval index adds its own bytes. An add that cannot grow the table
- * fails with NO_MEMORY and changes nothing; retried, it succeeds. */
+ * or start the index fails with NO_MEMORY and changes nothing (every
+ * block it took given back); retried, it succeeds. */
 static void test_category_bytes(void)
 {
 	enum { N = 600 };
@@ -431,6 +432,24 @@ static void test_category_bytes(void)
 						     SPATE_LAT_MAX } };
 		drt_category_stats(c, &st);
 		before = st.bytes;
+		/* the add that starts the index, failed at each allocation in
+		 * turn: NO_MEMORY, nothing changed, nothing kept */
+		for (long k = 1; i == N / 2 + 255 && k < 100; k++) {
+			allocs = 0;
+			fail_at = k;
+			int rc = drt_category_add(c, &s[i]);
+			fail_at = 0;
+			if (rc == 0) {
+				CHECK(drt_category_del(c, &s[i]));
+				CHECK(k > 2); /* the array and the index at least */
+				break;
+			}
+			CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+			CHECK_EQ_INT(drt_category_size(c), i - N / 4);
+			drt_category_stats(c, &st);
+			CHECK_EQ_INT(st.bytes, before);
+			CHECK_EQ_INT(live_bytes - bytes0, (long)before);
+		}
 		CHECK_EQ_INT(drt_category_add(c, &s[i]), 0);
 		if (i == N / 2 + 255) { /* the index starts */
 			drt_category_stats(c, &st);
