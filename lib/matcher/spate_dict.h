@@ -23,9 +23,9 @@ void spate_dict_destroy(struct spate_dict *d);
 /* The id of the string, or SPATE_DICT_NONE if it was never interned. */
 uint32_t spate_dict_lookup(const struct spate_dict *d, const char *p, size_t len);
 /* Several lookups at once (an event's keywords): ids[i] of s[i], i < n.
- * The hashes come first and their slots are prefetched, so the cache
- * misses of the n probes overlap instead of following each other (the
- * first SPATE_KW_MAX_HARD; any past them one by one). */
+ * Each string's hash is made and its slot prefetched during the probe
+ * of the one before, so the cache misses of the probes overlap instead
+ * of following each other. */
 void spate_dict_lookup_many(const struct spate_dict *d, const struct spate_str *s, size_t n,
 			    uint32_t *ids);
 /* The id of the string, interning it if new; SPATE_DICT_NONE on no memory. */

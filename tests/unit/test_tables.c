@@ -57,6 +57,12 @@ static void test_dict(void)
 		many_wrong += ids[i] != spate_dict_lookup(d, many[i].p, many[i].len);
 	CHECK_EQ_INT(many_wrong, 0);
 	CHECK(ids[1] == (uint32_t)(997 % 20000) && ids[2] == SPATE_DICT_NONE && ids[7] == e);
+	/* none (nothing written) and one (no next string to hash) */
+	memset(ids, 0xee, sizeof(ids));
+	spate_dict_lookup_many(d, many, 0, ids);
+	CHECK(ids[0] == 0xeeeeeeeeu);
+	spate_dict_lookup_many(d, many + 1, 1, ids);
+	CHECK(ids[0] == (uint32_t)(997 % 20000) && ids[1] == 0xeeeeeeeeu);
 	spate_dict_destroy(d);
 }
 
