@@ -131,21 +131,25 @@ static char *put_u64(char *p, uint64_t v)
  * cities' lines formatted their id again. len 0: an empty entry. */
 #define ID_TEXT_SLOTS 32768
 struct id_text {
-	uint64_t id;
-	uint32_t len;
-	char s[20];
+	uint64_t key; /* the id + 1; 0: an empty entry (or UINT64_MAX's, never kept) */
+	uint8_t len;  /* of the text and its newline */
+	char s[23];   /* the id's digits (up to 20) and a newline */
 };
 
 /* The matches of one event. The room for all of them is made once (48
  * bytes a line is more than one takes), and the lines written through a
- * local pointer: o->n updated at every line cost 8 instructions of 45. */
+ * local pointer, by fixed-size copies: the event id and its tab, then the
+ * subscription id and its newline (o->n updated at every line, the tab
+ * and the newline stored at every line and an empty entry's own test
+ * cost 12 of a line's 45 instructions). */
 static void put_matches(struct out_buf *o, uint64_t ev, const struct spate_matchvec *mv)
 {
 	static struct id_text id_text[ID_TEXT_SLOTS];
 	char ev_text[24]; /* copied whole: a fixed-size copy is a few moves */
-	size_t ev_len = (size_t)(put_u64(ev_text, ev) - ev_text);
+	size_t ev_len = (size_t)(put_u64(ev_text, ev) - ev_text) + 1;
 	size_t i = 0;
 
+	ev_text[ev_len - 1] = '\t';
 	while (i < mv->n) {
 		size_t room = (sizeof(o->b) - o->n) / 48;
 		if (room == 0) {
@@ -157,15 +161,15 @@ static void put_matches(struct out_buf *o, uint64_t ev, const struct spate_match
 		for (; i < stop; i++) {
 			uint64_t id = mv->v[i]->id;
 			struct id_text *t = &id_text[id % ID_TEXT_SLOTS];
-			if (t->len == 0 || t->id != id) {
-				t->id = id;
-				t->len = (uint32_t)(put_u64(t->s, id) - t->s);
+			if (t->key != id + 1) {
+				char *e = put_u64(t->s, id);
+				*e = '\n';
+				t->key = id + 1;
+				t->len = (uint8_t)(e + 1 - t->s);
 			}
 			memcpy(p, ev_text, sizeof(ev_text));
-			p[ev_len] = '\t';
-			memcpy(p + ev_len + 1, t->s, sizeof(t->s));
-			p += ev_len + 1 + t->len;
-			*p++ = '\n';
+			memcpy(p + ev_len, t->s, sizeof(t->s));
+			p += ev_len + t->len;
 		}
 		o->n = (size_t)(p - o->b);
 	}
