@@ -667,29 +667,30 @@ static void ftab_cycle(void)
 	CHECK_EQ_INT(drt_ftab_mapped_bytes(), base);
 }
 
-/* Loads below 4/8 are 4/8, above 7/8 (8/8 too: a full table has no
+/* Loads below 4/8 (3/8, 0) are 4/8, above 7/8 (8/8 too: a full table has no
  * empty slot to end a probe) are 7/8: the tables grow at the same keys
  * as tables set to 4 and 7. Out of memory at init: -1. */
 static void test_ftab_load(void)
 {
-	struct drt_ftab t[5];
-	static const uint32_t load[5] = { 0, 4, 100, 7, 8 };
+	struct drt_ftab t[6];
+	static const uint32_t load[6] = { 0, 4, 100, 7, 8, 3 };
 	int differ = 0;
 
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		CHECK_EQ_INT(drt_ftab_init(&t[i], 8), 0);
 		drt_ftab_set_max_load(&t[i], load[i]);
 	}
 	for (uint64_t k = 1; k <= 5000; k++) {
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 6; i++)
 			CHECK(drt_ftab_add(&t[i], k * 0x9e3779b97f4a7c15ull) != NULL);
 		differ += drt_ftab_bytes(&t[0]) != drt_ftab_bytes(&t[1]);
 		differ += drt_ftab_bytes(&t[2]) != drt_ftab_bytes(&t[3]);
 		differ += drt_ftab_bytes(&t[4]) != drt_ftab_bytes(&t[3]);
+		differ += drt_ftab_bytes(&t[5]) != drt_ftab_bytes(&t[1]);
 	}
 	CHECK_EQ_INT(differ, 0);
 	CHECK(drt_ftab_bytes(&t[0]) > drt_ftab_bytes(&t[2])); /* 4/8 is not 7/8 */
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		drt_ftab_free(&t[i]);
 	allocs = 0;
 	fail_at = 1;
