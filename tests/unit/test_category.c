@@ -727,14 +727,18 @@ static void test_ftab_growth_points(void)
  * run, no new mapping, the move refused) doubles by copying; one that
  * cannot get a new mapping at all stays as it was (add: NULL). Either
  * way every key keeps its payload, drt_ftab_mapped_bytes() counts the
- * one mapping the table has (256 or 512 KiB: 2 MiB), and freeing gives
- * it back, leaving the table empty (freed twice: nothing more). Then
- * add_from told an end past the table adds as add does. */
+ * one mapping the table has (its bytes up to 2 MiB multiples), and
+ * freeing gives it back, leaving the table empty (freed twice: nothing
+ * more). Then add_from told an end past the table adds as add does. */
 static void test_ftab_grow_short(void)
 {
-	const size_t huge = (size_t)2 << 20, slots = 16384, fill = slots * 6 / 8;
+	const size_t huge = (size_t)2 << 20;
 
-	for (int how = 0; how < 4; how++) {
+	for (int how = 0; how < 8; how++) {
+		/* 256 KiB tables (one huge page before and after), then 2 MiB
+		 * ones (one, then two) */
+		size_t slots = how < 4 ? 16384 : 131072, fill = slots * 6 / 8;
+		size_t grown = (how % 4 < 3 ? 2 : 1) * slots * 16;
 		struct drt_ftab t;
 		size_t base = drt_ftab_mapped_bytes();
 		uint64_t bad = 0;
@@ -748,17 +752,17 @@ static void test_ftab_grow_short(void)
 		}
 		CHECK_EQ_INT(drt_ftab_bytes(&t), slots * 16);
 		allocs = 0;
-		fail_at = how == 0; /* the saved run's array */
-		mmap_fails = how == 1 ? 1 : how == 3 ? 2 : 0;
-		mremap_fails = how == 2;
+		fail_at = how % 4 == 0; /* the saved run's array */
+		mmap_fails = how % 4 == 1 ? 1 : how % 4 == 3 ? 2 : 0;
+		mremap_fails = how % 4 == 2;
 		uint64_t *v = drt_ftab_add(&t, (fill + 1) * 0x9e3779b97f4a7c15ull);
 		fail_at = 0;
 		mmap_fails = 0;
 		mremap_fails = false;
-		CHECK_EQ_INT(v != NULL, how < 3);
-		CHECK_EQ_INT(drt_ftab_bytes(&t), (how < 3 ? 2 : 1) * slots * 16);
-		CHECK_EQ_INT(t.count, fill + (how < 3));
-		CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, huge);
+		CHECK_EQ_INT(v != NULL, how % 4 < 3);
+		CHECK_EQ_INT(drt_ftab_bytes(&t), grown);
+		CHECK_EQ_INT(t.count, fill + (how % 4 < 3));
+		CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, (grown + huge - 1) / huge * huge);
 		for (uint64_t k = 1; k <= fill; k++) {
 			v = drt_ftab_get(&t, k * 0x9e3779b97f4a7c15ull);
 			bad += v == NULL || *v != k;
