@@ -19,7 +19,7 @@
  * matching the event has its routing keyword in the event and overlaps the
  * event's cell on its level, and lies in its category's MBR, so its
  * category is listed. Each cell has a record of its own (struct cellf):
- * a 256-bit filter of the routing keywords filed in it, so an event looks
+ * a 2048-bit filter of the routing keywords filed in it, so an event looks
  * up only (cell, keyword) keys that may exist (a clear bit proves the key
  * absent, which keeps events fast in a routing table filled up to 7/8),
  * and the cell's footprint, a list like the keywords' giving the
@@ -68,7 +68,16 @@
 #define ROUTE_LOAD8 7
 #define ROUTE_LOAD8_SMALL 6
 #define ROUTE_DENSE_BYTES ((size_t)16 << 20)
-#define CF_WORDS 4         /* a cell's keyword filter: 256 bits */
+/* A cell's keyword filter: 2^CF_BITS_LOG2 bits, one per routing keyword
+ * hash. At 256 bits a 0.5-degree cell of a 1M FAST-style index (280 keys
+ * a cell) let 7.4 of an event's 9.4 keyword tests through, 3.8 of them to
+ * absent keys, each a probe of about 14 slots in a table 0.82 full; at
+ * 2048 bits 4.2 and 0.6. 4096 bits cut instructions a little more but
+ * missed more in the larger records, and cost a 100k index 21 bytes a
+ * subscription more (docs/benchmarks.md, "1M and 10M through the
+ * matcher"). */
+#define CF_BITS_LOG2 11
+#define CF_WORDS ((1u << CF_BITS_LOG2) / 64)
 #define CAP_FLOOR 16       /* cat_cap never holds a category below this size */
 #define COARSE_MIN_CELLS 9 /* fine cells from which a rare keyword's sub goes coarse */
 
@@ -121,13 +130,13 @@ struct rlist {
  * miss in a table kept 7/8 full. Inserts and deletes find the footprint
  * in the record they mark anyway: one table probe per cell, not two. */
 struct cellf {
+	struct rlist any; /* first: in the key's cache line */
 	uint64_t w[CF_WORDS];
-	struct rlist any;
 };
 
 static uint32_t cf_bit(uint32_t kwkey)
 {
-	return (uint32_t)(((uint64_t)kwkey * 0x9e3779b97f4a7c15ull) >> 56) % (64 * CF_WORDS);
+	return (uint32_t)(((uint64_t)kwkey * 0x9e3779b97f4a7c15ull) >> (64 - CF_BITS_LOG2));
 }
 
 /* A subscription's routing keys, looked up once: its cells on its
