@@ -334,7 +334,8 @@ static void test_routed_edges(void)
 
 /* A subscription filed coarse (the cluster's drt_placement.coarse) sits
  * one level up even where one fine cell holds it: the route's level-1
- * key finds it, the fine cell's does not (match_keys). Cells of 0.01 and
+ * key finds it, the fine cell's does not (match_keys); deleted by its
+ * hint, it leaves a fine one beside it found. Cells of 0.01 and
  * 90 degrees are the bounds of what a category takes. */
 static void test_coarse_filing(void)
 {
@@ -352,7 +353,16 @@ static void test_coarse_filing(void)
 		CHECK_EQ_INT(drt_category_match_keys(c, &e, &key, 1, &mv), 0);
 		CHECK_EQ_INT(mv.n, level == 1);
 	}
+	/* a fine one beside it (level 0); the coarse one deleted by its
+	 * hint: the fine one is still found (level 0 still looked at) */
+	struct spate_sub f = sub_at(2, kw5, 1);
+	uint64_t cand;
+	CHECK_EQ_INT(drt_category_add_routed(c, &f, 5 + 1, false), 0);
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 2);
 	CHECK(drt_category_del_routed(c, &s, 5 + 1, true));
+	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 1);
+	CHECK_EQ_INT(cand, 1);
+	CHECK(drt_category_del_routed(c, &f, 5 + 1, false));
 	CHECK_EQ_INT(drt_category_size(c), 0);
 	spate_matchvec_free(&mv);
 	drt_category_destroy(c);
@@ -823,12 +833,16 @@ static bool reset_peak(void)
  * takes 8 MiB more at its peak; copying into a new table would take 16
  * (old and new both resident until the old goes). Larger slots double
  * by copying; every key keeps its payload either way. Mapped bytes are
- * the table's own, 8 and 16 MiB being multiples of 2 MiB. */
+ * the table's own rounded up to 2 MiB (8 and 16 MiB: exactly theirs). */
 static void ftab_footprint(uint32_t payload, bool in_place)
 {
-	const size_t before = (size_t)8 << 20, base = drt_ftab_mapped_bytes();
+	const size_t huge = (size_t)2 << 20, base = drt_ftab_mapped_bytes();
+	size_t slots = 1;
+	while (2 * slots * (8 + payload) <= ((size_t)8 << 20))
+		slots *= 2;
+	const size_t before = slots * (8 + payload); /* 4.5 to 8 MiB */
 	struct drt_ftab t;
-	uint64_t fill = before / (8 + payload) * 6 / 8, bad = 0;
+	uint64_t fill = slots * 6 / 8, bad = 0;
 
 	CHECK_EQ_INT(drt_ftab_init(&t, payload), 0);
 	drt_ftab_set_map_min(&t, 64 * 1024);
@@ -840,14 +854,14 @@ static void ftab_footprint(uint32_t payload, bool in_place)
 		v[0] = v[payload / 8 - 1] = k;
 	}
 	CHECK_EQ_INT(drt_ftab_bytes(&t), before);
-	CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, before); /* a multiple of 2 MiB: no more */
+	CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, (before + huge - 1) / huge * huge);
 	CHECK(reset_peak());
 	long peak0 = peak_kib();
 	uint64_t *v = drt_ftab_add(&t, (fill + 1) * 0x9e3779b97f4a7c15ull); /* doubles */
 	long grew = peak_kib() - peak0;
 	CHECK(v != NULL);
 	CHECK_EQ_INT(drt_ftab_bytes(&t), 2 * before);
-	CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, 2 * before);
+	CHECK_EQ_INT(drt_ftab_mapped_bytes() - base, (2 * before + huge - 1) / huge * huge);
 	CHECK(peak0 > 0);
 	if (in_place)
 		CHECK((size_t)grew * 1024 < before * 3 / 2);
@@ -920,6 +934,7 @@ static void test_ftab_mappings(void)
 	mmap_misalign = false;
 	ftab_footprint(8, true);
 	ftab_footprint(504, true);
+	ftab_footprint(568, false); /* 576-byte slots: over the in-place bound */
 	ftab_footprint(1016, false);
 	/* no malloc(0) (it may return NULL): growing a mapped table whose
 	 * first slot is empty saves no run */
