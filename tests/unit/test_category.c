@@ -83,6 +83,18 @@ static struct spate_event event_at(const uint32_t *kw, uint16_t n_kw)
 	};
 }
 
+/* A content-only subscription: no keyword, the whole world, one
+ * constraint (attribute 0 <= le), which the interval index takes. */
+static struct spate_sub content_sub(uint64_t id, struct spate_constraint *cons, uint32_t le)
+{
+	*cons = (struct spate_constraint){ 0, SPATE_OP_LE, (double)le };
+	return (struct spate_sub){ .id = id,
+				   .n_cons = 1,
+				   .cons = cons,
+				   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
+					     SPATE_LAT_MAX } };
+}
+
 /* Match ev (routed by mask unless mask == 0); the match count and the
  * candidates this call looked at. */
 static size_t match(struct drt_category *c, const struct spate_event *ev, uint64_t mask,
@@ -175,12 +187,7 @@ static void test_routed_content_only(void)
 	spate_schema_default(&sc);
 	drt_category_set_schema(c, &sc);
 	for (uint32_t i = 0; i < N; i++) {
-		cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)i };
-		s[i] = (struct spate_sub){ .id = i + 1,
-					   .n_cons = 1,
-					   .cons = &cons[i],
-					   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
-						     SPATE_LAT_MAX } };
+		s[i] = content_sub(i + 1, &cons[i], i);
 		CHECK_EQ_INT(drt_category_add_routed(c, &s[i], 0, false), 0);
 		/* 255 in the keyword-less bucket; the 256th starts the index */
 		if (i == 254 || i == 255) {
@@ -434,12 +441,7 @@ static void test_category_bytes(void)
 	/* content-only subs: from the 256th in an interval index */
 	size_t before = 0;
 	for (uint32_t i = N / 2; i < N; i++) {
-		cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)i };
-		s[i] = (struct spate_sub){ .id = i + 1,
-					   .n_cons = 1,
-					   .cons = &cons[i],
-					   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX,
-						     SPATE_LAT_MAX } };
+		s[i] = content_sub(i + 1, &cons[i], i);
 		drt_category_stats(c, &st);
 		before = st.bytes;
 		/* the add that starts the index, failed at each allocation in
@@ -509,13 +511,8 @@ static void fill(struct drt_category *c, struct spate_sub *s, struct spate_const
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = first + i;
-		if (content && i % 4 != 3) { /* content-only: world, one constraint */
-			cons[i] = (struct spate_constraint){ 0, SPATE_OP_LE, (double)(id % 300) };
-			s[i] = (struct spate_sub){ .id = id,
-						   .n_cons = 1,
-						   .cons = &cons[i],
-						   .rect = { -SPATE_LON_MAX, -SPATE_LAT_MAX,
-							     SPATE_LON_MAX, SPATE_LAT_MAX } };
+		if (content && i % 4 != 3) {
+			s[i] = content_sub(id, &cons[i], id % 300);
 		} else {
 			s[i] = sub_at(id,
 				      i % 3 == 0   ? kw5
