@@ -142,14 +142,52 @@ struct id_text {
  * subscription id and its newline (o->n updated at every line, the tab
  * and the newline stored at every line and an empty entry's own test
  * cost 12 of a line's 45 instructions). */
+/* Event id ev's text and its tab into t (24 bytes), its length
+ * returned. Streams number their events in order, so the text of the
+ * last id written is kept and, for an id at most 9 past it, counted up
+ * in place (a carry past the first digit, and any other id, formatted
+ * anew): put_u64 took 50 instructions an event. */
+static size_t event_text(char *t, uint64_t ev)
+{
+	static char last[24];
+	static size_t last_len; /* with the tab; 0: none yet */
+	static uint64_t last_id;
+
+	if (last_len > 0 && ev > last_id && ev - last_id <= 9) {
+		size_t i = last_len - 2; /* the last digit */
+		unsigned v = (unsigned)(last[i] - '0') + (unsigned)(ev - last_id);
+		unsigned carry = v / 10;
+		last[i] = (char)('0' + v % 10);
+		while (carry != 0 && i > 0) {
+			if (last[--i] == '9') {
+				last[i] = '0';
+			} else {
+				last[i]++;
+				carry = 0;
+			}
+		}
+		if (carry == 0) {
+			last_id = ev;
+			memcpy(t, last, sizeof(last));
+			return last_len;
+		}
+	}
+	last_len = (size_t)(put_u64(last, ev) - last) + 1;
+	last[last_len - 1] = '\t';
+	last_id = ev;
+	memcpy(t, last, sizeof(last));
+	return last_len;
+}
+
 static void put_matches(struct out_buf *o, uint64_t ev, const struct spate_matchvec *mv)
 {
 	static struct id_text id_text[ID_TEXT_SLOTS];
 	char ev_text[24]; /* copied whole: a fixed-size copy is a few moves */
-	size_t ev_len = (size_t)(put_u64(ev_text, ev) - ev_text) + 1;
 	size_t i = 0;
 
-	ev_text[ev_len - 1] = '\t';
+	if (mv->n == 0) /* no text needed (a third of cities' events) */
+		return;
+	size_t ev_len = event_text(ev_text, ev);
 	while (i < mv->n) {
 		size_t room = (sizeof(o->b) - o->n) / 48;
 		if (room == 0) {
