@@ -637,6 +637,7 @@ static int parse_pairs(const struct field *f, const char *lo, const struct spate
 {
 	uint32_t max = allow_ops ? lim->max_constraints : lim->max_attrs;
 	uint32_t hard = allow_ops ? SPATE_CONS_MAX_HARD : SPATE_ATTR_MAX_HARD;
+	uint32_t most = max < hard ? max : hard;
 	size_t max_name = lim->max_name_len < SPATE_NAME_LEN_MAX_HARD ? lim->max_name_len
 								      : SPATE_NAME_LEN_MAX_HARD;
 	uint32_t c = 0;
@@ -651,7 +652,7 @@ static int parse_pairs(const struct field *f, const char *lo, const struct spate
 		int op = SPATE_OP_EQ;
 		double v = 0;
 
-		if (c >= max || c >= hard) {
+		if (c >= most) {
 			*n = c;
 			return fail(
 				err, errlen,
@@ -855,7 +856,9 @@ static int parse_line(const char *line, size_t len, const struct spate_limits *l
 	struct line_scan sc;
 	const struct field *fl = sc.fl;
 
-	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+	/* a byte above '\r' ends most lines' stripping at one test */
+	while (len > 0 && (unsigned char)line[len - 1] <= '\r' &&
+	       (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		len--;
 	scan_line(line, len, &sc);
 	if (reject_nul && sc.nul)
