@@ -869,6 +869,11 @@ static int parse_line(const char *line, size_t len, const struct spate_limits *l
 	if (sc.empty || sc.n_tab >= MAX_FIELDS)
 		return split_fail(&sc, err, errlen);
 	size_t nf = sc.n_tab + 1;
+	/* events first: most lines are */
+	if (field_is(&fl[0], "event")) {
+		op->kind = SPATE_LINE_EVENT;
+		return parse_event(fl, nf, lim, &op->u.ev, err, errlen);
+	}
 	if (field_is(&fl[0], "sub")) {
 		op->kind = SPATE_LINE_SUB;
 		return parse_sub(fl, nf, lim, &op->u.sub, err, errlen);
@@ -879,10 +884,6 @@ static int parse_line(const char *line, size_t len, const struct spate_limits *l
 			return fail(err, errlen, SPATE_E_BAD_SYNTAX,
 				    "unsub takes 1 field (id), got %zu", nf - 1);
 		return parse_id(&fl[1], line + len, &op->u.unsub_id, err, errlen);
-	}
-	if (field_is(&fl[0], "event")) {
-		op->kind = SPATE_LINE_EVENT;
-		return parse_event(fl, nf, lim, &op->u.ev, err, errlen);
 	}
 	op->kind = SPATE_LINE_NONE;
 	return fail(err, errlen, SPATE_E_BAD_SYNTAX,
