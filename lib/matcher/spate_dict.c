@@ -126,6 +126,9 @@ void spate_dict_lookup_many(const struct spate_dict *d, const struct spate_str *
 	 * one's probe runs, so their cache misses overlap, as with all the
 	 * hashes first (which kept them in arrays: stores, loads and a
 	 * second loop, 10 instructions a string). */
+	/* the table's fields in locals: a store to ids[] could change
+	 * d->mask for all the compiler knows, so it read it again each time */
+	const struct spate_dict t = *d;
 	uint64_t pre = prefix_of(s[0].p, s[0].len);
 	uint32_t h = hash_of(s[0].p, s[0].len, pre);
 	for (size_t i = 0; i < n; i++) {
@@ -134,9 +137,9 @@ void spate_dict_lookup_many(const struct spate_dict *d, const struct spate_str *
 		if (i + 1 < n) {
 			next_pre = prefix_of(s[i + 1].p, s[i + 1].len);
 			next_h = hash_of(s[i + 1].p, s[i + 1].len, next_pre);
-			__builtin_prefetch(&d->slots[next_h & d->mask]);
+			__builtin_prefetch(&t.slots[next_h & t.mask]);
 		}
-		ids[i] = d->slots[find_slot(d, s[i].p, s[i].len, h, pre)].id;
+		ids[i] = t.slots[find_slot(&t, s[i].p, s[i].len, h, pre)].id;
 		pre = next_pre;
 		h = next_h;
 	}
