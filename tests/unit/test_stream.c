@@ -1,5 +1,6 @@
 /* test_stream.c - the stream format parser on good and bad lines. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +20,21 @@ static int parse(const char *line, struct spate_stream_op *op)
 static bool str_is(const struct spate_str *s, const char *want)
 {
 	return s->len == strlen(want) && memcmp(s->p, want, s->len) == 0;
+}
+
+/* The line fmt makes parses to want (0 or -SPATE_E_*). */
+static void check_line(int want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void check_line(int want, const char *fmt, ...)
+{
+	char line[512];
+	struct spate_stream_op op;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	CHECK_EQ_INT(parse(line, &op), want);
 }
 
 static void test_good(void)
@@ -312,7 +328,7 @@ static void test_values_as_strtod(void)
  * than a comma, wherever the item stands in its list. */
 static void test_values_long(void)
 {
-	char line[256], zeros[80];
+	char zeros[80];
 	struct spate_stream_op op;
 
 	for (int len = 60; len <= 66; len++) {
@@ -320,12 +336,9 @@ static void test_values_long(void)
 		zeros[len - 1] = '1';
 		zeros[len] = '\0';
 		int want = len < 64 ? 0 : -SPATE_E_BAD_VALUE;
-		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\ta=%s", zeros);
-		CHECK_EQ_INT(parse(line, &op), want);
-		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\ta=%s,b=2", zeros);
-		CHECK_EQ_INT(parse(line, &op), want);
-		snprintf(line, sizeof(line), "sub\t1\t0\t0\t1\t1\tk\tb<2,a>=%s", zeros);
-		CHECK_EQ_INT(parse(line, &op), want);
+		check_line(want, "event\t1\t0\t0\t-\ta=%s", zeros);
+		check_line(want, "event\t1\t0\t0\t-\ta=%s,b=2", zeros);
+		check_line(want, "sub\t1\t0\t0\t1\t1\tk\tb<2,a>=%s", zeros);
 	}
 	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta=12x,b=2", &op), -SPATE_E_BAD_VALUE);
 	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta=1.5=2,b=2", &op), -SPATE_E_BAD_VALUE);
@@ -339,16 +352,14 @@ static void test_values_long(void)
 static void test_name_limits(void)
 {
 	struct spate_stream_op op;
-	char name[400], line[512];
+	char name[400];
 
 	for (uint32_t len = lim.max_name_len; len <= lim.max_name_len + 1; len++) {
 		memset(name, 'a', len);
 		name[len] = '\0';
 		int want = len <= lim.max_name_len ? 0 : -SPATE_E_KEYWORD_TOO_LONG;
-		snprintf(line, sizeof(line), "event\t1\t0\t0\t-\t%s=1", name);
-		CHECK_EQ_INT(parse(line, &op), want);
-		snprintf(line, sizeof(line), "sub\t1\t0\t0\t1\t1\tk\t%s>=1", name);
-		CHECK_EQ_INT(parse(line, &op), want);
+		check_line(want, "event\t1\t0\t0\t-\t%s=1", name);
+		check_line(want, "sub\t1\t0\t0\t1\t1\tk\t%s>=1", name);
 	}
 	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta<1", &op), -SPATE_E_BAD_SYNTAX);
 	CHECK_EQ_INT(parse("event\t1\t0\t0\t-\ta b=1", &op), -SPATE_E_BAD_KEYWORD);
