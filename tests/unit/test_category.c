@@ -213,6 +213,13 @@ static void test_routed_content_only(void)
 	CHECK_EQ_INT(match(c, &e, 1u << 1, &cand), 0); /* only 5 routed: not the index */
 	CHECK_EQ_INT(cand, 0);
 	CHECK_EQ_INT(match(c, &e, 0, &cand), N - 100);
+	/* keyword-less but a small rectangle: not content-only, it goes to
+	 * its bucket (one candidate), not to the index */
+	struct spate_sub small = sub_at(2000, NULL, 0);
+	CHECK_EQ_INT(drt_category_add_routed(c, &small, 0, false), 0);
+	CHECK_EQ_INT(match(c, &e, 1u << 0, &cand), N - 100 + 1);
+	CHECK_EQ_INT(cand, 1);
+	CHECK(drt_category_del(c, &small));
 	/* Merged into another category: all there, from empty and usable. */
 	struct drt_category *d = drt_category_create(2);
 	drt_category_set_schema(d, &sc);
