@@ -709,6 +709,101 @@ static void test_ids_as_strtoull(void)
 	CHECK_EQ_INT(bad, 0);
 }
 
+/* err NULL: the code alone, whatever errlen says (no message is written
+ * anywhere); errlen 0: err is not touched. */
+static void test_err_optional(void)
+{
+	static const char *const bad[] = {
+		"sub\tx\t0\t0\t1\t1\tk",
+		"event\t1\tNaN\t0\tk",
+		"event\t1\t0\t0\tk\tpop=",
+		"unsub\t1\t2",
+		"nope\t1",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct spate_stream_op op;
+		char err[8] = "X";
+		int want = parse(bad[i], &op);
+		CHECK(want < 0);
+		CHECK_EQ_INT(spate_stream_parse_line(bad[i], strlen(bad[i]), &lim, &op, NULL, 256),
+			     want);
+		CHECK_EQ_INT(spate_stream_parse_line(bad[i], strlen(bad[i]), &lim, &op, err, 0),
+			     want);
+		CHECK(strcmp(err, "X") == 0);
+	}
+}
+
+/* A bad coordinate's message says which way it is bad. */
+static void test_coord_messages(void)
+{
+	static const struct {
+		const char *line, *says;
+	} cases[] = {
+		{ "event\t1\tNaN\t0\tk", "'NaN' is not a decimal number" },
+		{ "event\t1\t0\t1.2.3\tk", "'1.2.3' is not a decimal number" },
+		{ "event\t1\t0\t90.0000001\tk", "'90.0000001' out of range [-90, 90]" },
+		{ "sub\t1\t-180.5\t0\t1\t1\tk", "'-180.5' out of range [-180, 180]" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct spate_stream_op op;
+		char err[256] = "";
+		CHECK_EQ_INT(spate_stream_parse_line(cases[i].line, strlen(cases[i].line), &lim,
+						     &op, err, sizeof(err)),
+			     -SPATE_E_BAD_COORD);
+		if (strstr(err, cases[i].says) == NULL)
+			fprintf(stderr, "'%s': message '%s', want '%s'\n", cases[i].line, err,
+				cases[i].says);
+		CHECK(strstr(err, cases[i].says) != NULL);
+	}
+}
+
+/* spate_parse_coord reads len bytes and no more: every prefix of a
+ * generated coordinate text (sign, 0-4 integer digits, a point, 0-10
+ * decimals, now and then another byte), parsed in place with digits
+ * after it, gives what the same bytes give alone at the end of a heap
+ * block (where ASan sees a read past them). */
+static void test_coord_len_only(void)
+{
+	static const char other[] = "./-+e x9";
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int bad = 0;
+
+	for (int t = 0; t < 20000; t++) {
+		char s[48];
+		size_t n = 0;
+		uint64_t r = next_rand(&x);
+		if (r % 3 == 0)
+			s[n++] = r % 2 ? '-' : '+';
+		for (int k = (int)(r >> 8) % 5; k > 0; k--)
+			s[n++] = (char)('0' + (r >> (8 + 4 * k)) % 10);
+		if ((r >> 30) % 4 != 0) {
+			s[n++] = '.';
+			for (int k = (int)(r >> 33) % 11; k > 0; k--)
+				s[n++] = (char)('0' + (r >> (20 + 3 * k)) % 10);
+		}
+		if (n > 0 && (r >> 60) % 4 == 0)
+			s[(r >> 40) % n] = other[(r >> 50) % (sizeof(other) - 1)];
+		size_t full = n;
+		for (int k = 0; k < 8; k++) /* digits after the text */
+			s[n++] = (char)('0' + (r >> (4 * k)) % 10);
+		for (size_t len = 0; len <= full; len++) {
+			char *alone = malloc(len > 0 ? len : 1);
+			if (alone == NULL)
+				return;
+			memcpy(alone, s, len);
+			int32_t a = -1, b = -1;
+			int ra = spate_parse_coord(s, len, SPATE_LON_MAX, &a);
+			int rb = spate_parse_coord(alone, len, SPATE_LON_MAX, &b);
+			free(alone);
+			if ((ra != rb || (ra == 0 && a != b)) && bad++ < 5)
+				fprintf(stderr,
+					"coord '%.*s' (len %zu): %d/%d in place, %d/%d alone\n",
+					(int)n, s, len, ra, a, rb, b);
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -726,5 +821,8 @@ int main(void)
 	test_split_as_tabs();
 	test_reader_nul();
 	test_ids_as_strtoull();
+	test_err_optional();
+	test_coord_messages();
+	test_coord_len_only();
 	return check_summary("stream");
 }
