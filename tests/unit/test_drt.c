@@ -1097,6 +1097,107 @@ static void test_spatial_area(void)
 	drt_cluster_destroy(cl);
 }
 
+/* A(c) is floored at one routing cell, never capped there: a category of
+ * 10 x 10 cells meets a 15 x 10 sub with SpatialSim 100 / 150 = 0.67,
+ * above new_th 0.5, and takes it (capped at one cell it would be 1 / 51
+ * and open a new category). */
+static void test_spatial_area_large(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[2];
+	uint32_t cat = 0;
+
+	drt_params_default(&p);
+	p.alpha = 0;
+	p.new_th = 0.5;
+	p.route_cell = 1;
+	p.cmax = 1000;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (int i = 0; i < 2; i++) {
+		q[i] = (struct spate_sub){ .id = (uint64_t)i + 1 };
+		q[i].rect = (struct spate_rect){ 0, 0, (10 + 5 * i) * SPATE_COORD_SCALE,
+						 10 * SPATE_COORD_SCALE };
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i == 0));
+		if (i == 0)
+			cat = pl.cat;
+		else
+			CHECK_EQ_INT(pl.cat, cat);
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 1);
+	drt_cluster_destroy(cl);
+}
+
+/* A keyword whose last subscription goes leaves no key behind: 300
+ * subs, each with a keyword of its own, placed beside a standing one
+ * and removed in turn, leave the summaries' memory where one did. */
+static void test_keyword_counts_go(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct drt_cluster_stats st;
+	struct spate_sub anchor, q;
+	uint32_t akw, kw;
+	size_t bytes_one = 0;
+
+	drt_params_default(&p);
+	p.alpha = 0; /* space alone: every sub joins the anchor's category */
+	p.route_cell = 1;
+	p.cmax = 1000;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	lone_sub(&anchor, &akw, 1, 10, 10, 1);
+	CHECK_EQ_INT(drt_cluster_place(cl, &anchor, &pl), 0);
+	uint32_t cat = pl.cat;
+	for (uint32_t i = 0; i < 300; i++) {
+		uint32_t two[2] = { 1, 1000 + i };
+		lone_sub(&q, &kw, 2 + i, 10, 10, 0);
+		q.kw = two;
+		q.n_kw = 2;
+		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+		CHECK_EQ_INT(pl.cat, cat);
+		CHECK_EQ_INT(drt_cluster_remove(cl, &q, &rm), 0);
+		drt_cluster_stats(cl, &st);
+		if (i == 0)
+			bytes_one = st.bytes;
+		CHECK_EQ_INT(st.bytes, bytes_one);
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 1);
+	drt_cluster_destroy(cl);
+}
+
+/* The id base is set once, before any category: refused after a first
+ * setting (even with no category yet), after categories exist, and
+ * above UINT32_MAX / 2; the first category takes the base. */
+static void test_id_base(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q;
+	uint32_t kw;
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	CHECK_EQ_INT(drt_cluster_set_id_base(cl, UINT32_MAX / 2 + 1), -SPATE_E_NOT_ALLOWED);
+	CHECK_EQ_INT(drt_cluster_set_id_base(cl, 100), 0);
+	CHECK_EQ_INT(drt_cluster_set_id_base(cl, 200), -SPATE_E_NOT_ALLOWED);
+	CHECK_EQ_INT(drt_cluster_set_id_base(cl, 1), -SPATE_E_NOT_ALLOWED);
+	lone_sub(&q, &kw, 1, 10, 10, 1);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+	CHECK_EQ_INT(pl.cat, 100);
+	drt_cluster_destroy(cl);
+	cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+	CHECK_EQ_INT(pl.cat, 1);
+	CHECK_EQ_INT(drt_cluster_set_id_base(cl, 300), -SPATE_E_NOT_ALLOWED);
+	drt_cluster_destroy(cl);
+}
+
 /* drt_geo_sims against SpatialSim computed one rectangle at a time as
  * the cluster's formula reads (union in coordinates, areas in doubles):
  * the same doubles to the bit, for every count (the pairs and the odd
@@ -1265,6 +1366,9 @@ int main(void)
 	test_place_no_memory();
 	test_nearest_after_unlive();
 	test_spatial_area();
+	test_spatial_area_large();
+	test_keyword_counts_go();
+	test_id_base();
 	for (uint64_t seed = 1; seed <= 4; seed++)
 		test_geo(seed);
 	test_merge_most_correlated();
