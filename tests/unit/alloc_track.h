@@ -11,7 +11,10 @@
  * bad_aligns aligned_alloc's alignments that are not a power of two,
  * overruns bytes written past the end of a block (seen at its free).
  * fail_at: the fail_at-th allocation after allocs was set to 0 fails
- * (0 = none). Blocks that libc itself allocates (fopen, open_memstream)
+ * (0 = none). fresh_fill, fresh_fill_len: while fresh_fill is set, every block malloc
+ * hands out starts as copies of those bytes (garbage made to look like
+ * data, where malloc would give zeros), so code that reads a block before
+ * it writes it is seen. Blocks that libc itself allocates (fopen, open_memstream)
  * are not seen: use fmemopen on a buffer of the test's own. */
 #ifndef SPATE_ALLOC_TRACK_H
 #define SPATE_ALLOC_TRACK_H
@@ -45,6 +48,8 @@ static size_t track_size[LIVE_SLOTS];
  * the call */
 static volatile long n_live, live_bytes, bad_frees, zero_allocs, bad_aligns, overruns, fail_at,
 	allocs;
+static const unsigned char *volatile fresh_fill;
+static volatile size_t fresh_fill_len;
 
 static uint32_t live_hash(const void *p)
 {
@@ -92,6 +97,9 @@ void *__wrap_malloc(size_t n)
 	void *p = alloc_fails(n) ? NULL : __real_malloc(n + PAD);
 	if (p)
 		live_add(p, n);
+	for (size_t k = 0; p != NULL && fresh_fill != NULL && k < n; k += fresh_fill_len)
+		memcpy((char *)p + k, (const void *)fresh_fill,
+		       n - k < fresh_fill_len ? n - k : fresh_fill_len);
 	return p;
 }
 

@@ -15,8 +15,10 @@
  *     next event right;
  *   - 20,000 subs added and deleted one at a time: the memory the
  *     matcher holds stays what it was after the first 1,000;
- *   - the kd-tree's rebuilds (stats), the dictionary's unknown ids and
- *     two names that differ in their last byte alone with one hash;
+ *   - the kd-tree's rebuilds (stats), the dictionary's unknown ids, two
+ *     names with one hash that differ in one byte past the first 8, new
+ *     tables' slots all empty (fresh blocks filled with slots that look
+ *     taken) and strings at the ends of their 64 KiB blocks;
  *   - remember_deletes out of memory: NO_MEMORY exactly, the old memory
  *     of deletes kept.
  * Allocations are wrapped (alloc_track.h). */
@@ -311,41 +313,146 @@ static void test_dict_ids(void)
 	CHECK_EQ_INT(n_live, live0);
 }
 
-/* Two 17-byte strings the same but for their last byte, with the same
- * 32-bit hash (found by search: 256 last bytes a base, about 130,000
- * bases expected), are two names: only the bytes past the first 8
- * (tail_equal) tell them apart. */
-static void test_dict_last_byte(void)
+/* Two strings of len bytes the same but for byte pos, with the same
+ * 32-bit hash (found by search: 256 values of that byte a base, about
+ * 130,000 bases expected; the base is 8 bytes outside pos, the rest
+ * 'x'), are two names: only the bytes past the first 8 (tail_equal) tell
+ * them apart. len 17, pos 16: the last byte; len 17, pos 8: a byte the
+ * last 8 do not hold (the memcmp path); len 9, pos 8: the one byte past
+ * the prefix (the path of 9 to 16 bytes, not skipped as a short one's). */
+static void test_dict_collision(size_t len, size_t pos)
 {
-	unsigned char a[17] = "collide:", b[17];
-	static uint32_t h[256];
+	unsigned char a[17], b[17];
+	static uint32_t seen[512], stamp[512];
+	static uint32_t round;
+	size_t at = pos >= 8 ? 0 : len - 8; /* where the base goes */
 	bool found = false;
 
+	memset(a, 'x', sizeof(a));
 	for (uint64_t base = 0; base < (1u << 22) && !found; base++) {
-		memcpy(a + 8, &base, 8);
-		for (uint32_t last = 0; last < 256 && !found; last++) {
-			a[16] = (unsigned char)last;
-			h[last] = spate_hash_bytes(a, 17);
-			for (uint32_t j = 0; j < last; j++)
-				if (h[j] == h[last]) {
-					memcpy(b, a, 17);
-					b[16] = (unsigned char)j;
+		memcpy(a + at, &base, 8);
+		round++;
+		for (uint32_t v = 0; v < 256 && !found; v++) {
+			a[pos] = (unsigned char)v;
+			uint32_t h = spate_hash_bytes(a, len);
+			/* the first byte value a hash was seen with, by open addressing */
+			for (uint32_t i = h & 511;; i = (i + 1) & 511) {
+				if (stamp[i] != round) {
+					stamp[i] = round;
+					seen[i] = h << 8 >> 8 | v << 24;
+					break;
+				}
+				uint32_t u = seen[i] >> 24;
+				a[pos] = (unsigned char)u;
+				bool same = (seen[i] << 8 >> 8) == (h << 8 >> 8) &&
+					    spate_hash_bytes(a, len) == h;
+				a[pos] = (unsigned char)v;
+				if (same) {
+					memcpy(b, a, len);
+					b[pos] = (unsigned char)u;
 					found = true;
 					break;
 				}
+			}
 		}
 	}
 	CHECK(found);
 	if (!found)
 		return;
 	struct spate_dict *d = spate_dict_create();
-	uint32_t ia = spate_dict_intern(d, (const char *)a, 17);
-	uint32_t ib = spate_dict_intern(d, (const char *)b, 17);
+	uint32_t ia = spate_dict_intern(d, (const char *)a, len);
+	uint32_t ib = spate_dict_intern(d, (const char *)b, len);
 	CHECK(ia != ib);
-	CHECK_EQ_INT(spate_dict_lookup(d, (const char *)a, 17), ia);
-	CHECK_EQ_INT(spate_dict_lookup(d, (const char *)b, 17), ib);
+	CHECK_EQ_INT(spate_dict_lookup(d, (const char *)a, len), ia);
+	CHECK_EQ_INT(spate_dict_lookup(d, (const char *)b, len), ib);
 	CHECK_EQ_INT(spate_dict_count(d), 2);
 	spate_dict_destroy(d);
+}
+
+/* The dictionary's slot as spate_dict.c lays it out (struct dict_slot),
+ * to fill fresh blocks with slots that look taken. */
+struct ghost_slot {
+	uint64_t prefix;
+	uint32_t hash, id, len;
+};
+
+/* A name "g<n>" (up to 8 bytes) whose hash's low 10 bits are low10: its first slot
+ * in every table of up to 1024 slots is the same. */
+static int ghost(char *buf, uint32_t low10, struct ghost_slot *g)
+{
+	for (uint32_t n = 0;; n++) {
+		int len = snprintf(buf, 16, "g%u", n);
+		uint64_t pre = spate_hash_load_padded((const unsigned char *)buf, (size_t)len);
+		uint32_t h = spate_hash_word(pre, (size_t)len);
+		if ((h & 1023) == low10) {
+			*g = (struct ghost_slot){ pre, h, 0, (uint32_t)len };
+			return len;
+		}
+	}
+}
+
+/* Every slot of a new table is marked empty, the first and the last
+ * included: with fresh blocks full of slots that claim two names for id
+ * 0 (one whose first slot is a table's first, one whose first is its
+ * last), neither name is known, at 64 slots and after each growth to
+ * 1024. */
+static void test_dict_fresh_slots(void)
+{
+	static struct ghost_slot rec[2]; /* slot i of a fresh block is rec[i % 2] */
+	char first[16], last[16];
+	int lf = ghost(first, 0, &rec[0]), ll = ghost(last, 1023, &rec[1]);
+	int wrong = 0;
+
+	fresh_fill_len = sizeof(rec);
+	fresh_fill = (const unsigned char *)rec;
+	struct spate_dict *d = spate_dict_create();
+	for (uint32_t i = 0; i <= 300; i++) {
+		wrong += spate_dict_lookup(d, first, (size_t)lf) != SPATE_DICT_NONE;
+		wrong += spate_dict_lookup(d, last, (size_t)ll) != SPATE_DICT_NONE;
+		if (i < 300)
+			wrong += spate_dict_intern(d, words[i], strlen(words[i])) != i;
+	}
+	fresh_fill = NULL;
+	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(spate_dict_intern(d, last, (size_t)ll), 300);
+	CHECK_EQ_INT(spate_dict_intern(d, first, (size_t)lf), 301);
+	spate_dict_destroy(d);
+}
+
+/* The strings' 64 KiB blocks: a string (with its NUL) that ends exactly
+ * at a block's end, one a byte longer than a block, one that fits a
+ * block exactly, one far larger; each byte-exact and NUL-terminated
+ * where it is, nothing written past a block (overruns), every block
+ * given back. */
+static void test_dict_str_blocks(void)
+{
+	enum { BLOCK = 64 << 10 };
+	static const size_t lens[] = { 1, 2, BLOCK - 4, 3, BLOCK - 1, BLOCK, 5, 100000, 1 };
+	static char big[100001];
+	long live0 = n_live, over0 = overruns;
+	struct spate_dict *d = spate_dict_create();
+	size_t n = sizeof(lens) / sizeof(lens[0]);
+	int wrong = 0;
+
+	/* "x" and "yz" take 5 bytes, so BLOCK - 4 (and its NUL) ends the
+	 * first block; "abc" starts the next */
+	for (size_t i = 0; i < n; i++) {
+		memset(big, (int)('a' + i), lens[i]);
+		wrong += spate_dict_intern(d, big, lens[i]) != i;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0;
+		const char *s = spate_dict_str(d, (uint32_t)i, &len);
+		memset(big, (int)('a' + i), lens[i]);
+		if (s == NULL || len != lens[i] || memcmp(s, big, len) != 0 || s[len] != '\0' ||
+		    spate_dict_lookup(d, big, lens[i]) != i)
+			wrong++;
+	}
+	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(spate_dict_count(d), n);
+	spate_dict_destroy(d);
+	CHECK_EQ_INT(overruns, over0);
+	CHECK_EQ_INT(n_live, live0);
 }
 
 /* Out of memory at each allocation of an engine's create: NULL and no
@@ -533,7 +640,11 @@ int main(int argc, char **argv)
 	/* argv[1]: one engine only (the mutation tool's runs) */
 	test_remember_no_memory();
 	test_dict_ids();
-	test_dict_last_byte();
+	test_dict_collision(17, 16);
+	test_dict_collision(17, 8);
+	test_dict_collision(9, 8);
+	test_dict_fresh_slots();
+	test_dict_str_blocks();
 	test_kd_rebuilds();
 	test_drt_category_no_memory();
 	for (uint32_t i = 0; i < N_ENGINES; i++) {
