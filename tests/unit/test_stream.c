@@ -804,6 +804,125 @@ static void test_coord_len_only(void)
 	CHECK_EQ_INT(bad, 0);
 }
 
+/* Attribute and constraint fields of 1-5 items (names of 1-24 bytes,
+ * now and then one byte that is not a name byte anywhere in one, fields
+ * of 4-150 bytes, so the name scan's 16 bytes meet every offset from
+ * the field's end): taken exactly when every name is all name bytes
+ * (spate_name_ok), with each name and value as written. */
+static void test_pairs_as_reference(void)
+{
+	static const char *const ops[] = { "=", "<", "<=", ">", ">=", "!=" };
+	static const char bad_bytes[] = "$ ~#/\"'\x80\xff;?";
+	char good_bytes[256];
+	size_t n_good = 0;
+	uint64_t x = 0xd1b54a32d192ed03ull;
+	int bad = 0;
+
+	for (int b = 1; b < 256; b++)
+		if (spate_name_ok[b] && b != '\t')
+			good_bytes[n_good++] = (char)b;
+	for (int t = 0; t < 30000; t++) {
+		char line[320], names[5][32];
+		size_t name_len[5];
+		unsigned value[5], op_of[5];
+		bool sub = t % 2 == 1, all_good = true;
+		uint64_t r = next_rand(&x);
+		int items = 1 + (int)(r % 5);
+		size_t n =
+			(size_t)snprintf(line, sizeof(line),
+					 sub ? "sub\t1\t0\t0\t1\t1\tk\t" : "event\t1\t0\t0\tk\t");
+		for (int i = 0; i < items; i++) {
+			r = next_rand(&x);
+			name_len[i] = 1 + (size_t)(r % 24);
+			r /= 24;
+			for (size_t j = 0; j < name_len[i]; j++, r = r * 6364136223846793005ull + 1)
+				names[i][j] = good_bytes[(r >> 33) % n_good];
+			if (r % 4 == 0) {
+				names[i][(r >> 8) % name_len[i]] =
+					bad_bytes[(r >> 16) % (sizeof(bad_bytes) - 1)];
+				all_good = false;
+			}
+			op_of[i] = sub ? (unsigned)((r >> 24) % 6) : 0;
+			value[i] = (unsigned)((r >> 30) % 1000000);
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%.*s%s%u",
+					      i > 0 ? "," : "", (int)name_len[i], names[i],
+					      ops[op_of[i]], value[i]);
+		}
+		struct spate_stream_op op;
+		int rc = parse(line, &op);
+		bool same = all_good ? rc == 0 : rc != 0;
+		for (int i = 0; same && rc == 0 && i < items; i++) {
+			const struct spate_str *nm =
+				sub ? &op.u.sub.cons[i].name : &op.u.ev.attr[i].name;
+			double v = sub ? op.u.sub.cons[i].value : op.u.ev.attr[i].value;
+			same = nm->len == name_len[i] && memcmp(nm->p, names[i], nm->len) == 0 &&
+			       v == value[i] &&
+			       (sub ? op.u.sub.n_cons : op.u.ev.n_attr) == (uint32_t)items;
+		}
+		if (!same && bad++ < 5)
+			fprintf(stderr, "'%s': rc %d, want %s\n", line, rc,
+				all_good ? "0" : "an error");
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
+/* Every "name OP" with nothing after it: no value (BAD_VALUE), at the
+ * field's end and before a comma; "!" alone is no operator. */
+static void test_pairs_no_value(void)
+{
+	static const char *const ops[] = { "=", "<", "<=", ">", ">=", "!=" };
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		check_line(-SPATE_E_BAD_VALUE, "sub\t1\t0\t0\t1\t1\tk\tpop%s", ops[i]);
+		check_line(-SPATE_E_BAD_VALUE, "sub\t1\t0\t0\t1\t1\tk\tpop%s,a=1", ops[i]);
+		check_line(-SPATE_E_BAD_VALUE, "sub\t1\t0\t0\t1\t1\tk\ta=1,pop%s", ops[i]);
+	}
+	check_line(-SPATE_E_BAD_OP, "sub\t1\t0\t0\t1\t1\tk\tpop!");
+	check_line(-SPATE_E_BAD_OP, "sub\t1\t0\t0\t1\t1\tk\tpop!,a=1");
+}
+
+/* The reader writes err only for a bad line: not at the end of the file. */
+static void test_reader_end_quiet(void)
+{
+	char path[] = "/tmp/test_stream_XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] = "event\t1\t0\t0\tk\n# end\n";
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	struct spate_stream_reader r;
+	struct spate_stream_op op;
+	char err[256] = "untouched";
+	CHECK_EQ_INT(spate_stream_open(&r, path, &lim), 0);
+	CHECK_EQ_INT(spate_stream_next(&r, &op, err, sizeof(err)), 1);
+	CHECK_EQ_INT(spate_stream_next(&r, &op, err, sizeof(err)), 0);
+	CHECK(strcmp(err, "untouched") == 0);
+	CHECK_EQ_INT(spate_stream_next(&r, &op, err, sizeof(err)), 0);
+	CHECK(strcmp(err, "untouched") == 0);
+	spate_stream_close(&r);
+	unlink(path);
+}
+
+/* Coordinates of exactly 7 decimals one after another, every last
+ * decimal after every other: each its own value. */
+static void test_coord_in_a_row(void)
+{
+	for (int a = 0; a < 10; a++)
+		for (int b = 0; b < 10; b++) {
+			char s[2][16] = { "12.345678", "-7.654321" };
+			int32_t v = 0;
+			s[0][9] = (char)('0' + a);
+			s[1][9] = (char)('0' + b);
+			s[0][10] = s[1][10] = '\0';
+			CHECK_EQ_INT(spate_parse_coord(s[0], 10, SPATE_LON_MAX, &v), 0);
+			CHECK_EQ_INT(v, 123456780 + a);
+			CHECK_EQ_INT(spate_parse_coord(s[1], 10, SPATE_LON_MAX, &v), 0);
+			CHECK_EQ_INT(v, -(76543210 + b));
+		}
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -824,5 +943,9 @@ int main(void)
 	test_err_optional();
 	test_coord_messages();
 	test_coord_len_only();
+	test_pairs_as_reference();
+	test_pairs_no_value();
+	test_reader_end_quiet();
+	test_coord_in_a_row();
 	return check_summary("stream");
 }
