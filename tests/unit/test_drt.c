@@ -910,7 +910,7 @@ static void test_merge_most_correlated(void)
  * still merges a and b; merge_finite leaves a (CD = 0) out, b's 0.2 is
  * below merge_th and b merges with c across. None is the spatial
  * fallback (merges_no_corr). */
-static void test_merge_rule(uint32_t each, uint32_t finite, int n_ab, int n_bc)
+static void test_merge_rule(uint32_t each, uint32_t finite, int n_ab, int n_bc, int aged)
 {
 	struct drt_params p;
 	struct spate_sub q[5];
@@ -938,10 +938,18 @@ static void test_merge_rule(uint32_t each, uint32_t finite, int n_ab, int n_bc)
 			if (c < 0)
 				break;
 			uint32_t ab[2] = { cat[a], cat[b] }, bc[2] = { cat[b], cat[c] };
-			for (int t = 0; t < n_ab; t++)
+			/* aged: twice the counts, halved by a period's end, which
+			 * recounts CS and CD from the pairs */
+			for (int t = 0; t < n_ab << aged; t++)
 				drt_cluster_feedback(cl, ab, 2);
-			for (int t = 0; t < n_bc; t++)
+			for (int t = 0; t < n_bc << aged; t++)
 				drt_cluster_feedback(cl, bc, 2);
+			if (aged) {
+				CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+				struct drt_cluster_stats st;
+				drt_cluster_stats(cl, &st);
+				CHECK_EQ_INT(st.moves, 0); /* wk[] still right */
+			}
 		}
 		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
 		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
@@ -1198,6 +1206,42 @@ static void test_id_base(void)
 	drt_cluster_destroy(cl);
 }
 
+/* stats.bytes counts the co-match pairs as an idmap of 16-byte slots at
+ * most half full, 64 slots at least: 45 pairs of 10 categories, one at a
+ * time; the memory steps once, by 64 slots, at the 33rd pair. */
+static void test_corr_bytes(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats st;
+	struct spate_sub q[10];
+	uint32_t kw[10], cat[10];
+
+	drt_params_default(&p);
+	p.cmax = 1000;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 10; i++) {
+		lone_sub(&q[i], &kw[i], i + 1, -150 + 30 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+	}
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.corr_pairs, 0);
+	size_t before = st.bytes;
+	for (uint32_t i = 0; i < 10; i++)
+		for (uint32_t j = i + 1; j < 10; j++) {
+			uint32_t two[2] = { cat[i], cat[j] };
+			drt_cluster_feedback(cl, two, 2);
+			drt_cluster_stats(cl, &st);
+			CHECK_EQ_INT(st.bytes - before, st.corr_pairs == 33 ? 64 * 16 : 0);
+			before = st.bytes;
+		}
+	CHECK_EQ_INT(st.corr_pairs, 45);
+	drt_cluster_destroy(cl);
+}
+
 /* drt_geo_sims against SpatialSim computed one rectangle at a time as
  * the cluster's formula reads (union in coordinates, areas in doubles):
  * the same doubles to the bit, for every count (the pairs and the odd
@@ -1369,13 +1413,19 @@ int main(void)
 	test_spatial_area_large();
 	test_keyword_counts_go();
 	test_id_base();
+	test_corr_bytes();
 	for (uint64_t seed = 1; seed <= 4; seed++)
 		test_geo(seed);
 	test_merge_most_correlated();
-	test_merge_rule(0, 0, 5, 1);
-	test_merge_rule(1, 0, 5, 1);
-	test_merge_rule(0, 0, 1, 5);
-	test_merge_rule(0, 1, 1, 5);
+	test_merge_rule(0, 0, 5, 1, 0);
+	test_merge_rule(1, 0, 5, 1, 0);
+	test_merge_rule(0, 0, 1, 5, 0);
+	test_merge_rule(0, 1, 1, 5, 0);
+	test_merge_rule(0, 1, 5, 1, 0);
+	test_merge_rule(0, 1, 5, 1, 1);
+	test_merge_rule(1, 0, 5, 1, 1); /* b's CS recounted: 5, not 0 */
+	test_merge_rule(0, 0, 5, 1, 1);
+	test_merge_rule(0, 1, 1, 5, 1);
 	test_new_cat_worker();
 	test_rarest_keyword();
 	test_only_worker();
