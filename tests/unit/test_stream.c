@@ -923,6 +923,34 @@ static void test_coord_in_a_row(void)
 		}
 }
 
+/* The shortest event lines (ids of 1-9 digits, one-byte fields) at the
+ * very end of their heap block, each after a longer line with
+ * attributes: the id is read inside the line (a read past it is one
+ * past the block: ASan, valgrind) and right. */
+static void test_short_events_at_block_end(void)
+{
+	for (int digits = 1; digits <= 9; digits++) {
+		char longer[128], id[16];
+		struct spate_stream_op op;
+		char err[256];
+		snprintf(id, sizeof(id), "%.*s", digits, "987654321");
+		int n = snprintf(longer, sizeof(longer), "event\t%s\t1.5\t2.5\tkey,word\tpop=5,x=1",
+				 id);
+		CHECK_EQ_INT(
+			spate_stream_parse_line(longer, (size_t)n, &lim, &op, err, sizeof(err)), 0);
+		char line[32];
+		int len = snprintf(line, sizeof(line), "event\t%s\t0\t0\tk", id);
+		char *heap = malloc((size_t)len);
+		if (heap == NULL)
+			return;
+		memcpy(heap, line, (size_t)len);
+		CHECK_EQ_INT(
+			spate_stream_parse_line(heap, (size_t)len, &lim, &op, err, sizeof(err)), 0);
+		free(heap);
+		CHECK(op.u.ev.id == strtoull(id, NULL, 10));
+	}
+}
+
 int main(void)
 {
 	spate_limits_default(&lim);
@@ -947,5 +975,6 @@ int main(void)
 	test_pairs_no_value();
 	test_reader_end_quiet();
 	test_coord_in_a_row();
+	test_short_events_at_block_end();
 	return check_summary("stream");
 }
