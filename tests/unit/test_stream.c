@@ -905,6 +905,36 @@ static void test_reader_end_quiet(void)
 	unlink(path);
 }
 
+/* Fill the stack below the caller with byte c: a parse that reads a
+ * byte it never wrote sees c there (a digit makes a wrong value). */
+static __attribute__((noinline)) void dirty_stack(char c)
+{
+	volatile char pad[16384];
+	for (size_t i = 0; i < sizeof(pad); i++)
+		pad[i] = c;
+}
+
+/* Every 7-decimal coordinate's last decimal against every digit left on
+ * the stack, by spate_parse_coord and in an event line. */
+static void test_coord_stack_digits(void)
+{
+	for (int c = 0; c < 10; c++)
+		for (int d = 0; d < 10; d++) {
+			char s[] = "12.3456780", line[64];
+			struct spate_stream_op op;
+			int32_t v = 0;
+			s[9] = (char)('0' + d);
+			dirty_stack((char)('0' + c));
+			CHECK_EQ_INT(spate_parse_coord(s, 10, SPATE_LON_MAX, &v), 0);
+			CHECK_EQ_INT(v, 123456780 + d);
+			snprintf(line, sizeof(line), "event\t1\t%s\t-%s\tk", s, s + 1);
+			dirty_stack((char)('0' + c));
+			CHECK_EQ_INT(parse(line, &op), 0);
+			CHECK_EQ_INT(op.u.ev.lon, 123456780 + d);
+			CHECK_EQ_INT(op.u.ev.lat, -(23456780 + d));
+		}
+}
+
 /* Coordinates of exactly 7 decimals one after another, every last
  * decimal after every other: each its own value. */
 static void test_coord_in_a_row(void)
@@ -975,6 +1005,7 @@ int main(void)
 	test_pairs_no_value();
 	test_reader_end_quiet();
 	test_coord_in_a_row();
+	test_coord_stack_digits();
 	test_short_events_at_block_end();
 	return check_summary("stream");
 }
