@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -978,6 +979,23 @@ static void test_short_events_at_block_end(void)
 			spate_stream_parse_line(heap, (size_t)len, &lim, &op, err, sizeof(err)), 0);
 		free(heap);
 		CHECK(op.u.ev.id == strtoull(id, NULL, 10));
+		/* and just before a page no one may read (a read past the
+		 * line is a SIGSEGV without ASan too) */
+		long page = sysconf(_SC_PAGESIZE);
+		char *map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(map != MAP_FAILED);
+		if (map == MAP_FAILED)
+			return;
+		CHECK_EQ_INT(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+		memcpy(map + page - len, line, (size_t)len);
+		CHECK_EQ_INT(
+			spate_stream_parse_line(longer, (size_t)n, &lim, &op, err, sizeof(err)), 0);
+		CHECK_EQ_INT(spate_stream_parse_line(map + page - len, (size_t)len, &lim, &op, err,
+						     sizeof(err)),
+			     0);
+		CHECK(op.u.ev.id == strtoull(id, NULL, 10));
+		munmap(map, 2 * (size_t)page);
 	}
 }
 
