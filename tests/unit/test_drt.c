@@ -1472,6 +1472,13 @@ int main(void)
 	drt_params_default(&p);
 	p.route_cell = 0;
 	CHECK(drt_cluster_create(&p) == NULL);
+	p.route_cell = 91; /* cells of 0.01 to 90 degrees */
+	CHECK(drt_cluster_create(&p) == NULL);
+	p.route_cell = 90;
+	struct drt_cluster *widest = drt_cluster_create(&p);
+	CHECK(widest != NULL);
+	drt_cluster_destroy(widest);
+	drt_params_default(&p);
 	drt_params_default(&p);
 	p.workers = 2;
 	struct drt_cluster *two = drt_cluster_create(&p);
