@@ -1079,12 +1079,11 @@ static void test_in_node(void)
  * [0,1.5]x[0,1] (area 1.5, grown by its second insert) takes
  * [1.5,2.4]x[0,1] (1.5 / 2.4 = 0.625); with the area of its first
  * rectangle (1 / 2.4 = 0.42) a new category would be made. */
-static void test_spatial_area(void)
+/* A cluster placing by space alone (alpha 0) on one-degree routing
+ * cells, new_th 0.5, room for 1000 categories. */
+static struct drt_cluster *space_only_cluster(void)
 {
 	struct drt_params p;
-	struct drt_placement pl;
-	static const double box[3][2] = { { 0, 1 }, { 0, 1.5 }, { 1.5, 2.4 } };
-	struct spate_sub q[3];
 
 	drt_params_default(&p);
 	p.alpha = 0;
@@ -1093,6 +1092,16 @@ static void test_spatial_area(void)
 	p.cmax = 1000;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	CHECK(cl != NULL);
+	return cl;
+}
+
+static void test_spatial_area(void)
+{
+	struct drt_placement pl;
+	static const double box[3][2] = { { 0, 1 }, { 0, 1.5 }, { 1.5, 2.4 } };
+	struct spate_sub q[3];
+
+	struct drt_cluster *cl = space_only_cluster();
 	for (int i = 0; i < 3; i++) {
 		q[i] = (struct spate_sub){ .id = (uint64_t)i + 1 };
 		q[i].rect = (struct spate_rect){ (int32_t)(box[i][0] * SPATE_COORD_SCALE), 0,
@@ -1111,18 +1120,11 @@ static void test_spatial_area(void)
  * and open a new category). */
 static void test_spatial_area_large(void)
 {
-	struct drt_params p;
 	struct drt_placement pl;
 	struct spate_sub q[2];
 	uint32_t cat = 0;
 
-	drt_params_default(&p);
-	p.alpha = 0;
-	p.new_th = 0.5;
-	p.route_cell = 1;
-	p.cmax = 1000;
-	struct drt_cluster *cl = drt_cluster_create(&p);
-	CHECK(cl != NULL);
+	struct drt_cluster *cl = space_only_cluster();
 	for (int i = 0; i < 2; i++) {
 		q[i] = (struct spate_sub){ .id = (uint64_t)i + 1 };
 		q[i].rect = (struct spate_rect){ 0, 0, (10 + 5 * i) * SPATE_COORD_SCALE,
@@ -1143,7 +1145,6 @@ static void test_spatial_area_large(void)
  * and removed in turn, leave the summaries' memory where one did. */
 static void test_keyword_counts_go(void)
 {
-	struct drt_params p;
 	struct drt_placement pl;
 	struct drt_removal rm;
 	struct drt_cluster_stats st;
@@ -1151,12 +1152,8 @@ static void test_keyword_counts_go(void)
 	uint32_t akw, kw;
 	size_t bytes_one = 0;
 
-	drt_params_default(&p);
-	p.alpha = 0; /* space alone: every sub joins the anchor's category */
-	p.route_cell = 1;
-	p.cmax = 1000;
-	struct drt_cluster *cl = drt_cluster_create(&p);
-	CHECK(cl != NULL);
+	/* space alone: every sub joins the anchor's category */
+	struct drt_cluster *cl = space_only_cluster();
 	lone_sub(&anchor, &akw, 1, 10, 10, 1);
 	CHECK_EQ_INT(drt_cluster_place(cl, &anchor, &pl), 0);
 	uint32_t cat = pl.cat;
