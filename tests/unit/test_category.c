@@ -1247,6 +1247,7 @@ static void sum_cat(void *ctx, const struct spate_category_info *ci)
 
 	v[0]++;
 	v[1] += ci->n_subs;
+	v[2] += ci->inserts;
 }
 
 static void test_worker_timing(void)
@@ -1255,6 +1256,8 @@ static void test_worker_timing(void)
 	struct spate_raw_sub rs;
 	struct spate_raw_event re;
 	struct spate_matchvec mv = { 0 };
+
+	long live0 = n_live;
 
 	spate_matcher_conf_default(&mc);
 	mc.engine = "drt";
@@ -1311,9 +1314,10 @@ static void test_worker_timing(void)
 	}
 	CHECK_EQ_INT(n, 3);
 	CHECK(sum > 0 && sum <= wall);
-	uint64_t cats[2] = { 0, 0 };
+	uint64_t cats[3] = { 0, 0, 0 };
 	CHECK_EQ_INT(spate_matcher_categories(m, sum_cat, cats), 0);
 	CHECK_EQ_INT(cats[1], 400);
+	CHECK_EQ_INT(cats[2], 400); /* inserts of this period, merged ones' too */
 	char want[64];
 	snprintf(want, sizeof(want), "{\"categories\":%llu,", (unsigned long long)cats[0]);
 	CHECK(strncmp(buf, want, strlen(want)) == 0);
@@ -1338,6 +1342,7 @@ static void test_worker_timing(void)
 	CHECK_EQ_INT(spate_matcher_set_params(m, &mc.params, err, sizeof(err)), 0);
 	spate_matchvec_free(&mv);
 	spate_matcher_destroy(m);
+	CHECK_EQ_INT(n_live, live0); /* the per-worker times' block too */
 }
 
 int main(void)

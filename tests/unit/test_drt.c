@@ -1302,6 +1302,12 @@ static void test_geo(uint64_t seed)
 	CHECK_EQ_INT(drt_geo_reserve(&g, 1), 0);
 	CHECK(g.v != NULL && g.cap == 1);
 	drt_geo_set(&g, 0, &box[0], area[0], asim[0]);
+	/* no memory: -1 as documented, the table kept as it was */
+	v = g.v;
+	fail_at = allocs + 1;
+	CHECK_EQ_INT(drt_geo_reserve(&g, 64), -1);
+	fail_at = 0;
+	CHECK(g.v == v && g.cap == 1 && g.v[0] == box[0].min_lon);
 	drt_geo_free(&g);
 }
 
