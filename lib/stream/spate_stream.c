@@ -56,11 +56,18 @@ static inline uint64_t digits_value(uint64_t w)
 	return (w * 10000 + (w >> 32)) & 0xffffffffull;    /* all 8 */
 }
 
-/* Is every byte of w (ASCII minus '0') a digit's value? Bytes that are
- * not turn their high bit on; a carry only leaves a byte that did. */
+/* The high bit of each byte of w (ASCII minus '0') that is not a
+ * digit's value; a carry only leaves a byte whose bit is already on, so
+ * the lowest bit set is the first byte that is not a digit. */
+static inline uint64_t not_digits(uint64_t w)
+{
+	return ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+}
+
+/* Is every byte of w (ASCII minus '0') a digit's value? */
 static inline bool all_digits(uint64_t w)
 {
-	return (((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull) == 0;
+	return not_digits(w) == 0;
 }
 
 /* A u64 in decimal. hi: how far reading is allowed (the line's end): an
@@ -272,7 +279,7 @@ static inline __attribute__((always_inline)) const char *scan_decimal(const char
 		uint64_t w;
 		memcpy(&w, q, 8);
 		w ^= 0x3030303030303030ull;
-		uint64_t not_digit = ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+		uint64_t not_digit = not_digits(w);
 		if (not_digit != 0) {
 			unsigned d = (unsigned)__builtin_ctzll(not_digit) / 8;
 			if (d > 0) {
