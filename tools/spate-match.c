@@ -128,7 +128,7 @@ static char *put_u64(char *p, uint64_t v)
  * 20,284 subscriptions), so its id is formatted once, not on every line
  * (put_u64 was 54 instructions a line). 32,768 slots: ids below that
  * (every one of cities') never evict each other; at 4,096, 106,256 of
- * cities' lines formatted their id again. len 0: an empty entry. */
+ * cities' lines formatted their id again. */
 #define ID_TEXT_SLOTS 32768
 struct id_text {
 	uint64_t key; /* the id + 1; 0: an empty entry (or UINT64_MAX's, never kept) */
@@ -136,12 +136,6 @@ struct id_text {
 	char s[23];   /* the id's digits (up to 20) and a newline */
 };
 
-/* The matches of one event. The room for all of them is made once (48
- * bytes a line is more than one takes), and the lines written through a
- * local pointer, by fixed-size copies: the event id and its tab, then the
- * subscription id and its newline (o->n updated at every line, the tab
- * and the newline stored at every line and an empty entry's own test
- * cost 12 of a line's 45 instructions). */
 /* Event id ev's text and its tab into t (24 bytes), its length
  * returned. Streams number their events in order, so the text of the
  * last id written is kept and, for an id at most 9 past it, counted up
@@ -179,6 +173,12 @@ static size_t event_text(char *t, uint64_t ev)
 	return last_len;
 }
 
+/* The matches of one event. The room for all of them is made once (48
+ * bytes a line is more than one takes), and the lines written through a
+ * local pointer, by fixed-size copies: the event id and its tab, then the
+ * subscription id and its newline (o->n updated at every line, the tab
+ * and the newline stored at every line and an empty entry's own test
+ * cost 12 of a line's 45 instructions). */
 static void put_matches(struct out_buf *o, uint64_t ev, const struct spate_matchvec *mv)
 {
 	static struct id_text id_text[ID_TEXT_SLOTS];
