@@ -1119,13 +1119,16 @@ static void test_engine_out_of_memory(void)
  * go with the engine. Checked against a list of the stored subs: every
  * event at every sub's place matches exactly the subs covering it, and
  * after each delete the deleted sub matches no more. */
-#define OM_N 24
-static const char *const om_kw[3] = { "ka", "kb", "kc" };
+#define OM_N 40
+static const char *const om_kw[5] = { "ka", "kb", "kc", "kd", "ke" };
 
-/* Three groups of eight: "ka" small rectangles near (0, 0), "kb" wide
+/* Five groups of eight. "ka" small rectangles near (0, 0), "kb" wide
  * ones over them (a category of its own, co-matching with the first),
  * "kc" far away: its first sub makes a third category, and with cmax 2
- * the two co-matching ones merge. */
+ * the two co-matching ones merge. Then, with cmax 3, "kd" wide over
+ * "kc" (a category co-matching with kc's), and "ke" far away again:
+ * with cmax back at 2, its first sub makes kc's and kd's categories
+ * merge. So two merges can fail and leave two orphans. */
 static void om_place(struct spate_raw_sub *rs, uint64_t id)
 {
 	int g = (int)((id - 1) / 8), off = (int)((id - 1) % 8);
@@ -1139,9 +1142,13 @@ static void om_place(struct spate_raw_sub *rs, uint64_t id)
 		rs->rect = (struct spate_rect){ off * u, 0, (off + 2) * u, 2 * u };
 	else if (g == 1)
 		rs->rect = (struct spate_rect){ 0, 0, (40 + off) * u, 20 * u };
-	else
+	else if (g == 2)
 		rs->rect =
 			(struct spate_rect){ (-100 + off) * u, -50 * u, (-98 + off) * u, -48 * u };
+	else if (g == 3)
+		rs->rect = (struct spate_rect){ -100 * u, -50 * u, (-60 + off) * u, -30 * u };
+	else
+		rs->rect = (struct spate_rect){ (100 + off) * u, 50 * u, (102 + off) * u, 52 * u };
 }
 
 static void om_event(struct spate_raw_event *re, uint64_t id, int32_t lon, int32_t lat)
@@ -1150,9 +1157,22 @@ static void om_event(struct spate_raw_event *re, uint64_t id, int32_t lon, int32
 	re->id = id;
 	re->lon = lon;
 	re->lat = lat;
-	re->n_kw = 3;
-	for (int k = 0; k < 3; k++)
+	re->n_kw = 5;
+	for (int k = 0; k < 5; k++)
 		re->kw[k] = (struct spate_str){ om_kw[k], 2 };
+}
+
+/* Twenty events where two groups' subs overlap: co-matches. */
+static void om_comatch(struct spate_matcher *m, int32_t lon, int32_t lat)
+{
+	struct spate_raw_event re;
+	struct spate_matchvec mv = { 0 };
+
+	for (uint64_t e = 1; e <= 20; e++) {
+		om_event(&re, e, lon, lat);
+		CHECK_EQ_INT(spate_matcher_event(m, &re, &mv), 0);
+	}
+	spate_matchvec_free(&mv);
 }
 
 static int om_check(struct spate_matcher *m, const bool *live)
@@ -1188,6 +1208,7 @@ static void test_engine_merge_orphans(void)
 	struct spate_matcher_conf mc;
 	struct spate_raw_sub rs;
 	int wrong = 0, failed = 0;
+	uint64_t most_orphans = 0, orphaned = 0;
 
 	/* every k twice: deleting every sub, then destroying at once */
 	for (long kk = 2; kk < 800; kk++) {
@@ -1202,14 +1223,19 @@ static void test_engine_merge_orphans(void)
 		struct spate_matcher *m = spate_matcher_create(&mc);
 		for (uint64_t id = 1; id <= OM_N; id++) {
 			om_place(&rs, id);
-			if (id == 17) { /* co-matches of ka and kb, then kc's first sub: a merge */
-				struct spate_raw_event re;
-				struct spate_matchvec mv = { 0 };
-				for (uint64_t e = 1; e <= 20; e++) {
-					om_event(&re, e, SPATE_COORD_SCALE, SPATE_COORD_SCALE);
-					CHECK_EQ_INT(spate_matcher_event(m, &re, &mv), 0);
-				}
-				spate_matchvec_free(&mv);
+			const int32_t u = SPATE_COORD_SCALE;
+			if (id == 17) /* ka with kb, then kc's first sub: a merge */
+				om_comatch(m, u, u);
+			if (id == 25) { /* room for kd's own category */
+				mc.params.drt.cmax = 3;
+				CHECK_EQ_INT(spate_matcher_set_params(m, &mc.params, NULL, 0), 0);
+			}
+			if (id == 33) { /* kc with kd, then ke's first sub: a merge */
+				om_comatch(m, -99 * u, -49 * u);
+				mc.params.drt.cmax = 2;
+				CHECK_EQ_INT(spate_matcher_set_params(m, &mc.params, NULL, 0), 0);
+			}
+			if (id == 17 || id == 33) {
 				allocs = 0;
 				fail_at = k;
 			}
@@ -1218,6 +1244,11 @@ static void test_engine_merge_orphans(void)
 			failed += rc != 0;
 			live[id] = rc == 0;
 		}
+		/* every orphan kept and counted: now as ever, none yet deleted */
+		uint64_t now = stat_u64(m, "\"orphans\":");
+		wrong += now != stat_u64(m, "\"orphaned\":") || now > 2;
+		most_orphans = now > most_orphans ? now : most_orphans;
+		orphaned += now;
 		wrong += om_check(m, live);
 		if (destroy_first) { /* destroyed with its orphans: nothing kept */
 			spate_matcher_destroy(m);
@@ -1232,6 +1263,9 @@ static void test_engine_merge_orphans(void)
 			}
 		wrong += om_check(m, live);
 		CHECK_EQ_INT(spate_matcher_sub_count(m), 0);
+		/* each orphan went with its last sub, the older ones first
+		 * (ids in order): unlinked from behind the newer */
+		wrong += stat_u64(m, "\"orphans\":") != 0 || stat_u64(m, "\"orphaned\":") != now;
 		spate_matcher_destroy(m);
 		wrong += n_live != live0 || bad_frees != bad0;
 	}
@@ -1239,6 +1273,8 @@ static void test_engine_merge_orphans(void)
 	 * an orphan behind a successful one */
 	CHECK(failed >= 2 && failed < 798);
 	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(most_orphans, 2);
+	CHECK(orphaned >= 20);
 }
 
 static void sum_cat(void *ctx, const struct spate_category_info *ci)

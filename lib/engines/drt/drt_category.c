@@ -122,6 +122,7 @@ struct drt_category {
 	const struct spate_sub *plan_s;
 	uint32_t plan_kw;
 	size_t plan_mask, plan_count;
+	struct drt_category *link; /* the owner's (drt_category_set_link) */
 };
 
 static uint64_t key_of(uint64_t cell, uint32_t kwkey)
@@ -179,6 +180,16 @@ void drt_category_destroy(struct drt_category *c)
 	free_arrays(c);
 	drt_ftab_free(&c->buckets);
 	free(c);
+}
+
+struct drt_category *drt_category_link(const struct drt_category *c)
+{
+	return c->link;
+}
+
+void drt_category_set_link(struct drt_category *c, struct drt_category *next)
+{
+	c->link = next;
 }
 
 static uint32_t bucket_size(const struct drt_category *c, uint64_t key)

@@ -29,6 +29,12 @@ struct drt_category;
 struct drt_category *drt_category_create(double cell_deg);
 void drt_category_destroy(struct drt_category *c);
 
+/* A pointer the owner chains its own list with (engine_drt's orphans,
+ * which must be kept when no memory is left): NULL at creation, never
+ * read by the category. */
+struct drt_category *drt_category_link(const struct drt_category *c);
+void drt_category_set_link(struct drt_category *c, struct drt_category *next);
+
 /* The attribute domains the category's interval index uses (spate_schema.h;
  * default: every attribute on the default domain). Only speed depends on
  * it. The schema must outlive c; set it before the first add. */

@@ -31,9 +31,11 @@ struct spate_engine {
 	size_t cap_hit;
 	struct drt_category_stats retired; /* figures of categories gone */
 	/* Categories whose merge ran out of memory half way: the cluster no
-	 * longer routes to them, so every event visits them (rare, exact). */
-	struct drt_category **orphans;
-	size_t n_orphans;
+	 * longer routes to them, so every event visits them (rare, exact).
+	 * Chained through the categories themselves: keeping one must not
+	 * need memory, there being none. */
+	struct drt_category *orphans;
+	uint64_t n_orphans, orphaned; /* now, and ever */
 	/* drt_time_workers: nanoseconds spent matching in each worker's
 	 * categories (Fig. 7 in one process: what each worker would take) */
 	uint64_t *worker_ns;
@@ -64,12 +66,13 @@ static void retire(struct spate_engine *e, struct drt_category *c)
 /* Carry out the cluster's merges (moves only relabel, nothing to do
  * in-process). A merge that runs out of memory leaves some subscriptions
  * in `from`, which the cluster no longer routes to: it becomes an orphan,
- * matched on every event until its subscriptions are deleted. */
-static int carry_out(struct spate_engine *e)
+ * matched on every event until its subscriptions are deleted. Nothing
+ * fails: the subscriptions stay stored and matched either way. Merges
+ * come from adds only; an event's period end queues moves alone. */
+static void carry_out(struct spate_engine *e)
 {
 	struct drt_action a[ACTION_BATCH];
 	size_t n;
-	int rc = 0;
 
 	while ((n = drt_cluster_take_actions(e->cl, a, ACTION_BATCH)) > 0)
 		for (size_t i = 0; i < n; i++) {
@@ -84,18 +87,11 @@ static int carry_out(struct spate_engine *e)
 				retire(e, from);
 				continue;
 			}
-			rc = -SPATE_E_NO_MEMORY;
-			struct drt_category **no =
-				realloc(e->orphans, (e->n_orphans + 1) * sizeof(*no));
-			if (no == NULL) { /* cannot even remember it: keep it findable */
-				spate_idmap_put(e->cats, a[i].cat,
-						from); /* existing slot freed above */
-				continue;
-			}
-			e->orphans = no;
-			e->orphans[e->n_orphans++] = from;
+			drt_category_set_link(from, e->orphans);
+			e->orphans = from;
+			e->n_orphans++;
+			e->orphaned++;
 		}
-	return rc;
 }
 
 static struct spate_engine *drt_create(const struct spate_engine_params *params)
@@ -148,9 +144,10 @@ static void drt_destroy(struct spate_engine *e)
 		return;
 	spate_idmap_foreach(e->cats, destroy_cat, NULL);
 	spate_idmap_destroy(e->cats);
-	for (size_t i = 0; i < e->n_orphans; i++)
-		drt_category_destroy(e->orphans[i]);
-	free(e->orphans);
+	for (struct drt_category *o = e->orphans, *next; o != NULL; o = next) {
+		next = drt_category_link(o);
+		drt_category_destroy(o);
+	}
 	drt_cluster_destroy(e->cl);
 	free(e->hit);
 	free(e->worker_ns);
@@ -214,11 +211,16 @@ static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 		return;
 	c = spate_idmap_get(e->cats, rm.cat);
 	if (c == NULL || !drt_category_del_routed(c, q, rm.route_kw, rm.coarse))
-		for (size_t i = 0; i < e->n_orphans; i++)
-			if (drt_category_del(e->orphans[i], q)) {
-				if (drt_category_size(e->orphans[i]) == 0) {
-					retire(e, e->orphans[i]);
-					e->orphans[i] = e->orphans[--e->n_orphans];
+		for (struct drt_category *o = e->orphans, *prev = NULL; o != NULL;
+		     prev = o, o = drt_category_link(o))
+			if (drt_category_del(o, q)) {
+				if (drt_category_size(o) == 0) {
+					if (prev != NULL)
+						drt_category_set_link(prev, drt_category_link(o));
+					else
+						e->orphans = drt_category_link(o);
+					e->n_orphans--;
+					retire(e, o);
 				}
 				break;
 			}
@@ -257,14 +259,15 @@ static int drt_match(struct spate_engine *e, const struct spate_event *ev,
 		if (mv->n > before)
 			e->hit[n_hit++] = r[i].cat;
 	}
-	for (size_t i = 0; i < e->n_orphans && !e->only_worker; i++)
-		if (drt_category_match(e->orphans[i], ev, mv) != 0)
+	for (struct drt_category *o = e->only_worker ? NULL : e->orphans; o != NULL;
+	     o = drt_category_link(o))
+		if (drt_category_match(o, ev, mv) != 0)
 			return -SPATE_E_NO_MEMORY;
 	if (n_hit > 1)
 		drt_cluster_feedback(e->cl, e->hit, n_hit);
 	if (drt_cluster_period_due(e->cl)) {
 		drt_cluster_period_end(e->cl); /* no memory: no moves this time */
-		return carry_out(e);
+		carry_out(e);
 	}
 	return 0;
 }
@@ -303,12 +306,13 @@ static void drt_stats(const struct spate_engine *e, FILE *f)
 		",\"moved_subs\":%" PRIu64 ",\"periods\":%" PRIu64 ",\"rebalance_moves\":%" PRIu64
 		",\"corr_pairs\":%zu"
 		",\"cluster_bytes\":%zu,\"category_bytes\":%zu"
-		",\"route_keys\":%" PRIu64 ",\"route_entries\":%" PRIu64,
+		",\"route_keys\":%" PRIu64 ",\"route_entries\":%" PRIu64
+		",\"orphans\":%" PRIu64 ",\"orphaned\":%" PRIu64,
 		cs.categories, cs.events, cs.routed, x.sum.candidates, (double)cs.routed / ev,
 		(double)x.sum.candidates / ev, cs.created, cs.merges_in_node,
 		cs.merges_between_nodes, cs.data_moved, cs.merged_in_node_subs, cs.merges_no_corr,
 		cs.moved_subs, cs.periods, cs.moves, cs.corr_pairs, cs.bytes, x.sum.bytes,
-		cs.route_keys, cs.route_entries);
+		cs.route_keys, cs.route_entries, e->n_orphans, e->orphaned);
 	if (e->worker_ns) {
 		fprintf(f, ",\"worker_match_ns\":[");
 		for (uint32_t w = 0; w < e->p.workers; w++)
