@@ -89,7 +89,7 @@ struct cat {
 	uint32_t reg;   /* subscriptions registered (home) to this part */
 	uint32_t lrefs; /* routing list entries naming it */
 	bool live;      /* in cats[] */
-	uint32_t stamp;
+	uint64_t stamp; /* the last pass that saw it (next_epoch) */
 	uint32_t out_at;         /* its entry in route()'s output, this event */
 	uint32_t key_at;         /* the last routing key that named it, this event */
 	struct cat *root;        /* NULL when live, else what it merged into */
@@ -175,7 +175,7 @@ struct drt_cluster {
 	uint64_t *hit_key, *out_keys;
 	size_t n_hit, cap_hit;
 	bool hit_lost;
-	uint32_t epoch;
+	uint64_t epoch;
 	uint64_t period_events;
 	/* q's filing (under plan_kw) as place_begin or where looked it up,
 	 * for place_end or remove (nothing may touch cl in between; the
@@ -288,15 +288,13 @@ static bool in_rect(const struct spate_rect *r, int32_t lon, int32_t lat)
 	return lon >= r->min_lon && lon <= r->max_lon && lat >= r->min_lat && lat <= r->max_lat;
 }
 
-/* A fresh stamp for "seen in this pass" marks (on live categories). */
-static uint32_t next_epoch(struct drt_cluster *cl)
+/* A fresh stamp for "seen in this pass" marks (on live categories).
+ * 64 bits never wrap (centuries at 10^9 passes a second); 32 would in
+ * about an hour at 10^6 events a second, and then need every stamp
+ * reset. */
+static uint64_t next_epoch(struct drt_cluster *cl)
 {
-	if (++cl->epoch == 0) {
-		for (uint32_t i = 0; i < cl->n_cats; i++)
-			cl->cats[i]->stamp = 0;
-		cl->epoch = 1;
-	}
-	return cl->epoch;
+	return ++cl->epoch;
 }
 
 static int queue_action(struct drt_cluster *cl, const struct drt_action *a)
@@ -1276,7 +1274,8 @@ static struct cat *best_near(struct drt_cluster *cl, const struct spate_sub *q, 
 	const struct rlist *lists[MAX_PLACE_CELLS + 1];
 	struct cat *cand[MAX_CANDIDATES];
 	double spat[MAX_CANDIDATES];
-	uint32_t epoch = next_epoch(cl), seen = 0, n_cells = place_cells(cl, sp, cells);
+	uint64_t epoch = next_epoch(cl);
+	uint32_t seen = 0, n_cells = place_cells(cl, sp, cells);
 	uint64_t cap = cap_size(cl);
 	struct cat *best = NULL;
 	double a = cl->p.alpha, top = -1;
@@ -1636,7 +1635,7 @@ static void hits_group(struct drt_cluster *cl, size_t n)
 size_t drt_cluster_route(struct drt_cluster *cl, const struct spate_event *ev,
 			 const struct drt_route **out)
 {
-	uint32_t epoch = next_epoch(cl);
+	uint64_t epoch = next_epoch(cl);
 	uint64_t keys[3 * (SPATE_KW_MAX_HARD + 1)], bits[3 * (SPATE_KW_MAX_HARD + 1)], cells[3];
 	size_t n = 0, nk = 0, n_cells = 0;
 
