@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alloc_track.h"
 #include "check.h"
 #include "engines/drt/drt_balance.h"
 #include "engines/drt/drt_params.h"
@@ -222,17 +223,50 @@ static void test_plan_reference(void)
 	}
 	CHECK_EQ_INT(bad, 0);
 	CHECK(total_moves > 20000); /* the cases do move things */
-	/* the worker loads: every slot written, whatever was there */
-	double load[4] = { -7, -7, -7, -7 };
-	struct drt_balance_cat c[3] = { { 2.5, 1, 1, 0, 0 }, { 4, 1, 3, 0, 0 }, { 9, 1, 7, 0, 0 } };
-	drt_balance_worker_load(c, 3, 4, load);
+	/* the worker loads: every slot written, whatever was there; a
+	 * category on worker m or beyond counted nowhere (load[4] is not
+	 * the function's, a sentinel) */
+	double load[5] = { -7, -7, -7, -7, -7 };
+	struct drt_balance_cat c[4] = {
+		{ 2.5, 1, 1, 0, 0 }, { 4, 1, 3, 0, 0 }, { 9, 1, 7, 0, 0 }, { 5, 1, 4, 0, 0 }
+	};
+	drt_balance_worker_load(c, 4, 4, load);
 	CHECK(load[0] == 0 && load[1] == 2.5 && load[2] == 0 && load[3] == 4);
+	CHECK(load[4] == -7);
+}
+
+/* The plan's three blocks, each refused in turn: no move, nothing
+ * relabelled, the other blocks given back. */
+static void test_plan_no_memory(void)
+{
+	struct drt_balance_cat c[6];
+	struct drt_move mv[8];
+
+	for (long k = 1; k <= 4; k++) {
+		for (int i = 0; i < 6; i++)
+			c[i] = (struct drt_balance_cat){ 10, 5, 0, 1, 1 };
+		long live0 = n_live;
+		allocs = 0;
+		fail_at = k;
+		size_t n = drt_balance_plan(c, 6, 3, 0.2, cor, NULL, mv, 8);
+		fail_at = 0;
+		CHECK_EQ_INT(n_live, live0);
+		if (k == 4) { /* three blocks only: the fourth try fails nothing */
+			CHECK(n >= 2);
+			continue;
+		}
+		CHECK_EQ_INT(n, 0);
+		for (int i = 0; i < 6; i++)
+			CHECK_EQ_INT(c[i].worker, 0);
+	}
+	CHECK_EQ_INT(bad_frees, 0);
 }
 
 int main(void)
 {
 	test_plan_reference();
 	test_plan();
+	test_plan_no_memory();
 	test_most_loaded_first();
 	test_params();
 	return check_summary("balance");

@@ -55,8 +55,9 @@ size_t drt_balance_plan(struct drt_balance_cat *cats, size_t n, uint32_t m, doub
 	double bound = (1 + sigma) * total / m;
 
 	/* the paper's order: the most loaded worker first (moves only go to
-	 * workers that stay under the bound, so none becomes overloaded) */
-	for (uint32_t round = 0; round < m && n_moves < max_moves; round++) {
+	 * workers that stay under the bound, so none becomes overloaded);
+	 * each pass takes a worker not done yet, so there are at most m */
+	while (n_moves < max_moves) {
 		uint32_t w = m;
 		for (uint32_t x = 0; x < m; x++)
 			if (load[x] > bound && !done[x] && (w == m || load[x] > load[w]))
