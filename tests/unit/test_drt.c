@@ -427,6 +427,20 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 			CHECK(r[j].worker != v->down);
 			for (size_t k = j + 1; k < n; k++)
 				CHECK(r[j].cat != r[k].cat);
+			/* the keys that led here: recorded (memory is plenty),
+			 * each once, each of a keyword the mask names (key 0:
+			 * keyword-less subs, bit 0; else keyword + 1) */
+			CHECK(r[j].keys != NULL && r[j].n_keys >= 1);
+			for (uint32_t x = 0; r[j].keys != NULL && x < r[j].n_keys; x++) {
+				uint32_t kwkey = (uint32_t)r[j].keys[x];
+				bool named = kwkey == 0 && (r[j].kw_mask & 1);
+				for (uint32_t t = 0; t < e.n_kw; t++)
+					named |= e.kw[t] + 1 == kwkey &&
+						 (r[j].kw_mask >> (t < 62 ? t + 1 : 63) & 1);
+				CHECK(named);
+				for (uint32_t y = 0; y < x; y++)
+					CHECK(r[j].keys[y] != r[j].keys[x]);
+			}
 		}
 		drt_cluster_feedback(cl, hit, n_hit);
 		if (drt_cluster_period_due(cl)) {
@@ -452,6 +466,15 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 	for (uint32_t k = 0; k < N_SUBS; k++)
 		if (!live[k])
 			CHECK_EQ_INT(drt_cluster_remove(cl, &subs[k], &rm), -SPATE_E_UNKNOWN_ID);
+	/* every sub deleted: every routing key and list entry goes with the
+	 * last sub counted under it, however merges folded the lists */
+	for (uint32_t k = 0; k < N_SUBS; k++)
+		if (live[k])
+			CHECK_EQ_INT(drt_cluster_remove(cl, &subs[k], &rm), 0);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.categories, 0);
+	CHECK_EQ_INT(st.route_keys, 0);
+	CHECK_EQ_INT(st.route_entries, 0);
 	drt_cluster_destroy(cl);
 }
 
@@ -832,6 +855,78 @@ static void lone_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, in
 	*kw = k;
 	q->kw = kw;
 	q->n_kw = 1;
+}
+
+/* A sub of 0.01 x 0.01 degree at (lon, lat) thousandths of a degree. */
+static void tiny_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, int lat, uint32_t k)
+{
+	const int32_t u = SPATE_COORD_SCALE / 1000;
+
+	memset(q, 0, sizeof(*q));
+	q->id = id;
+	q->rect = (struct spate_rect){ lon * u, lat * u, (lon + 10) * u, (lat + 10) * u };
+	*kw = k;
+	q->kw = kw;
+	q->n_kw = 1;
+}
+
+/* A routing list whose entries name merged-away categories is folded
+ * when next used: here the list of (one cell, keyword 7) holds a, b and
+ * d, in that order; b and a merge, and d (the smaller) into c, which has
+ * no entry there. Deleting d's sub folds the list: b's entry joins a's,
+ * the entry moved into its place (d's) must be looked at too, renamed c
+ * and counted down. Then every key and entry goes with the last sub. */
+static void test_fold_parts(void)
+{
+	/* a, b, c, c's twin (the same category), d, e */
+	static const int at[6][2] = { { 10100, 10100 }, { 10200, 10200 }, { 20100, 20100 },
+				      { 20100, 20100 }, { 10300, 10300 }, { 30100, 30100 } };
+	struct drt_params p;
+	struct spate_sub q[6];
+	uint32_t kw[6], cat[6];
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct drt_cluster_stats st;
+	struct drt_action a[8];
+	char err[200];
+
+	drt_params_default(&p);
+	p.new_th = 1; /* a category for each sub, but for c's twin */
+	p.cmax = 8;
+	p.workers = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	for (uint32_t i = 0; i < 5; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, at[i][0], at[i][1], 7);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(cat[3], cat[2]);
+	CHECK_EQ_INT(drt_cluster_count(cl), 4);
+	uint32_t ab[2] = { cat[0], cat[1] }, cd[2] = { cat[2], cat[4] };
+	for (int t = 0; t < 3; t++)
+		drt_cluster_feedback(cl, ab, 2);
+	for (int t = 0; t < 2; t++)
+		drt_cluster_feedback(cl, cd, 2);
+	p.cmax = 3;
+	CHECK_EQ_INT(drt_cluster_set_params(cl, &p, err, sizeof(err)), 0);
+	tiny_sub(&q[5], &kw[5], 6, at[5][0], at[5][1], 7);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q[5], &pl), 0); /* e: two merges */
+	size_t n = drt_cluster_take_actions(cl, a, 8);
+	CHECK_EQ_INT(n, 2);
+	CHECK(n == 2 && ((a[0].cat == cat[0] && a[0].into == cat[1]) ||
+			 (a[0].cat == cat[1] && a[0].into == cat[0])));
+	CHECK(n == 2 && a[1].cat == cat[4] && a[1].into == cat[2]);
+	CHECK_EQ_INT(drt_cluster_remove(cl, &q[4], &rm), 0);
+	CHECK_EQ_INT(rm.cat, cat[2]);
+	CHECK(!rm.emptied);
+	for (uint32_t i = 0; i < 6; i++)
+		if (i != 4)
+			CHECK_EQ_INT(drt_cluster_remove(cl, &q[i], &rm), 0);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.categories, 0);
+	CHECK_EQ_INT(st.route_keys, 0);
+	CHECK_EQ_INT(st.route_entries, 0);
+	drt_cluster_destroy(cl);
 }
 
 /* The routing keyword of a sub is its globally rarest one (placement
@@ -1290,6 +1385,29 @@ static void test_geo(uint64_t seed)
 			CHECK(memcmp(&sim[i], &want, sizeof(want)) == 0);
 		}
 	}
+	/* a full table of an odd count: the pairs stop before the last
+	 * slot, which is the last of the block (the sims' row is last) */
+	struct drt_geo h = { 0 };
+	long over0 = overruns;
+	CHECK_EQ_INT(drt_geo_reserve(&h, 5), 0);
+	for (uint32_t i = 0; i < 5; i++)
+		drt_geo_set(&h, i, &box[i], area[i], asim[i]);
+	const double *hs = drt_geo_sims(&h, 5, &box[5]);
+	for (uint32_t i = 0; i < 5; i++) {
+		struct spate_rect r = box[5];
+		struct spate_rect u = {
+			box[i].min_lon < r.min_lon ? box[i].min_lon : r.min_lon,
+			box[i].min_lat < r.min_lat ? box[i].min_lat : r.min_lat,
+			box[i].max_lon > r.max_lon ? box[i].max_lon : r.max_lon,
+			box[i].max_lat > r.max_lat ? box[i].max_lat : r.max_lat,
+		};
+		double ex = ((double)u.max_lon - u.min_lon) * ((double)u.max_lat - u.min_lat) -
+			    area[i];
+		double want = asim[i] / (asim[i] + ex);
+		CHECK(memcmp(&hs[i], &want, sizeof(want)) == 0);
+	}
+	drt_geo_free(&h);
+	CHECK_EQ_INT(overruns, over0);
 	/* room enough already: nothing to do, not an error */
 	uint32_t cap = g.cap;
 	const double *v = g.v;
@@ -1420,6 +1538,7 @@ int main(void)
 	for (uint64_t seed = 1; seed <= 4; seed++)
 		test_geo(seed);
 	test_merge_most_correlated();
+	test_fold_parts();
 	test_merge_rule(0, 0, 5, 1, 0);
 	test_merge_rule(1, 0, 5, 1, 0);
 	test_merge_rule(0, 0, 1, 5, 0);
