@@ -1277,6 +1277,105 @@ static void test_engine_merge_orphans(void)
 	CHECK(orphaned >= 20);
 }
 
+/* A new category merged by the very add that made it, when the engine
+ * cannot make its side of it: ka's and kb's categories co-matched, kb's
+ * emptied (the pair stays counted until the period ends, so a new sub
+ * far from everything gets a category of its own), cmax 1: kc's first
+ * sub makes a category that merges at once into ka's. Every allocation
+ * of that add fails in turn: the add fails or succeeds whole, and the
+ * merge of a category the engine never made is skipped. */
+static void test_engine_fresh_merged(void)
+{
+	struct spate_matcher_conf mc;
+	struct spate_raw_sub rs;
+	int wrong = 0, failed = 0, merged = 0;
+
+	for (long k = 1; k < 300; k++) {
+		bool live[OM_N + 1] = { false };
+		long live0 = n_live, bad0 = bad_frees;
+		spate_matcher_conf_default(&mc);
+		mc.engine = "drt";
+		mc.params.drt.workers = 1;
+		struct spate_matcher *m = spate_matcher_create(&mc);
+		for (uint64_t id = 1; id <= 16; id++) {
+			om_place(&rs, id);
+			CHECK_EQ_INT(spate_matcher_sub_add(m, &rs, 1), 0);
+			live[id] = true;
+		}
+		om_comatch(m, SPATE_COORD_SCALE, SPATE_COORD_SCALE);
+		for (uint64_t id = 9; id <= 16; id++) {
+			CHECK_EQ_INT(spate_matcher_sub_del(m, id, 1), 0);
+			live[id] = false;
+		}
+		mc.params.drt.cmax = 1;
+		CHECK_EQ_INT(spate_matcher_set_params(m, &mc.params, NULL, 0), 0);
+		uint64_t created = stat_u64(m, "\"created\":");
+		om_place(&rs, 17);
+		allocs = 0;
+		fail_at = k;
+		int rc = spate_matcher_sub_add(m, &rs, 1);
+		fail_at = 0;
+		failed += rc != 0;
+		live[17] = rc == 0;
+		merged += stat_u64(m, "\"created\":") == created + 1 &&
+			  stat_u64(m, "\"categories\":") == 1;
+		wrong += om_check(m, live);
+		for (uint64_t id = 1; id <= 17; id++)
+			if (live[id]) {
+				CHECK_EQ_INT(spate_matcher_sub_del(m, id, 1), 0);
+				live[id] = false;
+			}
+		wrong += om_check(m, live);
+		spate_matcher_destroy(m);
+		wrong += n_live != live0 || bad_frees != bad0;
+	}
+	CHECK_EQ_INT(wrong, 0);
+	/* the scenario as meant: the new category made and merged at once
+	 * (when nothing failed, or a hint's allocation), some adds failed */
+	CHECK(failed >= 2 && merged >= 250);
+}
+
+/* Only categories an event matched in are co-matched: ka's category
+ * and kb's (each kb sub wanting p < 10) are both routed an event at
+ * (1, 1) carrying ka and kb, but with p = 20 only ka's matches: no pair
+ * is counted; with p = 5 both match: one pair. */
+static void test_engine_comatch_needs_matches(void)
+{
+	struct spate_matcher_conf mc;
+	struct spate_raw_sub rs;
+	struct spate_raw_event re;
+	struct spate_matchvec mv = { 0 };
+
+	spate_matcher_conf_default(&mc);
+	mc.engine = "drt";
+	mc.params.drt.workers = 1;
+	struct spate_matcher *m = spate_matcher_create(&mc);
+	for (uint64_t id = 1; id <= 16; id++) {
+		om_place(&rs, id);
+		if (id > 8) {
+			rs.n_cons = 1;
+			rs.cons[0] = (struct spate_raw_constraint){ { "p", 1 }, SPATE_OP_LT, 10 };
+		}
+		CHECK_EQ_INT(spate_matcher_sub_add(m, &rs, 1), 0);
+	}
+	CHECK_EQ_INT(stat_u64(m, "\"categories\":"), 2);
+	for (int i = 0; i < 2; i++) {
+		double p = i == 0 ? 20 : 5;
+		size_t want = i == 0 ? 2 : 10; /* ka's subs 1 and 2 hold (1, 1) */
+		for (uint64_t e = 1; e <= 5; e++) {
+			om_event(&re, e, SPATE_COORD_SCALE, SPATE_COORD_SCALE);
+			re.n_attr = 1;
+			re.attr[0] = (struct spate_raw_attr){ { "p", 1 }, p };
+			CHECK_EQ_INT(spate_matcher_event(m, &re, &mv), 0);
+			CHECK_EQ_INT(mv.n, want);
+		}
+		CHECK_EQ_INT(stat_u64(m, "\"routed\":"), 10 * (i + 1));
+		CHECK_EQ_INT(stat_u64(m, "\"corr_pairs\":"), i);
+	}
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
+}
+
 static void sum_cat(void *ctx, const struct spate_category_info *ci)
 {
 	uint64_t *v = ctx;
@@ -1398,6 +1497,8 @@ int main(void)
 	test_drt_params();
 	test_engine_out_of_memory();
 	test_engine_merge_orphans();
+	test_engine_fresh_merged();
+	test_engine_comatch_needs_matches();
 	test_worker_timing();
 	CHECK_EQ_INT(overruns, 0); /* nothing written past a block */
 	return check_summary("category");
