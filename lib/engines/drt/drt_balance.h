@@ -30,7 +30,8 @@ struct drt_move {
 };
 
 /* Plan moves for n categories over m workers. cor_to_worker(i, w, ctx) is
- * the correlation of category i with the categories on worker w. Writes at
+ * the correlation of category i with the categories on worker w (co-match
+ * counts: >= 0; NULL: 0 for all). Writes at
  * most max_moves moves and returns their count; cats[].worker is updated
  * as the moves are planned. */
 size_t drt_balance_plan(struct drt_balance_cat *cats, size_t n, uint32_t m, double sigma,
