@@ -1350,6 +1350,7 @@ static void test_engine_comatch_needs_matches(void)
 	mc.engine = "drt";
 	mc.params.drt.workers = 1;
 	struct spate_matcher *m = spate_matcher_create(&mc);
+	CHECK_EQ_INT(stat_u64(m, "\"category_bytes\":"), 0); /* no category yet */
 	for (uint64_t id = 1; id <= 16; id++) {
 		om_place(&rs, id);
 		if (id > 8) {
@@ -1372,6 +1373,11 @@ static void test_engine_comatch_needs_matches(void)
 		CHECK_EQ_INT(stat_u64(m, "\"routed\":"), 10 * (i + 1));
 		CHECK_EQ_INT(stat_u64(m, "\"corr_pairs\":"), i);
 	}
+	/* every category gone: none of their bytes counted any more */
+	for (uint64_t id = 1; id <= 16; id++)
+		CHECK_EQ_INT(spate_matcher_sub_del(m, id, 1), 0);
+	CHECK_EQ_INT(stat_u64(m, "\"categories\":"), 0);
+	CHECK_EQ_INT(stat_u64(m, "\"category_bytes\":"), 0);
 	spate_matchvec_free(&mv);
 	spate_matcher_destroy(m);
 }
