@@ -1401,8 +1401,8 @@ static void test_geo(uint64_t seed)
 			box[i].max_lon > r.max_lon ? box[i].max_lon : r.max_lon,
 			box[i].max_lat > r.max_lat ? box[i].max_lat : r.max_lat,
 		};
-		double ex = ((double)u.max_lon - u.min_lon) * ((double)u.max_lat - u.min_lat) -
-			    area[i];
+		double ex =
+			((double)u.max_lon - u.min_lon) * ((double)u.max_lat - u.min_lat) - area[i];
 		double want = asim[i] / (asim[i] + ex);
 		CHECK(memcmp(&hs[i], &want, sizeof(want)) == 0);
 	}
@@ -1526,8 +1526,195 @@ static void test_place_no_memory(void)
 	drt_cluster_destroy(cl);
 }
 
+/* route_cell and workers change at the next start only: each refusal
+ * names the parameter and what it shapes (workers first when both
+ * change), and the cluster keeps its parameters: a live change is
+ * taken afterwards. */
+static void test_set_params_refused(void)
+{
+	struct drt_params p, q;
+	char err[200];
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	q = p;
+	q.workers = 2;
+	CHECK_EQ_INT(drt_cluster_set_params(cl, &q, err, sizeof(err)), -1);
+	CHECK(strcmp(err, "workers changes at the next start only (it shapes the placement)") == 0);
+	q = p;
+	q.route_cell = 1;
+	CHECK_EQ_INT(drt_cluster_set_params(cl, &q, err, sizeof(err)), -1);
+	CHECK(strcmp(err, "route_cell changes at the next start only (it shapes the routing "
+			  "grid)") == 0);
+	q.workers = 3;
+	CHECK_EQ_INT(drt_cluster_set_params(cl, &q, err, sizeof(err)), -1);
+	CHECK(strcmp(err, "workers changes at the next start only (it shapes the placement)") == 0);
+	q = p;
+	q.new_th = 0.9;
+	CHECK_EQ_INT(drt_cluster_set_params(cl, &q, err, sizeof(err)), 0);
+	drt_cluster_destroy(cl);
+}
+
+/* Placement ties go to the first category met (q's cells in order, a
+ * footprint list in order): alpha 1, A {7} then B {8} in one routing
+ * cell (B is no match for A's keywords: a category of its own), q
+ * {7, 8} there: KeySim 1/2 with each, Sim exactly 0.5 = new_th; q
+ * joins A, listed first. */
+static void test_place_tie_first(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[3];
+	uint32_t kw[3], two[2] = { 7, 8 }, cat[2];
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, 100 + 20 * (int)i, 100, 7 + i);
+		if (i == 2) {
+			q[i].kw = two;
+			q[i].n_kw = 2;
+		}
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i < 2));
+		if (i < 2)
+			cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(pl.cat, cat[0]);
+	CHECK(cat[0] != cat[1]);
+	drt_cluster_destroy(cl);
+}
+
+/* With no category near and cmax reached (variant fre: no merging), q
+ * joins the most similar of all, Sim = alpha KeySim + (1 - alpha)
+ * SpatialSim: alpha 0.2, A = [0,1]x[0,1] with q's keyword (SpatialSim
+ * 1/3.5 to q = [2.5,3.5]x[0,1]: 0.2 + 0.8 / 3.5 = 0.429), B =
+ * [6.5,10.5]x[0,4] without (16 / 32: 0.8 x 0.5 = 0.4). q goes to A;
+ * with the spatial weight 1.2 or 1.8 it would go to B. */
+static void test_best_anywhere(void)
+{
+	static const double box[3][4] = { { 0, 0, 1, 1 }, { 6.5, 0, 10.5, 4 }, { 2.5, 0, 3.5, 1 } };
+	static uint32_t kws[3] = { 7, 8, 7 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[3];
+	uint32_t cat[3];
+
+	drt_params_default(&p);
+	p.variant = DRT_SIM_FRE;
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		q[i] = (struct spate_sub){ .id = i + 1, .kw = &kws[i], .n_kw = 1 };
+		q[i].rect = (struct spate_rect){ (int32_t)(box[i][0] * SPATE_COORD_SCALE),
+						 (int32_t)(box[i][1] * SPATE_COORD_SCALE),
+						 (int32_t)(box[i][2] * SPATE_COORD_SCALE),
+						 (int32_t)(box[i][3] * SPATE_COORD_SCALE) };
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i < 2));
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(cat[2], cat[0]);
+	CHECK_EQ_INT(drt_cluster_count(cl), 2);
+	drt_cluster_destroy(cl);
+}
+
+/* Out of memory half-way through q's keywords: the counts already taken
+ * go back, the first one too. q has 7 new keywords (the category's and
+ * the global keyword tables grow at the 7th); after it is placed, with
+ * a failure at every allocation in turn first, k0 and k1 are carried
+ * once each: a sub {k0, k1} is routed by k0 (ties go to the first). */
+static void test_keywords_no_memory(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q, r;
+	uint32_t kw[7] = { 40, 41, 42, 43, 44, 45, 46 }, two[2] = { 40, 41 };
+	int failed = 0;
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	q = (struct spate_sub){ .id = 1, .kw = kw, .n_kw = 7 };
+	q.rect = (struct spate_rect){ 0, 0, SPATE_COORD_SCALE / 10, SPATE_COORD_SCALE / 10 };
+	for (long k = 1;; k++) {
+		fail_at = allocs + k;
+		int rc = drt_cluster_place(cl, &q, &pl);
+		fail_at = 0;
+		if (rc == 0)
+			break;
+		CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+		failed++;
+	}
+	CHECK(failed >= 2);
+	r = q;
+	r.id = 2;
+	r.kw = two;
+	r.n_kw = 2;
+	CHECK_EQ_INT(drt_cluster_place(cl, &r, &pl), 0);
+	CHECK_EQ_INT(pl.route_kw, 40 + 1);
+	drt_cluster_destroy(cl);
+}
+
+/* stats.bytes counts the record of every category, a merged-away part
+ * too, while it lives. A and B (co-matched) and cmax 2: C's category
+ * makes 3, A and B merge; then the sub of the one merged away goes and
+ * its record with it (each has a cell of its own: no list names it any
+ * more). The bytes rise at C's placement by what they fall at that
+ * removal: one record (C's keyword table came as the part's went, and
+ * no table grows or shrinks). */
+static void test_bytes_part_record(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct drt_cluster_stats st;
+	struct drt_action a[4];
+	struct spate_sub q[3];
+	uint32_t kw[3], cat[3];
+	size_t b1 = 0, b2;
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, 100 + 3000 * (int)i, 100, 7 + i);
+		if (i == 2) {
+			drt_cluster_feedback(cl, cat, 2);
+			drt_cluster_stats(cl, &st);
+			b1 = st.bytes;
+		}
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+	}
+	drt_cluster_stats(cl, &st);
+	b2 = st.bytes;
+	CHECK_EQ_INT(st.categories, 2);
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK((a[0].cat == cat[0] && a[0].into == cat[1]) ||
+	      (a[0].cat == cat[1] && a[0].into == cat[0]));
+	CHECK_EQ_INT(drt_cluster_remove(cl, &q[a[0].cat == cat[0] ? 0 : 1], &rm), 0);
+	CHECK(!rm.emptied);
+	drt_cluster_stats(cl, &st);
+	CHECK(b2 > b1);
+	CHECK_EQ_INT(b2 - b1, b2 - st.bytes);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_set_params_refused();
+	test_place_tie_first();
+	test_best_anywhere();
+	test_keywords_no_memory();
+	test_bytes_part_record();
 	test_place_no_memory();
 	test_nearest_after_unlive();
 	test_spatial_area();
