@@ -196,6 +196,26 @@ static int drt_sub_add(struct spate_engine *e, const struct spate_sub *q)
 	return 0;
 }
 
+/* Delete q from the orphan holding it, if one does; an orphan left
+ * empty goes. */
+static void orphans_del(struct spate_engine *e, const struct spate_sub *q)
+{
+	for (struct drt_category *o = e->orphans, *prev = NULL; o != NULL;
+	     prev = o, o = drt_category_link(o)) {
+		if (!drt_category_del(o, q))
+			continue;
+		if (drt_category_size(o) == 0) {
+			if (prev != NULL)
+				drt_category_set_link(prev, drt_category_link(o));
+			else
+				e->orphans = drt_category_link(o);
+			e->n_orphans--;
+			retire(e, o);
+		}
+		return;
+	}
+}
+
 static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 {
 	struct drt_removal rm;
@@ -211,19 +231,7 @@ static void drt_sub_del(struct spate_engine *e, const struct spate_sub *q)
 		return;
 	c = spate_idmap_get(e->cats, rm.cat);
 	if (c == NULL || !drt_category_del_routed(c, q, rm.route_kw, rm.coarse))
-		for (struct drt_category *o = e->orphans, *prev = NULL; o != NULL;
-		     prev = o, o = drt_category_link(o))
-			if (drt_category_del(o, q)) {
-				if (drt_category_size(o) == 0) {
-					if (prev != NULL)
-						drt_category_set_link(prev, drt_category_link(o));
-					else
-						e->orphans = drt_category_link(o);
-					e->n_orphans--;
-					retire(e, o);
-				}
-				break;
-			}
+		orphans_del(e, q);
 	if (c != NULL && rm.emptied) {
 		spate_idmap_del(e->cats, rm.cat);
 		retire(e, c);
