@@ -1708,8 +1708,52 @@ static void test_bytes_part_record(void)
 	drt_cluster_destroy(cl);
 }
 
+/* The routing table fills up to 6/8 below ROUTE_DENSE_BYTES (16 MiB),
+ * 7/8 from there on: 2^20 slots of 16 bytes hold up to 917,504 keys,
+ * where at 6/8 they would double at 786,433. 256 places of 4 x 4
+ * routing cells (0.5 degree), 200 keywords filed in each (16 keys a
+ * sub, 819,200 in all): from 700,800 keys to the end the memory grows
+ * by a few categories' keyword tables, not by a 32 MiB routing table. */
+static void test_route_dense(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats st;
+	struct spate_sub q = { 0 };
+	uint32_t kw;
+	size_t mid = 0;
+	const int32_t cell = SPATE_COORD_SCALE / 2;
+
+	drt_params_default(&p);
+	p.rare_kw = 0; /* every sub on its 16 fine cells */
+	p.cmax = 1000;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	q.kw = &kw;
+	q.n_kw = 1;
+	for (uint32_t at = 0; at < 256; at++) {
+		int32_t x = (int32_t)(at % 16) * 4 * cell, y = (int32_t)(at / 16) * 4 * cell;
+		q.rect = (struct spate_rect){ x + 1, y + 1, x + 4 * cell - 1, y + 4 * cell - 1 };
+		for (kw = 0; kw < 200; kw++) {
+			q.id++;
+			CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+		}
+		if (at == 218) { /* 700,800 keys */
+			drt_cluster_stats(cl, &st);
+			CHECK_EQ_INT(st.route_keys, 700800);
+			mid = st.bytes;
+		}
+	}
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.route_keys, 819200);
+	CHECK_EQ_INT(st.categories, 256);
+	CHECK(mid != 0 && st.bytes - mid < (1u << 20));
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_route_dense();
 	test_set_params_refused();
 	test_place_tie_first();
 	test_best_anywhere();
