@@ -1650,7 +1650,18 @@ static void test_keywords_no_memory(void)
 		CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
 		failed++;
 	}
-	CHECK(failed >= 2);
+	/* the same summaries as a twin that placed q at once: every
+	 * keyword counted (the 7th grew the keyword tables), same bytes */
+	struct drt_cluster *twin = drt_cluster_create(&p);
+	struct drt_cluster_stats a, b;
+	CHECK_EQ_INT(drt_cluster_place(twin, &q, &pl), 0);
+	drt_cluster_stats(cl, &a);
+	drt_cluster_stats(twin, &b);
+	CHECK_EQ_INT(a.bytes, b.bytes);
+	CHECK_EQ_INT(a.route_keys, b.route_keys);
+	CHECK_EQ_INT(a.cells, b.cells);
+	CHECK_EQ_INT(a.categories, 1);
+	drt_cluster_destroy(twin);
 	r = q;
 	r.id = 2;
 	r.kw = two;
@@ -1751,8 +1762,117 @@ static void test_route_dense(void)
 	drt_cluster_destroy(cl);
 }
 
+/* A removal takes one off each of its keywords' counts, no more: two
+ * subs carry keyword 9, one 5, in one category (placed by space); one
+ * of the 9s goes. Then with alpha 1, {5, 9} is routed by 5 (one sub
+ * each: ties go to the first) and joins (KeySim (1/2 + 1/2) / 2 =
+ * new_th); {9} joins too (9 is 2 of the category's 4 keywords). */
+static void test_keyword_count_down(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct spate_sub q[5];
+	uint32_t kw[5] = { 9, 9, 5, 5, 9 }, two[2] = { 5, 9 };
+	uint32_t cat = 0;
+
+	drt_params_default(&p);
+	p.alpha = 0;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 5; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, 100, 100, kw[i]);
+		if (i == 3) {
+			CHECK_EQ_INT(drt_cluster_remove(cl, &q[0], &rm), 0);
+			p.alpha = 1;
+			CHECK_EQ_INT(drt_cluster_set_params(cl, &p, NULL, 0), 0);
+			q[i].kw = two;
+			q[i].n_kw = 2;
+		}
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		if (i == 0)
+			cat = pl.cat;
+		CHECK_EQ_INT(pl.cat, cat);
+		if (i == 3)
+			CHECK_EQ_INT(pl.route_kw, 5 + 1);
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 1);
+	drt_cluster_destroy(cl);
+}
+
+/* cat_cap with two workers and more: a category takes no sub once it
+ * holds max(16, cat_cap x subs / workers) (placement looks at the size
+ * before q). Subs all alike go to the first category met below the
+ * cap, else open one: the model's choice, sub by sub. One worker: no
+ * cap. */
+static void test_place_cap(uint32_t workers, double cat_cap, uint32_t n)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q;
+	uint32_t kw = 3, size[64], id[64], n_cat = 0;
+
+	drt_params_default(&p);
+	p.workers = workers;
+	p.cat_cap = cat_cap;
+	p.place_slack = 1e6;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t k = 0; k < n; k++) {
+		double c = cat_cap * (double)k / workers;
+		uint64_t cap = workers < 2 || cat_cap <= 0 ? UINT64_MAX : c < 16 ? 16 : (uint64_t)c;
+		uint32_t want = 0;
+		while (want < n_cat && size[want] >= cap)
+			want++;
+		tiny_sub(&q, &kw, k + 1, 100, 100, 3);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+		CHECK(pl.created == (want == n_cat));
+		if (want == n_cat) {
+			CHECK(n_cat < 64);
+			if (n_cat == 64)
+				break;
+			id[n_cat] = pl.cat;
+			size[n_cat++] = 0;
+		}
+		CHECK_EQ_INT(pl.cat, id[want]);
+		size[want]++;
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), n_cat);
+	drt_cluster_destroy(cl);
+}
+
+/* SpatialSim off the equator: areas are width x height whatever the
+ * latitude. Space alone, new_th 0.5: a category [0,1]x[10,11] and q =
+ * [0,1]x[11,12.5] (1 / 2.5 = 0.4): a new category; q' =
+ * [0,1]x[9.8,10.8] (1 / 1.2 = 0.83) joins the first. */
+static void test_spatial_off_equator(void)
+{
+	static const double lat[3][2] = { { 10, 11 }, { 11, 12.5 }, { 9.8, 10.8 } };
+	struct drt_placement pl;
+	struct spate_sub q[3];
+	uint32_t cat[3];
+
+	struct drt_cluster *cl = space_only_cluster();
+	for (int i = 0; i < 3; i++) {
+		q[i] = (struct spate_sub){ .id = (uint64_t)i + 1 };
+		q[i].rect = (struct spate_rect){ 0, (int32_t)(lat[i][0] * SPATE_COORD_SCALE),
+						 SPATE_COORD_SCALE,
+						 (int32_t)(lat[i][1] * SPATE_COORD_SCALE) };
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i < 2));
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(cat[2], cat[0]);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_keyword_count_down();
+	test_place_cap(2, 1, 100);
+	test_place_cap(3, 0.5, 200);
+	test_place_cap(1, 1, 40);
+	test_spatial_off_equator();
 	test_route_dense();
 	test_set_params_refused();
 	test_place_tie_first();
