@@ -427,6 +427,18 @@ static void test_cluster(uint64_t seed, uint32_t variant, uint32_t cmax, uint32_
 			CHECK(r[j].worker != v->down);
 			for (size_t k = j + 1; k < n; k++)
 				CHECK(r[j].cat != r[k].cat);
+			/* only categories whose MBR holds the event */
+			bool holds = false;
+			for (uint32_t x = 0; x < drt_cluster_count(cl); x++) {
+				struct drt_cat_info info;
+				drt_cluster_cat_at(cl, x, &info);
+				if (info.id == r[j].cat)
+					holds = e.lon >= info.mbr.min_lon &&
+						e.lon <= info.mbr.max_lon &&
+						e.lat >= info.mbr.min_lat &&
+						e.lat <= info.mbr.max_lat;
+			}
+			CHECK(holds);
 			/* the keys that led here: recorded (memory is plenty),
 			 * each once, each of a keyword the mask names (key 0:
 			 * keyword-less subs, bit 0; else keyword + 1) */
@@ -1757,7 +1769,10 @@ static void test_route_dense(void)
 	}
 	drt_cluster_stats(cl, &st);
 	CHECK_EQ_INT(st.route_keys, 819200);
+	CHECK_EQ_INT(st.route_entries, 819200);
 	CHECK_EQ_INT(st.categories, 256);
+	CHECK_EQ_INT(st.cells, 4096); /* a category in each */
+	CHECK_EQ_INT(st.cell_entries, 4096);
 	CHECK(mid != 0 && st.bytes - mid < (1u << 20));
 	drt_cluster_destroy(cl);
 }
@@ -1866,8 +1881,276 @@ static void test_spatial_off_equator(void)
 	drt_cluster_destroy(cl);
 }
 
+/* More actions queued than the queue's first block holds: 25
+ * categories, then cmax 2: the next placement (into the nearest: no
+ * co-match yet) merges 23 of them at once; all 23 handed out, every
+ * category merged away once and never named again. */
+static void test_many_merges(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[40];
+	struct spate_sub q[26];
+	uint32_t kw[26];
+	char err[200];
+
+	drt_params_default(&p);
+	p.new_th = 1;
+	p.cmax = 1000;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 26; i++) {
+		if (i == 25) {
+			p.cmax = 2;
+			CHECK_EQ_INT(drt_cluster_set_params(cl, &p, err, sizeof(err)), 0);
+		}
+		lone_sub(&q[i], &kw[i], i + 1, -170 + 13 * (int)i, 5 * (int)(i % 7), 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i < 25));
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 2);
+	size_t n = drt_cluster_take_actions(cl, a, 40);
+	CHECK_EQ_INT(n, 23);
+	uint32_t total = 0;
+	for (size_t i = 0; i < n && i < 40; i++) {
+		CHECK_EQ_INT(a[i].kind, DRT_ACTION_MERGE);
+		CHECK(a[i].cat >= 1 && a[i].cat <= 26 && a[i].into >= 1 && a[i].into <= 26);
+		for (size_t j = 0; j < i; j++)
+			CHECK(a[j].cat != a[i].cat && a[j].cat != a[i].into);
+		total += a[i].size;
+	}
+	CHECK(total >= 23); /* each merge moves a sub at least */
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 40), 0);
+	drt_cluster_destroy(cl);
+}
+
+/* At cmax with no co-match, q goes into its nearest category only
+ * where that stays within cat_cap: two workers, A and B each holding
+ * 16 (the cap: max(16, 0.1 x 33 / 2)), q far from both opens a third
+ * category instead of making one of them 17. */
+static void test_place_nearest_full(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q;
+	uint32_t kw = 3, cat[2] = { 0, 0 };
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 32; i++) {
+		tiny_sub(&q, &kw, i + 1, i < 16 ? 1000 : 50000, 1000, 3);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+		CHECK(pl.created == (i % 16 == 0));
+		if (i % 16 == 0)
+			cat[i / 16] = pl.cat;
+		CHECK_EQ_INT(pl.cat, cat[i / 16]);
+	}
+	tiny_sub(&q, &kw, 33, 20000, 60000, 3);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+	CHECK(pl.created);
+	CHECK_EQ_INT(drt_cluster_count(cl), 3);
+	drt_cluster_destroy(cl);
+}
+
+/* The most similar category of all may score 0 (alpha 1, no keyword in
+ * common): at cmax (variant fre), q still joins one, the first. */
+static void test_best_anywhere_zero(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[3];
+	uint32_t kw[3], cat[3];
+
+	drt_params_default(&p);
+	p.variant = DRT_SIM_FRE;
+	p.alpha = 1;
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		lone_sub(&q[i], &kw[i], i + 1, -100 + 60 * (int)i, 20, 7 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i < 2));
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(cat[2], cat[0]);
+	CHECK_EQ_INT(drt_cluster_count(cl), 2);
+	drt_cluster_destroy(cl);
+}
+
+/* The category array and its route output grow from 16 to 32 at the
+ * 17th category, and the geometry table with them: stats.bytes grows
+ * by that at the 17th and by the category alone at the 16th and 18th
+ * (each category a cell and keyword of its own; no table grows from
+ * the 13th key to the 24th). */
+static void test_cats_growth_bytes(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats st;
+	struct spate_sub q;
+	uint32_t kw;
+	size_t b[19];
+	struct drt_geo g16 = { 0 }, g32 = { 0 };
+
+	drt_params_default(&p);
+	p.new_th = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 18; i++) {
+		lone_sub(&q, &kw, i + 1, -170 + 10 * (int)i, -60 + 5 * (int)i, 200 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+		CHECK(pl.created);
+		drt_cluster_stats(cl, &st);
+		b[i + 1] = st.bytes;
+	}
+	CHECK_EQ_INT(drt_geo_reserve(&g16, 16), 0);
+	CHECK_EQ_INT(drt_geo_reserve(&g32, 32), 0);
+	size_t grow = 16 * (sizeof(void *) + sizeof(struct drt_route)) + drt_geo_bytes(&g32) -
+		      drt_geo_bytes(&g16);
+	CHECK_EQ_INT(b[18] - b[17], b[16] - b[15]);
+	CHECK_EQ_INT(b[17] - b[16], b[16] - b[15] + grow);
+	drt_geo_free(&g16);
+	drt_geo_free(&g32);
+	drt_cluster_destroy(cl);
+}
+
+/* A period's end out of memory says so (its snapshot of the co-match
+ * pairs, then each block of the rebalance) and moves nothing; then it
+ * goes through. */
+static void test_period_no_memory(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats st;
+	struct spate_sub q[4];
+	uint32_t kw[4], cat[4];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 4; i++) {
+		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+	}
+	drt_cluster_feedback(cl, cat, 4);
+	for (long k = 1; k <= 4; k++) {
+		fail_at = allocs + k;
+		CHECK_EQ_INT(drt_cluster_period_end(cl), -SPATE_E_NO_MEMORY);
+		fail_at = 0;
+		drt_cluster_stats(cl, &st);
+		CHECK_EQ_INT(st.moves, 0);
+	}
+	CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+	drt_cluster_destroy(cl);
+}
+
+/* Out of memory while a sub joins a category, half-way through its
+ * keywords (the category's and the global tables grow at the 13th
+ * key): what was counted goes back, in the category too. Against a
+ * twin that placed it at once: after the sub goes again, a {30, 34}
+ * sub with alpha 1 and new_th 0.05 finds neither left in the category
+ * and opens its own, in both. */
+static void test_join_no_memory(void)
+{
+	struct drt_params p;
+	struct drt_placement pl, tw;
+	struct drt_removal rm;
+	struct drt_cluster_stats a, b;
+	struct spate_sub q1[2], q2[2], r[2];
+	uint32_t kw1[7] = { 40, 41, 42, 43, 44, 45, 46 }, kw2[7] = { 30, 31, 32, 33, 34, 35, 36 };
+	uint32_t kw3[2] = { 30, 34 };
+	int failed = 0;
+
+	drt_params_default(&p);
+	struct drt_cluster *cl[2] = { drt_cluster_create(&p), drt_cluster_create(&p) };
+	CHECK(cl[0] != NULL && cl[1] != NULL);
+	for (int t = 0; t < 2; t++) {
+		q1[t] = (struct spate_sub){ .id = 1, .kw = kw1, .n_kw = 7 };
+		q1[t].rect =
+			(struct spate_rect){ 0, 0, SPATE_COORD_SCALE / 10, SPATE_COORD_SCALE / 10 };
+		q2[t] = q1[t];
+		q2[t].id = 2;
+		q2[t].kw = kw2;
+		r[t] = q1[t];
+		r[t].id = 3;
+		r[t].kw = kw3;
+		r[t].n_kw = 2;
+		CHECK_EQ_INT(drt_cluster_place(cl[t], &q1[t], &pl), 0);
+	}
+	CHECK_EQ_INT(drt_cluster_place(cl[1], &q2[1], &tw), 0);
+	for (long k = 1;; k++) {
+		fail_at = allocs + k;
+		int rc = drt_cluster_place(cl[0], &q2[0], &pl);
+		fail_at = 0;
+		if (rc == 0)
+			break;
+		CHECK_EQ_INT(rc, -SPATE_E_NO_MEMORY);
+		failed++;
+	}
+	CHECK(failed >= 2);
+	CHECK(!pl.created && !tw.created);
+	drt_cluster_stats(cl[0], &a);
+	drt_cluster_stats(cl[1], &b);
+	CHECK_EQ_INT(a.bytes, b.bytes);
+	p.alpha = 1;
+	p.new_th = 0.05;
+	for (int t = 0; t < 2; t++) {
+		CHECK_EQ_INT(drt_cluster_remove(cl[t], &q2[t], &rm), 0);
+		CHECK_EQ_INT(drt_cluster_set_params(cl[t], &p, NULL, 0), 0);
+		CHECK_EQ_INT(drt_cluster_place(cl[t], &r[t], t ? &tw : &pl), 0);
+		drt_cluster_destroy(cl[t]);
+	}
+	CHECK(tw.created);
+	CHECK(pl.created);
+}
+
+/* Co-match counts are kept when something reads them: merging
+ * (variant freco) or balancing (2 workers and more); fre on one worker
+ * keeps none. */
+static void test_feedback_kept(void)
+{
+	static const uint32_t variant[4] = { DRT_SIM_FRE, DRT_SIM_FRE, DRT_SIM_FRE,
+					     DRT_SIM_FRE_CO };
+	static const uint32_t workers[4] = { 1, 2, 3, 1 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats st;
+	struct spate_sub q[2];
+	uint32_t kw[2], cat[2];
+
+	for (int t = 0; t < 4; t++) {
+		drt_params_default(&p);
+		p.variant = variant[t];
+		p.workers = workers[t];
+		struct drt_cluster *cl = drt_cluster_create(&p);
+		CHECK(cl != NULL);
+		for (uint32_t i = 0; i < 2; i++) {
+			lone_sub(&q[i], &kw[i], i + 1, -100 + 90 * (int)i, 10, 100 + i);
+			CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+			cat[i] = pl.cat;
+		}
+		drt_cluster_feedback(cl, cat, 2);
+		drt_cluster_stats(cl, &st);
+		CHECK_EQ_INT(st.corr_pairs, t > 0);
+		drt_cluster_destroy(cl);
+	}
+}
+
 int main(void)
 {
+	test_join_no_memory();
+	test_feedback_kept();
+	test_many_merges();
+	test_place_nearest_full();
+	test_best_anywhere_zero();
+	test_cats_growth_bytes();
+	test_period_no_memory();
 	test_keyword_count_down();
 	test_place_cap(2, 1, 100);
 	test_place_cap(3, 0.5, 200);
