@@ -2142,8 +2142,195 @@ static void test_feedback_kept(void)
 	}
 }
 
+/* At cmax with no co-match, q goes to its spatially nearest category,
+ * the first of equals: A = [0,1]x[0,1] and B = [4,5]x[0,1] are both at
+ * SpatialSim 1/3 from q = [2,3]x[0,1]; q joins A. */
+static void test_nearest_tie(void)
+{
+	static const int lon[3] = { 0, 4, 2 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[3];
+	uint32_t kw[3], cat[3];
+
+	drt_params_default(&p);
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		lone_sub(&q[i], &kw[i], i + 1, lon[i], 0, 7);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i < 2));
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(cat[2], cat[0]);
+	drt_cluster_destroy(cl);
+}
+
+/* Every co-matched category with a finite MergeJudgePara: the largest
+ * finite one decides (a category never co-matched, CS + CD = 0, is
+ * left out, not taken as infinite). Two workers, A and B on different
+ * ones co-matched 3 times (MJP 0 each, below merge_th 1), C never:
+ * cmax 3, D's category makes 4 and A and B merge across workers. */
+static void test_merge_all_finite(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct drt_cluster_stats st;
+	struct spate_sub q[4];
+	uint32_t kw[4], cat[4], wk[4];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.cmax = 3;
+	p.place_slack = 0;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 4; i++) {
+		if (i == 3)
+			for (int t = 0; t < 3; t++)
+				drt_cluster_feedback(cl, cat, 2);
+		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+		wk[i] = pl.worker;
+	}
+	CHECK(wk[0] != wk[1]);
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK((a[0].cat == cat[0] && a[0].into == cat[1]) ||
+	      (a[0].cat == cat[1] && a[0].into == cat[0]));
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.merges_between_nodes, 1);
+	CHECK_EQ_INT(st.merges_no_corr, 0);
+	drt_cluster_destroy(cl);
+}
+
+/* Pairs as correlated as each other: the one with the lowest ids
+ * merges (the category's, then its partner's). One worker, 4
+ * categories, pairs (1,3) (1,4) (2,3) (2,4) (3,4) co-matched twice
+ * each: 1 and 3 merge, 1 into 3 (equal sizes: the partner takes). */
+static void test_merge_tie_ids(void)
+{
+	static const uint32_t pair[5][2] = { { 1, 3 }, { 1, 4 }, { 2, 3 }, { 2, 4 }, { 3, 4 } };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct spate_sub q[5];
+	uint32_t kw[5];
+
+	drt_params_default(&p);
+	p.cmax = 4;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 5; i++) {
+		if (i == 4)
+			for (int k = 0; k < 5; k++)
+				for (int t = 0; t < 2; t++)
+					drt_cluster_feedback(cl, pair[k], 2);
+		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		CHECK_EQ_INT(pl.cat, i + 1);
+	}
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK_EQ_INT(a[0].cat, 1);
+	CHECK_EQ_INT(a[0].into, 3);
+	drt_cluster_destroy(cl);
+}
+
+/* Placement looks in q's cells and in the world row: q, small, joins
+ * the category of a sub over the whole world (filed in the world row)
+ * that holds its rectangle. */
+static void test_place_world_row(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub w, q;
+	uint32_t kw[2];
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	lone_sub(&w, &kw[0], 1, 0, 0, 7);
+	w.rect =
+		(struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX, SPATE_LON_MAX, SPATE_LAT_MAX };
+	CHECK_EQ_INT(drt_cluster_place(cl, &w, &pl), 0);
+	uint32_t cat = pl.cat;
+	tiny_sub(&q, &kw[1], 2, 100, 100, 7);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+	CHECK(!pl.created);
+	CHECK_EQ_INT(pl.cat, cat);
+	drt_cluster_destroy(cl);
+}
+
+/* A category is one candidate however many of q's cells list it: A
+ * and B in all 16 cells of q (32 list entries, MAX_CANDIDATES) do not
+ * crowd out W in the world row, which has q's keyword (alpha 1): q
+ * joins W. */
+static void test_place_candidates_once(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub s[4];
+	uint32_t kw[4] = { 1, 2, 3, 3 }, cat[4];
+	const int32_t cell = SPATE_COORD_SCALE / 2;
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	p.rare_kw = 0; /* A and B on their fine cells */
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 4; i++) {
+		s[i] = (struct spate_sub){ .id = i + 1, .kw = &kw[i], .n_kw = 1 };
+		s[i].rect = i == 2 ? (struct spate_rect){ -SPATE_LON_MAX, -SPATE_LAT_MAX,
+							  SPATE_LON_MAX, SPATE_LAT_MAX }
+				   : (struct spate_rect){ 1, 1, 4 * cell - 1, 4 * cell - 1 };
+		CHECK_EQ_INT(drt_cluster_place(cl, &s[i], &pl), 0);
+		CHECK(pl.created == (i < 3));
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(cat[3], cat[2]);
+	drt_cluster_destroy(cl);
+}
+
+/* A new category goes to the worker of its most similar category
+ * while that worker holds at most (1 + place_slack) x the mean with
+ * it, else to the emptiest: slack 0.5, A on worker 0, B (far) on 1
+ * (2 > 1.5 x 1), C beside B on 1 (2 <= 1.5 x 1.5), though both
+ * workers hold one sub then (the emptiest would be 0). */
+static void test_new_cat_worker_slack(void)
+{
+	static const int at[3] = { -100, 50, 52 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[3];
+	uint32_t kw[3];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.place_slack = 0.5;
+	p.new_th = 1; /* C a category of its own */
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, at[i] * 1000, 10000, 7);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		CHECK_EQ_INT(pl.worker, i > 0);
+	}
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_new_cat_worker_slack();
+	test_nearest_tie();
+	test_merge_all_finite();
+	test_merge_tie_ids();
+	test_place_world_row();
+	test_place_candidates_once();
 	test_join_no_memory();
 	test_feedback_kept();
 	test_many_merges();
