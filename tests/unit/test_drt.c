@@ -2323,8 +2323,103 @@ static void test_new_cat_worker_slack(void)
 	drt_cluster_destroy(cl);
 }
 
+/* A merge recounts CS and CD from the pairs it leaves: two workers,
+ * A and C on 0, B and D on 1; A-C co-matched 5 times, C-B and A-D
+ * once. E's category (cmax 4) merges A into C (MJP 5 each, pair A-C
+ * the largest); A-C is gone and A-D is C-D, so C has CS 0, CD 2 (MJP
+ * 0, as B's and D's): at F's, the largest MJP is 0, below merge_th 1,
+ * and B merges into C across workers (with C's old CS 5, MJP 5 would
+ * keep merges inside workers). */
+static void test_merge_recounts(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct drt_cluster_stats st;
+	struct spate_sub q[6];
+	uint32_t kw[6], cat[6];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.cmax = 4;
+	p.place_slack = 0;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 6; i++) {
+		if (i == 4) {
+			uint32_t ac[2] = { cat[0], cat[2] }, cb[2] = { cat[2], cat[1] };
+			uint32_t ad[2] = { cat[0], cat[3] };
+			for (int t = 0; t < 5; t++)
+				drt_cluster_feedback(cl, ac, 2);
+			drt_cluster_feedback(cl, cb, 2);
+			drt_cluster_feedback(cl, ad, 2);
+		}
+		lone_sub(&q[i], &kw[i], i + 1, -170 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+		if (i < 4)
+			CHECK_EQ_INT(pl.worker, i % 2);
+		size_t n = drt_cluster_take_actions(cl, a, 4);
+		CHECK_EQ_INT(n, i >= 4);
+		if (i == 4)
+			CHECK(a[0].cat == cat[0] && a[0].into == cat[2]);
+		if (i == 5)
+			CHECK(a[0].cat == cat[1] && a[0].into == cat[2]);
+		/* A's pairs are C's now: C-B and C-D, then C-D */
+		drt_cluster_stats(cl, &st);
+		CHECK_EQ_INT(st.corr_pairs, i < 4 ? 0 : i == 4 ? 2 : 1);
+	}
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.merges_no_corr, 0);
+	CHECK_EQ_INT(st.merges_between_nodes, 1);
+	drt_cluster_destroy(cl);
+}
+
+/* place_begin's filing goes stale when the tables change before
+ * place_end (against the rule: nothing may touch cl in between): end
+ * looks q's keys up afresh. q1 begun, q2 placed (new keys and cells),
+ * q1 ended: an event at q1 with its keyword routes to q1's category,
+ * and removing both leaves no key behind. */
+static void test_place_plan_stale(void)
+{
+	struct drt_params p;
+	struct drt_placement pl1, pl2;
+	struct drt_place_plan plan;
+	struct drt_removal rm;
+	struct drt_cluster_stats st;
+	const struct drt_route *r;
+	struct spate_sub q1, q2;
+	uint32_t kw1, kw2;
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	tiny_sub(&q1, &kw1, 1, 10000, 10000, 7);
+	tiny_sub(&q2, &kw2, 2, 50000, 10000, 8);
+	drt_cluster_place_begin(cl, &q1, &plan);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q2, &pl2), 0);
+	CHECK_EQ_INT(drt_cluster_place_end(cl, &q1, &plan, &pl1), 0);
+	struct spate_event e = {
+		.id = 1, .lon = q1.rect.min_lon, .lat = q1.rect.min_lat, .n_kw = 1, .kw = &kw1
+	};
+	size_t n = drt_cluster_route(cl, &e, &r);
+	CHECK_EQ_INT(n, 1);
+	CHECK(n == 1 && r[0].cat == pl1.cat);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.route_keys, 2);
+	CHECK_EQ_INT(st.cells, 2);
+	CHECK_EQ_INT(drt_cluster_remove(cl, &q1, &rm), 0);
+	CHECK_EQ_INT(drt_cluster_remove(cl, &q2, &rm), 0);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.route_keys + st.route_entries + st.cells + st.cell_entries, 0);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_place_plan_stale();
+	test_merge_recounts();
 	test_new_cat_worker_slack();
 	test_nearest_tie();
 	test_merge_all_finite();
