@@ -1981,11 +1981,17 @@ static void test_best_anywhere_zero(void)
 	drt_cluster_destroy(cl);
 }
 
-/* The category array and its route output grow from 16 to 32 at the
- * 17th category, and the geometry table with them: stats.bytes grows
- * by that at the 17th and by the category alone at the 16th and 18th
- * (each category a cell and keyword of its own; no table grows from
- * the 13th key to the 24th). */
+/* stats.bytes as categories come, each with a cell and keyword of its
+ * own: a step costs the category alone, but where an array doubles.
+ * At the 17th, 33rd and 65th category the category array and its
+ * route output (pointers and drt_route) and the geometry table double;
+ * at the 33rd and 65th the id map's estimate (16-byte slots at most
+ * half full, 64 at least) too; at the 65th the pool (a pointer and a
+ * free number a category). The routing, cell and keyword tables
+ * double at the 7th and 13th category (a key of each: more than 6/8 of
+ * 8, 16 slots), slots of 16, 8 + 8 + 256 (the footprint word and a
+ * 2048-bit keyword filter) and 16 bytes; again at the 25th, 49th and
+ * 97th. */
 static void test_cats_growth_bytes(void)
 {
 	struct drt_params p;
@@ -1993,28 +1999,36 @@ static void test_cats_growth_bytes(void)
 	struct drt_cluster_stats st;
 	struct spate_sub q;
 	uint32_t kw;
-	size_t b[19];
-	struct drt_geo g16 = { 0 }, g32 = { 0 };
+	size_t b[67], geo[4];
 
 	drt_params_default(&p);
 	p.new_th = 1;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	CHECK(cl != NULL);
-	for (uint32_t i = 0; i < 18; i++) {
-		lone_sub(&q, &kw, i + 1, -170 + 10 * (int)i, -60 + 5 * (int)i, 200 + i);
+	for (uint32_t i = 0; i < 66; i++) {
+		tiny_sub(&q, &kw, i + 1, -170000 + 5000 * (int)i, 10000 * (int)(i % 5), 200 + i);
 		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
 		CHECK(pl.created);
 		drt_cluster_stats(cl, &st);
 		b[i + 1] = st.bytes;
 	}
-	CHECK_EQ_INT(drt_geo_reserve(&g16, 16), 0);
-	CHECK_EQ_INT(drt_geo_reserve(&g32, 32), 0);
-	size_t grow = 16 * (sizeof(void *) + sizeof(struct drt_route)) + drt_geo_bytes(&g32) -
-		      drt_geo_bytes(&g16);
-	CHECK_EQ_INT(b[18] - b[17], b[16] - b[15]);
-	CHECK_EQ_INT(b[17] - b[16], b[16] - b[15] + grow);
-	drt_geo_free(&g16);
-	drt_geo_free(&g32);
+	for (int k = 0; k < 4; k++) {
+		struct drt_geo g = { 0 };
+		CHECK_EQ_INT(drt_geo_reserve(&g, 16u << k), 0);
+		geo[k] = drt_geo_bytes(&g);
+		drt_geo_free(&g);
+	}
+	size_t arr = sizeof(void *) + sizeof(struct drt_route), plain = b[16] - b[15];
+	CHECK_EQ_INT(b[7] - b[6], plain + 8 * (16 + 272 + 16));
+	CHECK_EQ_INT(b[13] - b[12], plain + 16 * (16 + 272 + 16));
+	CHECK_EQ_INT(b[17] - b[16], plain + 16 * arr + geo[1] - geo[0]);
+	CHECK_EQ_INT(b[18] - b[17], plain);
+	CHECK_EQ_INT(b[32] - b[31], plain);
+	CHECK_EQ_INT(b[33] - b[32], plain + 32 * arr + geo[2] - geo[1] + 64 * 16);
+	CHECK_EQ_INT(b[64] - b[63], plain);
+	CHECK_EQ_INT(b[65] - b[64], plain + 64 * arr + geo[3] - geo[2] + 128 * 16 +
+					    64 * (sizeof(void *) + sizeof(uint32_t)));
+	CHECK_EQ_INT(b[66] - b[65], plain);
 	drt_cluster_destroy(cl);
 }
 
@@ -2416,8 +2430,164 @@ static void test_place_plan_stale(void)
 	drt_cluster_destroy(cl);
 }
 
+/* stats.bytes counts a routing list or a cell's footprint that holds
+ * more than one category as its array: an 8-byte header and 4 entries
+ * of 8 bytes at first. Alpha 1, one cell: A {7, 20}, then C {9}
+ * elsewhere (a category alone), then B {8} beside A: B costs what C
+ * did and the cell's footprint array [A, B]. B2 {8} joins B; E {7, 8}
+ * is routed by 7 (1 sub against 2) and joins B (KeySim 1/2 against
+ * A's 1/4): the list under (cell, 7) becomes the array [A, B], and
+ * E's removal gives it back. */
+static void test_list_array_bytes(void)
+{
+	static const uint32_t kws[6][2] = { { 7, 20 }, { 9 }, { 8 }, { 8 }, { 7, 8 } };
+	static const uint16_t nkw[6] = { 2, 1, 1, 1, 2 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct drt_cluster_stats st;
+	struct spate_sub q[5];
+	uint32_t kw, cat[5];
+	size_t b[6];
+	const size_t arr = 8 + 4 * 8;
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	p.rare_kw = 0;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	drt_cluster_stats(cl, &st);
+	b[0] = st.bytes;
+	for (uint32_t i = 0; i < 5; i++) {
+		tiny_sub(&q[i], &kw, i + 1, i == 1 ? 50000 : 10100, 10100, 0);
+		q[i].kw = kws[i];
+		q[i].n_kw = nkw[i];
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+		drt_cluster_stats(cl, &st);
+		b[i + 1] = st.bytes;
+	}
+	CHECK(cat[1] != cat[0] && cat[2] != cat[0] && cat[3] == cat[2] && cat[4] == cat[2]);
+	CHECK_EQ_INT(pl.route_kw, 7 + 1);
+	CHECK_EQ_INT(b[3] - b[2], b[2] - b[1] + arr); /* B: a category and the footprint array */
+	CHECK_EQ_INT(b[4], b[3]);
+	CHECK_EQ_INT(b[5] - b[4], arr);    /* E: the list under (cell, 7) */
+	CHECK_EQ_INT(st.route_entries, 4); /* (cell, 7): A, B; (cell, 8): B; C's */
+	CHECK_EQ_INT(st.cell_entries, 3);
+	CHECK_EQ_INT(drt_cluster_remove(cl, &q[4], &rm), 0);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.bytes, b[4]);
+	drt_cluster_destroy(cl);
+}
+
+/* stats.bytes counts each category's keyword table: A {1..6} and B
+ * {7..12} elsewhere; C {1..7} joins A (the same rectangle), whose
+ * table doubles from 8 slots of 16 bytes at its 7th keyword; nothing
+ * else grows (the global table has 12 keys of 16 slots). */
+static void test_kw_table_bytes(void)
+{
+	static const uint32_t kws[3][7] = { { 1, 2, 3, 4, 5, 6 },
+					    { 7, 8, 9, 10, 11, 12 },
+					    { 1, 2, 3, 4, 5, 6, 7 } };
+	static const uint16_t nkw[3] = { 6, 6, 7 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats st;
+	struct spate_sub q[3];
+	uint32_t kw, cat[3];
+	size_t b[3];
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		tiny_sub(&q[i], &kw, i + 1, i == 1 ? 50000 : 10100, 10100, 0);
+		q[i].kw = kws[i];
+		q[i].n_kw = nkw[i];
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+		drt_cluster_stats(cl, &st);
+		b[i] = st.bytes;
+	}
+	CHECK(cat[2] == cat[0] && cat[1] != cat[0]);
+	CHECK_EQ_INT(b[2] - b[1], 8 * 16);
+	drt_cluster_destroy(cl);
+}
+
+/* A category's counters as drt_cluster_cat_at shows them: inserts,
+ * deletes and events routed to it this period; a merge adds the merged
+ * one's; all 0 after the period's end. A: 3 inserts, a delete, 2
+ * events; B far away: an insert, an event; A and B co-matched, cmax 2:
+ * C's category makes 3 and B merges into A (the larger). */
+static void test_cat_counters(void)
+{
+	static const int lon[5] = { 10100, 10100, 10100, 90000, 150000 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct drt_cat_info info;
+	const struct drt_route *r;
+	struct spate_sub q[5];
+	uint32_t kw[5], cat[5];
+
+	drt_params_default(&p);
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 5; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, lon[i], 10100, 7 + (i > 2) + (i > 3));
+		if (i == 4) {
+			uint32_t ab[2] = { cat[0], cat[3] };
+			drt_cluster_feedback(cl, ab, 2);
+		}
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+		if (i == 2)
+			CHECK_EQ_INT(drt_cluster_remove(cl, &q[1], &rm), 0);
+		if (i == 2 || i == 3) {
+			struct spate_event e = { .id = i,
+						 .lon = q[i].rect.min_lon,
+						 .lat = q[i].rect.min_lat,
+						 .n_kw = 1,
+						 .kw = &kw[i] };
+			for (uint32_t k = 0; k < 5 - i; k++)
+				CHECK_EQ_INT(drt_cluster_route(cl, &e, &r), 1);
+		}
+		if (i == 3) {
+			drt_cluster_cat_at(cl, 0, &info);
+			CHECK_EQ_INT(info.id, cat[0]);
+			CHECK_EQ_INT(info.size, 2);
+			CHECK_EQ_INT(info.n_ins, 3);
+			CHECK_EQ_INT(info.n_del, 1);
+			CHECK_EQ_INT(info.t_num, 3);
+		}
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 2);
+	bool seen = false;
+	for (uint32_t k = 0; k < drt_cluster_count(cl); k++) {
+		drt_cluster_cat_at(cl, k, &info);
+		if (info.id != cat[0])
+			continue;
+		seen = true;
+		CHECK_EQ_INT(info.size, 3);
+		CHECK_EQ_INT(info.n_ins, 4);
+		CHECK_EQ_INT(info.n_del, 1);
+		CHECK_EQ_INT(info.t_num, 5);
+	}
+	CHECK(seen);
+	CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+	for (uint32_t k = 0; k < drt_cluster_count(cl); k++) {
+		drt_cluster_cat_at(cl, k, &info);
+		CHECK(info.n_ins == 0 && info.n_del == 0 && info.t_num == 0);
+	}
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_kw_table_bytes();
+	test_list_array_bytes();
+	test_cat_counters();
 	test_place_plan_stale();
 	test_merge_recounts();
 	test_new_cat_worker_slack();
