@@ -1638,14 +1638,14 @@ static void test_best_anywhere(void)
 /* Out of memory half-way through q's keywords: the counts already taken
  * go back, the first one too. q has 7 new keywords (the category's and
  * the global keyword tables grow at the 7th); after it is placed, with
- * a failure at every allocation in turn first, k0 and k1 are carried
- * once each: a sub {k0, k1} is routed by k0 (ties go to the first). */
+ * a failure at every allocation in turn first, k0 and k6 are carried
+ * once each: a sub {k0, k6} is routed by k0 (ties go to the first). */
 static void test_keywords_no_memory(void)
 {
 	struct drt_params p;
 	struct drt_placement pl;
 	struct spate_sub q, r;
-	uint32_t kw[7] = { 40, 41, 42, 43, 44, 45, 46 }, two[2] = { 40, 41 };
+	uint32_t kw[7] = { 40, 41, 42, 43, 44, 45, 46 }, two[2] = { 40, 46 };
 	int failed = 0;
 
 	drt_params_default(&p);
@@ -1679,7 +1679,7 @@ static void test_keywords_no_memory(void)
 	r.kw = two;
 	r.n_kw = 2;
 	CHECK_EQ_INT(drt_cluster_place(cl, &r, &pl), 0);
-	CHECK_EQ_INT(pl.route_kw, 40 + 1);
+	CHECK_EQ_INT(pl.route_kw, 40 + 1); /* 40 and 46 carried once each */
 	drt_cluster_destroy(cl);
 }
 
@@ -1820,7 +1820,7 @@ static void test_keyword_count_down(void)
  * before q). Subs all alike go to the first category met below the
  * cap, else open one: the model's choice, sub by sub. One worker: no
  * cap. */
-static void test_place_cap(uint32_t workers, double cat_cap, uint32_t n)
+static void test_place_cap(uint32_t workers, double cat_cap, uint32_t n, double alpha)
 {
 	struct drt_params p;
 	struct drt_placement pl;
@@ -1830,6 +1830,7 @@ static void test_place_cap(uint32_t workers, double cat_cap, uint32_t n)
 	drt_params_default(&p);
 	p.workers = workers;
 	p.cat_cap = cat_cap;
+	p.alpha = alpha;
 	p.place_slack = 1e6;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	CHECK(cl != NULL);
@@ -1925,10 +1926,12 @@ static void test_many_merges(void)
 }
 
 /* At cmax with no co-match, q goes into its nearest category only
- * where that stays within cat_cap: two workers, A and B each holding
- * 16 (the cap: max(16, 0.1 x 33 / 2)), q far from both opens a third
- * category instead of making one of them 17. */
-static void test_place_nearest_full(void)
+ * where that stays within cat_cap (16 here: max(16, 0.1 x 32 / 2)):
+ * two workers, A (worker 0) holding 16, B (worker 1) holding nb; q far
+ * from both, nearer A (so worker 0 is tried first, and A is full). With
+ * nb 16 q opens a third category instead of making one 17; with nb 15
+ * it goes across to B, which it brings to the cap. */
+static void test_place_nearest_full(uint32_t nb)
 {
 	struct drt_params p;
 	struct drt_placement pl;
@@ -1940,18 +1943,22 @@ static void test_place_nearest_full(void)
 	p.cmax = 2;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	CHECK(cl != NULL);
-	for (uint32_t i = 0; i < 32; i++) {
-		tiny_sub(&q, &kw, i + 1, i < 16 ? 1000 : 50000, 1000, 3);
+	for (uint32_t i = 0; i < 16 + nb; i++) {
+		uint32_t b = i >= 16;
+		tiny_sub(&q, &kw, i + 1, b ? 50000 : 1000, 1000, 3);
 		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
-		CHECK(pl.created == (i % 16 == 0));
-		if (i % 16 == 0)
-			cat[i / 16] = pl.cat;
-		CHECK_EQ_INT(pl.cat, cat[i / 16]);
+		CHECK(pl.created == (i == 0 || i == 16));
+		if (i == 0 || i == 16)
+			cat[b] = pl.cat;
+		CHECK_EQ_INT(pl.cat, cat[b]);
+		CHECK_EQ_INT(pl.worker, b);
 	}
-	tiny_sub(&q, &kw, 33, 20000, 60000, 3);
+	tiny_sub(&q, &kw, 40, 5000, 40000, 3);
 	CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
-	CHECK(pl.created);
-	CHECK_EQ_INT(drt_cluster_count(cl), 3);
+	CHECK(pl.created == (nb == 16));
+	if (nb < 16)
+		CHECK_EQ_INT(pl.cat, cat[1]);
+	CHECK_EQ_INT(drt_cluster_count(cl), 2 + (nb == 16));
 	drt_cluster_destroy(cl);
 }
 
@@ -2387,6 +2394,9 @@ static void test_merge_recounts(void)
 	drt_cluster_stats(cl, &st);
 	CHECK_EQ_INT(st.merges_no_corr, 0);
 	CHECK_EQ_INT(st.merges_between_nodes, 1);
+	CHECK_EQ_INT(st.data_moved, 1); /* B's sub */
+	CHECK_EQ_INT(st.merges_in_node, 1);
+	CHECK_EQ_INT(st.merged_in_node_subs, 1); /* A's */
 	drt_cluster_destroy(cl);
 }
 
@@ -2583,8 +2593,132 @@ static void test_cat_counters(void)
 	drt_cluster_destroy(cl);
 }
 
+/* Sim-NonFre: KeySim is the share of q's keywords the category has.
+ * Alpha 1: A {7}; B {8} shares none (a category of its own); C {7, 9}
+ * has half of its keywords in A (0.5 = new_th: joins A); D {11, 12}
+ * none anywhere (a new one). */
+static void test_nonfre(void)
+{
+	static const uint32_t kws[4][2] = { { 7 }, { 8 }, { 7, 9 }, { 11, 12 } };
+	static const uint16_t nkw[4] = { 1, 1, 2, 2 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[4];
+	uint32_t kw, cat[4];
+
+	drt_params_default(&p);
+	p.variant = DRT_SIM_NONFRE;
+	p.alpha = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 4; i++) {
+		tiny_sub(&q[i], &kw, i + 1, 10100, 10100, 0);
+		q[i].kw = kws[i];
+		q[i].n_kw = nkw[i];
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created == (i != 2));
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(cat[2], cat[0]);
+	drt_cluster_destroy(cl);
+}
+
+/* A merge adds every keyword count of the merged category into the one
+ * it goes into, the one in its table's first slot too: B's keyword k
+ * (home slot 0 of an 8-slot table) is counted in A after B merges into
+ * A (A larger; co-matched, cmax 2, C's category makes 3). Then alpha 1
+ * and new_th 0.3: {k} joins A (KeySim 1/3). */
+static void test_merge_keywords(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct drt_ftab t;
+	struct spate_sub q[5];
+	uint32_t kw[5], cat[5], k = 0;
+
+	CHECK_EQ_INT(drt_ftab_init(&t, 8), 0);
+	CHECK_EQ_INT(t.mask, 7);
+	while (drt_ftab_home(&t, (uint64_t)k + 1) != 0)
+		k++;
+	drt_ftab_free(&t);
+	drt_params_default(&p);
+	p.cmax = 2;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	static const int lon[5] = { 10100, 10100, 90000, 150000, 10100 };
+	for (uint32_t i = 0; i < 5; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, lon[i], 10100, i == 2 || i == 4 ? k : 1000 + i);
+		if (i == 0 || i == 1)
+			kw[i] = 1000; /* A: two subs of keyword 1000 */
+		if (i == 3) {
+			uint32_t ab[2] = { cat[0], cat[2] };
+			drt_cluster_feedback(cl, ab, 2);
+		}
+		if (i == 4) {
+			p.alpha = 1;
+			p.new_th = 0.3;
+			p.cmax = 10; /* below it: a new category if KeySim fails */
+			CHECK_EQ_INT(drt_cluster_set_params(cl, &p, NULL, 0), 0);
+		}
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+	}
+	CHECK(cat[1] == cat[0] && cat[2] != cat[0]);
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK(a[0].cat == cat[2] && a[0].into == cat[0]);
+	CHECK(!pl.created);
+	CHECK_EQ_INT(pl.cat, cat[0]);
+	drt_cluster_destroy(cl);
+}
+
+/* merge_each takes the least MergeJudgePara only below merge_th, not at
+ * it. Two workers: W and Y on 0, X and Z on 1; pairs W-Y, Y-X, X-Z
+ * co-matched twice each: MJP W inf, Y 1, X 1, Z inf; merge_th 1. The
+ * largest (inf) decides: W (the lowest id of the two) merges into Y
+ * (its partner, equal sizes); at the least (1) X would go into Z. */
+static void test_merge_each_at_th(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct spate_sub q[5];
+	uint32_t kw[5], cat[5];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.cmax = 4;
+	p.place_slack = 0;
+	p.merge_each = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 5; i++) {
+		if (i == 4) {
+			uint32_t wy[2] = { cat[0], cat[2] }, yx[2] = { cat[2], cat[1] },
+				 xz[2] = { cat[1], cat[3] };
+			for (int t = 0; t < 2; t++) {
+				drt_cluster_feedback(cl, wy, 2);
+				drt_cluster_feedback(cl, yx, 2);
+				drt_cluster_feedback(cl, xz, 2);
+			}
+		}
+		lone_sub(&q[i], &kw[i], i + 1, -170 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+		if (i < 4)
+			CHECK_EQ_INT(pl.worker, i % 2);
+	}
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK(a[0].cat == cat[0] && a[0].into == cat[2]);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_nonfre();
+	test_merge_keywords();
+	test_merge_each_at_th();
 	test_kw_table_bytes();
 	test_list_array_bytes();
 	test_cat_counters();
@@ -2599,14 +2733,16 @@ int main(void)
 	test_join_no_memory();
 	test_feedback_kept();
 	test_many_merges();
-	test_place_nearest_full();
+	test_place_nearest_full(16);
+	test_place_nearest_full(15);
 	test_best_anywhere_zero();
 	test_cats_growth_bytes();
 	test_period_no_memory();
 	test_keyword_count_down();
-	test_place_cap(2, 1, 100);
-	test_place_cap(3, 0.5, 200);
-	test_place_cap(1, 1, 40);
+	test_place_cap(2, 1, 100, 0.2);
+	test_place_cap(3, 0.5, 200, 0.2);
+	test_place_cap(1, 1, 40, 0.2);
+	test_place_cap(2, 1, 100, 1); /* a full category's Sim would pass new_th */
 	test_spatial_off_equator();
 	test_route_dense();
 	test_set_params_refused();
