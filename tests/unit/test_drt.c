@@ -1308,6 +1308,13 @@ static void test_id_base(void)
 	CHECK_EQ_INT(pl.cat, 1);
 	CHECK_EQ_INT(drt_cluster_set_id_base(cl, 300), -SPATE_E_NOT_ALLOWED);
 	drt_cluster_destroy(cl);
+	/* base 0: ids from 1 (0 names no category: a plan's "new") */
+	cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	CHECK_EQ_INT(drt_cluster_set_id_base(cl, 0), 0);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+	CHECK_EQ_INT(pl.cat, 1);
+	drt_cluster_destroy(cl);
 }
 
 /* stats.bytes counts the co-match pairs as an idmap of 16-byte slots at
@@ -2074,8 +2081,8 @@ static void test_period_no_memory(void)
 /* Out of memory while a sub joins a category, half-way through its
  * keywords (the category's and the global tables grow at the 13th
  * key): what was counted goes back, in the category too. Against a
- * twin that placed it at once: after the sub goes again, a {30, 34}
- * sub with alpha 1 and new_th 0.05 finds neither left in the category
+ * twin that placed it at once: after the sub goes again, a {30, 34,
+ * 35} sub with alpha 1 and new_th 0.04 finds none left in the category
  * and opens its own, in both. */
 static void test_join_no_memory(void)
 {
@@ -2085,7 +2092,7 @@ static void test_join_no_memory(void)
 	struct drt_cluster_stats a, b;
 	struct spate_sub q1[2], q2[2], r[2];
 	uint32_t kw1[7] = { 40, 41, 42, 43, 44, 45, 46 }, kw2[7] = { 30, 31, 32, 33, 34, 35, 36 };
-	uint32_t kw3[2] = { 30, 34 };
+	uint32_t kw3[3] = { 30, 34, 35 };
 	int failed = 0;
 
 	drt_params_default(&p);
@@ -2101,7 +2108,7 @@ static void test_join_no_memory(void)
 		r[t] = q1[t];
 		r[t].id = 3;
 		r[t].kw = kw3;
-		r[t].n_kw = 2;
+		r[t].n_kw = 3;
 		CHECK_EQ_INT(drt_cluster_place(cl[t], &q1[t], &pl), 0);
 	}
 	CHECK_EQ_INT(drt_cluster_place(cl[1], &q2[1], &tw), 0);
@@ -2120,7 +2127,7 @@ static void test_join_no_memory(void)
 	drt_cluster_stats(cl[1], &b);
 	CHECK_EQ_INT(a.bytes, b.bytes);
 	p.alpha = 1;
-	p.new_th = 0.05;
+	p.new_th = 0.04; /* one count left of 7 keywords: 1/7/3 = 0.048 */
 	for (int t = 0; t < 2; t++) {
 		CHECK_EQ_INT(drt_cluster_remove(cl[t], &q2[t], &rm), 0);
 		CHECK_EQ_INT(drt_cluster_set_params(cl[t], &p, NULL, 0), 0);
@@ -2714,8 +2721,133 @@ static void test_merge_each_at_th(void)
 	drt_cluster_destroy(cl);
 }
 
+/* A removal takes its sub off its worker's count: two workers, slack
+ * 0; A (worker 0) takes 3 subs, B far away goes to worker 1; A's 3
+ * go; C far from both opens a category on the emptiest worker, 0
+ * (B's worker 1 holds 1, over the mean of (1 + 1) / 2). */
+static void test_remove_worker_count(void)
+{
+	static const int lon[5] = { 10100, 10100, 10100, 90000, 150000 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct spate_sub q[5];
+	uint32_t kw[5];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.place_slack = 0;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 5; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, lon[i], 10100, 7);
+		if (i == 4)
+			for (uint32_t k = 0; k < 3; k++)
+				CHECK_EQ_INT(drt_cluster_remove(cl, &q[k], &rm), 0);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK_EQ_INT(pl.worker, i == 3);
+	}
+	drt_cluster_destroy(cl);
+}
+
+/* route() out of memory for its keys (each of the three blocks of its
+ * hit arrays in turn): the routes are all there, their keys not
+ * (NULL, 0: use kw_mask); the next route has them. Two categories
+ * hold the event's point. */
+static void test_route_keys_no_memory(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	const struct drt_route *r;
+	struct spate_sub q[2];
+	uint32_t kw[2];
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	for (long k = 1; k <= 3; k++) {
+		struct drt_cluster *cl = drt_cluster_create(&p);
+		CHECK(cl != NULL);
+		for (uint32_t i = 0; i < 2; i++) {
+			tiny_sub(&q[i], &kw[i], i + 1, 10100, 10100, 7 + i);
+			CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+			CHECK(pl.created);
+		}
+		uint32_t both[2] = { 7, 8 };
+		struct spate_event e = { .id = 1,
+					 .lon = q[0].rect.min_lon,
+					 .lat = q[0].rect.min_lat,
+					 .n_kw = 2,
+					 .kw = both };
+		fail_at = allocs + k;
+		size_t n = drt_cluster_route(cl, &e, &r);
+		fail_at = 0;
+		CHECK_EQ_INT(n, 2);
+		for (size_t j = 0; j < n && j < 2; j++)
+			CHECK(r[j].keys == NULL && r[j].n_keys == 0);
+		n = drt_cluster_route(cl, &e, &r);
+		CHECK_EQ_INT(n, 2);
+		for (size_t j = 0; j < n && j < 2; j++) {
+			CHECK_EQ_INT(r[j].n_keys, 1);
+			CHECK(r[j].keys != NULL && (uint32_t)r[j].keys[0] == 7 + 1 + j);
+		}
+		drt_cluster_destroy(cl);
+	}
+}
+
+/* A period's end recounts every category's CS and CD from the aged
+ * pairs, the first category's too. Two workers (A and C on 0, B and D
+ * on 1), merge_finite: A-B co-matched once (aged away), C-D twice
+ * (1), A-C 4 times (2). After the period A has CS 2, CD 0 (left out),
+ * C MJP 2 (the largest finite): C merges into A (C's pair, equal
+ * sizes: the partner takes). With A's old counts kept (CS 6, CD 1:
+ * MJP 6) A would merge into C. */
+static void test_period_recount(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct drt_cluster_stats st;
+	struct spate_sub q[5];
+	uint32_t kw[5], cat[5];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.cmax = 4;
+	p.place_slack = 0;
+	p.merge_finite = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 5; i++) {
+		if (i == 4) {
+			uint32_t ab[2] = { cat[0], cat[1] }, cd[2] = { cat[2], cat[3] },
+				 ac[2] = { cat[0], cat[2] };
+			drt_cluster_feedback(cl, ab, 2);
+			for (int t = 0; t < 2; t++)
+				drt_cluster_feedback(cl, cd, 2);
+			for (int t = 0; t < 4; t++)
+				drt_cluster_feedback(cl, ac, 2);
+			CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+			drt_cluster_stats(cl, &st);
+			CHECK_EQ_INT(st.moves, 0);
+			CHECK_EQ_INT(st.corr_pairs, 2);
+		}
+		lone_sub(&q[i], &kw[i], i + 1, -170 + 60 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+		if (i < 4)
+			CHECK_EQ_INT(pl.worker, i % 2);
+	}
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK(a[0].cat == cat[2] && a[0].into == cat[0]);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_period_recount();
+	test_remove_worker_count();
+	test_route_keys_no_memory();
 	test_nonfre();
 	test_merge_keywords();
 	test_merge_each_at_th();
