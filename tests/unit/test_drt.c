@@ -2843,8 +2843,66 @@ static void test_period_recount(void)
 	drt_cluster_destroy(cl);
 }
 
+/* Placement compares the first 32 categories met (MAX_CANDIDATES):
+ * alpha 1, 33 categories in one cell, each with a keyword of its own;
+ * q with the 33rd's keyword finds no candidate sharing it (KeySim 0
+ * with the first 32) and opens a category. */
+static void test_place_max_candidates(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q;
+	uint32_t kw;
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 34; i++) {
+		tiny_sub(&q, &kw, i + 1, 10100, 10100, 100 + (i < 33 ? i : 32));
+		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+		CHECK(pl.created);
+	}
+	CHECK_EQ_INT(drt_cluster_count(cl), 34);
+	drt_cluster_destroy(cl);
+}
+
+/* A period's end forgets the co-match pairs of a category gone: A and
+ * B co-matched 4 times, B's only sub goes, the pair goes at the end
+ * of the period (the halved count 2 would have stayed). */
+static void test_period_forgets_gone(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct drt_cluster_stats st;
+	struct spate_sub q[2];
+	uint32_t kw[2], cat[2];
+
+	drt_params_default(&p);
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 2; i++) {
+		lone_sub(&q[i], &kw[i], i + 1, -100 + 90 * (int)i, 10, 100 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+	}
+	for (int t = 0; t < 4; t++)
+		drt_cluster_feedback(cl, cat, 2);
+	CHECK_EQ_INT(drt_cluster_remove(cl, &q[1], &rm), 0);
+	CHECK(rm.emptied);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.corr_pairs, 1);
+	CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.corr_pairs, 0);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_place_max_candidates();
+	test_period_forgets_gone();
 	test_period_recount();
 	test_remove_worker_count();
 	test_route_keys_no_memory();
