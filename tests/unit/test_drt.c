@@ -2631,11 +2631,12 @@ static void test_nonfre(void)
 }
 
 /* A merge adds every keyword count of the merged category into the one
- * it goes into, the one in its table's first slot too: B's keyword k
- * (home slot 0 of an 8-slot table) is counted in A after B merges into
+ * it goes into, those in its table's first and last slots too: B's
+ * keyword k (home slot 0 or 7 of an 8-slot table) is counted in A
+ * after B merges into
  * A (A larger; co-matched, cmax 2, C's category makes 3). Then alpha 1
  * and new_th 0.3: {k} joins A (KeySim 1/3). */
-static void test_merge_keywords(void)
+static void test_merge_keywords(size_t slot)
 {
 	struct drt_params p;
 	struct drt_placement pl;
@@ -2646,7 +2647,7 @@ static void test_merge_keywords(void)
 
 	CHECK_EQ_INT(drt_ftab_init(&t, 8), 0);
 	CHECK_EQ_INT(t.mask, 7);
-	while (drt_ftab_home(&t, (uint64_t)k + 1) != 0)
+	while (drt_ftab_home(&t, (uint64_t)k + 1) != slot)
 		k++;
 	drt_ftab_free(&t);
 	drt_params_default(&p);
@@ -2899,15 +2900,41 @@ static void test_period_forgets_gone(void)
 	drt_cluster_destroy(cl);
 }
 
+/* drt_cluster_create out of memory at each of its allocations in turn:
+ * NULL, nothing left allocated; then a cluster. */
+static void test_create_no_memory(void)
+{
+	struct drt_params p;
+	long live0 = n_live;
+
+	drt_params_default(&p);
+	long a0 = allocs;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	long need = allocs - a0;
+	CHECK(cl != NULL && need >= 7);
+	drt_cluster_destroy(cl);
+	for (long k = 1; k <= need; k++) {
+		fail_at = allocs + k;
+		cl = drt_cluster_create(&p);
+		fail_at = 0;
+		CHECK(cl == NULL);
+		if (cl != NULL)
+			drt_cluster_destroy(cl);
+		CHECK_EQ_INT(n_live, live0);
+	}
+}
+
 int main(void)
 {
+	test_create_no_memory();
 	test_place_max_candidates();
 	test_period_forgets_gone();
 	test_period_recount();
 	test_remove_worker_count();
 	test_route_keys_no_memory();
 	test_nonfre();
-	test_merge_keywords();
+	test_merge_keywords(0);
+	test_merge_keywords(7);
 	test_merge_each_at_th();
 	test_kw_table_bytes();
 	test_list_array_bytes();
