@@ -2076,6 +2076,15 @@ static void test_period_no_memory(void)
 	}
 	CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
 	drt_cluster_destroy(cl);
+	/* one category: nothing to balance, no block for it; the second
+	 * allocation is the aged pairs' snapshot, whose loss is no error */
+	cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	CHECK_EQ_INT(drt_cluster_place(cl, &q[0], &pl), 0);
+	fail_at = allocs + 2;
+	CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+	fail_at = 0;
+	drt_cluster_destroy(cl);
 }
 
 /* Out of memory while a sub joins a category, half-way through its
@@ -2924,8 +2933,112 @@ static void test_create_no_memory(void)
 	}
 }
 
+/* Nothing fits the cap for the category merge_once takes first (no
+ * co-match; the last one when the placement made none): then the
+ * smallest category, the first of equals, merges into its nearest
+ * that fits. Two workers, cap 16; S1 and S2 of one sub each, L of 15;
+ * cmax lowered to 2, q joins L (16): L fits nowhere, S1 goes into S2
+ * (across workers; equal sizes: the partner takes). */
+static void test_merge_smallest(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct drt_cluster_stats st;
+	struct spate_sub q;
+	uint32_t kw, cat[3] = { 0, 0, 0 };
+	char err[200];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.cmax = 3;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 18; i++) {
+		uint32_t c = i < 2 ? i : 2;
+		if (i == 17) {
+			p.cmax = 2;
+			CHECK_EQ_INT(drt_cluster_set_params(cl, &p, err, sizeof(err)), 0);
+		}
+		tiny_sub(&q, &kw, i + 1, (int)c * 60000 - 60000, 10100, 7 + c);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
+		CHECK(pl.created == (i <= 2));
+		if (i <= 2)
+			cat[c] = pl.cat;
+		CHECK_EQ_INT(pl.cat, cat[c]);
+	}
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK(a[0].cat == cat[0] && a[0].into == cat[1]);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.merges_no_corr, 1);
+	drt_cluster_destroy(cl);
+}
+
+/* route()'s kw_mask: bit i + 1 for the event's keyword i below 62, bit
+ * 63 for any of the 62nd on: an event of 64 keywords, subs carrying
+ * its 62nd, 63rd and 64th (indexes 61, 62, 63), each a category. */
+static void test_route_high_bits(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	const struct drt_route *r;
+	struct spate_sub q[3];
+	uint32_t kw[3], ekw[64], cat[3];
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 64; i++)
+		ekw[i] = i;
+	for (uint32_t i = 0; i < 3; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, 10100, 10100, 61 + i);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK(pl.created);
+		cat[i] = pl.cat;
+	}
+	struct spate_event e = {
+		.id = 1, .lon = q[0].rect.min_lon, .lat = q[0].rect.min_lat, .n_kw = 64, .kw = ekw
+	};
+	size_t n = drt_cluster_route(cl, &e, &r);
+	CHECK_EQ_INT(n, 3);
+	for (size_t j = 0; j < n && j < 3; j++) {
+		uint64_t want = r[j].cat == cat[0] ? 1ull << 62 : 1ull << 63;
+		CHECK(r[j].kw_mask == want);
+	}
+	drt_cluster_destroy(cl);
+}
+
+/* A sub this cluster does not hold is refused, even when its engine
+ * word (written by another cluster) names a number whose part here
+ * was freed. */
+static void test_remove_foreign(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_removal rm;
+	struct spate_sub q, x;
+	uint32_t kw, kx;
+
+	drt_params_default(&p);
+	struct drt_cluster *a = drt_cluster_create(&p), *b = drt_cluster_create(&p);
+	CHECK(a != NULL && b != NULL);
+	tiny_sub(&x, &kx, 1, 10100, 10100, 7);
+	CHECK_EQ_INT(drt_cluster_place(b, &x, &pl), 0);
+	CHECK_EQ_INT(drt_cluster_remove(b, &x, &rm), 0); /* b's part 1 freed */
+	tiny_sub(&q, &kw, 2, 10100, 10100, 7);
+	CHECK_EQ_INT(drt_cluster_place(a, &q, &pl), 0); /* q's word: a's part 1 */
+	CHECK_EQ_INT(drt_cluster_remove(b, &q, &rm), -SPATE_E_UNKNOWN_ID);
+	CHECK_EQ_INT(drt_cluster_remove(a, &q, &rm), 0);
+	drt_cluster_destroy(a);
+	drt_cluster_destroy(b);
+}
+
 int main(void)
 {
+	test_merge_smallest();
+	test_route_high_bits();
+	test_remove_foreign();
 	test_create_no_memory();
 	test_place_max_candidates();
 	test_period_forgets_gone();
