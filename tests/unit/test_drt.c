@@ -1502,7 +1502,7 @@ static void test_place_no_memory(void)
 	struct drt_placement pl;
 	struct drt_cluster_stats a, b;
 	static struct spate_sub q[120];
-	static uint32_t kw[120];
+	static uint32_t kw[120], cat[120];
 	int failed = 0;
 
 	drt_params_default(&p);
@@ -1523,6 +1523,7 @@ static void test_place_no_memory(void)
 			fail_at = allocs + k;
 			int rc = drt_cluster_place(cl, &q[i], &pl);
 			fail_at = 0;
+			cat[i] = pl.cat;
 			if (rc == 0)
 				break;
 			failed++;
@@ -1536,7 +1537,26 @@ static void test_place_no_memory(void)
 		}
 	}
 	CHECK(failed > 120);
-	for (uint32_t i = 0; i < 120; i++) {
+	/* the counts are right: with every other sub gone, an event at each
+	 * one left, with its keyword, is routed to its category */
+	for (uint32_t i = 0; i < 120; i += 2) {
+		struct drt_removal rm;
+		CHECK_EQ_INT(drt_cluster_remove(cl, &q[i], &rm), 0);
+	}
+	for (uint32_t i = 1; i < 120; i += 2) {
+		const struct drt_route *r;
+		struct spate_event e = { .id = i,
+					 .lon = q[i].rect.min_lon,
+					 .lat = q[i].rect.max_lat,
+					 .n_kw = 1,
+					 .kw = &kw[i] };
+		size_t n = drt_cluster_route(cl, &e, &r);
+		bool found = false;
+		for (size_t j = 0; j < n; j++)
+			found |= r[j].cat == cat[i];
+		CHECK(found);
+	}
+	for (uint32_t i = 1; i < 120; i += 2) {
 		struct drt_removal rm;
 		CHECK_EQ_INT(drt_cluster_remove(cl, &q[i], &rm), 0);
 	}
@@ -1934,11 +1954,11 @@ static void test_many_merges(void)
 
 /* At cmax with no co-match, q goes into its nearest category only
  * where that stays within cat_cap (16 here: max(16, 0.1 x 32 / 2)):
- * two workers, A (worker 0) holding 16, B (worker 1) holding nb; q far
- * from both, nearer A (so worker 0 is tried first, and A is full). With
- * nb 16 q opens a third category instead of making one 17; with nb 15
- * it goes across to B, which it brings to the cap. */
-static void test_place_nearest_full(uint32_t nb)
+ * two workers, A (worker 0) holding na, B (worker 1) holding nb; q far
+ * from both, nearer A (so worker 0 is tried first). A below the cap
+ * takes q; else B below it, across workers when merge_th allows;
+ * else q opens a third category instead of making one 17. */
+static void test_place_nearest_full(uint32_t na, uint32_t nb, double merge_th)
 {
 	struct drt_params p;
 	struct drt_placement pl;
@@ -1948,24 +1968,27 @@ static void test_place_nearest_full(uint32_t nb)
 	drt_params_default(&p);
 	p.workers = 2;
 	p.cmax = 2;
+	p.merge_th = merge_th;
 	struct drt_cluster *cl = drt_cluster_create(&p);
 	CHECK(cl != NULL);
-	for (uint32_t i = 0; i < 16 + nb; i++) {
-		uint32_t b = i >= 16;
+	for (uint32_t i = 0; i < na + nb; i++) {
+		uint32_t b = i >= na;
 		tiny_sub(&q, &kw, i + 1, b ? 50000 : 1000, 1000, 3);
 		CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
-		CHECK(pl.created == (i == 0 || i == 16));
-		if (i == 0 || i == 16)
+		CHECK(pl.created == (i == 0 || i == na));
+		if (i == 0 || i == na)
 			cat[b] = pl.cat;
 		CHECK_EQ_INT(pl.cat, cat[b]);
 		CHECK_EQ_INT(pl.worker, b);
 	}
 	tiny_sub(&q, &kw, 40, 5000, 40000, 3);
 	CHECK_EQ_INT(drt_cluster_place(cl, &q, &pl), 0);
-	CHECK(pl.created == (nb == 16));
-	if (nb < 16)
-		CHECK_EQ_INT(pl.cat, cat[1]);
-	CHECK_EQ_INT(drt_cluster_count(cl), 2 + (nb == 16));
+	/* A if it has room, else B if merges may cross workers and it has */
+	int want = na < 16 ? 0 : nb < 16 && merge_th > 0 ? 1 : -1;
+	CHECK(pl.created == (want < 0));
+	if (want >= 0)
+		CHECK_EQ_INT(pl.cat, cat[want]);
+	CHECK_EQ_INT(drt_cluster_count(cl), 2 + (want < 0));
 	drt_cluster_destroy(cl);
 }
 
@@ -2906,6 +2929,16 @@ static void test_period_forgets_gone(void)
 	CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
 	drt_cluster_stats(cl, &st);
 	CHECK_EQ_INT(st.corr_pairs, 0);
+	/* counts halve each period: 3 co-matches last two (3 -> 1 -> gone) */
+	CHECK_EQ_INT(drt_cluster_place(cl, &q[1], &pl), 0);
+	cat[1] = pl.cat;
+	for (int t = 0; t < 3; t++)
+		drt_cluster_feedback(cl, cat, 2);
+	for (int t = 0; t < 2; t++) {
+		CHECK_EQ_INT(drt_cluster_period_end(cl), 0);
+		drt_cluster_stats(cl, &st);
+		CHECK_EQ_INT(st.corr_pairs, t == 0);
+	}
 	drt_cluster_destroy(cl);
 }
 
@@ -3034,8 +3067,42 @@ static void test_remove_foreign(void)
 	drt_cluster_destroy(b);
 }
 
+/* A worker going down hands its categories to a live worker, whose
+ * count takes their subs: two workers, slack 0; A (5 subs) on 0, B
+ * on 1; worker 0 goes down (A to 1: 6 subs there) and comes back; C
+ * far away opens on worker 0, the emptiest (1 holds 6 + 1 over the
+ * mean of 3.5). */
+static void test_worker_down_counts(void)
+{
+	static const int lon[7] = { 10100, 10100, 10100, 10100, 10100, 60000, 160000 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cat_info info;
+	struct spate_sub q[7];
+	uint32_t kw[7];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.place_slack = 0;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 7; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, lon[i], 10100, 7);
+		if (i == 6) {
+			CHECK_EQ_INT(drt_cluster_worker_set(cl, 0, false), 1);
+			drt_cluster_cat_at(cl, 0, &info);
+			CHECK_EQ_INT(info.worker, 1);
+			CHECK_EQ_INT(drt_cluster_worker_set(cl, 0, true), 0);
+		}
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		CHECK_EQ_INT(pl.worker, i == 5);
+	}
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_worker_down_counts();
 	test_merge_smallest();
 	test_route_high_bits();
 	test_remove_foreign();
@@ -3063,8 +3130,10 @@ int main(void)
 	test_join_no_memory();
 	test_feedback_kept();
 	test_many_merges();
-	test_place_nearest_full(16);
-	test_place_nearest_full(15);
+	test_place_nearest_full(16, 16, 1);
+	test_place_nearest_full(16, 15, 1);
+	test_place_nearest_full(16, 15, 0);
+	test_place_nearest_full(15, 16, 0);
 	test_best_anywhere_zero();
 	test_cats_growth_bytes();
 	test_period_no_memory();
