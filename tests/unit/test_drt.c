@@ -3100,8 +3100,96 @@ static void test_worker_down_counts(void)
 	drt_cluster_destroy(cl);
 }
 
+/* Lists are folded only when a category is not found under its own
+ * entry: a and b (keyword 7, one cell, a category each) merge, a into
+ * b; d joins b there: b's own entry counts it, a's part entry stays
+ * until someone misses b (3 routing entries: a, b and c's; 3 in the
+ * footprints). */
+static void test_fold_lazily(void)
+{
+	static const int lon[4] = { 10100, 10200, 90000, 10300 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct drt_cluster_stats st;
+	struct spate_sub q[4];
+	uint32_t kw[4], cat[4];
+	char err[200];
+
+	drt_params_default(&p);
+	p.new_th = 1;
+	p.cmax = 8;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 4; i++) {
+		if (i == 2) {
+			for (int t = 0; t < 3; t++)
+				drt_cluster_feedback(cl, cat, 2);
+			p.cmax = 2;
+			CHECK_EQ_INT(drt_cluster_set_params(cl, &p, err, sizeof(err)), 0);
+		}
+		if (i == 3) {
+			p.new_th = 0;
+			CHECK_EQ_INT(drt_cluster_set_params(cl, &p, err, sizeof(err)), 0);
+		}
+		tiny_sub(&q[i], &kw[i], i + 1, lon[i], 10100, i == 2 ? 9 : 7);
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+	}
+	CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+	CHECK(a[0].cat == cat[0] && a[0].into == cat[1]);
+	CHECK_EQ_INT(cat[3], cat[1]);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.route_entries, 3);
+	CHECK_EQ_INT(st.cell_entries, 3);
+	drt_cluster_destroy(cl);
+}
+
+/* A routing key's add failing (its table must grow) in a cell whose
+ * record the same add made: the record goes too. Six keywords filed in
+ * one cell (6 keys: the 7th grows the table), then a seventh keyword
+ * in a new cell, failing at each allocation in turn: one cell record
+ * after each failure. */
+static void test_new_cell_no_memory(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_cluster_stats st;
+	struct spate_sub q[7];
+	uint32_t kw[7];
+	int failed = 0;
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 7; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, i < 6 ? 10100 : 90000, 10100, 50 + i);
+		for (long k = 1; i == 6; k++) {
+			fail_at = allocs + k;
+			int rc = drt_cluster_place(cl, &q[i], &pl);
+			fail_at = 0;
+			if (rc == 0)
+				break;
+			failed++;
+			drt_cluster_stats(cl, &st);
+			CHECK_EQ_INT(st.cells, 1);
+			CHECK_EQ_INT(st.route_keys, 6);
+		}
+		if (i < 6)
+			CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+	}
+	CHECK(failed > 0);
+	drt_cluster_stats(cl, &st);
+	CHECK_EQ_INT(st.cells, 2);
+	CHECK_EQ_INT(st.route_keys, 7);
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_fold_lazily();
+	test_new_cell_no_memory();
 	test_worker_down_counts();
 	test_merge_smallest();
 	test_route_high_bits();
