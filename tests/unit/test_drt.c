@@ -3186,8 +3186,55 @@ static void test_new_cell_no_memory(void)
 	drt_cluster_destroy(cl);
 }
 
+/* KeySim of a keyword-less sub: the category's share of keyword-less
+ * subs. Alpha 1, one cell: A {7}; r {} finds none there (0: a category
+ * of its own); s {} joins r's (1/1); t {7} joins A; u {} then joins
+ * r's category (A holds none of them). */
+static void test_keyword_less_keysim(void)
+{
+	struct drt_params p;
+	struct drt_placement pl;
+	struct spate_sub q[5];
+	uint32_t kw[5], cat[5];
+	static const uint16_t nkw[5] = { 1, 0, 0, 1, 0 };
+
+	drt_params_default(&p);
+	p.alpha = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 5; i++) {
+		tiny_sub(&q[i], &kw[i], i + 1, 10100 + 10 * (int)i, 10100, 7);
+		q[i].n_kw = nkw[i];
+		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
+		cat[i] = pl.cat;
+		CHECK(pl.created == (i < 2));
+	}
+	CHECK(cat[2] == cat[1] && cat[3] == cat[0] && cat[4] == cat[1]);
+	drt_cluster_destroy(cl);
+}
+
+/* drt_cluster_create refuses each parameter out of its range on its
+ * own: variant past freco, alpha below 0 or above 1. */
+static void test_create_ranges(void)
+{
+	struct drt_params p;
+
+	for (int k = 0; k < 3; k++) {
+		drt_params_default(&p);
+		if (k == 0)
+			p.variant = DRT_SIM_FRE_CO + 1;
+		else
+			p.alpha = k == 1 ? -0.1 : 1.1;
+		struct drt_cluster *cl = drt_cluster_create(&p);
+		CHECK(cl == NULL);
+		drt_cluster_destroy(cl);
+	}
+}
+
 int main(void)
 {
+	test_keyword_less_keysim();
+	test_create_ranges();
 	test_fold_lazily();
 	test_new_cell_no_memory();
 	test_worker_down_counts();
