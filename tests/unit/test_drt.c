@@ -1565,6 +1565,16 @@ static void test_place_no_memory(void)
 	drt_cluster_destroy(cl);
 }
 
+/* Place q, which must succeed, opening a category or not as said;
+ * its category id. */
+static uint32_t placed(struct drt_cluster *cl, const struct spate_sub *q, struct drt_placement *pl,
+		       bool created)
+{
+	CHECK_EQ_INT(drt_cluster_place(cl, q, pl), 0);
+	CHECK(pl->created == created);
+	return pl->cat;
+}
+
 /* route_cell and workers change at the next start only: each refusal
  * names the parameter and what it shapes (workers first when both
  * change), and the cluster keeps its parameters: a live change is
@@ -1653,9 +1663,7 @@ static void test_best_anywhere(void)
 						 (int32_t)(box[i][1] * SPATE_COORD_SCALE),
 						 (int32_t)(box[i][2] * SPATE_COORD_SCALE),
 						 (int32_t)(box[i][3] * SPATE_COORD_SCALE) };
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created == (i < 2));
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, i < 2);
 	}
 	CHECK_EQ_INT(cat[2], cat[0]);
 	CHECK_EQ_INT(drt_cluster_count(cl), 2);
@@ -1740,9 +1748,7 @@ static void test_bytes_part_record(void)
 			drt_cluster_stats(cl, &st);
 			b1 = st.bytes;
 		}
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created);
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, true);
 	}
 	drt_cluster_stats(cl, &st);
 	b2 = st.bytes;
@@ -1901,9 +1907,7 @@ static void test_spatial_off_equator(void)
 		q[i].rect = (struct spate_rect){ 0, (int32_t)(lat[i][0] * SPATE_COORD_SCALE),
 						 SPATE_COORD_SCALE,
 						 (int32_t)(lat[i][1] * SPATE_COORD_SCALE) };
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created == (i < 2));
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, i < 2);
 	}
 	CHECK_EQ_INT(cat[2], cat[0]);
 	drt_cluster_destroy(cl);
@@ -2009,9 +2013,7 @@ static void test_best_anywhere_zero(void)
 	CHECK(cl != NULL);
 	for (uint32_t i = 0; i < 3; i++) {
 		lone_sub(&q[i], &kw[i], i + 1, -100 + 60 * (int)i, 20, 7 + i);
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created == (i < 2));
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, i < 2);
 	}
 	CHECK_EQ_INT(cat[2], cat[0]);
 	CHECK_EQ_INT(drt_cluster_count(cl), 2);
@@ -2219,9 +2221,7 @@ static void test_nearest_tie(void)
 	CHECK(cl != NULL);
 	for (uint32_t i = 0; i < 3; i++) {
 		lone_sub(&q[i], &kw[i], i + 1, lon[i], 0, 7);
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created == (i < 2));
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, i < 2);
 	}
 	CHECK_EQ_INT(cat[2], cat[0]);
 	drt_cluster_destroy(cl);
@@ -2252,9 +2252,7 @@ static void test_merge_all_finite(void)
 			for (int t = 0; t < 3; t++)
 				drt_cluster_feedback(cl, cat, 2);
 		lone_sub(&q[i], &kw[i], i + 1, -150 + 60 * (int)i, 10, 100 + i);
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created);
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, true);
 		wk[i] = pl.worker;
 	}
 	CHECK(wk[0] != wk[1]);
@@ -2415,9 +2413,7 @@ static void test_merge_recounts(void)
 			drt_cluster_feedback(cl, ad, 2);
 		}
 		lone_sub(&q[i], &kw[i], i + 1, -170 + 60 * (int)i, 10, 100 + i);
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created);
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, true);
 		if (i < 4)
 			CHECK_EQ_INT(pl.worker, i % 2);
 		size_t n = drt_cluster_take_actions(cl, a, 4);
@@ -2654,9 +2650,7 @@ static void test_nonfre(void)
 		tiny_sub(&q[i], &kw, i + 1, 10100, 10100, 0);
 		q[i].kw = kws[i];
 		q[i].n_kw = nkw[i];
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created == (i != 2));
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, i != 2);
 	}
 	CHECK_EQ_INT(cat[2], cat[0]);
 	drt_cluster_destroy(cl);
@@ -2743,9 +2737,7 @@ static void test_merge_each_at_th(void)
 			}
 		}
 		lone_sub(&q[i], &kw[i], i + 1, -170 + 60 * (int)i, 10, 100 + i);
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created);
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, true);
 		if (i < 4)
 			CHECK_EQ_INT(pl.worker, i % 2);
 	}
@@ -2865,9 +2857,7 @@ static void test_period_recount(void)
 			CHECK_EQ_INT(st.corr_pairs, 2);
 		}
 		lone_sub(&q[i], &kw[i], i + 1, -170 + 60 * (int)i, 10, 100 + i);
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created);
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, true);
 		if (i < 4)
 			CHECK_EQ_INT(pl.worker, i % 2);
 	}
@@ -3026,9 +3016,7 @@ static void test_route_high_bits(void)
 		ekw[i] = i;
 	for (uint32_t i = 0; i < 3; i++) {
 		tiny_sub(&q[i], &kw[i], i + 1, 10100, 10100, 61 + i);
-		CHECK_EQ_INT(drt_cluster_place(cl, &q[i], &pl), 0);
-		CHECK(pl.created);
-		cat[i] = pl.cat;
+		cat[i] = placed(cl, &q[i], &pl, true);
 	}
 	struct spate_event e = {
 		.id = 1, .lon = q[0].rect.min_lon, .lat = q[0].rect.min_lat, .n_kw = 64, .kw = ekw
