@@ -3219,8 +3219,48 @@ static void test_create_ranges(void)
 	}
 }
 
+/* A merge across workers moves the merged category's subs to the other
+ * worker's count: two workers, slack 0, new_th 1; A (worker 0) and B
+ * (worker 1) co-matched, C (worker 0) makes 3 over cmax 2 and A goes
+ * into B: worker 1 holds 2, worker 0 1 (C). D beside B, a category of
+ * its own most like B: B's worker holds 2 + 1 over the mean of 2, so
+ * D opens on worker 0. */
+static void test_merge_worker_counts(void)
+{
+	static const int lon[4] = { 10100, 60000, 110000, 60000 };
+	struct drt_params p;
+	struct drt_placement pl;
+	struct drt_action a[4];
+	struct spate_sub q[4];
+	uint32_t kw[4], cat[4];
+	char err[200];
+
+	drt_params_default(&p);
+	p.workers = 2;
+	p.place_slack = 0;
+	p.cmax = 2;
+	p.new_th = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	for (uint32_t i = 0; i < 4; i++) {
+		if (i == 2)
+			drt_cluster_feedback(cl, cat, 2);
+		if (i == 3) {
+			CHECK_EQ_INT(drt_cluster_take_actions(cl, a, 4), 1);
+			CHECK(a[0].cat == cat[0] && a[0].into == cat[1]);
+			p.cmax = 10;
+			CHECK_EQ_INT(drt_cluster_set_params(cl, &p, err, sizeof(err)), 0);
+		}
+		tiny_sub(&q[i], &kw[i], i + 1, lon[i], 10100, 7 + i);
+		cat[i] = placed(cl, &q[i], &pl, true);
+		CHECK_EQ_INT(pl.worker, i == 1);
+	}
+	drt_cluster_destroy(cl);
+}
+
 int main(void)
 {
+	test_merge_worker_counts();
 	test_keyword_less_keysim();
 	test_create_ranges();
 	test_fold_lazily();
