@@ -1715,6 +1715,22 @@ static void test_keywords_no_memory(void)
 	r.n_kw = 2;
 	CHECK_EQ_INT(drt_cluster_place(cl, &r, &pl), 0);
 	CHECK_EQ_INT(pl.route_kw, 40 + 1); /* 40 and 46 carried once each */
+	/* every keyword of q once: 41..45 each against a new one carried
+	 * once (z), each probe routed by the keyword of q */
+	uint32_t zk[5] = { 90, 91, 92, 93, 94 }, pair[5][2];
+	struct spate_sub z = q;
+	z.id = 3;
+	z.kw = zk;
+	z.n_kw = 5;
+	CHECK_EQ_INT(drt_cluster_place(cl, &z, &pl), 0);
+	for (uint32_t k = 0; k < 5; k++) {
+		pair[k][0] = 41 + k;
+		pair[k][1] = zk[k];
+		r.id = 4 + k;
+		r.kw = pair[k];
+		CHECK_EQ_INT(drt_cluster_place(cl, &r, &pl), 0);
+		CHECK_EQ_INT(pl.route_kw, 41 + k + 1);
+	}
 	drt_cluster_destroy(cl);
 }
 
@@ -3202,7 +3218,8 @@ static void test_keyword_less_keysim(void)
 }
 
 /* drt_cluster_create refuses each parameter out of its range on its
- * own: variant past freco, alpha below 0 or above 1. */
+ * own: variant past freco, alpha below 0 or above 1; takes the least
+ * of workers, cmax and lambda (1). */
 static void test_create_ranges(void)
 {
 	struct drt_params p;
@@ -3217,6 +3234,13 @@ static void test_create_ranges(void)
 		CHECK(cl == NULL);
 		drt_cluster_destroy(cl);
 	}
+	/* the smallest in range are taken: a worker, a category, a period
+	 * of one event */
+	drt_params_default(&p);
+	p.workers = p.cmax = p.lambda = 1;
+	struct drt_cluster *cl = drt_cluster_create(&p);
+	CHECK(cl != NULL);
+	drt_cluster_destroy(cl);
 }
 
 /* A merge across workers moves the merged category's subs to the other
