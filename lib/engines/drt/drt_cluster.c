@@ -200,17 +200,11 @@ static uintptr_t map_count(const struct spate_idmap *m, uint64_t key)
 	return (uintptr_t)spate_idmap_get(m, key);
 }
 
-/* Add delta to a count kept as a pointer value; 0 or -1 on no memory.
- * Lowering a count never allocates (and stops at 0). */
-static int map_adjust(struct spate_idmap *m, uint64_t key, intptr_t delta)
+/* Add n to a count kept as a pointer value; 0 or -1 on no memory. Counts
+ * only grow here (the period's end halves them and drops those at 0). */
+static int map_add(struct spate_idmap *m, uint64_t key, uintptr_t n)
 {
-	uintptr_t have = map_count(m, key);
-
-	if (delta < 0 && have <= (uintptr_t)-delta) {
-		spate_idmap_del(m, key);
-		return 0;
-	}
-	return spate_idmap_put(m, key, (void *)(have + (uintptr_t)delta));
+	return spate_idmap_put(m, key, (void *)(map_count(m, key) + n));
 }
 
 /* The same for counts in a flat table with a u64 payload. */
@@ -900,7 +894,7 @@ void drt_cluster_feedback(struct drt_cluster *cl, const uint32_t *ids, size_t n)
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = i + 1; j < k; j++) {
 			/* out of memory: the count is a hint, skip it */
-			if (map_adjust(cl->corr, pair_key(c[i]->id, c[j]->id), 1) != 0)
+			if (map_add(cl->corr, pair_key(c[i]->id, c[j]->id), 1) != 0)
 				continue;
 			bool same = c[i]->worker == c[j]->worker;
 			*(same ? &c[i]->cs : &c[i]->cd) += 1;
@@ -1009,7 +1003,7 @@ static int merge_pair(struct drt_cluster *cl, struct cat *into, struct cat *from
 		spate_idmap_del(cl->corr, b.v[i].key);
 		uint32_t other = lo == a.cat ? hi : lo;
 		if (other != into->id)
-			map_adjust(cl->corr, pair_key(other, into->id), (intptr_t)b.v[i].val);
+			map_add(cl->corr, pair_key(other, into->id), b.v[i].val);
 	}
 	if (b.v)
 		corr_recount(cl, &b);
