@@ -69,10 +69,11 @@ static void live_add(void *p, size_t n)
 	live_bytes += (long)n;
 }
 
-static bool live_del(void *p)
+static bool live_del(void *p, size_t *size)
 {
 	for (uint32_t i = live_hash(p); track_live[i] != NULL; i = (i + 1) & (LIVE_SLOTS - 1))
 		if (track_live[i] == p) {
+			*size = track_size[i];
 			const unsigned char *pad = (const unsigned char *)p + track_size[i];
 			for (int k = 0; k < PAD; k++)
 				overruns += pad[k] != 0xa5;
@@ -129,15 +130,9 @@ void *__wrap_realloc(void *p, size_t n)
 	if (alloc_fails(n))
 		return NULL;
 	size_t old = 0;
-	if (p != NULL) {
-		uint32_t i = live_hash(p);
-		while (track_live[i] != NULL && track_live[i] != p)
-			i = (i + 1) & (LIVE_SLOTS - 1);
-		old = track_size[i];
-		if (!live_del(p)) {
-			bad_frees++;
-			return NULL;
-		}
+	if (p != NULL && !live_del(p, &old)) {
+		bad_frees++;
+		return NULL;
 	}
 	void *q = __real_realloc(p, n + PAD);
 	if (q)
@@ -149,12 +144,15 @@ void *__wrap_realloc(void *p, size_t n)
 
 void __wrap_free(void *p)
 {
+	size_t n;
+
 	if (p == NULL)
 		return;
-	if (!live_del(p)) {
+	if (!live_del(p, &n)) {
 		bad_frees++;
 		return;
 	}
+	memset(p, 0xdb, n); /* a read after the free sees garbage, not the data */
 	__real_free(p);
 }
 

@@ -1382,6 +1382,62 @@ static void test_engine_comatch_needs_matches(void)
 	spate_matcher_destroy(m);
 }
 
+/* Every add making a category of its own (new_th 1: no sub is like
+ * another), each with every one of its allocations failed in turn
+ * (an add that succeeds anyway is deleted again), so the category id
+ * map's growth fails too: a failed add changes nothing, and at the end
+ * each sub matches at its place alone. */
+static void test_engine_new_category_no_memory(void)
+{
+	enum { N = 48 };
+	struct spate_matcher_conf mc;
+	struct spate_raw_sub rs;
+	struct spate_raw_event re;
+	struct spate_matchvec mv = { 0 };
+	const int32_t u = SPATE_COORD_SCALE;
+	int failed = 0, wrong = 0;
+	long live0 = n_live;
+
+	spate_matcher_conf_default(&mc);
+	mc.engine = "drt";
+	mc.params.drt.workers = 1;
+	mc.params.drt.cmax = 1000;
+	mc.params.drt.new_th = 1;
+	struct spate_matcher *m = spate_matcher_create(&mc);
+	for (uint64_t id = 1; id <= N; id++) {
+		memset(&rs, 0, sizeof(rs));
+		rs.id = id;
+		rs.n_kw = 1;
+		rs.kw[0] = (struct spate_str){ "ka", 2 };
+		rs.rect = (struct spate_rect){ (int32_t)id * 3 * u, 0, ((int32_t)id * 3 + 1) * u, u };
+		for (long k = 1;; k++) {
+			allocs = 0;
+			fail_at = k;
+			int rc = spate_matcher_sub_add(m, &rs, 1);
+			fail_at = 0;
+			if (allocs < k) { /* nothing failed: stored for good */
+				CHECK_EQ_INT(rc, 0);
+				break;
+			}
+			failed += rc != 0;
+			if (rc == 0)
+				CHECK_EQ_INT(spate_matcher_sub_del(m, id, 1), 0);
+		}
+	}
+	CHECK_EQ_INT(spate_matcher_sub_count(m), N);
+	CHECK_EQ_INT(stat_u64(m, "\"categories\":"), N);
+	for (uint64_t id = 1; id <= N; id++) {
+		om_event(&re, id, (int32_t)id * 3 * u + u / 2, u / 2);
+		CHECK_EQ_INT(spate_matcher_event(m, &re, &mv), 0);
+		wrong += mv.n != 1 || (mv.n == 1 && mv.v[0]->id != id);
+	}
+	CHECK_EQ_INT(wrong, 0);
+	CHECK(failed > N);
+	spate_matchvec_free(&mv);
+	spate_matcher_destroy(m);
+	CHECK_EQ_INT(n_live, live0);
+}
+
 static void sum_cat(void *ctx, const struct spate_category_info *ci)
 {
 	uint64_t *v = ctx;
@@ -1505,6 +1561,7 @@ int main(void)
 	test_engine_merge_orphans();
 	test_engine_fresh_merged();
 	test_engine_comatch_needs_matches();
+	test_engine_new_category_no_memory();
 	test_worker_timing();
 	CHECK_EQ_INT(overruns, 0); /* nothing written past a block */
 	return check_summary("category");

@@ -646,6 +646,20 @@ static void test_only_worker(void)
 	CHECK_EQ_INT(part_n, all_n);
 	CHECK(part_sum == all_sum);
 	CHECK_EQ_INT(none, 0);
+	ops_->destroy(eng);
+	/* the same from creation: worker 4 of 3 holds nothing */
+	params.drt_only_worker = 4;
+	eng = ops_->create(&params);
+	CHECK(eng != NULL);
+	for (uint32_t i = 0; i < N_SUBS; i++)
+		CHECK_EQ_INT(ops_->sub_add(eng, &subs[i]), 0);
+	for (int op = 0; op < 400; op++) {
+		gen_event(&e, (uint64_t)op);
+		mv.n = 0;
+		CHECK_EQ_INT(ops_->match(eng, &e, &mv), 0);
+		none += mv.n;
+	}
+	CHECK_EQ_INT(none, 0);
 	spate_matchvec_free(&mv);
 	ops_->destroy(eng);
 }
