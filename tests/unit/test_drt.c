@@ -1367,6 +1367,22 @@ static void test_corr_bytes(void)
 	drt_cluster_destroy(cl);
 }
 
+/* SpatialSim of a category's box (area, floored area_sim) to r, as the
+ * cluster's formula reads: the union in coordinates, areas in doubles. */
+static double ref_sim(const struct spate_rect *box, double area, double area_sim,
+		      const struct spate_rect *r)
+{
+	struct spate_rect u = {
+		box->min_lon < r->min_lon ? box->min_lon : r->min_lon,
+		box->min_lat < r->min_lat ? box->min_lat : r->min_lat,
+		box->max_lon > r->max_lon ? box->max_lon : r->max_lon,
+		box->max_lat > r->max_lat ? box->max_lat : r->max_lat,
+	};
+	double ex = ((double)u.max_lon - u.min_lon) * ((double)u.max_lat - u.min_lat) - area;
+
+	return area_sim / (area_sim + ex);
+}
+
 /* drt_geo_sims against SpatialSim computed one rectangle at a time as
  * the cluster's formula reads (union in coordinates, areas in doubles):
  * the same doubles to the bit, for every count (the pairs and the odd
@@ -1405,16 +1421,7 @@ static void test_geo(uint64_t seed)
 		uint32_t n = (uint32_t)k % N;
 		const double *sim = drt_geo_sims(&g, n, &r);
 		for (uint32_t i = 0; i < n; i++) {
-			struct spate_rect u = {
-				box[i].min_lon < r.min_lon ? box[i].min_lon : r.min_lon,
-				box[i].min_lat < r.min_lat ? box[i].min_lat : r.min_lat,
-				box[i].max_lon > r.max_lon ? box[i].max_lon : r.max_lon,
-				box[i].max_lat > r.max_lat ? box[i].max_lat : r.max_lat,
-			};
-			double ex =
-				((double)u.max_lon - u.min_lon) * ((double)u.max_lat - u.min_lat) -
-				area[i];
-			double want = asim[i] / (asim[i] + ex);
+			double want = ref_sim(&box[i], area[i], asim[i], &r);
 			CHECK(memcmp(&sim[i], &want, sizeof(want)) == 0);
 		}
 	}
@@ -1427,16 +1434,7 @@ static void test_geo(uint64_t seed)
 		drt_geo_set(&h, i, &box[i], area[i], asim[i]);
 	const double *hs = drt_geo_sims(&h, 5, &box[5]);
 	for (uint32_t i = 0; i < 5; i++) {
-		struct spate_rect r = box[5];
-		struct spate_rect u = {
-			box[i].min_lon < r.min_lon ? box[i].min_lon : r.min_lon,
-			box[i].min_lat < r.min_lat ? box[i].min_lat : r.min_lat,
-			box[i].max_lon > r.max_lon ? box[i].max_lon : r.max_lon,
-			box[i].max_lat > r.max_lat ? box[i].max_lat : r.max_lat,
-		};
-		double ex =
-			((double)u.max_lon - u.min_lon) * ((double)u.max_lat - u.min_lat) - area[i];
-		double want = asim[i] / (asim[i] + ex);
+		double want = ref_sim(&box[i], area[i], asim[i], &box[5]);
 		CHECK(memcmp(&hs[i], &want, sizeof(want)) == 0);
 	}
 	drt_geo_free(&h);
