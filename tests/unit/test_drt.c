@@ -870,17 +870,24 @@ static void test_ftab_grow(uint64_t seed, uint32_t load8, size_t map_min)
 
 /* ---- the decision rules the paper states (docs/algorithms.md) ---- */
 
-/* q alone at (lon, lat), one keyword of its own: a category of its own. */
-static void lone_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, int lat, uint32_t k)
+/* A sub of keyword k alone on the square of side `side` from (lon, lat),
+ * in coordinate units. */
+static void square_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int32_t lon, int32_t lat,
+		       int32_t side, uint32_t k)
 {
 	memset(q, 0, sizeof(*q));
 	q->id = id;
-	q->rect =
-		(struct spate_rect){ lon * SPATE_COORD_SCALE, lat * SPATE_COORD_SCALE,
-				     (lon + 1) * SPATE_COORD_SCALE, (lat + 1) * SPATE_COORD_SCALE };
+	q->rect = (struct spate_rect){ lon, lat, lon + side, lat + side };
 	*kw = k;
 	q->kw = kw;
 	q->n_kw = 1;
+}
+
+/* q alone at (lon, lat), one keyword of its own: a category of its own. */
+static void lone_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, int lat, uint32_t k)
+{
+	square_sub(q, kw, id, lon * SPATE_COORD_SCALE, lat * SPATE_COORD_SCALE,
+		   SPATE_COORD_SCALE, k);
 }
 
 /* A sub of 0.01 x 0.01 degree at (lon, lat) thousandths of a degree. */
@@ -888,12 +895,7 @@ static void tiny_sub(struct spate_sub *q, uint32_t *kw, uint64_t id, int lon, in
 {
 	const int32_t u = SPATE_COORD_SCALE / 1000;
 
-	memset(q, 0, sizeof(*q));
-	q->id = id;
-	q->rect = (struct spate_rect){ lon * u, lat * u, (lon + 10) * u, (lat + 10) * u };
-	*kw = k;
-	q->kw = kw;
-	q->n_kw = 1;
+	square_sub(q, kw, id, lon * u, lat * u, 10 * u, k);
 }
 
 /* A routing list whose entries name merged-away categories is folded
